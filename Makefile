@@ -1,0 +1,44 @@
+# Zyla developer entry points. Everything runs inside the local virtual environment .venv,
+# which is created on first use and re-installed whenever pyproject.toml changes.
+
+PYTHON3    ?= python3
+VENV       := .venv
+PY         := $(VENV)/bin/python
+ZYLA       := $(CURDIR)/$(VENV)/bin/zyla
+STAMP      := $(VENV)/.zyla-installed
+ACCEPTANCE ?= ../shared/acceptance/run
+
+.PHONY: all setup run test lint bench clean
+
+all: test
+
+setup: $(STAMP)
+
+$(PY):
+	$(PYTHON3) -m venv $(VENV)
+
+# The stamp records the last successful install; it is redone when pyproject.toml is newer.
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(ZYLA) run examples/train_mlp.jl
+
+test: $(STAMP)
+	$(PY) -m pytest -q tests
+	@if [ -f "$(ACCEPTANCE)" ]; then \
+		bash "$(ACCEPTANCE)" --xfail tests/acceptance_xfail.txt "$(ZYLA)"; \
+	else \
+		echo "acceptance suite not found at $(ACCEPTANCE); skipped"; \
+	fi
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(STAMP) *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -not -path './$(VENV)/*' -prune -exec rm -rf {} +

@@ -1,0 +1,406 @@
+"""Source-to-source reverse mode on the structured IR (Zygote style).
+
+`forward(F)` turns a primal function F into a forward function with the same parameters
+that returns `(y, B)`: the primal result and a pullback closure B. `B(dy)` returns
+`(d_self, d_args...)`: the cotangent of the callee (a closure's captures as a NamedTuple,
+a callable struct's fields) and of each positional argument. Both are plain IR: they are
+printed by `@code_adjoint`, interpreted on the host, lowered to XLA, and transformed again
+for nested AD.
+
+How each op transforms:
+
+- `call` / `callv` become `pcall` / `pcallv`, which return `(y, b)`: the dispatcher in
+  autodiff.runtime picks the callee (a primitive with its rule, a user `rrule`, or a
+  method whose body is transformed recursively) at run time. The adjoint calls
+  `Core.back(b, dy)` and accumulates the argument cotangents.
+- Every nested region (an `if` branch, a loop body) is transformed like a function: in the
+  forward pass it yields its outputs plus its own pullback closure, whose adjoint returns
+  the cotangents of the region's arguments and of the outer values it uses ("free values").
+  So an `if` yields the taken branch's pullback, and a loop records one pullback per
+  iteration on a tape (`attrs["tape"]`), which the adjoint walks in reverse.
+- Residuals are only pullback closures and tapes: the adjoint never reads primal values
+  directly, so the forward and adjoint functions are independent IR functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lang.ir import Function, Op, Region, Value, walk_ops
+
+_INACTIVE_OPS = ("const", "global", "method", "struct", "setglobal")
+
+
+class ADError(Exception):
+    pass
+
+
+def region_free_values(region: Region) -> list[Value]:
+    """Values a region (and its nested regions) uses but does not define, in first-use order."""
+    defined: set[int] = {a.id for a in region.args}
+    for op in walk_ops(region):
+        defined.update(r.id for r in op.results)
+        for r in op.regions:
+            defined.update(a.id for a in r.args)
+    seen: set[int] = set()
+    out: list[Value] = []
+    for op in walk_ops(region):
+        for v in op.operands:
+            if v.id not in defined and v.id not in seen:
+                seen.add(v.id)
+                out.append(v)
+    return out
+
+
+class _Builder:
+    """Appends ops to a region of a function under construction."""
+
+    def __init__(self, fn: Function, region: Region) -> None:
+        self.fn = fn
+        self.region = region
+
+    def op(self, opname: str, operands: list[Value], nres: int = 1, regions: list[Region] | None = None,
+           **attrs: Any) -> Op:
+        op = Op(opname, list(operands), [self.fn.new_value() for _ in range(nres)], attrs, regions or [])
+        self.region.ops.append(op)
+        return op
+
+    def call(self, fn: str, args: list[Value], **attrs: Any) -> Value:
+        attrs.setdefault("kw", ())
+        attrs.setdefault("splat", ())
+        return self.op("call", args, fn=fn, **attrs).result
+
+    def const(self, v: Any) -> Value:
+        return self.op("const", [], value=v).result
+
+
+class _Record:
+    """What the adjoint needs to know about one forward op."""
+
+    __slots__ = ("op", "res", "free", "lens")
+
+    def __init__(self, op: Op, res: int, free: list[Value] | None = None, lens: list[int] | None = None) -> None:
+        self.op = op
+        self.res = res
+        self.free = free or []
+        self.lens = lens or []
+
+
+class Transform:
+    """The reverse-mode transform of one primal function."""
+
+    def __init__(self, primal: Function) -> None:
+        self.primal = primal
+        self.fwd = Function(
+            name=f"{primal.name}#fwd", body=Region([]), params=list(primal.params), nkw=primal.nkw,
+            vararg=primal.vararg, ncaptures=primal.ncaptures, span=primal.span, file=primal.file,
+            self_arg=primal.self_arg,
+        )
+        self.vmap: dict[int, Value] = {}
+        self.inactive: set[int] = set()
+        self.adjoints: list[Function] = []
+        self.nadj = 0
+
+    # --- forward ----------------------------------------------------------------------------
+
+    def run(self) -> Function:
+        p = self.primal
+        self.fwd.body.args = [self._map_new(a) for a in p.body.args]
+        b = _Builder(self.fwd, self.fwd.body)
+        outs, closure = self.region(p.body, b, [], is_body=True)
+        pair = b.call("tuple", [outs[0], closure])
+        b.op("return", [pair], 0)
+        return self.fwd
+
+    def _map_new(self, v: Value) -> Value:
+        nv = self.fwd.new_value(v.hint)
+        self.vmap[v.id] = nv
+        return nv
+
+    def m(self, v: Value) -> Value:
+        return self.vmap[v.id]
+
+    def region(self, r: Region, b: _Builder, free: list[Value], is_body: bool = False) -> tuple[list[Value], Value]:
+        """Transform the ops of primal region r into builder b; returns the forward values
+        the region yields and its pullback closure."""
+        records: list[_Record] = []
+        residuals: list[Value] = []
+        term: Op | None = None
+        for op in r.ops:
+            if op.name in ("yield", "return"):
+                term = op
+                break
+            handler = getattr(self, "f_" + op.name, None)
+            if handler is None:
+                raise ADError(f"cannot differentiate the `{op.name}` op")
+            handler(op, b, records, residuals)
+        assert term is not None
+        outs = [self.m(v) for v in term.operands]
+        adj = self.adjoint(r, records, len(residuals), free, term, is_body)
+        closure = b.op("closure", residuals, func=adj, name=adj.name).result
+        return outs, closure
+
+    def _copy(self, op: Op, b: _Builder) -> Op:
+        new = b.op(op.name, [self.m(v) for v in op.operands], len(op.results),
+                   [self.plain_region(r) for r in op.regions], **op.attrs)
+        new.span = op.span
+        for old, nv in zip(op.results, new.results):
+            self.vmap[old.id] = nv
+        return new
+
+    def plain_region(self, r: Region) -> Region:
+        """A region copied without differentiation (loop conditions, defaults)."""
+        nr = Region([self._map_new(a) for a in r.args])
+        b = _Builder(self.fwd, nr)
+        for op in r.ops:
+            self._copy(op, b)
+        return nr
+
+    def f_const(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        self._copy(op, b)
+        self.inactive.add(op.results[0].id)
+
+    f_global = f_const
+    f_method = f_const
+    f_struct = f_const
+    f_setglobal = f_const
+
+    def f_default(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        self._copy(op, b)
+
+    def f_closure(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        self._copy(op, b)
+        rec.append(_Record(op, -1))
+
+    def _pcall(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        name = "pcall" if op.name == "call" else "pcallv"
+        lens: list[int] = []
+        for i in op.attrs.get("splat") or ():
+            # the adjoint regroups splatted cotangents, so it needs each splat's length
+            ln = b.call("length", [self.m(op.operands[i])])
+            lens.append(len(res))
+            res.append(ln)
+        new = b.op(name, [self.m(v) for v in op.operands], 2, **op.attrs)
+        new.span = op.span
+        self.vmap[op.results[0].id] = new.results[0]
+        rec.append(_Record(op, len(res), lens=lens))
+        res.append(new.results[1])
+
+    f_call = _pcall
+    f_callv = _pcall
+
+    def _active_free(self, r: list[Region]) -> list[Value]:
+        seen: set[int] = set()
+        out: list[Value] = []
+        for reg in r:
+            for v in region_free_values(reg):
+                if v.id not in seen and v.id not in self.inactive:
+                    seen.add(v.id)
+                    out.append(v)
+        return out
+
+    def f_if(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        free = self._active_free(op.regions)
+        regions = []
+        for r in op.regions:
+            nr = Region([])
+            rb = _Builder(self.fwd, nr)
+            outs, closure = self.region(r, rb, free)
+            rb.op("yield", outs + [closure], 0)
+            regions.append(nr)
+        new = b.op("if", [self.m(op.operands[0])], len(op.results) + 1, regions, **op.attrs)
+        new.span = op.span
+        for old, nv in zip(op.results, new.results):
+            self.vmap[old.id] = nv
+        rec.append(_Record(op, len(res), free))
+        res.append(new.results[-1])
+
+    def _loop_body(self, body: Region, free: list[Value]) -> Region:
+        nr = Region([self._map_new(a) for a in body.args])
+        rb = _Builder(self.fwd, nr)
+        outs, closure = self.region(body, rb, free)
+        rb.op("yield", outs + [closure], 0)
+        return nr
+
+    def f_for(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        body = op.regions[0]
+        free = self._active_free([body])
+        nbody = self._loop_body(body, free)
+        new = b.op("for", [self.m(v) for v in op.operands], len(op.results) + 1, [nbody],
+                   **{**op.attrs, "tape": True})
+        new.span = op.span
+        for old, nv in zip(op.results, new.results):
+            self.vmap[old.id] = nv
+        rec.append(_Record(op, len(res), free))
+        res.append(new.results[-1])
+
+    def f_while(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        cond, body = op.regions
+        free = self._active_free([body])
+        ncond = self.plain_region(cond)
+        nbody = self._loop_body(body, free)
+        new = b.op("while", [self.m(v) for v in op.operands], len(op.results) + 1, [ncond, nbody],
+                   **{**op.attrs, "tape": True})
+        new.span = op.span
+        for old, nv in zip(op.results, new.results):
+            self.vmap[old.id] = nv
+        rec.append(_Record(op, len(res), free))
+        res.append(new.results[-1])
+
+    # --- adjoint ----------------------------------------------------------------------------
+
+    def adjoint(self, r: Region, records: list[_Record], nres: int, free: list[Value], term: Op,
+                is_body: bool) -> Function:
+        self.nadj += 1
+        name = f"{self.primal.name}#adj{self.nadj if not is_body else ''}"
+        adj = Function(name=name, body=Region([]), params=[f"#r{i}" for i in range(nres)] + ["dy"],
+                       ncaptures=nres, span=self.primal.span, file=self.primal.file)
+        resv = [adj.new_value(f"r{i}") for i in range(nres)]
+        dy = adj.new_value("dy")
+        adj.body.args = resv + [dy]
+        b = _Builder(adj, adj.body)
+        cot: dict[int, Value] = {}
+        inactive = self.inactive
+
+        def add(v: Value, d: Value) -> None:
+            if v.id in inactive:
+                return
+            cur = cot.get(v.id)
+            cot[v.id] = d if cur is None else b.call("Core.accum", [cur, d])
+
+        if is_body:
+            add(term.operands[0], dy)
+        else:
+            for i, v in enumerate(term.operands):
+                add(v, b.call("Core.getgrad", [dy, b.const(i + 1)]))
+        for rc in reversed(records):
+            op = rc.op
+            if op.name == "closure":
+                d = cot.get(op.results[0].id)
+                if d is None:
+                    continue
+                for i, v in enumerate(op.operands):
+                    add(v, b.call("Core.getgrad", [d, b.const(i + 1)]))
+            elif op.name in ("call", "callv"):
+                d = cot.get(op.results[0].id)
+                if d is None:
+                    continue
+                g = b.call("Core.back", [resv[rc.res], d])
+                self._scatter_call(op, rc, g, b, resv, add)
+            elif op.name == "if":
+                ds = [cot.get(v.id) for v in op.results]
+                if all(x is None for x in ds):
+                    continue
+                none = None
+                items = []
+                for x in ds:
+                    if x is None:
+                        none = none or b.const(None)
+                        items.append(none)
+                    else:
+                        items.append(x)
+                g = b.call("Core.back", [resv[rc.res], b.call("tuple", items)])
+                for i, v in enumerate(rc.free):
+                    add(v, b.call("Core.getgrad", [g, b.const(i + 1)]))
+            elif op.name in ("for", "while"):
+                self._loop_adjoint(op, rc, b, resv, cot, add)
+        return self._finish(adj, b, r, free, cot, is_body)
+
+    def _scatter_call(self, op: Op, rc: _Record, g: Value, b: _Builder, resv: list[Value], add: Any) -> None:
+        kw = op.attrs.get("kw") or ()
+        splat = op.attrs.get("splat") or ()
+        npos = len(op.operands) - len(kw)
+        first = 0 if op.name == "call" else 1
+        if op.name == "callv":
+            add(op.operands[0], b.call("Core.getgrad", [g, b.const(1)]))
+        if splat:
+            lens = [resv[i] for i in rc.lens]
+            spec = tuple(i in splat for i in range(first, npos))
+            g = b.call("Core.regroup", [g, b.const(spec)] + lens)
+        for j, v in enumerate(op.operands[first:npos]):
+            add(v, b.call("Core.getgrad", [g, b.const(j + 2)]))
+
+    def _loop_adjoint(self, op: Op, rc: _Record, b: _Builder, resv: list[Value], cot: dict, add: Any) -> None:
+        is_for = op.name == "for"
+        m = len(op.results)
+        nfree = len(rc.free)
+        ds = [cot.get(v.id) for v in op.results]
+        if all(x is None for x in ds) and True:
+            return
+        none = b.const(None)
+        dinit = [x if x is not None else none for x in ds]
+        rev = b.call("Core.reverse_tape", [resv[rc.res]])
+        body = Region([])
+        adjfn = b.fn
+        bv = adjfn.new_value("B")
+        dc = [adjfn.new_value(f"dc{k}") for k in range(m)]
+        df = [adjfn.new_value(f"df{k}") for k in range(nfree)]
+        body.args = [bv] + dc + df
+        bb = _Builder(adjfn, body)
+        g = bb.call("Core.back", [bv, bb.call("tuple", dc) if dc else bb.const(())])
+        off = 2 if is_for else 1  # skip the iteration variable's cotangent
+        newdc = [bb.call("Core.getgrad", [g, bb.const(off + k)]) for k in range(m)]
+        newdf = [bb.call("Core.accum", [df[k], bb.call("Core.getgrad", [g, bb.const(off + m + k)])])
+                 for k in range(nfree)]
+        bb.op("yield", newdc + newdf, 0)
+        loop = b.op("for", [rev] + dinit + [none] * nfree, m + nfree, [body], reverse_tape=True)
+        inits = op.operands[1:] if is_for else op.operands
+        for k, v in enumerate(inits):
+            add(v, loop.results[k])
+        for k, v in enumerate(rc.free):
+            add(v, loop.results[m + k])
+
+    def _finish(self, adj: Function, b: _Builder, r: Region, free: list[Value], cot: dict,
+                is_body: bool) -> Function:
+        none = b.const(None)
+
+        def d(v: Value) -> Value:
+            return cot.get(v.id, none)
+
+        if not is_body:
+            out = b.call("tuple", [d(a) for a in r.args] + [d(v) for v in free])
+            b.op("return", [out], 0)
+            return adj
+        p = self.primal
+        args = r.args
+        caps = args[: p.ncaptures]
+        npos = len(args) - p.ncaptures - p.nkw
+        pos = args[p.ncaptures: p.ncaptures + npos]
+        if p.ncaptures:
+            self_d = b.call("Core.namedtuple", [d(c) for c in caps], kw=tuple(p.params[: p.ncaptures]))
+        elif p.self_arg and pos:
+            self_d, pos = d(pos[0]), pos[1:]
+        else:
+            self_d = none
+        ds = [self_d] + [d(a) for a in pos]
+        if p.vararg:
+            out = b.call("Core.splice_last", ds)
+        else:
+            out = b.call("tuple", ds)
+        b.op("return", [out], 0)
+        return adj
+
+
+_CACHE: dict[int, tuple[Function, Function]] = {}
+
+
+def forward(fn: Function) -> Function:
+    """The forward function of `fn` (cached per function object)."""
+    hit = _CACHE.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    t = Transform(fn)
+    fwd = t.run()
+    _CACHE[id(fn)] = (fn, fwd)
+    return fwd
+
+
+def adjoint_functions(fn: Function) -> list[Function]:
+    """The adjoint functions made for `fn` (for `@code_adjoint`), body first."""
+    fwd = forward(fn)
+    out: list[Function] = []
+    for op in walk_ops(fwd.body):
+        if op.name == "closure" and isinstance(op.attrs.get("func"), Function) and "#adj" in op.attrs["func"].name:
+            out.append(op.attrs["func"])
+    out.sort(key=lambda f: (f.name.count("#adj") and not f.name.endswith("#adj"), f.name))
+    return out

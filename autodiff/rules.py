@@ -1,0 +1,224 @@
+"""Primitives that only pullback rules use: scatter for indexing, slicing for
+concatenation, shape helpers. Each is itself a primitive with a rule, so rules compose
+under nested AD. Host and JAX share the code through `xp`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lang import numeric as N
+from lang import values as V
+from lang.lower import COLON
+from lang.primitives import INFER_BY_LOWERING, NONDIFF, _hx, _jx, _result, as_array, is_array, jl_size, prim
+
+
+def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
+    """The cotangent of `x[idx...]`: zeros like x with dz added at idx (repeats add up)."""
+    if isinstance(x, tuple):
+        i = idx[0]
+        return tuple(dz if k == i - 1 else None for k in range(len(x)))
+    if dz is None:
+        return None
+    xa = as_array(x, xp)
+    d = N.dtype_of(xa) if N.dtype_of(xa).kind == "f" else N.F64
+    from lang.primitives_array import _index_tuple, to_np_index
+
+    if xp is np:
+        out = np.zeros(xa.shape, dtype=d)
+        flat_linear = len(idx) == 1 and xa.ndim != 1
+        tgt = out.reshape(-1) if flat_linear else out
+        if flat_linear:
+            key = to_np_index(np, idx[0], out.size, out, idx)
+        else:
+            key = _index_tuple(out, idx)
+        if isinstance(key, tuple) and all(isinstance(k, (int, slice)) for k in key) or isinstance(key, (int, slice)):
+            tgt[key] += np.asarray(dz, dtype=d) if is_array(dz) else dz
+        else:
+            np.add.at(tgt, key, np.asarray(dz, dtype=d))
+        return out
+    out = xp.zeros(xa.shape, dtype=d)
+    if len(idx) == 1 and xa.ndim != 1:
+        flat = out.reshape(-1)
+        key = _jax_key(xp, idx[0], flat.shape[0])
+        return flat.at[key].add(dz).reshape(xa.shape)
+    sizes = jl_size(xa)
+    keys = [_jax_key(xp, i, sizes[k]) for k, i in enumerate(idx)]
+    keys.reverse()
+    return out.at[tuple(keys)].add(dz)
+
+
+def _jax_key(xp: Any, i: Any, n: int) -> Any:
+    if i is COLON:
+        return slice(None)
+    if isinstance(i, V.Range):
+        stop = i.last - 1 + (1 if i.step > 0 else -1)
+        return slice(i.start - 1, None if stop < 0 else stop, i.step)
+    return i - 1
+
+
+def broadcast_to(xp: Any, dz: Any, x: Any) -> Any:
+    """dz (the cotangent of a reduction of x) spread back over x's shape."""
+    xa = as_array(x, xp)
+    if not is_array(xa):
+        return dz
+    d = xa.dtype if N.dtype_of(xa).kind == "f" else N.F64
+    if not is_array(dz):
+        return xp.full(xa.shape, dz, dtype=d)
+    return xp.broadcast_to(dz, xa.shape) * xp.ones(xa.shape, dtype=d)
+
+
+def prepend_nothing(g: Any) -> Any:
+    return None if g is None else (None,) + tuple(g)
+
+
+def tail_cot(dz: Any) -> Any:
+    return None if dz is None else tuple(dz[1:])
+
+
+def convert_cot(x: Any, dz: Any) -> Any:
+    d = N.dtype_of(as_array(x))
+    if d.kind != "f" or dz is None:
+        return None
+    return N.cast(dz, d, np) if not hasattr(dz, "aval") else dz.astype(d)
+
+
+def permute_back(xp: Any, dz: Any, x: Any, *p: Any) -> Any:
+    from lang.primitives_array import _permutedims
+
+    if not p:
+        return _permutedims(xp, dz)
+    perm = p[0]
+    inv = [0] * len(perm)
+    for i, q in enumerate(perm):
+        inv[q - 1] = i + 1
+    return _permutedims(xp, dz, tuple(inv))
+
+
+def findext_back(xp: Any, dz: Any, z: Any, x: Any) -> Any:
+    if dz is None or dz[0] is None:
+        return None
+    xa = as_array(x, xp)
+    flat = xp.zeros(xa.size, dtype=xa.dtype if N.dtype_of(xa).kind == "f" else N.F64)
+    i = z[1] - 1
+    if xp is np:
+        flat[i] = dz[0]
+    else:
+        flat = flat.at[i].set(dz[0])
+    return flat.reshape(xa.shape)
+
+
+def _split(xp: Any, dz: Any, xs: tuple, axis_of: Any) -> tuple:
+    out = []
+    k = 0
+    for x in xs:
+        xa = as_array(x, xp)
+        if not is_array(xa):
+            flat = xp.reshape(dz, (-1,)) if axis_of(dz) == -1 else None
+            out.append(_result(dz.reshape(-1)[k], xp) if flat is None else _result(flat[k], xp))
+            k += 1
+            continue
+        n = xa.shape[0] if xa.ndim and axis_of(dz) == 0 else xa.shape[-1] if xa.ndim else 1
+        if dz.ndim == 1:
+            out.append(dz[k:k + xa.size].reshape(xa.shape))
+            k += xa.size
+        elif axis_of(dz) == 0:
+            rows = xa.shape[0] if xa.ndim == 2 else 1
+            out.append(dz[k:k + rows].reshape(xa.shape))
+            k += rows
+        else:
+            cols = xa.shape[-1] if xa.ndim == 2 else xa.shape[0]
+            out.append(dz[..., k:k + cols].reshape(xa.shape))
+            k += cols
+        _ = n
+    return tuple(out)
+
+
+def vcat_back(xp: Any, dz: Any, *xs: Any) -> tuple:
+    """Cotangents of vcat's pieces (Julia rows are the last numpy axis)."""
+    return _split(xp, dz, xs, lambda d: -1 if d.ndim == 1 else 1)
+
+
+def hcat_back(xp: Any, dz: Any, *xs: Any) -> tuple:
+    """Cotangents of hcat's pieces (Julia columns are the first numpy axis)."""
+    if dz.ndim == 1:
+        return _split(xp, dz, xs, lambda d: -1)
+    return _split(xp, dz, xs, lambda d: 0)
+
+
+def vect_back(xp: Any, dz: Any, *xs: Any) -> tuple:
+    if dz is None:
+        return (None,) * len(xs)
+    return tuple(_result(dz[k], xp) for k in range(len(xs)))
+
+
+def hvcat_back(xp: Any, dz: Any, rows: tuple, *xs: Any) -> tuple:
+    out = []
+    k = 0
+    r0 = 0
+    for n in rows:
+        piece = xs[k:k + n]
+        h = max((as_array(x).shape[-1] if is_array(x) and np.ndim(as_array(x)) == 2 else 1) for x in piece)
+        c0 = 0
+        for x in piece:
+            xa = as_array(x, xp)
+            w = xa.shape[0] if is_array(xa) and xa.ndim == 2 else (xa.shape[0] if is_array(xa) else 1)
+            if is_array(xa) and xa.ndim == 1:
+                w = 1
+            block = dz[c0:c0 + w, r0:r0 + h]
+            out.append(block.reshape(xa.shape) if is_array(xa) else _result(block.reshape(-1)[0], xp))
+            c0 += w
+        r0 += h
+        k += n
+    return tuple(out)
+
+
+def onehot_like(y: Any, i: int) -> Any:
+    ya = as_array(y)
+    if not is_array(ya):
+        return 1.0
+    out = np.zeros(ya.shape, dtype=ya.dtype if N.dtype_of(ya).kind == "f" else N.F64)
+    out.reshape(-1)[i - 1] = 1.0
+    return out
+
+
+def stack_rows(rows: Any, x: Any) -> Any:
+    """A Jacobian from one gradient per output: J[i, :] = vec(rows[i])."""
+    flat = [np.asarray(as_array(r) if r is not None else np.zeros(np.shape(as_array(x))), dtype=np.float64).reshape(-1)
+            for r in rows]
+    m = np.stack(flat)  # numpy (n_out, n_in) = Julia (n_in, n_out) ... transpose for Julia (n_out, n_in)
+    return np.ascontiguousarray(m.T)
+
+
+def rule_of(p: Any) -> Any:
+    from lang.builtins import _rt
+    from autodiff.runtime import _state
+
+    return _state(_rt().interp).rule(p)
+
+
+def install(rt: Any) -> None:
+    b = rt.builtins
+
+    def numeric(name: str, f: Any, rule: str) -> None:
+        b[name] = prim(name, _hx(f), _jx(f), rule, INFER_BY_LOWERING)
+
+    def plain(name: str, f: Any, rule: str) -> None:
+        b[name] = prim(name, f, _jx(lambda xp, *a: f(*a)), rule, INFER_BY_LOWERING)
+
+    numeric("Core.getindex_back", getindex_back,
+            "(ddz, z, dz, x, i...) -> (getindex(ddz, i...), nothing, map(k -> nothing, i)...)")
+    numeric("Core.broadcast_to", broadcast_to, "(ddz, z, dz, x) -> (Core.unbroadcast(dz, ddz), nothing)")
+    numeric("Core.permute_back", permute_back, "(ddz, z, dz, x, p...) -> (permutedims(ddz, p...), nothing, map(k -> nothing, p)...)")
+    numeric("Core.findext_back", findext_back, NONDIFF)
+    numeric("Core.vcat_back", vcat_back, "(ddz, z, dz, xs...) -> (vcat(ddz...), map(k -> nothing, xs)...)")
+    numeric("Core.hcat_back", hcat_back, "(ddz, z, dz, xs...) -> (hcat(ddz...), map(k -> nothing, xs)...)")
+    numeric("Core.vect_back", vect_back, "(ddz, z, dz, xs...) -> (Core.vect(ddz...), map(k -> nothing, xs)...)")
+    numeric("Core.hvcat_back", hvcat_back, NONDIFF)
+    plain("Core.prepend_nothing", prepend_nothing, "(dz, z, g) -> (Core.tail_cot(dz),)")
+    plain("Core.tail_cot", tail_cot, "(dz, z, g) -> (Core.prepend_nothing(dz),)")
+    plain("Core.convert_cot", convert_cot, "(dz, z, x, d) -> (nothing, dz)")
+    plain("Core.onehot_like", onehot_like, NONDIFF)
+    plain("Core.stack_rows", stack_rows, NONDIFF)
+    plain("Core.rule_of", rule_of, NONDIFF)

@@ -1,0 +1,456 @@
+"""Run-time side of reverse mode: the pullback dispatcher and cotangent algebra.
+
+`pullback_call(interp, f, args, kwargs)` returns `(y, B)` for any callable, choosing how to
+differentiate it the way a call chooses a method:
+
+1. a user `ChainRulesCore.rrule(::typeof(f), args...)` method, if one applies (user rules
+   win over built-in ones);
+2. a primitive: its rule from the primitive table (Zyla source, compiled once);
+3. a method or closure with an IR body: the body's forward function (autodiff.reverse);
+4. a struct constructor, a callable struct, and the AD built-ins themselves
+   (`Core.back`, `Core.pullback_call`), which makes nested AD work: differentiating
+   `gradient` differentiates the forward and adjoint IR it runs.
+
+Cotangents: `nothing` is the zero; tuples, NamedTuples and arrays add structurally
+(`Core.accum`). `NoTangent()`/`ZeroTangent()` from ChainRules normalise to `nothing`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lang import numeric as N
+from lang import values as V
+from lang.errors import ZylaError
+from lang.functions import Closure, GenericFunction, PyCallable, typeof
+from lang.interp import OP_HANDLERS, Interpreter, Tape
+from lang.primitives import NONDIFF, PRIMITIVES, Primitive, is_array, prim, unbroadcast
+
+# Rules used when a primitive is broadcast, where they differ from its own rule
+# (`*` on arrays is matmul, `.*` is elementwise).
+BCAST_RULES = {
+    "*": "(dz, z, x, y) -> (dz .* y, dz .* x)",
+    "/": "(dz, z, x, y) -> (dz ./ y, -dz .* z ./ y)",
+    "^": "(dz, z, x, p) -> Core.pow_bcast_back(dz, z, x, p)",
+    "max": "(dz, z, x, y) -> (dz .* (x .>= y), dz .* (x .< y))",
+    "min": "(dz, z, x, y) -> (dz .* (x .<= y), dz .* (x .> y))",
+}
+
+
+class _NoTangent:
+    def jl_show(self) -> str:
+        return "NoTangent()"
+
+
+NO_TANGENT = _NoTangent()
+
+
+class ADState:
+    """Compiled rules and helper closures, per runtime."""
+
+    def __init__(self, rt: Any) -> None:
+        self.rt = rt
+        self.rules: dict[str, Any] = {}
+        self.bcast_rules: dict[str, Any] = {}
+        self.helpers: dict[str, Any] = {}
+
+    def compile_rule(self, src: str) -> Any:
+        return self.rt.run_source(src, "<rule>")
+
+    def rule(self, p: Primitive, bcast: bool = False) -> Any:
+        table = self.bcast_rules if bcast else self.rules
+        r = table.get(p.name)
+        if r is None:
+            src = BCAST_RULES.get(p.name) if bcast else None
+            src = src or p.pullback
+            was = self.rt.loading_base
+            self.rt.loading_base = True
+            try:
+                r = self.compile_rule(src)
+            finally:
+                self.rt.loading_base = was
+            table[p.name] = r
+        return r
+
+    def helper(self, name: str) -> Any:
+        h = self.helpers.get(name)
+        if h is None:
+            h = self.helpers[name] = self.rt.lookup(name)
+        return h
+
+
+def _state(interp: Interpreter) -> ADState:
+    rt = interp.rt
+    st = getattr(rt, "ad", None)
+    if st is None:
+        st = rt.ad = ADState(rt)
+    return st
+
+
+def _make_closure(interp: Interpreter, helper: str, *args: Any) -> Any:
+    """Call a Zyla helper that returns a pullback closure."""
+    return interp.call_value(_state(interp).helper(helper), list(args))
+
+
+# --- the dispatcher ------------------------------------------------------------------------------
+
+
+def pullback_call(interp: Interpreter, f: Any, args: list, kwargs: dict | None = None) -> tuple[Any, Any]:
+    st = _state(interp)
+    rt = interp.rt
+    if f is _BACK or (isinstance(f, Primitive) and f.name == "Core.back"):
+        b, dy = args
+        if _is_zero(dy):
+            return None, _make_closure(interp, "Core.zero_back", 2)
+        y, bb = pullback_call(interp, b, [dy])
+        return y, _make_closure(interp, "Core.back_back", bb)
+    if isinstance(f, Primitive) and f.name == "Core.pullback_call":
+        g, *rest = args
+        fwd = forward_callable(interp, g, rest)
+        y, bb = pullback_call(interp, fwd, rest, kwargs)
+        return y, _make_closure(interp, "Core.shift_back", bb)
+    custom = _user_rrule(interp, f, args)
+    if custom is not None:
+        y, pb = interp.call_value(custom, [f] + list(args), kwargs)
+        return y, _make_closure(interp, "Core.rrule_back", pb)
+    if isinstance(f, GenericFunction):
+        m = f.dispatch([typeof(a) for a in args])
+        if m.impl is not None:
+            p = getattr(f, "fallback_prim", None)
+            if p is None:
+                raise ZylaError("MethodError", f"no derivative for built-in method of {f.name}")
+            return pullback_call(interp, p, args, kwargs)
+        fwd = _forward_fn(m.fn)
+        bound = interp.bind_args(m.fn, [], args, kwargs)
+        return interp.run_function(fwd, bound)
+    if isinstance(f, Closure):
+        fn = f.fn
+        if f.generic is not None:
+            fn = f.generic.dispatch([typeof(a) for a in args]).fn
+        fwd = _forward_fn(fn)
+        bound = interp.bind_args(fn, list(f.captures), args, kwargs)
+        return interp.run_function(fwd, bound)
+    if isinstance(f, Primitive):
+        return _prim_pullback(interp, st, f, args, kwargs)
+    if isinstance(f, V.JType):
+        y = interp.call_value(f, args, kwargs)
+        if f.is_struct:
+            return y, _make_closure(interp, "Core.struct_back", len(args))
+        if f in V.JTYPE_TO_DTYPE and len(args) == 1:
+            return y, _make_closure(interp, "Core.convert_back", args[0])
+        return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
+    if isinstance(f, V.StructValue):
+        gf = getattr(f.type.family, "call_gf", None)
+        if gf is None:
+            raise ZylaError("MethodError", f"objects of type {V.type_name(f.type)} are not callable")
+        m = gf.dispatch([typeof(a) for a in [f] + list(args)])
+        fwd = _forward_fn(m.fn)
+        bound = interp.bind_args(m.fn, [], [f] + list(args), kwargs)
+        return interp.run_function(fwd, bound)
+    if isinstance(f, PyCallable):
+        y = f.impl(*args, **(kwargs or {}))
+        return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
+    raise ZylaError("MethodError", f"cannot differentiate a call of {V.type_name(typeof(f))}")
+
+
+_BACK = object()
+
+
+def _forward_fn(fn: Any) -> Any:
+    from autodiff.reverse import ADError, forward
+
+    try:
+        return forward(fn)
+    except ADError as e:
+        raise ZylaError("AD error", f"cannot differentiate `{fn.name}`: {e}", fn.span) from None
+
+
+def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
+    """A callable running the forward function of g (for differentiating `pullback_call`)."""
+    if isinstance(g, Closure):
+        fn = g.fn
+        return Closure(_forward_fn(fn), g.captures, fn.name + "#fwd")
+    if isinstance(g, GenericFunction):
+        m = g.dispatch([typeof(a) for a in args])
+        if m.fn is not None:
+            return Closure(_forward_fn(m.fn), (), g.name + "#fwd")
+    if isinstance(g, Primitive):
+        return interp.call_value(interp.rt.lookup("Core.prim_pullback_fn"), [g])
+    return PyCallable(lambda *a: pullback_call(interp, g, list(a)), "pullback")
+
+
+def _user_rrule(interp: Interpreter, f: Any, args: list) -> Any:
+    rr = interp.rt.globals.get("rrule") or interp.rt.builtins.get("rrule")
+    if not isinstance(rr, GenericFunction) or not rr.methods:
+        return None
+    types = [typeof(f)] + [typeof(a) for a in args]
+    for m in rr.methods:
+        if m.fn is not None and m.sig and m.applicable(types) is not None:
+            if isinstance(m.sig[0], V.JType) and m.sig[0] is not V.AnyT:
+                return rr
+    return None
+
+
+def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, kwargs: dict | None) -> tuple:
+    if p.name == "broadcast":
+        return _broadcast_pullback(interp, st, args, kwargs)
+    y = interp.call_primitive(p, args, kwargs)
+    if p.pullback == NONDIFF:
+        return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
+    if p.pullback == "NAMEDTUPLE":
+        return y, _make_closure(interp, "Core.nt_back", tuple((kwargs or {}).keys()), len(args))
+    rule = st.rule(p)
+    return y, _make_closure(interp, "Core.primback", rule, y, tuple(args))
+
+
+def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: dict | None) -> tuple:
+    f, xs = args[0], args[1:]
+    y = interp.call_primitive(PRIMITIVES["broadcast"], args, kwargs)
+    p = f
+    if isinstance(f, GenericFunction) and getattr(f, "fallback_prim", None) is not None and len(f.methods) == 1:
+        p = f.fallback_prim  # type: ignore[attr-defined]
+    if isinstance(p, Primitive) and p.elementwise is not None:
+        if p.pullback == NONDIFF:
+            return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
+        rule = st.rule(p, bcast=True)
+        return y, _make_closure(interp, "Core.bcast_primback", rule, y, tuple(xs))
+    if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE:
+        return y, _make_closure(interp, "Core.bcast_convert_back", tuple(xs))
+    return _broadcast_generic(interp, f, xs, y)
+
+
+def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
+    """Broadcast of an arbitrary function: one pullback per element (host)."""
+    from lang.builtins import _check_broadcast, collect_results
+    from lang.primitives import as_array
+
+    arrs = [as_array(x) for x in xs]
+    if not any(is_array(a) for a in arrs):
+        yy, b = pullback_call(interp, f, list(arrs))
+        return yy, _make_closure(interp, "Core.bcast_scalar_back", b)
+    shape = _check_broadcast(tuple(arrs))
+    flat = [np.broadcast_to(a, shape).reshape(-1) if is_array(a) else None for a in arrs]
+    n = int(np.prod(shape)) if shape else 1
+    backs = []
+    ys = []
+    for k in range(n):
+        el = [N.host_scalar(fl[k]) if fl is not None else a for a, fl in zip(arrs, flat)]
+        yk, bk = pullback_call(interp, f, el)
+        ys.append(yk)
+        backs.append(bk)
+
+    def back(dz: Any) -> Any:
+        if dz is None:
+            return None
+        dzf = np.broadcast_to(np.asarray(dz), shape).reshape(-1) if is_array(dz) else [dz] * n
+        grads: list[list] = [[] for _ in xs]
+        for k in range(n):
+            g = back_call(interp, backs[k], N.host_scalar(dzf[k]))
+            for i in range(len(xs)):
+                gi = None if g is None else g[i + 1]
+                grads[i].append(0.0 if gi is None else gi)
+        out: list[Any] = [None, None]
+        for i, x in enumerate(xs):
+            if not is_array(arrs[i]):
+                out.append(sum(grads[i]) if N.dtype_of(x).kind == "f" else None)
+            else:
+                full = collect_results(grads[i], tuple(reversed(shape))) if shape else grads[i][0]
+                out.append(unbroadcast(np, arrs[i], np.asarray(full, dtype=np.float64).astype(
+                    np.asarray(arrs[i]).dtype if np.asarray(arrs[i]).dtype.kind == "f" else np.float64)))
+        return tuple(out)
+
+    return y, PyCallable(back, "#broadcast_pullback")
+
+
+# --- cotangent algebra and helpers (host) ------------------------------------------------------------
+
+
+def _is_zero(d: Any) -> bool:
+    if d is None or d is NO_TANGENT:
+        return True
+    if isinstance(d, tuple):
+        return all(_is_zero(x) for x in d)
+    return False
+
+
+def accum(a: Any, b: Any) -> Any:
+    """Add two cotangents (nothing is zero; structural for tuples/NamedTuples)."""
+    if a is None or a is NO_TANGENT:
+        return None if b is NO_TANGENT else b
+    if b is None or b is NO_TANGENT:
+        return a
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return tuple(accum(x, y) for x, y in zip(a, b))
+    if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
+        if a.names == b.names:
+            return V.NamedTuple(a.names, tuple(accum(x, y) for x, y in zip(a.values, b.values)))
+        names = list(a.names) + [n for n in b.names if n not in a.names]
+        vals = tuple(accum(a.get(n) if n in a.names else None, b.get(n) if n in b.names else None) for n in names)
+        return V.NamedTuple(tuple(names), vals)
+    from lang.primitives import plus
+
+    if is_array(a) and is_array(b):
+        return plus(np, a, b)
+    return plus(np, a, b)
+
+
+def getgrad(g: Any, i: int) -> Any:
+    if g is None or g is NO_TANGENT:
+        return None
+    if isinstance(g, (tuple, V.NamedTuple)):
+        v = g[i - 1] if isinstance(g, tuple) else g.values[i - 1]
+        return None if v is NO_TANGENT else v
+    raise ZylaError("AD error", f"expected a tuple of cotangents, got {type(g).__name__}")
+
+
+def back_call(interp: Interpreter, b: Any, dy: Any) -> Any:
+    """`Core.back(b, dy)`: run a pullback, short-circuiting zero cotangents."""
+    if _is_zero(dy):
+        return None
+    return interp.call_value(b, [dy])
+
+
+def reverse_tape(t: Tape) -> Any:
+    return Tape(list(reversed(t.items)))
+
+
+def regroup(g: Any, spec: tuple, *lens: int) -> Any:
+    """Cotangents of a call with splatted arguments, regrouped per written argument."""
+    if g is None:
+        return None
+    out = [g[0]]
+    k = 1
+    li = 0
+    for is_splat in spec:
+        if is_splat:
+            n = lens[li]
+            li += 1
+            out.append(tuple(g[k:k + n]))
+            k += n
+        else:
+            out.append(g[k])
+            k += 1
+    return tuple(out)
+
+
+def splice_last(*ds: Any) -> tuple:
+    last = ds[-1]
+    if last is None:
+        return tuple(ds[:-1])
+    return tuple(ds[:-1]) + tuple(last)
+
+
+def tuple_cot(dz: Any, n: int) -> Any:
+    if dz is None:
+        return (None,) * n
+    if isinstance(dz, V.NamedTuple):
+        return dz.values
+    return tuple(dz)
+
+
+def onehot_cot(x: Any, i: int, dz: Any) -> Any:
+    if isinstance(x, tuple):
+        return tuple(dz if k == i - 1 else None for k in range(len(x)))
+    if isinstance(x, V.NamedTuple):
+        return V.NamedTuple(x.names, tuple(dz if k == i - 1 else None for k in range(len(x))))
+    from autodiff.rules import getindex_back
+
+    return getindex_back(np, dz, x, i)
+
+
+def field_cot(x: Any, s: V.Symbol, dz: Any) -> Any:
+    if isinstance(x, V.StructValue):
+        names = tuple(x.type.fields)
+    elif isinstance(x, V.NamedTuple):
+        names = x.names
+    else:
+        return None
+    return V.NamedTuple(names, tuple(dz if n == s.name else None for n in names))
+
+
+def struct_fields_cot(dz: Any, n: int) -> Any:
+    if dz is None:
+        return (None,) * n
+    if isinstance(dz, V.NamedTuple):
+        return dz.values
+    if isinstance(dz, V.StructValue):
+        return tuple(dz.fields)
+    return tuple(dz)
+
+
+def sensitivity(y: Any) -> Any:
+    """The seed cotangent of a scalar result (Zygote requires a real number)."""
+    if isinstance(y, (float, np.floating)):
+        return N.cast(1.0, N.dtype_of(y), np)
+    if isinstance(y, (int, bool)) and not isinstance(y, bool):
+        return 1.0
+    if hasattr(y, "shape") and getattr(y, "ndim", 1) == 0:
+        return np.ones((), dtype=y.dtype)
+    raise ZylaError("AD error", f"output of `gradient` must be a real number, got {V.type_name(typeof(y))}",
+                    hint="use `jacobian` or `pullback` for non-scalar outputs")
+
+
+def grads_out(g: Any, n: int) -> tuple:
+    """Argument cotangents of a pullback result, Zygote style (drop d_self)."""
+    if g is None:
+        return (None,) * n
+    return tuple(_clean(x) for x in g[1:])
+
+
+def _clean(x: Any) -> Any:
+    if x is NO_TANGENT:
+        return None
+    if isinstance(x, V.NamedTuple) and all(v is None for v in x.values):
+        return None
+    return x
+
+
+def install(rt: Any) -> None:
+    b = rt.builtins
+    from lang.primitives import INFER_BY_LOWERING, HostOnly
+
+    def ad_prim(name: str, f: Any, pullback: str = NONDIFF, interp: bool = False) -> None:
+        b[name] = prim(name, f, HostOnly("lowered by the backend's AD support"), pullback,
+                       INFER_BY_LOWERING, needs_interp=interp)
+
+    ad_prim("Core.pullback_call", lambda it, f, *a, **kw: pullback_call(it, f, list(a), kw or None),
+            "SPECIAL", interp=True)
+    ad_prim("Core.back", lambda it, b_, dy: back_call(it, b_, dy), "SPECIAL", interp=True)
+    ad_prim("Core.accum", accum, "(dz, z, a, b) -> (dz, dz)")
+    ad_prim("Core.getgrad", getgrad, "(dz, z, g, i) -> (Core.onehot_cot(g, i, dz), nothing)")
+    ad_prim("Core.reverse_tape", reverse_tape, "(dz, z, t) -> (nothing,)")
+    ad_prim("Core.regroup", regroup, "(dz, z, g, spec, lens...) -> (nothing,)")
+    ad_prim("Core.splice_last", splice_last, "(dz, z, ds...) -> (nothing,)")
+    ad_prim("Core.tuple_cot", tuple_cot, "(dz, z, d, n) -> (dz, nothing)")
+    ad_prim("Core.onehot_cot", onehot_cot, "(dz, z, x, i, d) -> (nothing, nothing, Core.getgrad(dz, i))")
+    ad_prim("Core.field_cot", field_cot, "(dz, z, x, s, d) -> (nothing, nothing, getproperty(dz, s))")
+    ad_prim("Core.struct_fields_cot", struct_fields_cot, NONDIFF)
+    ad_prim("Core.sensitivity", sensitivity)
+    ad_prim("Core.grads_out", grads_out, "(dz, z, g, n) -> ((nothing, dz...), nothing)")
+    ad_prim("NoTangent", lambda: NO_TANGENT)
+    ad_prim("ZeroTangent", lambda: None)
+    ad_prim("ChainRulesCore.NoTangent", lambda: NO_TANGENT)
+    ad_prim("ChainRulesCore.ZeroTangent", lambda: None)
+    ad_prim("unthunk", lambda x: x, "(dz, z, x) -> (dz,)")
+    _ = (Interpreter, OP_HANDLERS)
+
+
+# --- op handlers for the forward functions -----------------------------------------------------------
+
+
+def op_pcall(self: Interpreter, op: Any, env: dict, fn: Any) -> Any:
+    f = self.rt.lookup(op.attrs["fn"])
+    args, kwargs = self.call_args(op, env, 0)
+    return pullback_call(self, f, args, kwargs)
+
+
+def op_pcallv(self: Interpreter, op: Any, env: dict, fn: Any) -> Any:
+    f = env[op.operands[0].id]
+    args, kwargs = self.call_args(op, env, 1)
+    return pullback_call(self, f, args, kwargs)
+
+
+OP_HANDLERS["pcall"] = op_pcall
+OP_HANDLERS["pcallv"] = op_pcallv

@@ -1,0 +1,1058 @@
+"""Zyla's lexer: a hand-written, parser-state-aware tokenizer for Julia syntax.
+
+Julia's syntax is context dependent in ways a context-free grammar cannot express: a space
+decides between a call and a grouping paren (`f(x)` vs `f (x)`) or between one and two
+matrix elements (`[a - b]` vs `[a -b]`), a newline ends a statement only when the
+statement is complete, `'` is an adjoint after a value and a character literal elsewhere,
+`end` inside `x[...]` is the last index. This lexer resolves each of those cases into a
+distinct token (see the table at the top of `grammar/julia.lark`), so the LALR grammar
+stays small and conflict free.
+
+It keeps a stack of *frames*, one per open bracket, block keyword and space-separated
+macro call, and it sees the live LALR parser state: Lark calls `JuliaLexer.lex` with it
+(`__future_interface__ = 2`), and because tokens are produced lazily, every token the
+lexer yielded has been fed to the parser by the time it produces the next one. Where a
+decision needs the parser (is a newline a statement end here? is `for` a loop or a
+comprehension?), `_accepts` simulates the parser's reductions for one token on its
+state stack without touching it; that answer is exact, unlike a lookup in the LALR table,
+which over-approximates after default reductions.
+
+The lexer is O(n): each character is scanned once, and each parser query costs a few
+table lookups. String interpolations `$(expr)` are parsed recursively, in place, by a
+nested parse of the same text (`LexInput.subparse`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Token
+from lark.lexer import Lexer, LexerState
+from lark.parsers.lalr_analysis import Shift
+from lark.utils import TextSlice
+
+from lang.ast import Ident, Node, Span
+from lang.errors import SourceFile, ZylaError
+
+# ---- errors --------------------------------------------------------------------------
+
+
+class ZylaParseError(ZylaError):
+    """A syntax error (kind "ParseError"). `incomplete` is true when the text is a valid
+    prefix that ran out (an unclosed block, bracket, string or comment, or an expression
+    cut off at the end), which the REPL uses to ask for another line."""
+
+    def __init__(
+        self,
+        message: str,
+        span: Span | None,
+        source: SourceFile | None,
+        *,
+        incomplete: bool = False,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__("ParseError", message, span, source, hint)
+        self.incomplete = incomplete
+
+
+# ---- token types (the grammar's terminals) --------------------------------------------
+
+NAME = "NAME"
+INT, FLOAT, FLOAT32 = "INT", "FLOAT", "FLOAT32"
+STRING, CHAR, SYMBOL = "STRING", "CHAR", "SYMBOL"
+MACRONAME, MACRONAME_PAREN, MACRO_END = "MACRONAME", "MACRONAME_PAREN", "MACRO_END"
+NL = "_NL"
+COMMA, PSEMI, ROWSEP, HSEP, JUXT = "COMMA", "PSEMI", "ROWSEP", "HSEP", "JUXT"
+LPAREN, CALL_LPAREN, DOT_LPAREN, RPAREN = "LPAREN", "CALL_LPAREN", "DOT_LPAREN", "RPAREN"
+LBRACK, INDEX_LBRACK, RBRACK = "LBRACK", "INDEX_LBRACK", "RBRACK"
+LBRACE, CURLY_LBRACE, RBRACE = "LBRACE", "CURLY_LBRACE", "RBRACE"
+DOT, ELLIPSIS, ADJOINT, ENDMARKER = "DOT", "ELLIPSIS", "ADJOINT", "ENDMARKER"
+BARECOLON, COLON, TERNCOLON, QUESTION = "BARECOLON", "COLON", "TERNCOLON", "QUESTION"
+ASSIGN, OPASSIGN, DOTASSIGN = "ASSIGN", "OPASSIGN", "DOTASSIGN"
+PAIR, ARROW, OROR, ANDAND = "PAIR", "ARROW", "OROR", "ANDAND"
+COMPOP, SUBTYPE, ELEMOF, IN, ISA, PIPE = "COMPOP", "SUBTYPE", "ELEMOF", "IN", "ISA", "PIPE"
+PLUSMINUS, ADDOP, MULOP, RATIONAL = "PLUSMINUS", "ADDOP", "MULOP", "RATIONAL"
+SHIFTOP, POW, DCOLON, NOT, SQRT = "SHIFTOP", "POW", "DCOLON", "NOT", "SQRT"
+FUNCTION, END, IF, ELSEIF, ELSE = "FUNCTION", "END", "IF", "ELSEIF", "ELSE"
+FOR, COMPFOR, COMPIF, WHILE = "FOR", "COMPFOR", "COMPIF", "WHILE"
+BREAK, CONTINUE, RETURN, BEGIN, LET = "BREAK", "CONTINUE", "RETURN", "BEGIN", "LET"
+TRY, CATCH, CATCHVAR, FINALLY = "TRY", "CATCH", "CATCHVAR", "FINALLY"
+STRUCT, MUTABLE_STRUCT, ABSTRACT_TYPE = "STRUCT", "MUTABLE_STRUCT", "ABSTRACT_TYPE"
+MODULE, USING, IMPORT, CONST = "MODULE", "USING", "IMPORT", "CONST"
+GLOBAL, LOCAL, DO, WHERE = "GLOBAL", "LOCAL", "DO", "WHERE"
+#: Julia keywords Zyla does not implement; the parser rejects them by name.
+UNSUPPORTED = "UNSUPPORTED"
+
+#: Keywords that open a block closed by `end`.
+_BLOCK_KEYWORDS = {
+    "function": FUNCTION,
+    "if": IF,
+    "for": FOR,
+    "while": WHILE,
+    "begin": BEGIN,
+    "let": LET,
+    "try": TRY,
+    "struct": STRUCT,
+    "module": MODULE,
+    "do": DO,
+}
+#: Keywords in the middle of a block.
+_MID_KEYWORDS = {"elseif": ELSEIF, "else": ELSE, "catch": CATCH, "finally": FINALLY}
+_PLAIN_KEYWORDS = {
+    "return": RETURN,
+    "break": BREAK,
+    "continue": CONTINUE,
+    "const": CONST,
+    "global": GLOBAL,
+    "local": LOCAL,
+    "using": USING,
+    "import": IMPORT,
+    "in": IN,
+    "isa": ISA,
+    "where": WHERE,
+    "quote": UNSUPPORTED,
+    "macro": UNSUPPORTED,
+    "baremodule": UNSUPPORTED,
+    "export": UNSUPPORTED,
+}
+KEYWORDS = frozenset(_BLOCK_KEYWORDS) | frozenset(_MID_KEYWORDS) | frozenset(_PLAIN_KEYWORDS)
+KEYWORDS |= {"end"}
+
+# ---- operators ------------------------------------------------------------------------
+
+_OPERATOR_CLASSES: dict[str, tuple[str, ...]] = {
+    ASSIGN: ("=",),
+    OPASSIGN: ("+=", "-=", "*=", "/=", "//=", "^=", "÷=", "%=", "\\=", "|=", "&=", "<<=", ">>="),
+    DOTASSIGN: (".=",),
+    PAIR: ("=>",),
+    ARROW: ("->",),
+    OROR: ("||",),
+    ANDAND: ("&&",),
+    QUESTION: ("?",),
+    COMPOP: ("==", "!=", "===", "!==", "<", "<=", ">", ">=", "≤", "≥", "≠", "≈", "≉", "≡",
+             "≢", "∉", "⊆", "⊂", "⊇", "⊃", ">:"),
+    SUBTYPE: ("<:",),
+    ELEMOF: ("∈",),
+    PIPE: ("|>",),
+    PLUSMINUS: ("+", "-"),
+    ADDOP: ("|", "⊻", "∪"),
+    MULOP: ("*", "/", "÷", "%", "\\", "⋅", "&", "∘", "×", "∩", "⊗"),
+    RATIONAL: ("//",),
+    SHIFTOP: ("<<", ">>", ">>>"),
+    POW: ("^",),
+    DCOLON: ("::",),
+    NOT: ("!",),
+    SQRT: ("√", "∛", "∜"),
+    ELLIPSIS: ("...",),
+}
+#: Operator classes that also exist in a dotted (broadcasting) form `.op`.
+_DOTTABLE = (COMPOP, ELEMOF, PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, NOT, SQRT)
+
+
+def _operator_table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for ttype, ops in _OPERATOR_CLASSES.items():
+        for op in ops:
+            table[op] = ttype
+    for ttype in _DOTTABLE:
+        for op in _OPERATOR_CLASSES[ttype]:
+            table["." + op] = ttype
+    for op in _OPERATOR_CLASSES[OPASSIGN]:
+        table["." + op] = OPASSIGN
+    return table
+
+
+OPERATORS: dict[str, str] = _operator_table()
+_OPERATOR_RE = re.compile(
+    "|".join(re.escape(op) for op in sorted(OPERATORS, key=len, reverse=True))
+)
+_OPERATOR_START = frozenset(op[0] for op in OPERATORS) - {".", ":"}
+#: Operators that may be used as prefix (unary) operators.
+_PREFIX_TYPES = frozenset({PLUSMINUS, NOT, SQRT})
+#: Operators that can stand for their function (`map(+, xs)`, `reduce(*, v)`).
+_VALUE_OPERATOR_TYPES = frozenset(
+    {PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, COMPOP, ELEMOF, PIPE, NOT, SQRT, SUBTYPE}
+)
+
+# ---- character classes ----------------------------------------------------------------
+
+_ID_START = r"[^\W\d]|[∂∇℘]"
+_ID_CONT = r"[\w′″‴∂∇℘\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]|!(?!=)"
+_IDENT_RE = re.compile(rf"(?:{_ID_START})(?:{_ID_CONT})*")
+_ID_START_RE = re.compile(_ID_START)
+_QUALIFIED_MACRO_RE = re.compile(rf"(?:(?:{_IDENT_RE.pattern})\.)+@((?:{_IDENT_RE.pattern})|\.)")
+_MACRO_RE = re.compile(rf"@((?:{_IDENT_RE.pattern})|\.)")
+_NUMBER_RE = re.compile(
+    r"""
+      0x[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*
+    | 0b[01]+(?:_[01]+)*
+    | 0o[0-7]+(?:_[0-7]+)*
+    | (?: \d+(?:_\d+)* (?: \.\d+(?:_\d+)* | \.(?![.\w*/+\-^\\÷%=<>!&|']) )?
+        | \.\d+(?:_\d+)* )
+      (?:[eEf][+-]?\d+)?
+    """,
+    re.VERBOSE,
+)
+_SPACES_RE = re.compile(r"[ \t\r]+")
+_STRING_CHUNK_RE = re.compile(r'[^"\\$\n]+')
+_BLOCK_COMMENT_RE = re.compile(r"#=|=#|\n")
+_MUTABLE_RE = re.compile(r"[ \t]+struct\b")
+_ABSTRACT_RE = re.compile(r"[ \t]+type\b")
+
+_SIMPLE_ESCAPES = {
+    "n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "$": "$",
+    "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b",
+}
+_HEX_ESCAPE_DIGITS = {"x": 2, "u": 4, "U": 8}
+
+# ---- frames ---------------------------------------------------------------------------
+
+TOP, BLOCK, MACRO, INTERP = "top", "block", "macro", "interp"
+PAREN, CALL, INDEX, VECT, CURLY, BRACE = "paren", "call", "index", "vect", "curly", "brace"
+_BRACKETS = frozenset({PAREN, CALL, INDEX, VECT, CURLY, BRACE})
+_CLOSER = {PAREN: ")", CALL: ")", INDEX: "]", VECT: "]", CURLY: "}", BRACE: "}"}
+_CLOSE_TYPE = {")": RPAREN, "]": RBRACK, "}": RBRACE}
+#: Frames in which a space separates elements (`[a b]`, `@m a b`).
+_SPACE_SENSITIVE = frozenset({INDEX, VECT, MACRO})
+
+
+class Frame:
+    """An open construct: a bracket, a block keyword, a macro call or the whole input.
+    `opener` is its source text ("(", "function", "@test"); `comma` records whether a
+    comma was seen directly inside a `[...]`, after which newlines are plain spaces."""
+
+    __slots__ = ("kind", "opener", "line", "col", "comma")
+
+    def __init__(self, kind: str, opener: str, line: int, col: int) -> None:
+        self.kind = kind
+        self.opener = opener
+        self.line = line
+        self.col = col
+        self.comma = False
+
+    def __repr__(self) -> str:
+        return f"Frame({self.kind}, {self.opener!r}, {self.line}:{self.col})"
+
+
+# ---- tokens that end a value -----------------------------------------------------------
+
+_NUMBERS = frozenset({INT, FLOAT, FLOAT32})
+#: After these (with no space), `(` is a call and `.(` a broadcast call.
+_CALLABLE_END = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, MACRONAME_PAREN})
+#: After these (with no space), `[` indexes.
+_INDEXABLE_END = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, STRING, ENDMARKER})
+#: After these (with no space), `'` is the adjoint.
+_ADJOINT_AFTER = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, ENDMARKER}) | _NUMBERS
+#: After these (with no space), a name is multiplied by juxtaposition (`2x`, `(a)b`, `x'y`).
+_JUXT_LEFT = frozenset({RPAREN, ADJOINT}) | _NUMBERS
+#: After these (with no space), `.name` is a field access.
+_FIELD_BASE = frozenset({NAME, RPAREN, RBRACK, RBRACE})
+#: Block keywords that start a new macro argument after a space (`@testset "a" begin`).
+_MACRO_ARG_KEYWORDS = frozenset({FUNCTION, IF, FOR, WHILE, BEGIN, LET, TRY, STRUCT})
+#: Block keywords that start a new element after a space inside `[...]`.
+_ELEMENT_KEYWORDS = frozenset({FUNCTION, BEGIN, LET, TRY})
+
+
+# ---- the parse job --------------------------------------------------------------------
+
+
+@dataclass
+class LexInput:
+    """What `Lark.parse` is given: the text and where to start. A `$(...)` interpolation
+    is parsed as a nested job on the same text (`interp=True`) starting at its `(`; it
+    ends at the matching `)`, and writes back where it stopped (`pos`, `line`,
+    `line_start`). `subparse` parses such a nested job; `frames` is the lexer's frame
+    stack, left as it was when lexing stopped (for error messages)."""
+
+    text: str
+    filename: str = "<input>"
+    pos: int = 0
+    line: int = 1
+    line_start: int = 0
+    interp: bool = False
+    subparse: Callable[[LexInput], Node] | None = None
+    frames: list[Frame] = field(default_factory=list)
+
+    @property
+    def source(self) -> SourceFile:
+        return SourceFile(self.filename, self.text)
+
+
+# ---- asking the parser ----------------------------------------------------------------
+
+
+def _accepts(states: dict[Any, dict[str, tuple]], stack: list[Any], ttype: str) -> bool:
+    """Whether the LALR parser with state stack `stack` can shift a `ttype` token next.
+
+    Simulates the reductions the parser would make on that lookahead, on a virtual copy
+    of the top of the stack (the real stack is not modified), until it shifts (True) or
+    finds no action (False)."""
+    depth = len(stack)
+    pushed: list[Any] = []
+    state = stack[-1]
+    while True:
+        action = states[state].get(ttype)
+        if action is None:
+            return False
+        if action[0] is Shift:
+            return True
+        rule = action[1]
+        size = len(rule.expansion)
+        if size:
+            if size <= len(pushed):
+                del pushed[-size:]
+            else:
+                depth -= size - len(pushed)
+                pushed.clear()
+        below = pushed[-1] if pushed else stack[depth - 1]
+        state = states[below][rule.origin.name][1]
+        pushed.append(state)
+
+
+# ---- the lexer ------------------------------------------------------------------------
+
+
+class JuliaLexer(Lexer):
+    """The Lark custom lexer (interface 2: `lex` receives the live parser state)."""
+
+    __future_interface__ = 2
+
+    def __init__(self, lexer_conf: Any) -> None:
+        self.lexer_conf = lexer_conf
+
+    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Token]:
+        """Tokenize `lexer_state.text`: a `LexInput`, or plain text given to `Lark.parse`."""
+        job = lexer_state.text
+        if isinstance(job, TextSlice):
+            job = LexInput(job.text[job.start : job.end])
+        elif isinstance(job, str):
+            job = LexInput(job)
+        return _Run(job, parser_state).tokens()
+
+
+class _Run:
+    """The state of one lexing pass over a `LexInput`."""
+
+    def __init__(self, job: LexInput, parser_state: Any) -> None:
+        self.job = job
+        self.text = job.text
+        self.n = len(job.text)
+        self.pos = job.pos
+        self.line = job.line
+        self.line_start = job.line_start
+        self.states = parser_state.parse_conf.states
+        self.stack = parser_state.state_stack  # the live stack, updated as tokens are fed
+        self.frames: list[Frame] = [Frame(INTERP if job.interp else TOP, "", job.line, 1)]
+        job.frames = self.frames
+        self.prev_type: str | None = None  # the last real (not zero-width) token
+        self.prev_end = -1
+        self.prev_line = 0
+        self.done = False
+
+    # -- helpers --------------------------------------------------------------------
+
+    def accepts(self, ttype: str) -> bool:
+        return _accepts(self.states, self.stack, ttype)
+
+    def col(self, pos: int) -> int:
+        return pos - self.line_start + 1
+
+    def span(self, pos: int) -> Span:
+        return Span(self.line, pos - self.line_start + 1)
+
+    def error(self, message: str, span: Span, *, incomplete: bool = False,
+              hint: str | None = None) -> ZylaParseError:
+        return ZylaParseError(message, span, self.job.source, incomplete=incomplete, hint=hint)
+
+    def token(self, ttype: str, value: Any, start: int, end: int) -> Token:
+        """A real token on the current line; it becomes the previous token."""
+        col = start - self.line_start + 1
+        tok = Token(ttype, value, start, self.line, col, self.line, col + end - start, end)
+        self.prev_type = ttype
+        self.prev_end = end
+        self.prev_line = self.line
+        self.pos = end
+        return tok
+
+    def marker(self, ttype: str, pos: int) -> Token:
+        """A zero-width token at `pos`; it does not change the previous token."""
+        col = pos - self.line_start + 1
+        return Token(ttype, "", pos, self.line, col, self.line, col, pos)
+
+    def push(self, kind: str, opener: str, pos: int) -> None:
+        self.frames.append(Frame(kind, opener, self.line, pos - self.line_start + 1))
+
+    def operand_start(self, pos: int) -> Iterator[Token]:
+        """Markers that may precede a token starting an operand at `pos`: a juxtaposition
+        `*` right after a number or `)`, or an element separator after a space in a
+        space-sensitive frame."""
+        if self.prev_end == pos:
+            if self.prev_type in _JUXT_LEFT and self.accepts(JUXT):
+                yield self.marker(JUXT, pos)
+        elif self.frames[-1].kind in _SPACE_SENSITIVE and self.prev_type is not None:
+            if self.accepts(HSEP):
+                yield self.marker(HSEP, pos)
+
+    def close_macros(self, pos: int, *, inside_brackets_only: bool = False) -> Iterator[Token]:
+        """End the space-separated macro calls open at the top of the frame stack."""
+        frames = self.frames
+        while frames[-1].kind == MACRO:
+            if inside_brackets_only and frames[-2].kind not in _BRACKETS:
+                return
+            frames.pop()
+            yield self.marker(MACRO_END, pos)
+
+    # -- the main loop ----------------------------------------------------------------
+
+    def tokens(self) -> Iterator[Token]:
+        """Yield the tokens of the job; stop at its end (or at the `)` of an interpolation)."""
+        text = self.text
+        n = self.n
+        while not self.done:
+            pos = self.pos
+            if pos >= n:
+                yield from self.end_of_input()
+                return
+            c = text[pos]
+            if c == " " or c == "\t" or c == "\r":
+                self.pos = _SPACES_RE.match(text, pos).end()  # type: ignore[union-attr]
+            elif c == "\n":
+                yield from self.newline()
+            elif c == "#":
+                self.skip_comment(pos)
+            elif c.isalpha() or c == "_" or c in "∂∇℘":
+                yield from self.word(pos)
+            elif c.isdigit():
+                yield from self.number(pos)
+            else:
+                yield from self.punctuation(c, pos)
+        self.job.pos = self.pos
+        self.job.line = self.line
+        self.job.line_start = self.line_start
+
+    # -- whitespace, comments, newlines ------------------------------------------------
+
+    def skip_comment(self, pos: int) -> None:
+        text = self.text
+        if text.startswith("#=", pos):
+            self.skip_block_comment(pos)
+            return
+        end = text.find("\n", pos)
+        self.pos = self.n if end < 0 else end
+
+    def skip_block_comment(self, start: int) -> None:
+        """Skip a nested `#= ... =#` comment, counting the lines inside it."""
+        span = self.span(start)
+        depth = 0
+        pos = start
+        for m in _BLOCK_COMMENT_RE.finditer(self.text, pos):
+            s = m.group()
+            if s == "\n":
+                self.line += 1
+                self.line_start = m.end()
+            elif s == "#=":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    self.pos = m.end()
+                    return
+        raise self.error("unterminated block comment \"#=\"", span, incomplete=True,
+                         hint=f"the comment opened at line {span.line} needs a closing \"=#\"")
+
+    def skip_space(self) -> None:
+        """Skip spaces, comments and newlines (counting lines) up to the next token."""
+        text = self.text
+        n = self.n
+        pos = self.pos
+        while pos < n:
+            c = text[pos]
+            if c == " " or c == "\t" or c == "\r":
+                pos += 1
+            elif c == "\n":
+                pos += 1
+                self.line += 1
+                self.line_start = pos
+            elif c == "#":
+                self.pos = pos
+                self.skip_comment(pos)
+                pos = self.pos
+            else:
+                break
+        self.pos = pos
+
+    def newline(self) -> Iterator[Token]:
+        """A newline (and any blank or comment lines after it): a statement end, a matrix
+        row end, the end of a macro call, or just space, depending on the open frame and
+        on what the parser can accept."""
+        nl_pos = self.pos
+        nl_line = self.line
+        nl_col = self.col(nl_pos)
+        self.skip_space()
+        frames = self.frames
+        while True:
+            frame = frames[-1]
+            kind = frame.kind
+            if kind == MACRO:
+                if not self.accepts(MACRO_END):
+                    return  # an incomplete macro argument continues on the next line
+                frames.pop()
+                yield Token(MACRO_END, "", nl_pos, nl_line, nl_col, nl_line, nl_col, nl_pos)
+                continue
+            if kind == TOP or kind == BLOCK:
+                if self.prev_type != NL and self.prev_type is not None and self.accepts(NL):
+                    yield self.separator("\n", nl_pos, nl_line, nl_col)
+            elif (kind == VECT or kind == INDEX) and not frame.comma:
+                nxt = self.text[self.pos] if self.pos < self.n else ""
+                if nxt != "]" and not self.next_word_is("for") and self.accepts(ROWSEP):
+                    yield Token(ROWSEP, "\n", nl_pos, nl_line, nl_col, nl_line, nl_col + 1,
+                                nl_pos + 1)
+            return
+
+    def separator(self, value: str, pos: int, line: int, col: int) -> Token:
+        """A statement separator token (`_NL`), from a newline or a `;`."""
+        self.prev_type = NL
+        self.prev_end = pos + 1
+        self.prev_line = line
+        return Token(NL, value, pos, line, col, line, col + 1, pos + 1)
+
+    def next_word_is(self, word: str) -> bool:
+        text = self.text
+        pos = self.pos
+        end = pos + len(word)
+        if not text.startswith(word, pos):
+            return False
+        return end >= self.n or not (text[end].isalnum() or text[end] in "_!")
+
+    def end_of_input(self) -> Iterator[Token]:
+        """At the end of the text: close macro calls; any other open frame is an error."""
+        yield from self.close_macros(self.pos)
+        frame = self.frames[-1]
+        if frame.kind == TOP:
+            return
+        span = Span(frame.line, frame.col)
+        if frame.kind == BLOCK:
+            raise self.error(
+                f'missing "end" for "{frame.opener}" opened at line {frame.line}',
+                span, incomplete=True)
+        if frame.kind == INTERP:
+            raise self.error("unterminated string interpolation", span, incomplete=True)
+        raise self.error(
+            f'missing "{_CLOSER[frame.kind]}" for "{frame.opener}" opened at line '
+            f"{frame.line}, column {frame.col}", span, incomplete=True)
+
+    # -- names and keywords -----------------------------------------------------------
+
+    def word(self, pos: int) -> Iterator[Token]:
+        """An identifier, a keyword or a qualified macro name (`Base.@kwdef`)."""
+        text = self.text
+        m = _IDENT_RE.match(text, pos)
+        if m is None:  # a combining mark cannot start a name
+            raise self.error(f"unexpected character {text[pos]!r}", self.span(pos))
+        end = m.end()
+        word = m.group()
+        if word in KEYWORDS:
+            yield from self.keyword(word, pos, end)
+            return
+        if end < self.n and text[end] == ".":
+            qm = _QUALIFIED_MACRO_RE.match(text, pos)
+            if qm is not None:  # `Base.@kwdef`
+                yield from self.macro(pos, qm.end(), qm.group(1))
+                return
+        if word == "mutable" and _MUTABLE_RE.match(text, end):
+            yield from self.block_open(MUTABLE_STRUCT, "mutable struct", pos,
+                                       text.index("struct", end) + 6)
+            return
+        if word == "abstract" and _ABSTRACT_RE.match(text, end):
+            yield from self.block_open(ABSTRACT_TYPE, "abstract type", pos,
+                                       text.index("type", end) + 4)
+            return
+        if self.prev_type == CATCH and self.prev_line == self.line:
+            yield self.token(CATCHVAR, word, pos, end)
+            return
+        if self.prev_end == pos or self.frames[-1].kind in _SPACE_SENSITIVE:
+            yield from self.operand_start(pos)
+        yield self.token(NAME, word, pos, end)
+
+    def keyword(self, word: str, pos: int, end: int) -> Iterator[Token]:
+        if word == "end":
+            yield from self.end_keyword(pos, end)
+            return
+        ttype = _BLOCK_KEYWORDS.get(word)
+        if ttype is not None:
+            yield from self.block_open(ttype, word, pos, end)
+            return
+        ttype = _MID_KEYWORDS.get(word)
+        if ttype is not None:
+            yield from self.close_macros(pos)
+            self.check_no_open_bracket(word, pos)
+            yield self.token(ttype, word, pos, end)
+            return
+        yield self.token(_PLAIN_KEYWORDS[word], word, pos, end)
+
+    def block_open(self, ttype: str, word: str, pos: int, end: int) -> Iterator[Token]:
+        """A keyword opening a block; `for` and `if` after an expression inside brackets
+        are a comprehension's instead (`[x for x in xs if p(x)]`)."""
+        frame_kind = self.frames[-1].kind
+        if frame_kind in _SPACE_SENSITIVE and self.prev_end != pos:
+            allowed = _MACRO_ARG_KEYWORDS if frame_kind == MACRO else _ELEMENT_KEYWORDS
+            if ttype in allowed and self.accepts(HSEP):
+                yield self.marker(HSEP, pos)
+        if (ttype == FOR or ttype == IF) and not self.accepts(ttype):
+            yield self.token(COMPFOR if ttype == FOR else COMPIF, word, pos, end)
+            return
+        self.push(BLOCK, word, pos)
+        yield self.token(ttype, word, pos, end)
+
+    def end_keyword(self, pos: int, end: int) -> Iterator[Token]:
+        """`end`: closes the innermost block, or is the last index inside `x[...]`."""
+        yield from self.close_macros(pos)
+        frame = self.frames[-1]
+        if frame.kind == BLOCK:
+            self.frames.pop()
+            yield self.token(END, "end", pos, end)
+        elif self.in_index():
+            yield from self.operand_start(pos)
+            yield self.token(ENDMARKER, "end", pos, end)
+        elif frame.kind in _BRACKETS:
+            raise self.unclosed_bracket_error(frame, '"end"', pos)
+        else:
+            raise self.error('unexpected "end": there is no open block to close',
+                             self.span(pos))
+
+    def in_index(self) -> bool:
+        """Whether the innermost brackets (up to the nearest block) include `x[...]`."""
+        for frame in reversed(self.frames):
+            if frame.kind == INDEX:
+                return True
+            if frame.kind not in _BRACKETS:
+                return False
+        return False
+
+    def check_no_open_bracket(self, word: str, pos: int) -> None:
+        frame = self.frames[-1]
+        if frame.kind in _BRACKETS:
+            raise self.unclosed_bracket_error(frame, f'"{word}"', pos)
+
+    def unclosed_bracket_error(self, frame: Frame, found: str, pos: int) -> ZylaParseError:
+        return self.error(
+            f'missing "{_CLOSER[frame.kind]}" for "{frame.opener}" opened at line '
+            f"{frame.line}, column {frame.col} (found {found} at line {self.line}, "
+            f"column {self.col(pos)})",
+            Span(frame.line, frame.col))
+
+    # -- macros -----------------------------------------------------------------------
+
+    def macro(self, pos: int, end: int, name: str) -> Iterator[Token]:
+        """`@name args...` (a frame up to the end of the line) or `@name(args...)`."""
+        yield from self.operand_start(pos)
+        full = self.text[pos:end]
+        if end < self.n and self.text[end] == "(":
+            yield self.token(MACRONAME_PAREN, full, pos, end)
+            return
+        self.push(MACRO, "@" + name, pos)
+        yield self.token(MACRONAME, full, pos, end)
+
+    # -- numbers ------------------------------------------------------------------------
+
+    def number(self, pos: int) -> Iterator[Token]:
+        m = _NUMBER_RE.match(self.text, pos)
+        assert m is not None
+        s = m.group()
+        if s[:2] in ("0x", "0b", "0o"):
+            ttype = INT
+        elif "f" in s:
+            ttype = FLOAT32
+        elif "." in s or "e" in s or "E" in s:
+            ttype = FLOAT
+        else:
+            ttype = INT
+        if self.frames[-1].kind in _SPACE_SENSITIVE:
+            yield from self.operand_start(pos)
+        yield self.token(ttype, s, pos, m.end())
+
+    # -- punctuation and operators ------------------------------------------------------
+
+    def punctuation(self, c: str, pos: int) -> Iterator[Token]:
+        text = self.text
+        adjacent = self.prev_end == pos
+        prev = self.prev_type
+        if c == "(":
+            if adjacent and prev in _CALLABLE_END:
+                self.push(CALL, "(", pos)
+                yield self.token(CALL_LPAREN, "(", pos, pos + 1)
+                return
+            yield from self.operand_start(pos)
+            self.push(PAREN, "(", pos)
+            yield self.token(LPAREN, "(", pos, pos + 1)
+        elif c == "[":
+            if adjacent and prev in _INDEXABLE_END:
+                self.push(INDEX, "[", pos)
+                yield self.token(INDEX_LBRACK, "[", pos, pos + 1)
+                return
+            yield from self.operand_start(pos)
+            self.push(VECT, "[", pos)
+            yield self.token(LBRACK, "[", pos, pos + 1)
+        elif c == "{":
+            if adjacent and prev in (NAME, RBRACE):
+                self.push(CURLY, "{", pos)
+                yield self.token(CURLY_LBRACE, "{", pos, pos + 1)
+                return
+            self.push(BRACE, "{", pos)
+            yield self.token(LBRACE, "{", pos, pos + 1)
+        elif c in ")]}":
+            yield from self.close_bracket(c, pos)
+        elif c == ",":
+            yield from self.close_macros(pos, inside_brackets_only=True)
+            frame = self.frames[-1]
+            if frame.kind == VECT or frame.kind == INDEX:
+                frame.comma = True
+            yield self.token(COMMA, ",", pos, pos + 1)
+        elif c == ";":
+            yield from self.semicolon(pos)
+        elif c == '"':
+            yield from self.string(pos)
+        elif c == "'":
+            if adjacent and prev in _ADJOINT_AFTER:
+                yield self.token(ADJOINT, "'", pos, pos + 1)
+            else:
+                yield from self.char(pos)
+        elif c == "@":
+            m = _MACRO_RE.match(text, pos)
+            if m is None:
+                raise self.error('"@" must be followed by a macro name', self.span(pos))
+            yield from self.macro(pos, m.end(), m.group(1))
+        elif c == ":":
+            yield from self.colon(pos)
+        elif c == ".":
+            yield from self.dot(pos)
+        elif c in _OPERATOR_START:
+            yield from self.operator(pos)
+        elif c == "$":
+            raise self.error('"$" interpolation is only allowed inside strings', self.span(pos))
+        else:
+            raise self.error(f"unexpected character {c!r}", self.span(pos))
+
+    def close_bracket(self, c: str, pos: int) -> Iterator[Token]:
+        yield from self.close_macros(pos)
+        frame = self.frames[-1]
+        if frame.kind in _BRACKETS:
+            if _CLOSER[frame.kind] != c:
+                raise self.error(
+                    f'unexpected "{c}": expected "{_CLOSER[frame.kind]}" to close '
+                    f'"{frame.opener}" opened at line {frame.line}, column {frame.col}',
+                    self.span(pos))
+            self.frames.pop()
+            yield self.token(_CLOSE_TYPE[c], c, pos, pos + 1)
+            if self.frames[-1].kind == INTERP:
+                self.done = True
+        elif frame.kind == BLOCK:
+            raise self.error(
+                f'unexpected "{c}": missing "end" for "{frame.opener}" opened at line '
+                f"{frame.line}", self.span(pos))
+        else:
+            raise self.error(f'unexpected "{c}" with no matching opening bracket',
+                             self.span(pos))
+
+    def semicolon(self, pos: int) -> Iterator[Token]:
+        yield from self.close_macros(pos)
+        kind = self.frames[-1].kind
+        if kind == TOP or kind == BLOCK:
+            if self.prev_type != NL:
+                yield self.separator(";", pos, self.line, self.col(pos))
+            self.pos = pos + 1
+        elif kind == PAREN or kind == CALL:
+            yield self.token(PSEMI, ";", pos, pos + 1)
+        elif kind == VECT or kind == INDEX:
+            yield self.token(ROWSEP, ";", pos, pos + 1)
+        else:
+            raise self.error('unexpected ";" inside "{ }"', self.span(pos))
+
+    def colon(self, pos: int) -> Iterator[Token]:
+        """`::`, a range `:`, a ternary `:`, a symbol `:x` or a bare `:` (`A[:, 1]`)."""
+        text = self.text
+        if text.startswith("::", pos):
+            yield from self.operator(pos)
+            return
+        nxt = text[pos + 1] if pos + 1 < self.n else ""
+        starts_name = bool(nxt) and _ID_START_RE.match(nxt) is not None
+        spaced = self.prev_end != pos
+        if spaced and starts_name and self.frames[-1].kind in _SPACE_SENSITIVE:
+            yield from self.operand_start(pos)
+        if self.accepts(COLON):
+            if spaced and self.accepts(TERNCOLON):
+                yield self.token(TERNCOLON, ":", pos, pos + 1)
+            else:
+                yield self.token(COLON, ":", pos, pos + 1)
+        elif self.accepts(TERNCOLON):
+            yield self.token(TERNCOLON, ":", pos, pos + 1)
+        elif starts_name:
+            m = _IDENT_RE.match(text, pos + 1)
+            assert m is not None
+            yield self.token(SYMBOL, m.group(), pos, m.end())
+        else:
+            yield self.token(BARECOLON, ":", pos, pos + 1)
+
+    def dot(self, pos: int) -> Iterator[Token]:
+        """`...`, `.5`, `f.(x)`, `a.b`, or a dotted operator `.+`."""
+        text = self.text
+        nxt = text[pos + 1] if pos + 1 < self.n else ""
+        adjacent = self.prev_end == pos
+        if text.startswith("...", pos):
+            yield self.token(ELLIPSIS, "...", pos, pos + 3)
+        elif nxt.isdigit() and not (adjacent and self.prev_type in _INDEXABLE_END):
+            yield from self.number(pos)
+        elif nxt == "(" and adjacent and self.prev_type in _CALLABLE_END:
+            self.push(CALL, ".(", pos)
+            yield self.token(DOT_LPAREN, ".(", pos, pos + 2)
+        elif adjacent and self.prev_type in _FIELD_BASE and _ID_START_RE.match(nxt or " "):
+            yield self.token(DOT, ".", pos, pos + 1)
+        elif _OPERATOR_RE.match(text, pos):
+            yield from self.operator(pos)
+        else:
+            raise self.error('unexpected "."', self.span(pos))
+
+    def operator(self, pos: int) -> Iterator[Token]:
+        text = self.text
+        m = _OPERATOR_RE.match(text, pos)
+        if m is None:
+            raise self.error(f"unexpected character {text[pos]!r}", self.span(pos))
+        op = m.group()
+        end = m.end()
+        ttype = OPERATORS[op]
+        if ttype in _VALUE_OPERATOR_TYPES and self.stands_alone(end):
+            # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`
+            yield from self.operand_start(pos)
+            yield self.token(NAME, op, pos, end)
+            return
+        if ttype in _PREFIX_TYPES and self.frames[-1].kind in _SPACE_SENSITIVE:
+            # `[a -b]` is two elements, `[a - b]` one
+            if self.prev_end != pos and end < self.n and text[end] not in " \t\r\n":
+                yield from self.operand_start(pos)
+        yield self.token(ttype, op, pos, end)
+
+    def stands_alone(self, end: int) -> bool:
+        """Whether the operator ending at `end` is followed by `,` or `)` (so it is a value)."""
+        m = _SPACES_RE.match(self.text, end)
+        if m is not None:
+            end = m.end()
+        return end < self.n and self.text[end] in ",)"
+
+    # -- strings and characters -----------------------------------------------------------
+
+    def string(self, pos: int) -> Iterator[Token]:
+        """A string literal; its token value is the list of parts (str and AST nodes)."""
+        if self.prev_end == pos and self.prev_type == NAME:
+            raise self.error('string macros (name"...") are not supported', self.span(pos))
+        yield from self.operand_start(pos)
+        line, col = self.line, self.col(pos)
+        parts, end = _StringScanner(self, pos).scan()
+        raw = self.text[pos:end]
+        tok = Token(STRING, raw, pos, line, col, self.line, self.col(end), end)
+        tok.value = parts
+        self.prev_type = STRING
+        self.prev_end = end
+        self.prev_line = self.line
+        self.pos = end
+        yield tok
+
+    def char(self, pos: int) -> Iterator[Token]:
+        """A character literal `'a'`, `'\\n'`, `'σ'`; its token value is the character."""
+        text = self.text
+        span = self.span(pos)
+        i = pos + 1
+        if i >= self.n or text[i] in "\n'":
+            raise self.error("invalid character literal", span)
+        if text[i] == "\\":
+            ch, i = _escape(text, i, lambda: self.error("invalid escape sequence", span))
+        else:
+            ch, i = text[i], i + 1
+        if i >= self.n or text[i] != "'" or len(ch) != 1:
+            raise self.error("unterminated or too long character literal", span,
+                             hint="character literals hold one character; use \"...\" "
+                                  "for strings")
+        yield from self.operand_start(pos)
+        tok = self.token(CHAR, text[pos : i + 1], pos, i + 1)
+        tok.value = ch
+        yield tok
+
+
+def _escape(text: str, i: int, fail: Callable[[], ZylaParseError]) -> tuple[str, int]:
+    """Decode the escape sequence starting with the backslash at `i`."""
+    c = text[i + 1] if i + 1 < len(text) else ""
+    simple = _SIMPLE_ESCAPES.get(c)
+    if simple is not None:
+        return simple, i + 2
+    digits = _HEX_ESCAPE_DIGITS.get(c)
+    if digits is not None:
+        j = i + 2
+        while j < len(text) and j < i + 2 + digits and text[j] in "0123456789abcdefABCDEF":
+            j += 1
+        if j == i + 2:
+            raise fail()
+        return chr(int(text[i + 2 : j], 16)), j
+    if c in "01234567" and c:
+        j = i + 1
+        while j < len(text) and j < i + 4 and text[j] in "01234567":
+            j += 1
+        return chr(int(text[i + 1 : j], 8)), j
+    raise fail()
+
+
+class _RawNewline:
+    """A newline written in the source of a triple-quoted string (for dedenting)."""
+
+
+_RAW_NL = _RawNewline()
+
+
+class _StringScanner:
+    """Scans one string literal for `_Run.string`, parsing `$(...)` interpolations."""
+
+    def __init__(self, run: _Run, start: int) -> None:
+        self.run = run
+        self.text = run.text
+        self.start = start
+        self.start_span = run.span(start)
+        self.triple = self.text.startswith('"""', start)
+
+    def fail(self, message: str = "invalid escape sequence in string") -> ZylaParseError:
+        return self.run.error(message, self.start_span)
+
+    def scan(self) -> tuple[list[str | Node], int]:
+        """Return the parts of the string and the position after its closing quote."""
+        run = self.run
+        text = self.text
+        n = run.n
+        triple = self.triple
+        i = self.start + (3 if triple else 1)
+        items: list[Any] = []
+        buf: list[str] = []
+        while True:
+            m = _STRING_CHUNK_RE.match(text, i)
+            if m is not None:
+                buf.append(m.group())
+                i = m.end()
+            if i >= n:
+                raise run.error("unterminated string literal", self.start_span, incomplete=True)
+            c = text[i]
+            if c == '"':
+                if not triple:
+                    i += 1
+                    break
+                if text.startswith('"""', i):
+                    i += 3
+                    break
+                buf.append('"')
+                i += 1
+            elif c == "\n":
+                i += 1
+                run.line += 1
+                run.line_start = i
+                if triple:
+                    items.append("".join(buf))
+                    buf.clear()
+                    items.append(_RAW_NL)
+                else:
+                    buf.append("\n")
+            elif c == "\\":
+                if text.startswith("\n", i + 1):  # a line continuation
+                    i += 2
+                    run.line += 1
+                    run.line_start = i
+                    spaces = _SPACES_RE.match(text, i)
+                    if spaces is not None:
+                        i = spaces.end()
+                    continue
+                s, i = _escape(text, i, self.fail)
+                buf.append(s)
+            else:  # "$"
+                items.append("".join(buf))
+                buf.clear()
+                node, i = self.interpolation(i)
+                items.append(node)
+        items.append("".join(buf))
+        if triple:
+            items = _dedent(items)
+        return _merge(items), i
+
+    def interpolation(self, i: int) -> tuple[Node, int]:
+        """`$name` or `$(expr)` at `i`; returns the node and the position after it."""
+        run = self.run
+        text = self.text
+        nxt = text[i + 1] if i + 1 < run.n else ""
+        if nxt == "(":
+            job = LexInput(text, run.job.filename, i + 1, run.line, run.line_start,
+                           interp=True, subparse=run.job.subparse)
+            if run.job.subparse is None:
+                raise run.error("string interpolation needs a parser", run.span(i))
+            node = run.job.subparse(job)
+            run.line = job.line
+            run.line_start = job.line_start
+            return node, job.pos
+        m = _IDENT_RE.match(text, i + 1)
+        if m is None or m.group() in KEYWORDS:
+            raise run.error('"$" in a string must be followed by a name or "("', run.span(i),
+                            hint='write "\\$" for a literal dollar sign')
+        return Ident(m.group(), span=run.span(i + 1)), m.end()
+
+
+def _merge(items: list[Any]) -> list[str | Node]:
+    """Join adjacent text, drop empty text and raw-newline markers become "\\n"."""
+    out: list[str | Node] = []
+    for item in items:
+        if item is _RAW_NL:
+            item = "\n"
+        if isinstance(item, str):
+            if not item:
+                continue
+            if out and isinstance(out[-1], str):
+                out[-1] += item
+                continue
+        out.append(item)
+    return out
+
+
+def _dedent(items: list[Any]) -> list[Any]:
+    """Julia's triple-quoted string rules: drop a newline right after the opening quotes,
+    and remove the longest common leading run of spaces and tabs from every line but the
+    first; lines holding only spaces and tabs do not count, except the last one."""
+    lines: list[list[Any]] = [[]]
+    for item in items:
+        if item is _RAW_NL:
+            lines.append([])
+        elif not (isinstance(item, str) and not item):
+            lines[-1].append(item)
+    if len(lines) == 1:
+        return items
+
+    def indent(line: list[Any]) -> str:
+        if not line or not isinstance(line[0], str):
+            return ""
+        first = line[0]
+        return first[: len(first) - len(first.lstrip(" \t"))]
+
+    def blank(line: list[Any]) -> bool:
+        return all(isinstance(x, str) and not x.strip(" \t") for x in line)
+
+    candidates = [indent(line) for line in lines[1:-1] if not blank(line)]
+    last = lines[-1]
+    candidates.append("".join(last) if blank(last) else indent(last))
+    prefix = candidates[0]
+    for c in candidates[1:]:
+        k = 0
+        while k < len(prefix) and k < len(c) and prefix[k] == c[k]:
+            k += 1
+        prefix = prefix[:k]
+    out: list[Any] = []
+    for number, line in enumerate(lines):
+        if number > 0:
+            if number > 1 or lines[0]:
+                out.append(_RAW_NL)
+            if prefix and line and isinstance(line[0], str) and line[0].startswith(prefix):
+                line = [line[0][len(prefix) :], *line[1:]]
+        out.extend(line)
+    return out

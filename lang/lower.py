@@ -1,0 +1,1109 @@
+"""Lowering: AST → SSA IR with structured control flow.
+
+Variables become SSA values through an environment (name → Value) threaded through the
+lowering: an `if` yields every local variable either branch assigns; a loop carries every
+enclosing local its body assigns; variables first assigned inside a loop body are local
+to it (Julia's scoping). Captured variables that are reassigned live in boxes.
+
+`return`, `break` and `continue` inside nested regions are lowered to flag variables
+(`#ret`, `#brk`, `#cont`, and `#retval`) that are merged and carried like any other
+variable; statements after a possible exit are guarded by an `if` on the flags. So the IR
+stays purely structured: every region ends in a `yield`, and the function in one
+`return`.
+
+Top-level statements are lowered one at a time into zero-argument thunks where
+unassigned-in-scope names are globals (`global` / `setglobal` ops).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lang import ast as A
+from lang.errors import SourceFile, ZylaError
+from lang.ir import Function, Op, Region, Value
+from lang.unparse import unparse
+
+
+class Undef:
+    """The value of a variable on a path that never assigned it."""
+
+    _inst: "Undef | None" = None
+
+    def __new__(cls) -> "Undef":
+        if cls._inst is None:
+            cls._inst = super().__new__(cls)
+        return cls._inst
+
+    def __repr__(self) -> str:
+        return "undef"
+
+    def jl_show(self) -> str:
+        return "#undef"
+
+
+UNDEF = Undef()
+
+
+class ColonT:
+    """The bare `:` index value."""
+
+    def __repr__(self) -> str:
+        return "Colon()"
+
+    def jl_show(self) -> str:
+        return "Colon()"
+
+
+COLON = ColonT()
+
+RET, RETVAL, BRK, CONT = "#ret", "#retval", "#brk", "#cont"
+EXIT_FLAGS = (RET, BRK, CONT)
+
+_COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
+
+
+# --- pre-scans ----------------------------------------------------------------------------
+
+
+def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names assigned in `node`, not looking inside nested functions or lambdas."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            assigned_names(x, out)
+        return out
+    if isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
+        if isinstance(node, A.FunctionDef) and node.name and "." not in node.name:
+            pass  # a nested named function binds a local only inside functions
+        return out
+    if isinstance(node, A.Assign):
+        _target_names(node.target, out)
+        assigned_names(node.value, out)
+        return out
+    if isinstance(node, A.OpAssign):
+        _target_names(node.target, out)
+        assigned_names(node.value, out)
+        return out
+    if isinstance(node, A.For):
+        for t, it in node.iterators:
+            assigned_names(it, out)
+        assigned_names(node.body, out)
+        return out
+    if isinstance(node, A.MacroCall) and node.name == "testset":
+        return out  # its body is a scope of its own
+    if isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                assigned_names(v, out)
+            elif isinstance(v, tuple):
+                assigned_names(list(v), out)
+    return out
+
+
+def _target_names(t: A.Node, out: set[str]) -> None:
+    if isinstance(t, A.Ident):
+        out.add(t.name)
+    elif isinstance(t, A.TupleLit):
+        for x in t.items:
+            _target_names(x, out)
+    elif isinstance(t, A.TypeAssert):
+        _target_names(t.value, out)
+
+
+def free_names(node: Any, out: set[str] | None = None) -> set[str]:
+    """Every identifier mentioned in `node`, nested functions included."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            free_names(x, out)
+    elif isinstance(node, tuple):
+        free_names(list(node), out)
+    elif isinstance(node, A.Ident):
+        out.add(node.name)
+    elif isinstance(node, A.StringInterp):
+        for p in node.parts:
+            if isinstance(p, A.Node):
+                free_names(p, out)
+    elif isinstance(node, A.NamedTupleLit):
+        free_names(node.values, out)
+    elif isinstance(node, A.FunctionDef):
+        if node.name and "." not in node.name:
+            out.add(node.name)
+        free_names(node.body, out)
+        free_names(node.params, out)
+        free_names(node.kwparams, out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list, tuple)):
+                free_names(v, out)
+    return out
+
+
+def closure_assigned(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names assigned inside nested lambdas/functions of `node` (at any depth)."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            closure_assigned(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef)):
+        assigned_names(node.body, out)
+        closure_assigned(node.body, out)
+    elif isinstance(node, A.MacroCall) and node.name == "testset":
+        for a in node.args:
+            assigned_names(a, out)
+            closure_assigned(a, out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                closure_assigned(v, out)
+            elif isinstance(v, tuple):
+                closure_assigned(list(v), out)
+    return out
+
+
+def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names referenced inside nested lambdas/functions of `node`."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            nested_captures(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef)):
+        free_names(node.body, out)
+    elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws", "time", "elapsed"):
+        free_names(node.args, out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                nested_captures(v, out)
+            elif isinstance(v, tuple):
+                nested_captures(list(v), out)
+    return out
+
+
+def count_assignments(node: Any, counts: dict[str, int], weight: int = 1) -> None:
+    if isinstance(node, list):
+        for x in node:
+            count_assignments(x, counts, weight)
+        return
+    if isinstance(node, (A.Lambda, A.FunctionDef)):
+        return
+    if isinstance(node, (A.Assign, A.OpAssign)):
+        names: set[str] = set()
+        _target_names(node.target, names)
+        for n in names:
+            counts[n] = counts.get(n, 0) + weight
+    if isinstance(node, (A.For, A.While)):
+        weight = 2
+    if isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                count_assignments(v, counts, weight)
+            elif isinstance(v, tuple):
+                count_assignments(list(v), counts, weight)
+
+
+def may_exit(node: Any, in_loop: bool = False) -> bool:
+    """Does `node` contain a return (or, outside a nested loop, a break/continue)?"""
+    if isinstance(node, list):
+        return any(may_exit(x, in_loop) for x in node)
+    if isinstance(node, A.Return):
+        return True
+    if isinstance(node, (A.Break, A.Continue)):
+        return not in_loop
+    if isinstance(node, (A.Lambda, A.FunctionDef)):
+        return False
+    if isinstance(node, A.MacroCall) and node.name == "testset":
+        return False
+    if isinstance(node, (A.For, A.While)):
+        return may_exit(node.body, True)
+    if isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)) and may_exit(v, in_loop):
+                return True
+            if isinstance(v, tuple) and may_exit(list(v), in_loop):
+                return True
+    return False
+
+
+def has_return(node: Any) -> bool:
+    if isinstance(node, list):
+        return any(has_return(x) for x in node)
+    if isinstance(node, A.Return):
+        return True
+    if isinstance(node, (A.Lambda, A.FunctionDef)):
+        return False
+    if isinstance(node, A.Node):
+        return any(
+            has_return(v) if isinstance(v, (A.Node, list)) else has_return(list(v)) if isinstance(v, tuple) else False
+            for v in vars(node).values()
+        )
+    return False
+
+
+def has_break(node: Any) -> bool:
+    """A break/continue that belongs to this loop level (not nested loops)."""
+    if isinstance(node, list):
+        return any(has_break(x) for x in node)
+    if isinstance(node, (A.Break, A.Continue)):
+        return True
+    if isinstance(node, (A.Lambda, A.FunctionDef, A.For, A.While)):
+        return False
+    if isinstance(node, A.Node):
+        return any(
+            has_break(v) if isinstance(v, (A.Node, list)) else False for v in vars(node).values()
+        )
+    return False
+
+
+# --- the lowering ---------------------------------------------------------------------------
+
+
+@dataclass
+class Scope:
+    """Lowering state of one function being built."""
+
+    fn: Function
+    env: dict[str, Value]
+    boxed: set[str]
+    toplevel: bool
+    locals_: set[str] = field(default_factory=set)
+    region: Region | None = None
+    soft_globals: set[str] = field(default_factory=set)
+
+
+class Lowerer:
+    """Lowers AST nodes of one source file to IR functions."""
+
+    def __init__(self, source: SourceFile, global_names: set[str] | None = None) -> None:
+        self.source = source
+        self.global_names = global_names if global_names is not None else set()
+        self.sc: Scope = None  # type: ignore[assignment]
+        self.nfun = 0
+
+    # --- infrastructure -------------------------------------------------------------
+
+    def emit(self, opname: str, operands: list[Value], nresults: int = 1, span: A.Span | None = None,
+             regions: list[Region] | None = None, **attrs: Any) -> Op:
+        results = [self.sc.fn.new_value() for _ in range(nresults)]
+        op = Op(opname, list(operands), results, attrs, regions or [], span or A.NOSPAN)
+        assert self.sc.region is not None
+        self.sc.region.ops.append(op)
+        return op
+
+    def const(self, v: Any, span: A.Span | None = None) -> Value:
+        return self.emit("const", [], span=span, value=v).result
+
+    def call(self, fn: str, args: list[Value], span: A.Span | None = None,
+             kw: tuple[str, ...] = (), splat: tuple[int, ...] = ()) -> Value:
+        return self.emit("call", args, span=span, fn=fn, kw=kw, splat=splat).result
+
+    def new_fn(self, name: str) -> Function:
+        self.nfun += 1
+        return Function(name=name, body=Region([]), params=[], file=self.source.name)
+
+    def err(self, msg: str, node: A.Node, kind: str = "SyntaxError") -> ZylaError:
+        return ZylaError(kind, msg, node.span, self.source)
+
+    # --- entry points -----------------------------------------------------------------
+
+    def lower_toplevel(self, stmt: A.Node) -> Function:
+        """A zero-argument thunk that runs one top-level statement and returns its value."""
+        fn = self.new_fn("toplevel")
+        fn.span = stmt.span
+        self.sc = Scope(fn, {}, set(), True, region=fn.body)
+        self._setup_boxes([stmt], params=[])
+        v = self.lower(stmt)
+        self.emit("return", [v], 0)
+        return fn
+
+    def lower_method(self, name: str, params: list[A.Param], kwparams: list[A.Param],
+                     body: A.Node, span: A.Span, captures: list[str] = (),
+                     receiver: A.Param | None = None) -> Function:
+        """A method or closure body: captures first, then receiver, positional, keyword."""
+        outer = self.sc
+        fn = self.new_fn(name)
+        fn.span = span
+        allp: list[A.Param] = []
+        if receiver is not None:
+            allp.append(receiver)
+        allp += params
+        names = list(captures) + [p.name or f"#unused{i}" for i, p in enumerate(allp)]
+        names += [p.name or "#kw" for p in kwparams]
+        fn.params = names
+        fn.ncaptures = len(captures)
+        fn.nkw = len(kwparams)
+        fn.vararg = bool(params) and params[-1].vararg
+        fn.self_arg = receiver is not None
+        self.sc = Scope(fn, {}, set(), False, region=fn.body)
+        try:
+            args = [fn.new_value(n) for n in names]
+            fn.body.args = args
+            body_list = body.stmts if isinstance(body, A.Block) else [body]
+            ptypes = [p for p in allp] + list(kwparams)
+            self.sc.locals_ = assigned_names(body_list) | set(names)
+            self._setup_boxes(body_list, params=names[len(captures):])
+            for i, (n, a) in enumerate(zip(names, args)):
+                if i < len(captures):
+                    self.sc.env[n] = a  # captured boxes stay boxes
+                    if outer is not None and n in outer.boxed:
+                        self.sc.boxed.add(n)
+                    continue
+                p = ptypes[i - len(captures)]
+                v = a
+                if p.default is not None:
+                    reg = Region([])
+                    op = self.emit("default", [a], regions=[reg], span=p.span)
+                    saved = self.sc.region
+                    self.sc.region = reg
+                    d = self.lower(p.default)
+                    self.emit("yield", [d], 0)
+                    self.sc.region = saved
+                    v = op.result
+                self.bind(n, v)
+            has_ret = has_return(body_list)
+            if has_ret:
+                self.sc.env[RET] = self.const(False)
+                self.sc.env[RETVAL] = self.const(UNDEF)
+            v = self.lower_seq(body_list)
+            if has_ret and RET in self.sc.env:
+                v = self._select_ret(v)
+            self.emit("return", [v], 0)
+        finally:
+            self.sc = outer
+        return fn
+
+    def _select_ret(self, v: Value) -> Value:
+        then = Region([])
+        other = Region([])
+        op = self.emit("if", [self.sc.env[RET]], regions=[then, other])
+        then.ops.append(Op("yield", [self.sc.env[RETVAL]]))
+        other.ops.append(Op("yield", [v]))
+        return op.result
+
+    def _setup_boxes(self, body: list[A.Node], params: list[str]) -> None:
+        captured = nested_captures(body)
+        counts: dict[str, int] = {}
+        count_assignments(body, counts)
+        for p in params:
+            counts[p] = counts.get(p, 0) + 1
+        inner_assigned = closure_assigned(body)
+        for n in captured:
+            if n in inner_assigned or counts.get(n, 0) > 1:
+                self.sc.boxed.add(n)
+        if self.sc.toplevel:
+            self.sc.boxed.clear()  # top-level variables are globals, shared by reference
+
+    # --- variables ---------------------------------------------------------------------
+
+    def is_local(self, name: str) -> bool:
+        return name in self.sc.env
+
+    def bind(self, name: str, v: Value, span: A.Span | None = None) -> None:
+        sc = self.sc
+        if name in sc.boxed:
+            if name in sc.env:
+                self.call("Core.setbox", [sc.env[name], v], span)
+            else:
+                sc.env[name] = self.call("Core.box", [v], span)
+            return
+        if sc.toplevel and (name not in sc.env) and not name.startswith("#"):
+            self.emit("setglobal", [v], 0, span=span, name=name)
+            self.global_names.add(name)
+            return
+        sc.env[name] = v
+
+    def read(self, name: str, node: A.Node) -> Value:
+        sc = self.sc
+        if name in sc.env:
+            v = sc.env[name]
+            if name in sc.boxed:
+                return self.call("Core.unbox", [v], node.span)
+            return v
+        return self.emit("global", [], span=node.span, name=name).result
+
+    # --- sequences and exits ------------------------------------------------------------
+
+    def lower_seq(self, stmts: list[A.Node]) -> Value:
+        """Lower statements in order; after a statement that may exit (return/break/
+        continue), the rest runs under `if !(exit flags)`."""
+        v: Value | None = None
+        for i, s in enumerate(stmts):
+            if isinstance(s, A.Return):
+                return self.lower_return(s)
+            if isinstance(s, (A.Break, A.Continue)):
+                flag = BRK if isinstance(s, A.Break) else CONT
+                self.sc.env[flag] = self.const(True, s.span)
+                return self.const(None)
+            v = self.lower(s)
+            rest = stmts[i + 1:]
+            if rest and may_exit(s):
+                flags = [f for f in EXIT_FLAGS if f in self.sc.env]
+                if flags:
+                    return self.guarded(flags, rest)
+        return v if v is not None else self.const(None)
+
+    def guarded(self, flags: list[str], rest: list[A.Node]) -> Value:
+        cond = self.sc.env[flags[0]]
+        for f in flags[1:]:
+            cond = self.call("Core.or", [cond, self.sc.env[f]])
+        return self.lower_if_regions(cond, None, rest, swap=True)
+
+    def lower_return(self, s: A.Return) -> Value:
+        v = self.lower(s.value) if s.value is not None else self.const(None)
+        if RET in self.sc.env:
+            self.sc.env[RETVAL] = v
+            self.sc.env[RET] = self.const(True, s.span)
+            return v
+        # a plain trailing return at function level
+        return v
+
+    # --- dispatch over node types ------------------------------------------------------------
+
+    def lower(self, n: A.Node) -> Value:
+        m = getattr(self, "l_" + type(n).__name__, None)
+        if m is None:
+            raise self.err(f"unsupported syntax: {type(n).__name__}", n)
+        return m(n)
+
+    # --- atoms -------------------------------------------------------------------------
+
+    def l_Literal(self, n: A.Literal) -> Value:
+        from lang import literals
+
+        return self.const(literals.make(n.value, n.kind), n.span)
+
+    def l_Ident(self, n: A.Ident) -> Value:
+        return self.read(n.name, n)
+
+    def l_StringInterp(self, n: A.StringInterp) -> Value:
+        parts = [self.const(p) if isinstance(p, str) else self.lower(p) for p in n.parts]
+        return self.call("string", parts, n.span)
+
+    def l_EndMarker(self, n: A.EndMarker) -> Value:
+        raise self.err("`end` outside of indexing", n)
+
+    def l_Colon(self, n: A.Colon) -> Value:
+        return self.const(COLON, n.span)
+
+    def l_Block(self, n: A.Block) -> Value:
+        return self.lower_seq(n.stmts)
+
+    # --- calls ----------------------------------------------------------------------------
+
+    def lower_args(self, args: list[A.Node], kwargs: list[A.Kwarg]) -> tuple[list[Value], tuple, tuple]:
+        vals: list[Value] = []
+        splat: list[int] = []
+        for a in args:
+            if isinstance(a, A.Splat):
+                splat.append(len(vals))
+                vals.append(self.lower(a.value))
+            elif isinstance(a, A.Assign) and isinstance(a.target, A.Ident):
+                kwargs = kwargs + [A.Kwarg(a.target.name, a.value, span=a.span)]
+            else:
+                vals.append(self.lower(a))
+        kw: list[str] = []
+        for k in kwargs:
+            if k.name is None:
+                vals.append(self.lower(k.value.value if isinstance(k.value, A.Splat) else k.value))
+                kw.append("...")
+            else:
+                vals.append(self.lower(k.value))
+                kw.append(k.name)
+        return vals, tuple(kw), tuple(splat)
+
+    def l_Call(self, n: A.Call) -> Value:
+        f = n.func
+        if isinstance(f, A.Ident) and f.name == ":" and len(n.args) in (2, 3):
+            return self.call(":", [self.lower(a) for a in n.args], n.span)
+        if isinstance(f, A.Ident) and f.name == "|>" and len(n.args) == 2:
+            x = self.lower(n.args[0])
+            g = self.lower(n.args[1])
+            return self.emit("callv", [g, x], span=n.span, kw=(), splat=()).result
+        args, kw, splat = self.lower_args(n.args, n.kwargs)
+        if isinstance(f, A.Ident) and not self.is_local(f.name):
+            return self.call(f.name, args, n.span, kw, splat)
+        if isinstance(f, A.Dot) and isinstance(f.obj, A.Ident) and not self.is_local(f.obj.name):
+            return self.call(f"{f.obj.name}.{f.name}", args, n.span, kw, splat)
+        fv = self.lower(f)
+        return self.emit("callv", [fv] + args, span=n.span, kw=kw,
+                         splat=tuple(i + 1 for i in splat)).result
+
+    def l_Broadcast(self, n: A.Broadcast) -> Value:
+        fv = self._fn_value(n.func)
+        args, kw, splat = self.lower_args(n.args, n.kwargs)
+        return self.call("broadcast", [fv] + args, n.span, kw, tuple(i + 1 for i in splat))
+
+    def _fn_value(self, f: A.Node) -> Value:
+        if isinstance(f, A.Ident) and f.name in _COMPARE_FN:
+            return self.read(_COMPARE_FN[f.name], f)
+        return self.lower(f)
+
+    def l_Comparison(self, n: A.Comparison) -> Value:
+        def one(op: str, a: Value, b: Value) -> Value:
+            if op.startswith(".") and len(op) > 1:
+                fv = self.read(_COMPARE_FN.get(op[1:], op[1:]), n)
+                return self.call("broadcast", [fv, a, b], n.span)
+            if op == "===":
+                return self.call("===", [a, b], n.span)
+            if op == "!==":
+                return self.call("!==", [a, b], n.span)
+            if op == "<:":
+                return self.call("<:", [a, b], n.span)
+            return self.call(_COMPARE_FN.get(op, op), [a, b], n.span)
+
+        if len(n.ops) == 1:
+            return one(n.ops[0], self.lower(n.operands[0]), self.lower(n.operands[1]))
+        # a < b < c  ==  (a < b) && (b < c), each operand evaluated once
+        vals = [self.lower(n.operands[0]), self.lower(n.operands[1])]
+        first = one(n.ops[0], vals[0], vals[1])
+        return self._chain(first, n, 1, vals[1])
+
+    def _chain(self, cond: Value, n: A.Comparison, k: int, prev: Value) -> Value:
+        then = Region([])
+        other = Region([])
+        op = self.emit("if", [cond], regions=[then, other], span=n.span)
+        saved = self.sc.region
+        self.sc.region = then
+        nxt = self.lower(n.operands[k + 1])
+        from_here = self._cmp_one(n.ops[k], prev, nxt, n)
+        if k + 1 < len(n.ops):
+            from_here = self._chain(from_here, n, k + 1, nxt)
+        self.emit("yield", [from_here], 0)
+        self.sc.region = other
+        self.emit("yield", [self.const(False)], 0)
+        self.sc.region = saved
+        return op.result
+
+    def _cmp_one(self, op: str, a: Value, b: Value, n: A.Node) -> Value:
+        return self.call(_COMPARE_FN.get(op, op), [a, b], n.span)
+
+    def l_And(self, n: A.And) -> Value:
+        return self._short(n.left, n.right, n, is_and=True)
+
+    def l_Or(self, n: A.Or) -> Value:
+        return self._short(n.left, n.right, n, is_and=False)
+
+    def _short(self, left: A.Node, right: A.Node, n: A.Node, is_and: bool) -> Value:
+        c = self.lower(left)
+        rhs_branch = A.Block([right])
+        short = A.Literal(not is_and, "Bool")
+        if is_and:
+            return self.lower_if_regions(c, [rhs_branch], [short], span=n.span)
+        return self.lower_if_regions(c, [short], [rhs_branch], span=n.span)
+
+    def l_Ternary(self, n: A.Ternary) -> Value:
+        c = self.lower(n.cond)
+        return self.lower_if_regions(c, [n.then], [n.other], span=n.span)
+
+    def l_Index(self, n: A.Index) -> Value:
+        obj = self.lower(n.obj)
+        idx = [self.lower_index(i, obj, k, len(n.indices)) for k, i in enumerate(n.indices)]
+        return self.call("getindex", [obj] + idx, n.span)
+
+    def lower_index(self, i: A.Node, obj: Value, k: int, count: int) -> Value:
+        """Lower one index expression, with `end` meaning the last index of dim k."""
+        if isinstance(i, A.EndMarker):
+            return self.call("Core.endof", [obj, self.const(k + 1), self.const(count)], i.span)
+        if isinstance(i, A.Call):
+            args = [self.lower_index(a, obj, k, count) if _mentions_end(a) else self.lower(a) for a in i.args]
+            if isinstance(i.func, A.Ident) and not self.is_local(i.func.name):
+                return self.call(i.func.name, args, i.span)
+            return self.emit("callv", [self.lower(i.func)] + args, span=i.span, kw=(), splat=()).result
+        return self.lower(i)
+
+    def l_Dot(self, n: A.Dot) -> Value:
+        if isinstance(n.obj, A.Ident) and not self.is_local(n.obj.name) and n.obj.name in _MODULES:
+            return self.emit("global", [], span=n.span, name=f"{n.obj.name}.{n.name}").result
+        obj = self.lower(n.obj)
+        return self.call("getproperty", [obj, self.const(_sym(n.name))], n.span)
+
+    def l_Curly(self, n: A.Curly) -> Value:
+        return self.call("Core.apply_type", [self.lower(n.obj)] + [self.lower(p) for p in n.params], n.span)
+
+    def l_TypeAssert(self, n: A.TypeAssert) -> Value:
+        return self.call("typeassert", [self.lower(n.value), self.lower(n.type)], n.span)
+
+    def l_Splat(self, n: A.Splat) -> Value:
+        raise self.err("`...` is only allowed in calls and tuples", n)
+
+    def l_MacroCall(self, n: A.MacroCall) -> Value:
+        from lang import macros
+
+        return macros.lower_macro(self, n)
+
+    # --- collections ------------------------------------------------------------------------
+
+    def l_TupleLit(self, n: A.TupleLit) -> Value:
+        args, _, splat = self.lower_args(n.items, [])
+        return self.call("tuple", args, n.span, splat=splat)
+
+    def l_NamedTupleLit(self, n: A.NamedTupleLit) -> Value:
+        vals = [self.lower(v) for v in n.values]
+        return self.call("Core.namedtuple", vals, n.span, kw=tuple(n.names))
+
+    def l_VectorLit(self, n: A.VectorLit) -> Value:
+        args, _, splat = self.lower_args(n.items, [])
+        if n.eltype is not None:
+            return self.call("Core.typed_vect", [self.lower(n.eltype)] + args, n.span,
+                             splat=tuple(i + 1 for i in splat))
+        return self.call("Core.vect", args, n.span, splat=splat)
+
+    def l_MatrixLit(self, n: A.MatrixLit) -> Value:
+        rows = tuple(len(r) for r in n.rows)
+        items = [self.lower(x) for r in n.rows for x in r]
+        if n.eltype is not None:
+            items = [self.lower(n.eltype)] + items
+            return self.call("Core.typed_hvcat", [self.const(rows)] + items, n.span)
+        return self.call("Core.hvcat", [self.const(rows)] + items, n.span)
+
+    def l_Comprehension(self, n: A.Comprehension) -> Value:
+        """`[f(x) for x in xs if c]` becomes Core.comprehension(f, cond, xs...); the
+        closures see the iteration variables as parameters."""
+        targets = [t for t, _ in n.iterators]
+        params = [_param_for(t, i) for i, t in enumerate(targets)]
+        body = _destructure_body(targets, n.expr)
+        f = self.make_lambda(A.Lambda(params, body, span=n.span))
+        cond = (
+            self.make_lambda(A.Lambda(params, _destructure_body(targets, n.cond), span=n.span))
+            if n.cond is not None else self.const(None)
+        )
+        iters = [self.lower(it) for _, it in n.iterators]
+        return self.call("Core.comprehension", [f, cond] + iters, n.span)
+
+    # --- functions ---------------------------------------------------------------------------
+
+    def make_lambda(self, n: A.Lambda, name: str = "#anon") -> Value:
+        names = {p.name for p in n.params + n.kwparams if p.name}
+        fv = free_names(n.body) | free_names([p.default for p in n.params if p.default])
+        captures = sorted(x for x in fv - names if x in self.sc.env)
+        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, captures)
+        caps = [self.sc.env[c] for c in captures]  # boxes are captured as boxes
+        return self.emit("closure", caps, span=n.span, func=fn, name=name).result
+
+    def l_Lambda(self, n: A.Lambda) -> Value:
+        return self.make_lambda(n)
+
+    def l_FunctionDef(self, n: A.FunctionDef) -> Value:
+        if not self.sc.toplevel and n.name and "." not in n.name and n.receiver is None:
+            # an inner named function: a closure bound to a local variable
+            lam = A.Lambda(n.params, n.body, n.kwparams, span=n.span)
+            if n.name in self.sc.boxed:
+                pass
+            v = self.make_lambda(lam, name=n.name)
+            self.bind(n.name, v, n.span)
+            return v
+        return self.define_method(n)
+
+    def define_method(self, n: A.FunctionDef) -> Value:
+        name = n.name or "#call"
+        if "." in name:
+            mod, _, base = name.rpartition(".")
+            name = base if mod in _MODULES else name
+        typevars = [self._typevar(w) for w in n.where]
+        tvnames = {tv.name: tv for tv in typevars}
+        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver)
+        fn.name = name
+        params = ([n.receiver] if n.receiver else []) + list(n.params)
+        types = [self._type_value(p.type, tvnames) for p in params]
+        nreq = sum(1 for p in params if p.default is None and not p.vararg)
+        vararg = bool(params) and params[-1].vararg
+        kwnames = tuple(p.name for p in n.kwparams if p.name)
+        self.global_names.add(name if n.receiver is None else name)
+        return self.emit(
+            "method", types, span=n.span, name=name, func=fn, nreq=nreq, vararg=vararg,
+            kwnames=kwnames, callable=n.receiver is not None, typevars=tuple(typevars),
+        ).result
+
+    def _typevar(self, w: A.Node) -> Any:
+        from lang.values import TypeVar
+
+        if isinstance(w, A.Ident):
+            return TypeVar(w.name)
+        if isinstance(w, A.Comparison) and w.ops == ["<:"] and isinstance(w.operands[0], A.Ident):
+            ub = self._static_type(w.operands[1])
+            return TypeVar(w.operands[0].name, ub)
+        if isinstance(w, A.Call) and isinstance(w.func, A.Ident) and w.func.name == "<:":
+            return TypeVar(w.args[0].name, self._static_type(w.args[1]))  # type: ignore[attr-defined]
+        raise self.err("unsupported `where` clause", w)
+
+    def _static_type(self, t: A.Node) -> Any:
+        from lang.values import AnyT
+
+        from lang import runtime
+
+        try:
+            return runtime.static_type(t)
+        except ZylaError:
+            return AnyT
+
+    def _type_value(self, t: A.Node | None, tvs: dict) -> Value:
+        from lang.values import AnyT, Int64T
+
+        if t is None:
+            return self.const(AnyT)
+        if isinstance(t, A.Ident) and t.name in tvs:
+            return self.const(tvs[t.name])
+        if isinstance(t, A.Curly):
+            base = self._type_value(t.obj, tvs)
+            ps = [self._type_value(p, tvs) if not isinstance(p, A.Literal) else self.const(p.value)
+                  for p in t.params]
+            return self.call("Core.apply_type", [base] + ps, t.span)
+        if isinstance(t, A.Call) and isinstance(t.func, A.Ident) and t.func.name == "typeof":
+            return self.lower(t)
+        _ = Int64T
+        return self.lower(t)
+
+    def l_StructDef(self, n: A.StructDef) -> Value:
+        types = [self._type_value(ft, {p.name: _tv(p) for p in n.params if isinstance(p, A.Ident)})
+                 for _, ft in n.fields]
+        sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
+        self.global_names.add(n.name)
+        return self.emit("struct", [sup] + types, span=n.span, name=n.name,
+                         fields=tuple(f for f, _ in n.fields), mutable=n.mutable,
+                         params=tuple(p.name for p in n.params if isinstance(p, A.Ident))).result
+
+    def l_AbstractTypeDef(self, n: A.AbstractTypeDef) -> Value:
+        sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
+        self.global_names.add(n.name)
+        return self.call("Core.abstracttype", [self.const(n.name), sup], n.span)
+
+    def l_Using(self, n: A.Using) -> Value:
+        mods = tuple(n.modules)
+        for m in mods:
+            _MODULES.add(m.split(".")[0])
+        return self.call("Core.using", [self.const(mods), self.const(tuple(n.names))], n.span)
+
+    def l_Const(self, n: A.Const) -> Value:
+        return self.lower(n.value)
+
+    def l_Global(self, n: A.Global) -> Value:
+        for x in n.names:
+            if isinstance(x, A.Ident):
+                self.sc.env.pop(x.name, None)
+            elif isinstance(x, A.Assign):
+                self.lower(x)
+        return self.const(None)
+
+    def l_Local(self, n: A.Local) -> Value:
+        for x in n.names:
+            if isinstance(x, A.Ident):
+                self.sc.env[x.name] = self.const(UNDEF)
+            else:
+                self.lower(x)
+        return self.const(None)
+
+    # --- assignment --------------------------------------------------------------------------
+
+    def l_Assign(self, n: A.Assign) -> Value:
+        if isinstance(n.target, A.Call) or (
+            isinstance(n.target, A.TypeAssert) and isinstance(n.target.value, A.Call)
+        ):
+            raise self.err("function definitions must be parsed as FunctionDef", n)
+        v = self.lower(n.value)
+        self.assign(n.target, v, n)
+        return v
+
+    def assign(self, t: A.Node, v: Value, n: A.Node) -> None:
+        if isinstance(t, A.Ident):
+            self.bind(t.name, v, n.span)
+        elif isinstance(t, A.TypeAssert):
+            self.assign(t.value, self.call("convert", [self.lower(t.type), v], n.span), n)
+        elif isinstance(t, A.TupleLit):
+            for k, item in enumerate(t.items):
+                part = self.call("Core.indexed_iterate", [v, self.const(k + 1)], n.span)
+                self.assign(item, part, n)
+        elif isinstance(t, A.Index):
+            obj = self.lower(t.obj)
+            idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
+            self.call("setindex!", [obj, v] + idx, n.span)
+        elif isinstance(t, A.Dot):
+            obj = self.lower(t.obj)
+            self.call("setproperty!", [obj, self.const(_sym(t.name)), v], n.span)
+        else:
+            raise self.err("invalid assignment target", t)
+
+    def l_OpAssign(self, n: A.OpAssign) -> Value:
+        op = n.op
+        if op.startswith("."):
+            rhs = A.Broadcast(A.Ident(op[1:]), [n.target, n.value], span=n.span)
+            return self.l_BroadcastAssign(A.BroadcastAssign(n.target, rhs, span=n.span))
+        if isinstance(n.target, A.Index):
+            # x[i] += v evaluates x and the index once
+            obj = self.lower(n.target.obj)
+            idx = [self.lower_index(i, obj, k, len(n.target.indices))
+                   for k, i in enumerate(n.target.indices)]
+            cur = self.call("getindex", [obj] + idx, n.span)
+            new = self.call(op, [cur, self.lower(n.value)], n.span)
+            self.call("setindex!", [obj, new] + idx, n.span)
+            return new
+        cur = self.lower(n.target)
+        new = self.call(op, [cur, self.lower(n.value)], n.span)
+        self.assign(n.target, new, n)
+        return new
+
+    def l_BroadcastAssign(self, n: A.BroadcastAssign) -> Value:
+        v = self.lower(n.value)
+        t = n.target
+        if isinstance(t, A.Index):
+            obj = self.lower(t.obj)
+            idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
+            self.call("Core.setindex_broadcast!", [obj, v] + idx, n.span)
+            return obj
+        dest = self.lower(t)
+        self.call("Core.broadcast_assign!", [dest, v], n.span)
+        return dest
+
+    # --- control flow --------------------------------------------------------------------------
+
+    def lower_if_regions(self, cond: Value, then: list[A.Node] | None, other: list[A.Node] | None,
+                         span: A.Span | None = None, swap: bool = False) -> Value:
+        """An `if` op whose branches lower `then`/`other` statement lists (None: empty).
+        With swap, `then` runs when cond is false (used for exit guards)."""
+        if swap:
+            then, other = other, then
+        sc = self.sc
+        names = set(assigned_names(then or [])) | set(assigned_names(other or []))
+        names |= {f for f in (RET, RETVAL, BRK, CONT) if f in sc.env}
+        if sc.toplevel:
+            names = {x for x in names if x in sc.env}
+        names = {x for x in names if x not in sc.boxed}
+        before = dict(sc.env)
+        outs: list[tuple[Value, dict[str, Value]]] = []
+        regions = []
+        for stmts in (then, other):
+            reg = Region([])
+            regions.append(reg)
+            saved_region = sc.region
+            sc.region = reg
+            sc.env = dict(before)
+            v = self.lower_seq(stmts) if stmts else self.const(None)
+            outs.append((v, sc.env))
+            sc.region = saved_region
+        carried = sorted(x for x in names if any(x in env for _, env in outs))
+        for (v, env), reg in zip(outs, regions):
+            vals = [v]
+            saved_region = sc.region
+            sc.region = reg
+            for x in carried:
+                vals.append(env[x] if x in env else self.const(UNDEF))
+            sc.region = saved_region
+            reg.ops.append(Op("yield", vals))
+        if swap:
+            regions.reverse()
+        op = self.emit("if", [cond], 1 + len(carried), span=span, regions=regions)
+        sc.env = before
+        for x, r in zip(carried, op.results[1:]):
+            r.hint = x
+            sc.env[x] = r
+        return op.results[0]
+
+    def l_If(self, n: A.If) -> Value:
+        c = self.lower(n.cond)
+        other: list[A.Node] | None
+        if n.other is None:
+            other = None
+        elif isinstance(n.other, A.Block):
+            other = n.other.stmts
+        else:
+            other = [n.other]
+        return self.lower_if_regions(c, n.then.stmts, other, span=n.span)
+
+    def _carried(self, body: Any, extra: set[str]) -> list[str]:
+        sc = self.sc
+        names = assigned_names(body) | extra
+        names |= {f for f in (RET, RETVAL) if f in sc.env and has_return(body)}
+        out = sorted(x for x in names if x in sc.env and x not in sc.boxed)
+        return out
+
+    def l_For(self, n: A.For) -> Value:
+        if len(n.iterators) > 1:
+            (t, it), rest = n.iterators[0], n.iterators[1:]
+            inner = A.For(rest, n.body, span=n.span)
+            return self.l_For(A.For([(t, it)], A.Block([inner]), span=n.span))
+        (target, iterable), = n.iterators
+        sc = self.sc
+        itv = self.lower(iterable)
+        brk = has_break(n.body.stmts)
+        ret = has_return(n.body.stmts)
+        if brk:
+            sc.env[BRK] = self.const(False)
+        carried = self._carried(n.body.stmts, {BRK} if brk else set())
+        if ret and RET not in carried:
+            carried += [RET, RETVAL]
+        inits = [sc.env[x] for x in carried]
+        body = Region([])
+        xarg = sc.fn.new_value(_hint(target))
+        body.args = [xarg] + [sc.fn.new_value(x) for x in carried]
+        op = self.emit("for", [itv] + inits, len(carried), span=n.span, regions=[body])
+        before = dict(sc.env)
+        saved = sc.region
+        sc.region = body
+        for x, a in zip(carried, body.args[1:]):
+            sc.env[x] = a
+        stop_flags = [f for f in (BRK, RET) if f in carried]
+        stmts = n.body.stmts
+        if stop_flags:
+            self.lower_guarded_body(stop_flags, target, xarg, stmts)
+        else:
+            self._bind_target(target, xarg, n)
+            self.lower_body(stmts)
+        body.ops.append(Op("yield", [sc.env[x] for x in carried]))
+        sc.region = saved
+        sc.env = before
+        for x, r in zip(carried, op.results):
+            r.hint = x
+            sc.env[x] = r
+        sc.env.pop(BRK, None)
+        return self.const(None)
+
+    def lower_guarded_body(self, flags: list[str], target: A.Node | None, xarg: Value | None,
+                           stmts: list[A.Node]) -> None:
+        """Body of a loop that may break/return: skipped once a flag is set."""
+        sc = self.sc
+        cond = sc.env[flags[0]]
+        for f in flags[1:]:
+            cond = self.call("Core.or", [cond, sc.env[f]])
+        pre: list[A.Node] = []
+        if target is not None and xarg is not None:
+            sc.env["#x"] = xarg
+            pre = [A.Assign(target, A.Ident("#x"))]
+        self.lower_if_regions(cond, None, pre + stmts + [A.Literal(None, "Nothing")], swap=True)
+        sc.env.pop("#x", None)
+        sc.env.pop(CONT, None)
+
+    def lower_body(self, stmts: list[A.Node]) -> None:
+        sc = self.sc
+        if has_break(stmts):
+            sc.env[CONT] = self.const(False)
+        self.lower_seq(stmts)
+        sc.env.pop(CONT, None)
+
+    def _bind_target(self, target: A.Node, v: Value, n: A.Node) -> None:
+        if isinstance(target, A.Ident) and self.sc.toplevel:
+            self.sc.env[target.name] = v  # loop variables are local even at top level
+        else:
+            self.assign(target, v, n)
+
+    def l_While(self, n: A.While) -> Value:
+        sc = self.sc
+        brk = has_break(n.body.stmts)
+        ret = has_return(n.body.stmts)
+        if brk:
+            sc.env[BRK] = self.const(False)
+        carried = self._carried(n.body.stmts, {BRK} if brk else set())
+        if ret and RET not in carried:
+            carried += [RET, RETVAL]
+        inits = [sc.env[x] for x in carried]
+        cond_r = Region([sc.fn.new_value(x) for x in carried])
+        body = Region([sc.fn.new_value(x) for x in carried])
+        op = self.emit("while", inits, len(carried), span=n.span, regions=[cond_r, body])
+        before = dict(sc.env)
+        saved = sc.region
+        # condition: stop once a break/return flag is set
+        sc.region = cond_r
+        for x, a in zip(carried, cond_r.args):
+            sc.env[x] = a
+        stop_flags = [f for f in (BRK, RET) if f in carried]
+        if stop_flags:
+            stop = sc.env[stop_flags[0]]
+            for f in stop_flags[1:]:
+                stop = self.call("Core.or", [stop, sc.env[f]])
+            c = self.lower_if_regions(stop, [A.Literal(False, "Bool")], [n.cond])
+        else:
+            c = self.lower(n.cond)
+        cond_r.ops.append(Op("yield", [c]))
+        sc.env = dict(before)
+        sc.region = body
+        for x, a in zip(carried, body.args):
+            sc.env[x] = a
+        self.lower_body(n.body.stmts)
+        body.ops.append(Op("yield", [sc.env[x] for x in carried]))
+        sc.region = saved
+        sc.env = before
+        for x, r in zip(carried, op.results):
+            r.hint = x
+            sc.env[x] = r
+        sc.env.pop(BRK, None)
+        return self.const(None)
+
+    def l_Let(self, n: A.Let) -> Value:
+        """`let` is a new scope: lowered as an immediately called closure so that its
+        bindings stay local."""
+        params: list[A.Param] = []
+        args: list[A.Node] = []
+        for b in n.bindings:
+            if isinstance(b, A.Assign) and isinstance(b.target, A.Ident):
+                params.append(A.Param(b.target.name, span=b.span))
+                args.append(b.value)
+            elif isinstance(b, A.Ident):
+                params.append(A.Param(b.name, span=b.span))
+                args.append(b)
+        lam = self.make_lambda(A.Lambda(params, n.body, span=n.span), name="#let")
+        vals = [self.lower(a) for a in args]
+        return self.emit("callv", [lam] + vals, span=n.span, kw=(), splat=()).result
+
+    def l_Return(self, n: A.Return) -> Value:
+        return self.lower_return(n)
+
+    def l_Break(self, n: A.Break) -> Value:
+        raise self.err("break outside a loop", n)
+
+    def l_Continue(self, n: A.Continue) -> Value:
+        raise self.err("continue outside a loop", n)
+
+    def l_Try(self, n: Any) -> Value:
+        body = self.make_lambda(A.Lambda([], n.body, span=n.span), name="#try")
+        if getattr(n, "catch_body", None) is not None:
+            var = n.var.name if isinstance(getattr(n, "var", None), A.Ident) else (n.var or "#err")
+            handler = self.make_lambda(A.Lambda([A.Param(var)], n.catch_body, span=n.span), name="#catch")
+        else:
+            handler = self.const(None)
+        fin = (self.make_lambda(A.Lambda([], n.finally_body, span=n.span), name="#finally")
+               if getattr(n, "finally_body", None) is not None else self.const(None))
+        return self.call("Core.trycatch", [body, handler, fin], n.span)
+
+
+_MODULES = {"Base", "Core", "Test", "Random", "LinearAlgebra", "Statistics", "Flux", "NNlib",
+            "Optimisers", "Zygote", "ChainRulesCore", "Printf", "Main", "Iterators", "GradCheck"}
+
+
+def _sym(name: str) -> Any:
+    from lang.values import Symbol
+
+    return Symbol(name)
+
+
+def _tv(p: A.Ident) -> Any:
+    from lang.values import TypeVar
+
+    return TypeVar(p.name)
+
+
+def _hint(t: A.Node) -> str:
+    return t.name if isinstance(t, A.Ident) else "#it"
+
+
+def _mentions_end(n: A.Node) -> bool:
+    if isinstance(n, A.EndMarker):
+        return True
+    if isinstance(n, A.Call):
+        return any(_mentions_end(a) for a in n.args)
+    return False
+
+
+def _param_for(t: A.Node, i: int) -> A.Param:
+    return A.Param(t.name if isinstance(t, A.Ident) else f"#t{i}", span=t.span)
+
+
+def _destructure_body(targets: list[A.Node], expr: A.Node) -> A.Node:
+    pre: list[A.Node] = []
+    for i, t in enumerate(targets):
+        if not isinstance(t, A.Ident):
+            pre.append(A.Assign(t, A.Ident(f"#t{i}"), span=t.span))
+    return A.Block(pre + [expr], span=expr.span) if pre else expr

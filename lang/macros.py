@@ -1,0 +1,176 @@
+"""Macros: each built-in macro rewrites its arguments into ordinary calls.
+
+`@test ex` becomes `Test.do_test(() -> ex, "ex", line)` so the test runner can catch
+errors while evaluating it; `@testset "name" body` runs the body as a closure (a local
+scope, as in Julia); `@show`, `@time`, `@elapsed`, `@assert` and the `@code_*` dumps
+likewise become calls of runtime functions with the expression's source text.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from lang import ast as A
+from lang.ir import Value
+from lang.unparse import unparse
+
+
+def _thunk(lo: Any, body: A.Node, name: str = "#thunk") -> Value:
+    return lo.make_lambda(A.Lambda([], body, span=body.span), name=name)
+
+
+def _str(lo: Any, s: str) -> Value:
+    return lo.const(s)
+
+
+def m_test(lo: Any, n: A.MacroCall) -> Value:
+    if not n.args:
+        raise lo.err("@test needs an expression", n)
+    ex = n.args[0]
+    kws = [a for a in n.args[1:] if isinstance(a, A.Assign)]
+    text = unparse(ex)
+    if kws and isinstance(ex, A.Comparison) and ex.ops == ["≈"]:
+        ex = A.Call(A.Ident("isapprox"), ex.operands,
+                    [A.Kwarg(k.target.name, k.value, span=k.span) for k in kws], span=ex.span)  # type: ignore[attr-defined]
+        text += " " + " ".join(unparse(k) for k in kws)
+    parts = _test_parts(lo, ex)
+    return lo.call("Test.do_test", [_thunk(lo, ex), _str(lo, text), lo.const(n.span.line), parts], n.span)
+
+
+def _test_parts(lo: Any, ex: A.Node) -> Value:
+    """For a comparison, a thunk evaluating its operands (shown when the test fails)."""
+    if isinstance(ex, A.Comparison) and len(ex.operands) == 2:
+        return _thunk(lo, A.TupleLit(list(ex.operands), span=ex.span))
+    return lo.const(None)
+
+
+def m_test_throws(lo: Any, n: A.MacroCall) -> Value:
+    t = lo.lower(n.args[0])
+    return lo.call("Test.do_test_throws", [t, _thunk(lo, n.args[1]), _str(lo, unparse(n.args[1])),
+                                            lo.const(n.span.line)], n.span)
+
+
+def m_testset(lo: Any, n: A.MacroCall) -> Value:
+    name: Value = lo.const("test set")
+    body = n.args[-1]
+    for a in n.args[:-1]:
+        if isinstance(a, (A.Literal, A.StringInterp)):
+            name = lo.lower(a)
+    if isinstance(body, A.For):
+        inner = A.MacroCall("testset", list(n.args[:-1]) + [body.body], span=n.span)
+        return lo.lower(A.For(body.iterators, A.Block([inner]), span=body.span))
+    return lo.call("Test.do_testset", [name, _thunk(lo, body, "#testset")], n.span)
+
+
+def m_show(lo: Any, n: A.MacroCall) -> Value:
+    v = lo.const(None)
+    for a in n.args:
+        v = lo.call("Core.show_expr", [_str(lo, unparse(a)), lo.lower(a)], n.span)
+    return v
+
+
+def m_assert(lo: Any, n: A.MacroCall) -> Value:
+    msg = lo.lower(n.args[1]) if len(n.args) > 1 else _str(lo, unparse(n.args[0]))
+    c = lo.lower(n.args[0])
+    return lo.call("Core.assert", [c, msg], n.span)
+
+
+def m_time(lo: Any, n: A.MacroCall) -> Value:
+    return lo.call("Core.time", [_thunk(lo, n.args[-1])], n.span)
+
+
+def m_elapsed(lo: Any, n: A.MacroCall) -> Value:
+    return lo.call("Core.elapsed", [_thunk(lo, n.args[-1])], n.span)
+
+
+def _code_dump(kind: str) -> Callable[[Any, A.MacroCall], Value]:
+    def run(lo: Any, n: A.MacroCall) -> Value:
+        ex = n.args[-1]
+        if not isinstance(ex, A.Call):
+            raise lo.err(f"@{kind} needs a call expression like f(x)", n)
+        f = lo.lower(ex.func)
+        args = [lo.lower(a) for a in ex.args]
+        return lo.call(f"Core.{kind}", [f] + args, n.span)
+
+    return run
+
+
+def dotify(n: A.Node) -> A.Node:
+    """`@. expr`: every call and operator becomes a broadcast, `=` becomes `.=`."""
+    if isinstance(n, A.Assign):
+        return A.BroadcastAssign(n.target, dotify(n.value), span=n.span)
+    if isinstance(n, A.OpAssign):
+        return A.OpAssign(n.target, "." + n.op if not n.op.startswith(".") else n.op,
+                          dotify(n.value), span=n.span)
+    if isinstance(n, A.Call):
+        if isinstance(n.func, A.Ident) and n.func.name in (":",):
+            return n
+        return A.Broadcast(n.func, [dotify(a) for a in n.args], n.kwargs, span=n.span)
+    if isinstance(n, A.Comparison):
+        return A.Comparison([dotify(a) for a in n.operands],
+                            [o if o.startswith(".") else "." + o for o in n.ops], span=n.span)
+    if isinstance(n, A.Broadcast):
+        return A.Broadcast(n.func, [dotify(a) for a in n.args], n.kwargs, span=n.span)
+    return n
+
+
+def m_dot(lo: Any, n: A.MacroCall) -> Value:
+    return lo.lower(dotify(n.args[0]))
+
+
+def m_passthrough(lo: Any, n: A.MacroCall) -> Value:
+    return lo.lower(n.args[-1])
+
+
+def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
+    s = n.args[-1]
+    return lo.call("Core.kwdef_struct", [lo.lower(s)], n.span)
+
+
+def m_printf(lo: Any, n: A.MacroCall) -> Value:
+    args = [lo.lower(a) for a in n.args]
+    return lo.call("Printf.printf", args, n.span)
+
+
+def m_sprintf(lo: Any, n: A.MacroCall) -> Value:
+    args = [lo.lower(a) for a in n.args]
+    return lo.call("Printf.sprintf", args, n.span)
+
+
+def m_ignore(lo: Any, n: A.MacroCall) -> Value:
+    return lo.call("ignore_derivatives", [_thunk(lo, n.args[-1])], n.span)
+
+
+MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
+    "test": m_test,
+    "test_throws": m_test_throws,
+    "testset": m_testset,
+    "show": m_show,
+    "assert": m_assert,
+    "time": m_time,
+    "elapsed": m_elapsed,
+    "code_ir": _code_dump("code_ir"),
+    "code_typed": _code_dump("code_typed"),
+    "code_adjoint": _code_dump("code_adjoint"),
+    "code_hlo": _code_dump("code_hlo"),
+    "code_warntype": _code_dump("code_typed"),
+    ".": m_dot,
+    "__dot__": m_dot,
+    "inbounds": m_passthrough,
+    "views": m_passthrough,
+    "inline": m_passthrough,
+    "noinline": m_passthrough,
+    "showprogress": m_passthrough,
+    "kwdef": m_kwdef,
+    "printf": m_printf,
+    "sprintf": m_sprintf,
+    "ignore_derivatives": m_ignore,
+}
+
+
+def lower_macro(lo: Any, n: A.MacroCall) -> Value:
+    name = n.name.split(".")[-1]
+    f = MACROS.get(name)
+    if f is None:
+        raise lo.err(f"macro @{n.name} is not defined", n, kind="UndefVarError")
+    return f(lo, n)

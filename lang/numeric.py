@@ -1,0 +1,108 @@
+"""Julia's numeric semantics shared by both tiers: element types, promotion, casting.
+
+Works on host values (Python int/float/bool, numpy.float32, numpy arrays) and on JAX
+values (traced arrays; a 0-d JAX array is a Julia scalar). `xp` is the array namespace:
+numpy on the host, jax.numpy in the compiled tier.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+F64 = np.dtype(np.float64)
+F32 = np.dtype(np.float32)
+I64 = np.dtype(np.int64)
+BOOL = np.dtype(np.bool_)
+OBJ = np.dtype(object)
+
+_RANK = {BOOL: 0, I64: 1, np.dtype(np.int32): 1, F32: 2, np.dtype(np.float16): 2, F64: 3}
+
+
+def jax_numpy() -> types.ModuleType:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    return jnp
+
+
+def dtype_of(x: Any) -> np.dtype:
+    """The Julia element type of a value, as a numpy dtype (object if not numeric)."""
+    t = type(x)
+    if t is float:
+        return F64
+    if t is bool:
+        return BOOL
+    if t is int:
+        return I64
+    d = getattr(x, "dtype", None)
+    if d is not None:
+        return np.dtype(d)
+    return OBJ
+
+
+def is_float_dtype(d: np.dtype) -> bool:
+    return d.kind == "f"
+
+
+def promote(d1: np.dtype, d2: np.dtype) -> np.dtype:
+    """Julia's promote_type for the element types Zyla has: Bool < Int < Float32 < Float64."""
+    if d1 == d2:
+        return d1
+    r1, r2 = _RANK.get(d1), _RANK.get(d2)
+    if r1 is None or r2 is None:
+        return OBJ
+    return d1 if r1 >= r2 else d2
+
+
+def arith_dtype(d1: np.dtype, d2: np.dtype) -> np.dtype:
+    """Result type of +, -, *: Bool arithmetic gives Int."""
+    d = promote(d1, d2)
+    return I64 if d == BOOL else d
+
+
+def float_dtype(d: np.dtype) -> np.dtype:
+    """The float type a value of type d becomes under `/`, `sqrt`, `exp`..."""
+    return d if d.kind == "f" else F64
+
+
+def is_scalar(x: Any) -> bool:
+    t = type(x)
+    if t is float or t is int or t is bool:
+        return True
+    return getattr(x, "ndim", None) == 0 or isinstance(x, np.generic)
+
+
+def host_scalar(x: Any) -> Any:
+    """Normalise a numpy scalar to the host representation (float, int, bool, float32)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if isinstance(x, np.generic):
+        if isinstance(x, np.floating):
+            return float(x) if x.dtype == F64 else x
+        if isinstance(x, np.bool_):
+            return bool(x)
+        if isinstance(x, np.integer):
+            return int(x)
+    return x
+
+
+def cast(x: Any, d: np.dtype, xp: Any) -> Any:
+    """Convert a value to element type d (scalars stay scalars)."""
+    if dtype_of(x) == d:
+        return x
+    if xp is np:
+        if isinstance(x, np.ndarray):
+            return x.astype(d)
+        if d == F64:
+            return float(x)
+        if d == I64:
+            return int(x)
+        if d == BOOL:
+            return bool(x)
+        return d.type(x)
+    return xp.asarray(x, dtype=d)

@@ -1,0 +1,315 @@
+"""The host runtime: global bindings, built-in modules, definitions, and program running.
+
+`Runtime` owns the global namespace of a program (Main), the built-in namespace (Base,
+Core and the standard modules, filled from the primitive table, lang.builtins and the
+Zyla-written lang/base.jl), and the interpreter. `run_source` parses, lowers and runs
+a file one top-level statement at a time, as Julia does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from lang import ast as A
+from lang import values as V
+from lang.errors import SourceFile, ZylaError
+from lang.functions import Closure, GenericFunction, Method, typeof
+from lang.interp import Interpreter
+from lang.ir import Function, Op
+from lang.lower import Lowerer
+
+STDLIB = Path(__file__).parent / "stdlib"
+
+_BUILTIN_TYPES = {
+    "Any": V.AnyT, "Number": V.NumberT, "Real": V.RealT, "AbstractFloat": V.AbstractFloatT,
+    "Float64": V.Float64T, "Float32": V.Float32T, "Float16": V.Float16T, "Integer": V.IntegerT,
+    "Signed": V.SignedT, "Int64": V.Int64T, "Int": V.Int64T, "Int32": V.Int32T, "Bool": V.BoolT,
+    "AbstractString": V.AbstractStringT, "String": V.StringT, "Char": V.CharT,
+    "AbstractChar": V.AbstractCharT, "Symbol": V.SymbolT, "Nothing": V.NothingT,
+    "Function": V.FunctionT, "Type": V.TypeT, "DataType": V.DataTypeT, "Module": V.ModuleT,
+    "Tuple": V.TupleT, "NamedTuple": V.NamedTupleT, "AbstractArray": V.AbstractArrayT,
+    "DenseArray": V.DenseArrayT, "Array": V.ArrayT, "AbstractRange": V.AbstractRangeT,
+    "UnitRange": V.UnitRangeT, "StepRange": V.StepRangeT, "Vararg": V.VarargT,
+    "Exception": V.ExceptionT,
+}
+
+
+def _alias(fam: V.JType, params: tuple) -> V.JType:
+    return V.apply_type(fam, params)
+
+
+class Runtime:
+    """One program's world: globals, built-ins, the interpreter, loaded sources."""
+
+    def __init__(self) -> None:
+        self.globals: dict[str, Any] = {}
+        self.builtins: dict[str, Any] = {}
+        self.modules: dict[str, V.ModuleValue] = {}
+        self.sources: dict[str, SourceFile] = {}
+        self.interp = Interpreter(self)
+        self.loaded: set[str] = set()
+        self.stdout = _Stdout()
+        self.compile_mode = os.environ.get("ZYLA_COMPILE", "auto")
+        self.offload_reasons: dict[str, str] = {}
+        self._install_builtins()
+        self.loading_base = True
+        self.load_stdlib("base.jl")
+        self.load_stdlib("ad.jl")
+        self.loading_base = False
+
+    # --- namespaces ---------------------------------------------------------------------
+
+    def _install_builtins(self) -> None:
+        from lang import builtins, primitives, primitives_array  # noqa: F401  (registers)
+
+        b = self.builtins
+        for name, t in _BUILTIN_TYPES.items():
+            b[name] = t
+        tv = V.TypeVar("T")
+        b["Vector"] = _alias(V.ArrayT, (V.TypeVar("T"), 1))
+        b["Matrix"] = _alias(V.ArrayT, (V.TypeVar("T"), 2))
+        b["AbstractVector"] = _alias(V.AbstractArrayT, (tv, 1))
+        b["AbstractMatrix"] = _alias(V.AbstractArrayT, (V.TypeVar("T"), 2))
+        b["AbstractVecOrMat"] = V.AbstractArrayT
+        b["VecOrMat"] = V.ArrayT
+        for name, p in primitives.PRIMITIVES.items():
+            b[name] = p
+        builtins.install(self)
+        from autodiff import rules, runtime as ad_runtime
+
+        ad_runtime.install(self)
+        rules.install(self)
+        for m in ("Base", "Core", "Main", "Test", "Random", "LinearAlgebra", "Statistics",
+                  "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
+                  "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors"):
+            self.modules[m] = V.ModuleValue(m)
+            b.setdefault(m, self.modules[m])
+
+    def lookup(self, name: str) -> Any:
+        g = self.globals
+        if name in g:
+            return g[name]
+        b = self.builtins
+        if name in b:
+            return b[name]
+        if "." in name:
+            mod, _, rest = name.partition(".")
+            if mod in self.modules or mod in g:
+                if rest in g:
+                    return g[rest]
+                if name in b:
+                    return b[name]
+                if rest in b:
+                    return b[rest]
+                base = self.lookup(mod)
+                return self.getproperty(base, V.Symbol(rest))
+        raise ZylaError("UndefVarError", f"`{name}` not defined")
+
+    def set_global(self, name: str, v: Any) -> None:
+        if self.loading_base:
+            self.builtins[name] = v
+        else:
+            self.globals[name] = v
+
+    def getproperty(self, x: Any, s: V.Symbol) -> Any:
+        name = s.name
+        if isinstance(x, V.StructValue):
+            try:
+                return x.fields[x.type.fields.index(name)]
+            except ValueError:
+                raise ZylaError("FieldError", f"type {V.type_name(x.type)} has no field `{name}`") from None
+        if isinstance(x, V.NamedTuple):
+            if name not in x.names:
+                raise ZylaError("FieldError", f"type NamedTuple has no field `{name}`")
+            return x.get(name)
+        if isinstance(x, V.ModuleValue):
+            full = f"{x.name}.{name}"
+            if full in self.builtins:
+                return self.builtins[full]
+            if name in self.globals:
+                return self.globals[name]
+            if name in self.builtins:
+                return self.builtins[name]
+            raise ZylaError("UndefVarError", f"`{name}` not defined in `{x.name}`")
+        if isinstance(x, V.JType):
+            if name == "name":
+                return x.name
+        raise ZylaError("FieldError", f"type {V.type_name(typeof(x))} has no field `{name}`")
+
+    # --- definitions -----------------------------------------------------------------------
+
+    def _namespace(self) -> dict[str, Any]:
+        return self.builtins if self.loading_base else self.globals
+
+    def generic(self, name: str) -> GenericFunction:
+        """The generic function bound to `name`, made (or extended from a built-in) if needed."""
+        ns = self._namespace()
+        cur = ns.get(name)
+        if cur is None and not self.loading_base:
+            cur = self.builtins.get(name)
+            if isinstance(cur, GenericFunction):
+                # extending a Base function from Main: share it, as `Base.f(...) = ...` does
+                return cur
+        if isinstance(cur, GenericFunction):
+            return cur
+        gf = GenericFunction(name, "Base" if self.loading_base else "Main")
+        if cur is not None and callable(getattr(cur, "host", None)):
+            prim = cur
+            gf.methods.append(Method([], 0, impl=_prim_caller(self, prim), vararg=True))
+            gf.fallback_prim = prim  # type: ignore[attr-defined]
+        ns[name] = gf
+        if self.loading_base or (cur is not None and name in self.builtins):
+            self.builtins[name] = gf
+        return gf
+
+    def define_method(self, op: Op, types: list[Any]) -> Any:
+        fn: Function = op.attrs["func"]
+        self.sources.setdefault(fn.file, self.sources.get(fn.file) or SourceFile(fn.file, ""))
+        for t in types:
+            if not isinstance(t, (V.JType, V.TypeVar)):
+                raise ZylaError("TypeError", f"in method definition, expected a type, got {t!r}")
+        vararg = op.attrs["vararg"]
+        sig = types[:-1] if vararg else types
+        m = Method(list(sig), op.attrs["nreq"], fn=fn, vararg=vararg,
+                   vararg_type=types[-1] if vararg else V.AnyT,
+                   kwnames=op.attrs["kwnames"], typevars=list(op.attrs.get("typevars", ())))
+        if op.attrs.get("callable"):
+            recv = types[0]
+            fam = recv.family if isinstance(recv, V.JType) else V.AnyT
+            gf = getattr(fam, "call_gf", None)
+            if gf is None:
+                gf = GenericFunction(f"({V.type_name(fam)})")
+                fam.call_gf = gf  # type: ignore[attr-defined]
+            gf.add_method(m)
+            return None
+        gf = self.generic(op.attrs["name"])
+        gf.add_method(m)
+        return gf
+
+    def define_struct(self, op: Op, sup: Any, ftypes: list[Any]) -> Any:
+        name = op.attrs["name"]
+        params = op.attrs.get("params", ())
+        t = V.JType(name, sup if isinstance(sup, V.JType) else V.AnyT, arity=len(params))
+        t.fields = list(op.attrs["fields"])
+        t.field_types = ftypes
+        t.mutable = op.attrs["mutable"]
+        t.is_struct = True
+        t.param_names = list(params)
+        self.set_global(name, t)
+        return None
+
+    def construct(self, t: V.JType, args: list, kwargs: dict | None) -> Any:
+        """Calling a type: a struct constructor, a conversion, or an array constructor."""
+        from lang import builtins
+
+        if t.is_struct:
+            if kwargs and getattr(t.family, "kwdef", None) is not None:
+                return builtins.kwdef_construct(self, t, kwargs)
+            if len(args) != len(t.fields):
+                raise ZylaError("MethodError", f"no method matching {V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})",
+                                hint=f"the default constructor takes {len(t.fields)} arguments: {', '.join(t.fields)}")
+            vals = [self.convert_field(ft, a) for ft, a in zip(t.field_types, args)]
+            return V.StructValue(t, vals)
+        return builtins.convert_call(self, t, args, kwargs)
+
+    def convert_field(self, ft: Any, v: Any) -> Any:
+        if isinstance(ft, V.JType) and ft is not V.AnyT and ft.family in (V.Float64T, V.Float32T, V.Int64T):
+            from lang import builtins
+
+            return builtins.convert(self, ft, v)
+        return v
+
+    # --- iteration ------------------------------------------------------------------------
+
+    def iterate(self, x: Any) -> Iterator[Any]:
+        from lang.builtins import iterate_value
+
+        return iterate_value(self, x)
+
+    def iterate_all(self, x: Any) -> list[Any]:
+        return list(self.iterate(x))
+
+    # --- errors ----------------------------------------------------------------------------
+
+    def source_of(self, fn: Function) -> SourceFile | None:
+        return self.sources.get(fn.file)
+
+    def translate_exception(self, e: Exception) -> ZylaError:
+        from lang.builtins import translate_exception
+
+        return translate_exception(e)
+
+    # --- running source ----------------------------------------------------------------------
+
+    def parse(self, text: str, filename: str) -> A.Program:
+        from lang.parser import parse
+
+        return parse(text, filename)
+
+    def run_source(self, text: str, filename: str, echo: bool = False) -> Any:
+        """Parse and run a whole file, statement by statement; returns the last value."""
+        src = SourceFile(filename, text)
+        self.sources[filename] = src
+        prog = self.parse(text, filename)
+        lo = Lowerer(src)
+        result = None
+        for stmt in prog.stmts:
+            fn = lo.lower_toplevel(stmt)
+            result = self.interp.run_function(fn, [])
+            if echo:
+                from lang.show import jl_display
+
+                if result is not None:
+                    self.stdout.write(jl_display(result) + "\n")
+        return result
+
+    def load_stdlib(self, name: str) -> None:
+        if name in self.loaded:
+            return
+        self.loaded.add(name)
+        path = STDLIB / name
+        was = self.loading_base
+        self.loading_base = True
+        try:
+            self.run_source(path.read_text(), str(path))
+        finally:
+            self.loading_base = was
+
+    def include(self, path: str) -> Any:
+        text = Path(path).read_text()
+        return self.run_source(text, path)
+
+
+class _Stdout:
+    """Where print writes (sys.stdout, looked up late so tests can capture it)."""
+
+    def write(self, s: str) -> None:
+        import sys
+
+        sys.stdout.write(s)
+
+    def flush(self) -> None:
+        import sys
+
+        sys.stdout.flush()
+
+
+def _prim_caller(rt: Runtime, prim: Any) -> Any:
+    def call(*args: Any, **kw: Any) -> Any:
+        return rt.interp.call_value(prim, list(args), kw or None)
+
+    return call
+
+
+def static_type(t: A.Node) -> V.JType:
+    """A type named in a `where` bound, resolved without running code."""
+    if isinstance(t, A.Ident) and t.name in _BUILTIN_TYPES:
+        return _BUILTIN_TYPES[t.name]
+    raise ZylaError("UndefVarError", f"unknown type in where clause: {t}")
+
+
+_ = (Closure, np)
