@@ -143,17 +143,26 @@ def print_region(region: Region, indent: int, out: list[str], types: bool = Fals
         out.append(pad + format_op(op, indent, types))
 
 
+_PRIMARY = {"const": "value", "call": "fn", "pcall": "fn", "global": "name", "setglobal": "name",
+            "closure": "func", "method": "func"}
+
+
 def format_op(op: Op, indent: int = 1, types: bool = False) -> str:
+    """One op: `RESULTS = NAME PRIMARY(OPERANDS) [ATTRS] REGIONS  # line N`."""
     lhs = f"{_vals(op.results, types)} = " if op.results else ""
-    attrs = " ".join(
-        f"{k}={format_attr(v)}" for k, v in op.attrs.items() if not (k in ("kw", "splat") and not v)
-    )
+    primary = _PRIMARY.get(op.name)
     text = f"{lhs}{op.name}"
-    if attrs:
-        text += " " + attrs
-    text += f"({', '.join(repr(v) for v in op.operands)})"
-    if op.span.line:
-        text += f"  # line {op.span.line}"
+    if primary is not None and primary in op.attrs:
+        text += " " + format_attr(op.attrs[primary])
+    if op.operands or op.name not in ("const", "global"):
+        text += f"({', '.join(repr(v) for v in op.operands)})"
+    rest = [
+        f"{k}={format_attr(v)}"
+        for k, v in op.attrs.items()
+        if k != primary and not (k in ("kw", "splat") and not v)
+    ]
+    if rest:
+        text += " [" + ", ".join(rest) + "]"
     if op.regions:
         parts = []
         for r in op.regions:
@@ -161,6 +170,8 @@ def format_op(op: Op, indent: int = 1, types: bool = False) -> str:
             print_region(r, indent + 1, sub, types)
             parts.append("{\n" + "\n".join(sub) + "\n" + "  " * indent + "}")
         text += " " + " ".join(parts)
+    if op.span.line:
+        text += f"  # line {op.span.line}"
     return text
 
 
@@ -187,3 +198,22 @@ def format_function(fn: Function, types: bool = False) -> str:
         out.append("  " + format_op(op, 1, types))
     out.append("}")
     return "\n".join(out)
+
+
+def referenced_functions(fn: Function) -> list[Function]:
+    """Functions named by closure/method ops of fn, transitively, in first-use order."""
+    seen: dict[int, Function] = {}
+    todo = [fn]
+    while todo:
+        f = todo.pop(0)
+        for op in walk_ops(f.body):
+            g = op.attrs.get("func")
+            if isinstance(g, Function) and id(g) not in seen and g is not fn:
+                seen[id(g)] = g
+                todo.append(g)
+    return list(seen.values())
+
+
+def format_module(fn: Function, types: bool = False) -> str:
+    """A function and every function it references (lambdas, adjoints), in one text."""
+    return "\n\n".join(format_function(f, types) for f in [fn] + referenced_functions(fn))

@@ -678,7 +678,8 @@ class Lowerer:
 
     # --- functions ---------------------------------------------------------------------------
 
-    def make_lambda(self, n: A.Lambda, name: str = "#anon") -> Value:
+    def make_lambda(self, n: A.Lambda, name: str = "") -> Value:
+        name = name or f"#{self.nfun + 1}"
         names = {p.name for p in n.params + n.kwparams if p.name}
         fv = free_names(n.body) | free_names([p.default for p in n.params if p.default])
         captures = sorted(x for x in fv - names if x in self.sc.env)
