@@ -291,9 +291,7 @@ def accum(a: Any, b: Any) -> Any:
         return V.NamedTuple(tuple(names), vals)
     from lang.primitives import plus
 
-    if is_array(a) and is_array(b):
-        return plus(np, a, b)
-    return plus(np, a, b)
+    return plus(N.xp_for(a, b), a, b)
 
 
 def getgrad(g: Any, i: int) -> Any:

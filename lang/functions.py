@@ -244,6 +244,10 @@ def typeof(x: Any) -> V.JType:
     jt = getattr(x, "jtype", None)
     if isinstance(jt, V.JType):
         return jt
+    dt = getattr(x, "dtype", None)
+    if dt is not None and hasattr(x, "shape"):  # a traced JAX value (0-d is a scalar)
+        elt = V.DTYPE_TO_JTYPE.get(np.dtype(dt), V.AnyT)
+        return elt if len(x.shape) == 0 else array_type(elt, len(x.shape))
     if callable(x):
         return V.FunctionT
     return V.AnyT

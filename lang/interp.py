@@ -46,6 +46,7 @@ class Interpreter:
     def __init__(self, rt: Any) -> None:
         self.rt = rt
         self.depth = 0
+        self.offload = True  # the host tier offloads top-level calls to the compile tier
 
     # --- running functions -------------------------------------------------------------
 
@@ -199,12 +200,26 @@ class Interpreter:
     def op_call(self, op: Op, env: dict, fn: Function) -> Any:
         f = self.rt.lookup(op.attrs["fn"])
         args, kwargs = self.call_args(op, env, 0)
+        if fn.name == "toplevel" and self.offload:
+            done, v = self.try_offload(f, args, kwargs)
+            if done:
+                return v
         return self.call_value(f, args, kwargs)
 
     def op_callv(self, op: Op, env: dict, fn: Function) -> Any:
         f = env[op.operands[0].id]
         args, kwargs = self.call_args(op, env, 1)
+        if fn.name == "toplevel" and self.offload:
+            done, v = self.try_offload(f, args, kwargs)
+            if done:
+                return v
         return self.call_value(f, args, kwargs)
+
+    def try_offload(self, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any]:
+        """Calls from top-level code run compiled when the compile tier accepts them."""
+        from backend.compile import try_offload
+
+        return try_offload(self.rt, f, args, kwargs)
 
     def op_closure(self, op: Op, env: dict, fn: Function) -> Any:
         caps = tuple(env[v.id] for v in op.operands)

@@ -333,6 +333,32 @@ class JuliaLexer(Lexer):
         return _Run(job, parser_state).tokens()
 
 
+class JlToken(Token):
+    """A Lark token with a direct constructor (the lexer makes one per token)."""
+
+    __slots__ = ()
+
+    def __new__(  # noqa: D102
+        cls, type: str, value: Any, start_pos: int, line: int, column: int,
+        end_line: int, end_column: int, end_pos: int,
+    ) -> JlToken:
+        inst = str.__new__(cls, value)
+        inst.type = type
+        inst.value = value
+        inst.start_pos = start_pos
+        inst.line = line
+        inst.column = column
+        inst.end_line = end_line
+        inst.end_column = end_column
+        inst.end_pos = end_pos
+        return inst
+
+
+#: What a scanning method produces: one token, or several (a sequence, or a generator
+#: when a later token's type depends on the parser having consumed the earlier ones).
+Emitted = JlToken | tuple[JlToken, ...] | list[JlToken] | Iterator[JlToken]
+
+
 class _Run:
     """The state of one lexing pass over a `LexInput`."""
 
@@ -343,8 +369,17 @@ class _Run:
         self.pos = job.pos
         self.line = job.line
         self.line_start = job.line_start
-        self.states = parser_state.parse_conf.states
-        self.stack = parser_state.state_stack  # the live stack, updated as tokens are fed
+        # `accepts(ttype)`: can the parser shift a `ttype` token now? A fast driver passes
+        # its own; for Lark's ParserState, simulate on its live stack.
+        accepts = getattr(parser_state, "accepts", None)
+        if accepts is None:
+            states = parser_state.parse_conf.states
+            stack = parser_state.state_stack  # the live stack, updated as tokens are fed
+
+            def accepts(ttype: str) -> bool:
+                return _accepts(states, stack, ttype)
+
+        self.accepts: Callable[[str], bool] = accepts
         self.frames: list[Frame] = [Frame(INTERP if job.interp else TOP, "", job.line, 1)]
         job.frames = self.frames
         self.prev_type: str | None = None  # the last real (not zero-width) token
@@ -353,9 +388,6 @@ class _Run:
         self.done = False
 
     # -- helpers --------------------------------------------------------------------
-
-    def accepts(self, ttype: str) -> bool:
-        return _accepts(self.states, self.stack, ttype)
 
     def col(self, pos: int) -> int:
         return pos - self.line_start + 1
@@ -367,43 +399,52 @@ class _Run:
               hint: str | None = None) -> ZylaParseError:
         return ZylaParseError(message, span, self.job.source, incomplete=incomplete, hint=hint)
 
-    def token(self, ttype: str, value: Any, start: int, end: int) -> Token:
+    def token(self, ttype: str, value: Any, start: int, end: int) -> JlToken:
         """A real token on the current line; it becomes the previous token."""
         col = start - self.line_start + 1
-        tok = Token(ttype, value, start, self.line, col, self.line, col + end - start, end)
+        line = self.line
         self.prev_type = ttype
         self.prev_end = end
-        self.prev_line = self.line
+        self.prev_line = line
         self.pos = end
-        return tok
+        return JlToken(ttype, value, start, line, col, line, col + end - start, end)
 
-    def marker(self, ttype: str, pos: int) -> Token:
+    def marker(self, ttype: str, pos: int) -> JlToken:
         """A zero-width token at `pos`; it does not change the previous token."""
         col = pos - self.line_start + 1
-        return Token(ttype, "", pos, self.line, col, self.line, col, pos)
+        return JlToken(ttype, "", pos, self.line, col, self.line, col, pos)
 
     def push(self, kind: str, opener: str, pos: int) -> None:
         self.frames.append(Frame(kind, opener, self.line, pos - self.line_start + 1))
 
-    def operand_start(self, pos: int) -> Iterator[Token]:
-        """Markers that may precede a token starting an operand at `pos`: a juxtaposition
-        `*` right after a number or `)`, or an element separator after a space in a
-        space-sensitive frame."""
+    def operand_marker(self, pos: int) -> JlToken | None:
+        """The marker that may precede a token starting an operand at `pos`: a
+        juxtaposition `*` right after a number, `)` or `'`, or an element separator after
+        a space in a space-sensitive frame (`[a b]`, `@m a b`)."""
         if self.prev_end == pos:
             if self.prev_type in _JUXT_LEFT and self.accepts(JUXT):
-                yield self.marker(JUXT, pos)
+                return self.marker(JUXT, pos)
         elif self.frames[-1].kind in _SPACE_SENSITIVE and self.prev_type is not None:
             if self.accepts(HSEP):
-                yield self.marker(HSEP, pos)
+                return self.marker(HSEP, pos)
+        return None
 
-    def close_macros(self, pos: int, *, inside_brackets_only: bool = False) -> Iterator[Token]:
+    def operand(self, ttype: str, value: Any, start: int, end: int) -> Emitted:
+        """An operand token, preceded by its marker if one is due."""
+        marker = self.operand_marker(start)
+        tok = self.token(ttype, value, start, end)
+        return tok if marker is None else (marker, tok)
+
+    def close_macros(self, pos: int, *, inside_brackets_only: bool = False) -> list[JlToken]:
         """End the space-separated macro calls open at the top of the frame stack."""
         frames = self.frames
+        out: list[JlToken] = []
         while frames[-1].kind == MACRO:
             if inside_brackets_only and frames[-2].kind not in _BRACKETS:
-                return
+                break
             frames.pop()
-            yield self.marker(MACRO_END, pos)
+            out.append(self.marker(MACRO_END, pos))
+        return out
 
     # -- the main loop ----------------------------------------------------------------
 
@@ -411,24 +452,33 @@ class _Run:
         """Yield the tokens of the job; stop at its end (or at the `)` of an interpolation)."""
         text = self.text
         n = self.n
+        single = JlToken
+        space = _SPACES_RE.match
         while not self.done:
             pos = self.pos
             if pos >= n:
                 yield from self.end_of_input()
-                return
+                break
             c = text[pos]
             if c == " " or c == "\t" or c == "\r":
-                self.pos = _SPACES_RE.match(text, pos).end()  # type: ignore[union-attr]
-            elif c == "\n":
+                self.pos = space(text, pos).end()  # type: ignore[union-attr]
+                continue
+            if c == "\n":
                 yield from self.newline()
-            elif c == "#":
+                continue
+            if c == "#":
                 self.skip_comment(pos)
-            elif c.isalpha() or c == "_" or c in "∂∇℘":
-                yield from self.word(pos)
+                continue
+            if c.isalpha() or c == "_" or c in "∂∇℘":
+                out = self.word(pos)
             elif c.isdigit():
-                yield from self.number(pos)
+                out = self.number(pos)
             else:
-                yield from self.punctuation(c, pos)
+                out = self.punctuation(c, pos)
+            if out.__class__ is single:
+                yield out  # type: ignore[misc]
+            else:
+                yield from out  # type: ignore[union-attr]
         self.job.pos = self.pos
         self.job.line = self.line
         self.job.line_start = self.line_start
@@ -447,8 +497,7 @@ class _Run:
         """Skip a nested `#= ... =#` comment, counting the lines inside it."""
         span = self.span(start)
         depth = 0
-        pos = start
-        for m in _BLOCK_COMMENT_RE.finditer(self.text, pos):
+        for m in _BLOCK_COMMENT_RE.finditer(self.text, start):
             s = m.group()
             if s == "\n":
                 self.line += 1
@@ -460,8 +509,8 @@ class _Run:
                 if depth == 0:
                     self.pos = m.end()
                     return
-        raise self.error("unterminated block comment \"#=\"", span, incomplete=True,
-                         hint=f"the comment opened at line {span.line} needs a closing \"=#\"")
+        raise self.error('unterminated block comment "#="', span, incomplete=True,
+                         hint=f'the comment opened at line {span.line} needs a closing "=#"')
 
     def skip_space(self) -> None:
         """Skip spaces, comments and newlines (counting lines) up to the next token."""
@@ -484,7 +533,7 @@ class _Run:
                 break
         self.pos = pos
 
-    def newline(self) -> Iterator[Token]:
+    def newline(self) -> Iterator[JlToken]:
         """A newline (and any blank or comment lines after it): a statement end, a matrix
         row end, the end of a macro call, or just space, depending on the open frame and
         on what the parser can accept."""
@@ -500,7 +549,7 @@ class _Run:
                 if not self.accepts(MACRO_END):
                     return  # an incomplete macro argument continues on the next line
                 frames.pop()
-                yield Token(MACRO_END, "", nl_pos, nl_line, nl_col, nl_line, nl_col, nl_pos)
+                yield JlToken(MACRO_END, "", nl_pos, nl_line, nl_col, nl_line, nl_col, nl_pos)
                 continue
             if kind == TOP or kind == BLOCK:
                 if self.prev_type != NL and self.prev_type is not None and self.accepts(NL):
@@ -508,16 +557,16 @@ class _Run:
             elif (kind == VECT or kind == INDEX) and not frame.comma:
                 nxt = self.text[self.pos] if self.pos < self.n else ""
                 if nxt != "]" and not self.next_word_is("for") and self.accepts(ROWSEP):
-                    yield Token(ROWSEP, "\n", nl_pos, nl_line, nl_col, nl_line, nl_col + 1,
-                                nl_pos + 1)
+                    yield JlToken(ROWSEP, "\n", nl_pos, nl_line, nl_col, nl_line, nl_col + 1,
+                                  nl_pos + 1)
             return
 
-    def separator(self, value: str, pos: int, line: int, col: int) -> Token:
+    def separator(self, value: str, pos: int, line: int, col: int) -> JlToken:
         """A statement separator token (`_NL`), from a newline or a `;`."""
         self.prev_type = NL
         self.prev_end = pos + 1
         self.prev_line = line
-        return Token(NL, value, pos, line, col, line, col + 1, pos + 1)
+        return JlToken(NL, value, pos, line, col, line, col + 1, pos + 1)
 
     def next_word_is(self, word: str) -> bool:
         text = self.text
@@ -527,12 +576,12 @@ class _Run:
             return False
         return end >= self.n or not (text[end].isalnum() or text[end] in "_!")
 
-    def end_of_input(self) -> Iterator[Token]:
+    def end_of_input(self) -> list[JlToken]:
         """At the end of the text: close macro calls; any other open frame is an error."""
-        yield from self.close_macros(self.pos)
+        out = self.close_macros(self.pos)
         frame = self.frames[-1]
         if frame.kind == TOP:
-            return
+            return out
         span = Span(frame.line, frame.col)
         if frame.kind == BLOCK:
             raise self.error(
@@ -546,7 +595,7 @@ class _Run:
 
     # -- names and keywords -----------------------------------------------------------
 
-    def word(self, pos: int) -> Iterator[Token]:
+    def word(self, pos: int) -> Emitted:
         """An identifier, a keyword or a qualified macro name (`Base.@kwdef`)."""
         text = self.text
         m = _IDENT_RE.match(text, pos)
@@ -555,45 +604,38 @@ class _Run:
         end = m.end()
         word = m.group()
         if word in KEYWORDS:
-            yield from self.keyword(word, pos, end)
-            return
+            return self.keyword(word, pos, end)
         if end < self.n and text[end] == ".":
             qm = _QUALIFIED_MACRO_RE.match(text, pos)
             if qm is not None:  # `Base.@kwdef`
-                yield from self.macro(pos, qm.end(), qm.group(1))
-                return
+                return self.macro(pos, qm.end(), qm.group(1))
         if word == "mutable" and _MUTABLE_RE.match(text, end):
-            yield from self.block_open(MUTABLE_STRUCT, "mutable struct", pos,
-                                       text.index("struct", end) + 6)
-            return
+            return self.block_open(MUTABLE_STRUCT, "mutable struct", pos,
+                                   text.index("struct", end) + 6)
         if word == "abstract" and _ABSTRACT_RE.match(text, end):
-            yield from self.block_open(ABSTRACT_TYPE, "abstract type", pos,
-                                       text.index("type", end) + 4)
-            return
+            return self.block_open(ABSTRACT_TYPE, "abstract type", pos,
+                                   text.index("type", end) + 4)
         if self.prev_type == CATCH and self.prev_line == self.line:
-            yield self.token(CATCHVAR, word, pos, end)
-            return
+            return self.token(CATCHVAR, word, pos, end)
         if self.prev_end == pos or self.frames[-1].kind in _SPACE_SENSITIVE:
-            yield from self.operand_start(pos)
-        yield self.token(NAME, word, pos, end)
+            return self.operand(NAME, word, pos, end)
+        return self.token(NAME, word, pos, end)
 
-    def keyword(self, word: str, pos: int, end: int) -> Iterator[Token]:
+    def keyword(self, word: str, pos: int, end: int) -> Emitted:
         if word == "end":
-            yield from self.end_keyword(pos, end)
-            return
+            return self.end_keyword(pos, end)
         ttype = _BLOCK_KEYWORDS.get(word)
         if ttype is not None:
-            yield from self.block_open(ttype, word, pos, end)
-            return
+            return self.block_open(ttype, word, pos, end)
         ttype = _MID_KEYWORDS.get(word)
         if ttype is not None:
-            yield from self.close_macros(pos)
+            out = self.close_macros(pos)
             self.check_no_open_bracket(word, pos)
-            yield self.token(ttype, word, pos, end)
-            return
-        yield self.token(_PLAIN_KEYWORDS[word], word, pos, end)
+            out.append(self.token(ttype, word, pos, end))
+            return out
+        return self.token(_PLAIN_KEYWORDS[word], word, pos, end)
 
-    def block_open(self, ttype: str, word: str, pos: int, end: int) -> Iterator[Token]:
+    def block_open(self, ttype: str, word: str, pos: int, end: int) -> Iterator[JlToken]:
         """A keyword opening a block; `for` and `if` after an expression inside brackets
         are a comprehension's instead (`[x for x in xs if p(x)]`)."""
         frame_kind = self.frames[-1].kind
@@ -607,21 +649,24 @@ class _Run:
         self.push(BLOCK, word, pos)
         yield self.token(ttype, word, pos, end)
 
-    def end_keyword(self, pos: int, end: int) -> Iterator[Token]:
+    def end_keyword(self, pos: int, end: int) -> Emitted:
         """`end`: closes the innermost block, or is the last index inside `x[...]`."""
-        yield from self.close_macros(pos)
+        out = self.close_macros(pos)
         frame = self.frames[-1]
         if frame.kind == BLOCK:
             self.frames.pop()
-            yield self.token(END, "end", pos, end)
+            out.append(self.token(END, "end", pos, end))
         elif self.in_index():
-            yield from self.operand_start(pos)
-            yield self.token(ENDMARKER, "end", pos, end)
+            marker = self.operand_marker(pos)
+            if marker is not None:
+                out.append(marker)
+            out.append(self.token(ENDMARKER, "end", pos, end))
         elif frame.kind in _BRACKETS:
             raise self.unclosed_bracket_error(frame, '"end"', pos)
         else:
             raise self.error('unexpected "end": there is no open block to close',
                              self.span(pos))
+        return out
 
     def in_index(self) -> bool:
         """Whether the innermost brackets (up to the nearest block) include `x[...]`."""
@@ -646,19 +691,19 @@ class _Run:
 
     # -- macros -----------------------------------------------------------------------
 
-    def macro(self, pos: int, end: int, name: str) -> Iterator[Token]:
+    def macro(self, pos: int, end: int, name: str) -> Emitted:
         """`@name args...` (a frame up to the end of the line) or `@name(args...)`."""
-        yield from self.operand_start(pos)
         full = self.text[pos:end]
         if end < self.n and self.text[end] == "(":
-            yield self.token(MACRONAME_PAREN, full, pos, end)
-            return
+            return self.operand(MACRONAME_PAREN, full, pos, end)
+        marker = self.operand_marker(pos)
         self.push(MACRO, "@" + name, pos)
-        yield self.token(MACRONAME, full, pos, end)
+        tok = self.token(MACRONAME, full, pos, end)
+        return tok if marker is None else (marker, tok)
 
     # -- numbers ------------------------------------------------------------------------
 
-    def number(self, pos: int) -> Iterator[Token]:
+    def number(self, pos: int) -> Emitted:
         m = _NUMBER_RE.match(self.text, pos)
         assert m is not None
         s = m.group()
@@ -671,74 +716,52 @@ class _Run:
         else:
             ttype = INT
         if self.frames[-1].kind in _SPACE_SENSITIVE:
-            yield from self.operand_start(pos)
-        yield self.token(ttype, s, pos, m.end())
+            return self.operand(ttype, s, pos, m.end())
+        return self.token(ttype, s, pos, m.end())
 
     # -- punctuation and operators ------------------------------------------------------
 
-    def punctuation(self, c: str, pos: int) -> Iterator[Token]:
-        text = self.text
-        adjacent = self.prev_end == pos
-        prev = self.prev_type
-        if c == "(":
-            if adjacent and prev in _CALLABLE_END:
-                self.push(CALL, "(", pos)
-                yield self.token(CALL_LPAREN, "(", pos, pos + 1)
-                return
-            yield from self.operand_start(pos)
-            self.push(PAREN, "(", pos)
-            yield self.token(LPAREN, "(", pos, pos + 1)
-        elif c == "[":
-            if adjacent and prev in _INDEXABLE_END:
-                self.push(INDEX, "[", pos)
-                yield self.token(INDEX_LBRACK, "[", pos, pos + 1)
-                return
-            yield from self.operand_start(pos)
-            self.push(VECT, "[", pos)
-            yield self.token(LBRACK, "[", pos, pos + 1)
-        elif c == "{":
-            if adjacent and prev in (NAME, RBRACE):
-                self.push(CURLY, "{", pos)
-                yield self.token(CURLY_LBRACE, "{", pos, pos + 1)
-                return
-            self.push(BRACE, "{", pos)
-            yield self.token(LBRACE, "{", pos, pos + 1)
-        elif c in ")]}":
-            yield from self.close_bracket(c, pos)
-        elif c == ",":
-            yield from self.close_macros(pos, inside_brackets_only=True)
-            frame = self.frames[-1]
-            if frame.kind == VECT or frame.kind == INDEX:
-                frame.comma = True
-            yield self.token(COMMA, ",", pos, pos + 1)
-        elif c == ";":
-            yield from self.semicolon(pos)
-        elif c == '"':
-            yield from self.string(pos)
-        elif c == "'":
-            if adjacent and prev in _ADJOINT_AFTER:
-                yield self.token(ADJOINT, "'", pos, pos + 1)
-            else:
-                yield from self.char(pos)
-        elif c == "@":
-            m = _MACRO_RE.match(text, pos)
-            if m is None:
-                raise self.error('"@" must be followed by a macro name', self.span(pos))
-            yield from self.macro(pos, m.end(), m.group(1))
-        elif c == ":":
-            yield from self.colon(pos)
-        elif c == ".":
-            yield from self.dot(pos)
-        elif c in _OPERATOR_START:
-            yield from self.operator(pos)
-        elif c == "$":
+    def punctuation(self, c: str, pos: int) -> Emitted:
+        handler = _PUNCTUATION.get(c)
+        if handler is not None:
+            return handler(self, pos)
+        if c in _OPERATOR_START:
+            return self.operator(pos)
+        if c == "$":
             raise self.error('"$" interpolation is only allowed inside strings', self.span(pos))
-        else:
-            raise self.error(f"unexpected character {c!r}", self.span(pos))
+        raise self.error(f"unexpected character {c!r}", self.span(pos))
 
-    def close_bracket(self, c: str, pos: int) -> Iterator[Token]:
-        yield from self.close_macros(pos)
+    def lparen(self, pos: int) -> Emitted:
+        if self.prev_end == pos and self.prev_type in _CALLABLE_END:
+            self.push(CALL, "(", pos)
+            return self.token(CALL_LPAREN, "(", pos, pos + 1)
+        marker = self.operand_marker(pos)
+        self.push(PAREN, "(", pos)
+        tok = self.token(LPAREN, "(", pos, pos + 1)
+        return tok if marker is None else (marker, tok)
+
+    def lbracket(self, pos: int) -> Emitted:
+        if self.prev_end == pos and self.prev_type in _INDEXABLE_END:
+            self.push(INDEX, "[", pos)
+            return self.token(INDEX_LBRACK, "[", pos, pos + 1)
+        marker = self.operand_marker(pos)
+        self.push(VECT, "[", pos)
+        tok = self.token(LBRACK, "[", pos, pos + 1)
+        return tok if marker is None else (marker, tok)
+
+    def lbrace(self, pos: int) -> Emitted:
+        if self.prev_end == pos and self.prev_type in (NAME, RBRACE):
+            self.push(CURLY, "{", pos)
+            return self.token(CURLY_LBRACE, "{", pos, pos + 1)
+        self.push(BRACE, "{", pos)
+        return self.token(LBRACE, "{", pos, pos + 1)
+
+    def close_bracket(self, pos: int) -> Emitted:
+        c = self.text[pos]
         frame = self.frames[-1]
+        out = self.close_macros(pos) if frame.kind == MACRO else None
+        if out:
+            frame = self.frames[-1]
         if frame.kind in _BRACKETS:
             if _CLOSER[frame.kind] != c:
                 raise self.error(
@@ -746,76 +769,100 @@ class _Run:
                     f'"{frame.opener}" opened at line {frame.line}, column {frame.col}',
                     self.span(pos))
             self.frames.pop()
-            yield self.token(_CLOSE_TYPE[c], c, pos, pos + 1)
             if self.frames[-1].kind == INTERP:
                 self.done = True
-        elif frame.kind == BLOCK:
+            tok = self.token(_CLOSE_TYPE[c], c, pos, pos + 1)
+            if out:
+                out.append(tok)
+                return out
+            return tok
+        if frame.kind == BLOCK:
             raise self.error(
                 f'unexpected "{c}": missing "end" for "{frame.opener}" opened at line '
                 f"{frame.line}", self.span(pos))
-        else:
-            raise self.error(f'unexpected "{c}" with no matching opening bracket',
-                             self.span(pos))
+        raise self.error(f'unexpected "{c}" with no matching opening bracket', self.span(pos))
 
-    def semicolon(self, pos: int) -> Iterator[Token]:
-        yield from self.close_macros(pos)
+    def comma(self, pos: int) -> Emitted:
+        frame = self.frames[-1]
+        if frame.kind == MACRO:
+            out = self.close_macros(pos, inside_brackets_only=True)
+            out.append(self.token(COMMA, ",", pos, pos + 1))
+            return out
+        if frame.kind == VECT or frame.kind == INDEX:
+            frame.comma = True
+        return self.token(COMMA, ",", pos, pos + 1)
+
+    def semicolon(self, pos: int) -> Emitted:
+        out = self.close_macros(pos)
         kind = self.frames[-1].kind
         if kind == TOP or kind == BLOCK:
             if self.prev_type != NL:
-                yield self.separator(";", pos, self.line, self.col(pos))
+                out.append(self.separator(";", pos, self.line, self.col(pos)))
             self.pos = pos + 1
         elif kind == PAREN or kind == CALL:
-            yield self.token(PSEMI, ";", pos, pos + 1)
+            out.append(self.token(PSEMI, ";", pos, pos + 1))
         elif kind == VECT or kind == INDEX:
-            yield self.token(ROWSEP, ";", pos, pos + 1)
+            out.append(self.token(ROWSEP, ";", pos, pos + 1))
         else:
             raise self.error('unexpected ";" inside "{ }"', self.span(pos))
+        return out
 
-    def colon(self, pos: int) -> Iterator[Token]:
+    def quote(self, pos: int) -> Emitted:
+        if self.prev_end == pos and self.prev_type in _ADJOINT_AFTER:
+            return self.token(ADJOINT, "'", pos, pos + 1)
+        return self.char(pos)
+
+    def at_sign(self, pos: int) -> Emitted:
+        m = _MACRO_RE.match(self.text, pos)
+        if m is None:
+            raise self.error('"@" must be followed by a macro name', self.span(pos))
+        return self.macro(pos, m.end(), m.group(1))
+
+    def colon(self, pos: int) -> Emitted:
         """`::`, a range `:`, a ternary `:`, a symbol `:x` or a bare `:` (`A[:, 1]`)."""
         text = self.text
         if text.startswith("::", pos):
-            yield from self.operator(pos)
-            return
+            return self.operator(pos)
         nxt = text[pos + 1] if pos + 1 < self.n else ""
         starts_name = bool(nxt) and _ID_START_RE.match(nxt) is not None
         spaced = self.prev_end != pos
         if spaced and starts_name and self.frames[-1].kind in _SPACE_SENSITIVE:
-            yield from self.operand_start(pos)
+            marker = self.operand_marker(pos)
+            if marker is not None:  # `[a :b]`: a new element, the symbol :b
+                m = _IDENT_RE.match(text, pos + 1)
+                assert m is not None
+                return (marker, self.token(SYMBOL, m.group(), pos, m.end()))
         if self.accepts(COLON):
             if spaced and self.accepts(TERNCOLON):
-                yield self.token(TERNCOLON, ":", pos, pos + 1)
-            else:
-                yield self.token(COLON, ":", pos, pos + 1)
-        elif self.accepts(TERNCOLON):
-            yield self.token(TERNCOLON, ":", pos, pos + 1)
-        elif starts_name:
+                return self.token(TERNCOLON, ":", pos, pos + 1)
+            return self.token(COLON, ":", pos, pos + 1)
+        if self.accepts(TERNCOLON):
+            return self.token(TERNCOLON, ":", pos, pos + 1)
+        if starts_name:
             m = _IDENT_RE.match(text, pos + 1)
             assert m is not None
-            yield self.token(SYMBOL, m.group(), pos, m.end())
-        else:
-            yield self.token(BARECOLON, ":", pos, pos + 1)
+            return self.operand(SYMBOL, m.group(), pos, m.end())
+        return self.operand(BARECOLON, ":", pos, pos + 1)
 
-    def dot(self, pos: int) -> Iterator[Token]:
+    def dot(self, pos: int) -> Emitted:
         """`...`, `.5`, `f.(x)`, `a.b`, or a dotted operator `.+`."""
         text = self.text
         nxt = text[pos + 1] if pos + 1 < self.n else ""
         adjacent = self.prev_end == pos
         if text.startswith("...", pos):
-            yield self.token(ELLIPSIS, "...", pos, pos + 3)
-        elif nxt.isdigit() and not (adjacent and self.prev_type in _INDEXABLE_END):
-            yield from self.number(pos)
-        elif nxt == "(" and adjacent and self.prev_type in _CALLABLE_END:
+            return self.token(ELLIPSIS, "...", pos, pos + 3)
+        if nxt.isdigit() and not (adjacent and self.prev_type in _INDEXABLE_END):
+            return self.number(pos)
+        if nxt == "(" and adjacent and self.prev_type in _CALLABLE_END:
             self.push(CALL, ".(", pos)
-            yield self.token(DOT_LPAREN, ".(", pos, pos + 2)
-        elif adjacent and self.prev_type in _FIELD_BASE and _ID_START_RE.match(nxt or " "):
-            yield self.token(DOT, ".", pos, pos + 1)
-        elif _OPERATOR_RE.match(text, pos):
-            yield from self.operator(pos)
-        else:
-            raise self.error('unexpected "."', self.span(pos))
+            return self.token(DOT_LPAREN, ".(", pos, pos + 2)
+        if adjacent and self.prev_type in _FIELD_BASE and _ID_START_RE.match(nxt or " "):
+            return self.token(DOT, ".", pos, pos + 1)
+        if _OPERATOR_RE.match(text, pos):
+            return self.operator(pos)
+        raise self.error('unexpected "."', self.span(pos))
 
-    def operator(self, pos: int) -> Iterator[Token]:
+    def operator(self, pos: int) -> Emitted:
         text = self.text
         m = _OPERATOR_RE.match(text, pos)
         if m is None:
@@ -825,14 +872,12 @@ class _Run:
         ttype = OPERATORS[op]
         if ttype in _VALUE_OPERATOR_TYPES and self.stands_alone(end):
             # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`
-            yield from self.operand_start(pos)
-            yield self.token(NAME, op, pos, end)
-            return
+            return self.operand(NAME, op, pos, end)
         if ttype in _PREFIX_TYPES and self.frames[-1].kind in _SPACE_SENSITIVE:
             # `[a -b]` is two elements, `[a - b]` one
             if self.prev_end != pos and end < self.n and text[end] not in " \t\r\n":
-                yield from self.operand_start(pos)
-        yield self.token(ttype, op, pos, end)
+                return self.operand(ttype, op, pos, end)
+        return self.token(ttype, op, pos, end)
 
     def stands_alone(self, end: int) -> bool:
         """Whether the operator ending at `end` is followed by `,` or `)` (so it is a value)."""
@@ -843,23 +888,22 @@ class _Run:
 
     # -- strings and characters -----------------------------------------------------------
 
-    def string(self, pos: int) -> Iterator[Token]:
+    def string(self, pos: int) -> Emitted:
         """A string literal; its token value is the list of parts (str and AST nodes)."""
         if self.prev_end == pos and self.prev_type == NAME:
             raise self.error('string macros (name"...") are not supported', self.span(pos))
-        yield from self.operand_start(pos)
+        marker = self.operand_marker(pos)
         line, col = self.line, self.col(pos)
         parts, end = _StringScanner(self, pos).scan()
-        raw = self.text[pos:end]
-        tok = Token(STRING, raw, pos, line, col, self.line, self.col(end), end)
+        tok = JlToken(STRING, self.text[pos:end], pos, line, col, self.line, self.col(end), end)
         tok.value = parts
         self.prev_type = STRING
         self.prev_end = end
         self.prev_line = self.line
         self.pos = end
-        yield tok
+        return tok if marker is None else (marker, tok)
 
-    def char(self, pos: int) -> Iterator[Token]:
+    def char(self, pos: int) -> Emitted:
         """A character literal `'a'`, `'\\n'`, `'σ'`; its token value is the character."""
         text = self.text
         span = self.span(pos)
@@ -874,10 +918,27 @@ class _Run:
             raise self.error("unterminated or too long character literal", span,
                              hint="character literals hold one character; use \"...\" "
                                   "for strings")
-        yield from self.operand_start(pos)
+        marker = self.operand_marker(pos)
         tok = self.token(CHAR, text[pos : i + 1], pos, i + 1)
         tok.value = ch
-        yield tok
+        return tok if marker is None else (marker, tok)
+
+
+_PUNCTUATION: dict[str, Callable[[_Run, int], Emitted]] = {
+    "(": _Run.lparen,
+    "[": _Run.lbracket,
+    "{": _Run.lbrace,
+    ")": _Run.close_bracket,
+    "]": _Run.close_bracket,
+    "}": _Run.close_bracket,
+    ",": _Run.comma,
+    ";": _Run.semicolon,
+    '"': _Run.string,
+    "'": _Run.quote,
+    "@": _Run.at_sign,
+    ":": _Run.colon,
+    ".": _Run.dot,
+}
 
 
 def _escape(text: str, i: int, fail: Callable[[], ZylaParseError]) -> tuple[str, int]:

@@ -106,3 +106,11 @@ def cast(x: Any, d: np.dtype, xp: Any) -> Any:
             return bool(x)
         return d.type(x)
     return xp.asarray(x, dtype=d)
+
+
+def xp_for(*xs: Any) -> Any:
+    """numpy for host values, jax.numpy as soon as one value is a JAX array."""
+    for x in xs:
+        if hasattr(x, "aval") or type(x).__module__.startswith("jax"):
+            return jax_numpy()
+    return np

@@ -1,0 +1,190 @@
+"""The compile tier: offloading a call to one XLA executable, cached by signature.
+
+`compiled_call(rt, f, args, kwargs)` splits the arguments into array leaves and a static
+skeleton (types, shapes, host integers and booleans, closure bodies) — the signature —
+and runs the cached executable for it, building it on a miss: the call is traced by
+`JaxInterpreter` inside `jax.jit`. Global arrays the code reads become inputs of the
+executable (not constants), so later in-place updates of those arrays are seen. A
+`while` loop's AD tape that overflows its capacity triggers a rebuild with a larger one.
+
+When a call cannot be offloaded the reason is kept (`explain`) and the host runs it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from backend.structure import OffloadError, join, split
+from lang import numeric as N
+from lang import values as V
+from lang.errors import ZylaError
+from lang.functions import Closure, GenericFunction
+
+
+@dataclass
+class Entry:
+    """One compiled signature."""
+
+    jitted: Any
+    global_names: list[str]
+    out_skel: list = field(default_factory=list)
+    capacity: int = 64
+    trace_seconds: float = 0.0
+    calls: int = 0
+
+
+class CompileCache:
+    def __init__(self, rt: Any) -> None:
+        self.rt = rt
+        self.entries: dict[Any, Entry] = {}
+        self.failures: dict[Any, str] = {}
+        self.last_reason: str | None = None
+
+
+def _cache(rt: Any) -> CompileCache:
+    c = getattr(rt, "compile_cache", None)
+    if c is None:
+        c = rt.compile_cache = CompileCache(rt)
+    return c
+
+
+def _to_host(x: Any) -> Any:
+    a = np.asarray(x)
+    if a.ndim == 0:
+        return N.host_scalar(a[()])
+    return np.array(a)  # a writable host copy in Julia's layout
+
+
+def build(rt: Any, skel: Any, leaves: list, capacity: int) -> Entry:
+    import jax
+
+    from backend.lower_jax import JaxInterpreter
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    def make(global_names: list[str] | None, entry: Entry | None) -> Any:
+        def traced(gleaves: list, leaves_: list) -> Any:
+            interp = JaxInterpreter(rt, capacity)
+            if global_names is not None:
+                interp.global_inputs = dict(zip(global_names, gleaves))
+            f, args, kw = join(skel, leaves_)
+            out = interp.call_value(f, list(args), dict(zip(kw.names, kw.values)) if kw.names else None)
+            out_leaves, out_skel = split(out)
+            if entry is not None:
+                entry.out_skel[:] = [out_skel]
+            else:
+                names_box.extend(interp.global_reads)
+            flags = interp.overflow_flags
+            over = jnp.any(jnp.stack([jnp.asarray(f_) for f_ in flags])) if flags else jnp.asarray(False)
+            return [jnp.asarray(x) for x in out_leaves], over
+
+        return traced
+
+    names_box: list[str] = []
+    t0 = time.perf_counter()
+    # pass 1: find the global arrays the code reads
+    jax.eval_shape(make(None, None), [], [jnp.asarray(x) for x in leaves])
+    gnames = list(dict.fromkeys(names_box))
+    entry = Entry(None, gnames, [], capacity)
+    entry.jitted = jax.jit(make(gnames, entry))
+    entry.trace_seconds = time.perf_counter() - t0
+    return entry
+
+
+def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> Any:
+    """Run f(args...) as one XLA executable (raises OffloadError if it cannot be)."""
+    kw = V.NamedTuple(tuple(kwargs or {}), tuple((kwargs or {}).values()))
+    leaves, skel = split((f, tuple(args), kw), static_ints=True)
+    cache = _cache(rt)
+    if skel in cache.failures:
+        raise OffloadError(cache.failures[skel])
+    entry = cache.entries.get(skel)
+    capacity = 64
+    while True:
+        if entry is None:
+            try:
+                entry = build(rt, skel, leaves, capacity)
+            except OffloadError as e:
+                cache.failures[skel] = str(e)
+                raise
+            except ZylaError as e:
+                cache.failures[skel] = f"{e.kind}: {e.message}"
+                raise OffloadError(cache.failures[skel]) from None
+            except Exception as e:  # a construct JAX cannot trace
+                cache.failures[skel] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                raise OffloadError(cache.failures[skel]) from None
+            cache.entries[skel] = entry
+        gvals = [rt.lookup(n) for n in entry.global_names]
+        try:
+            outs, over = entry.jitted(gvals, [np.asarray(x) if not hasattr(x, "aval") else x for x in leaves])
+        except OffloadError as e:
+            cache.failures[skel] = str(e)
+            cache.entries.pop(skel, None)
+            raise
+        except Exception as e:
+            msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            cache.failures[skel] = msg
+            cache.entries.pop(skel, None)
+            raise OffloadError(msg) from None
+        if bool(over):
+            capacity = entry.capacity * 4
+            entry = None
+            cache.entries.pop(skel, None)
+            continue
+        entry.calls += 1
+        return join(entry.out_skel[0], [_to_host(x) for x in outs])
+
+
+def lower_text(rt: Any, f: Any, args: list, optimized: bool = True) -> str:
+    """The HLO text of the executable for f(args...)."""
+    kw = V.NamedTuple((), ())
+    leaves, skel = split((f, tuple(args), kw), static_ints=True)
+    entry = build(rt, skel, leaves, 64)
+    gvals = [rt.lookup(n) for n in entry.global_names]
+    lowered = entry.jitted.lower(gvals, [np.asarray(x) for x in leaves])
+    if optimized:
+        return lowered.compile().as_text()
+    return lowered.as_text()
+
+
+def wants_offload(f: Any, args: list) -> bool:
+    """The auto policy: offload calls of Zyla functions that do array work."""
+    if not isinstance(f, (GenericFunction, Closure)):
+        return False
+    if isinstance(f, GenericFunction) and all(m.fn is None for m in f.methods):
+        return False
+    return any(_has_array(a) for a in args)
+
+
+def _has_array(v: Any) -> bool:
+    if isinstance(v, np.ndarray):
+        return v.dtype != object and v.size > 0
+    if isinstance(v, (tuple, list)):
+        return any(_has_array(x) for x in v)
+    if isinstance(v, V.NamedTuple):
+        return any(_has_array(x) for x in v.values)
+    if isinstance(v, V.StructValue):
+        return any(_has_array(x) for x in v.fields)
+    if isinstance(v, Closure):
+        return any(_has_array(x) for x in v.captures)
+    return False
+
+
+def try_offload(rt: Any, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any]:
+    """(True, result) if the call ran compiled, (False, None) if the host must run it."""
+    mode = rt.compile_mode
+    if mode == "never":
+        return False, None
+    if mode != "always" and not wants_offload(f, args):
+        return False, None
+    try:
+        return True, compiled_call(rt, f, args, kwargs)
+    except OffloadError as e:
+        name = getattr(f, "name", "function")
+        rt.offload_reasons[name] = str(e)
+        return False, None
