@@ -126,6 +126,12 @@ class Transform:
         records: list[_Record] = []
         residuals: list[Value] = []
         term: Op | None = None
+        if is_body and self.primal.vararg:
+            # the adjoint expands the varargs' cotangent, so it needs their count
+            p = self.primal
+            va = r.args[len(r.args) - p.nkw - 1]
+            self.vararg_len_index = len(residuals)
+            residuals.append(b.call("length", [self.m(va)]))
         for op in r.ops:
             if op.name in ("yield", "return"):
                 term = op
@@ -136,6 +142,7 @@ class Transform:
             handler(op, b, records, residuals)
         assert term is not None
         outs = [self.m(v) for v in term.operands]
+        self.resv_count = len(residuals)
         adj = self.adjoint(r, records, len(residuals), free, term, is_body)
         closure = b.op("closure", residuals, func=adj, name=adj.name).result
         return outs, closure
@@ -188,6 +195,30 @@ class Transform:
 
     f_call = _pcall
     f_callv = _pcall
+
+    def _desugar_pcall(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        """Nested AD: `y, b = pcall f(args)` is `t = Core.pullback_call(f, args...)`
+        followed by `y = t[1]; b = t[2]`, and is differentiated as those calls."""
+        p = self.primal
+        if op.name == "pcall":
+            fv = p.new_value()
+            self.f_const(Op("global", [], [fv], {"name": op.attrs["fn"]}), b, rec, res)
+            operands = [fv] + op.operands
+        else:
+            operands = list(op.operands)
+        t = p.new_value()
+        splat = tuple(i + (1 if op.name == "pcall" else 0) for i in op.attrs.get("splat") or ())
+        call = Op("call", operands, [t], {"fn": "Core.pullback_call", "kw": op.attrs.get("kw") or (),
+                                          "splat": splat}, [], op.span)
+        self._pcall(call, b, rec, res)
+        for k, r in enumerate(op.results):
+            c = p.new_value()
+            self.f_const(Op("const", [], [c], {"value": k + 1}), b, rec, res)
+            self._pcall(Op("call", [t, c], [r], {"fn": "Core.indexed_iterate", "kw": (), "splat": ()},
+                           [], op.span), b, rec, res)
+
+    f_pcall = _desugar_pcall
+    f_pcallv = _desugar_pcall
 
     def _active_free(self, r: list[Region]) -> list[Value]:
         seen: set[int] = set()
@@ -374,7 +405,7 @@ class Transform:
             self_d = none
         ds = [self_d] + [d(a) for a in pos]
         if p.vararg:
-            out = b.call("Core.splice_last", ds)
+            out = b.call("Core.splice_last", ds + [adj.body.args[self.vararg_len_index]])
         else:
             out = b.call("tuple", ds)
         b.op("return", [out], 0)

@@ -65,6 +65,10 @@ class ADState:
         if r is None:
             src = BCAST_RULES.get(p.name) if bcast else None
             src = src or p.pullback
+            if src == NONDIFF:
+                src = "(dz, z, xs...) -> map(x -> nothing, xs)"
+            elif src in ("SPECIAL", "BROADCAST", "NAMEDTUPLE"):
+                raise ZylaError("AD error", f"`{p.name}` has no rule for nested differentiation")
             was = self.rt.loading_base
             self.rt.loading_base = True
             try:
@@ -150,8 +154,9 @@ def pullback_call(interp: Interpreter, f: Any, args: list, kwargs: dict | None =
         bound = interp.bind_args(m.fn, [], [f] + list(args), kwargs)
         return interp.run_function(fwd, bound)
     if isinstance(f, PyCallable):
-        y = f.impl(*args, **(kwargs or {}))
-        return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
+        raise ZylaError("AD error", f"cannot differentiate through `{f.name}` (a host-side "
+                        "pullback): nested AD of broadcasting a non-primitive function is not "
+                        "supported yet")
     raise ZylaError("MethodError", f"cannot differentiate a call of {V.type_name(typeof(f))}")
 
 
@@ -176,6 +181,8 @@ def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
         m = g.dispatch([typeof(a) for a in args])
         if m.fn is not None:
             return Closure(_forward_fn(m.fn), (), g.name + "#fwd")
+    if isinstance(g, Primitive) and g.name == "broadcast":
+        return interp.rt.lookup("Core.bcast_pullback")
     if isinstance(g, Primitive):
         return interp.call_value(interp.rt.lookup("Core.prim_pullback_fn"), [g])
     return PyCallable(lambda *a: pullback_call(interp, g, list(a)), "pullback")
@@ -334,9 +341,11 @@ def regroup(g: Any, spec: tuple, *lens: int) -> Any:
 
 
 def splice_last(*ds: Any) -> tuple:
+    """(d_self, d_fixed..., d_varargs_tuple, n_varargs) -> (d_self, d_fixed..., d_varargs...)."""
+    *ds, n = ds
     last = ds[-1]
     if last is None:
-        return tuple(ds[:-1])
+        return tuple(ds[:-1]) + (None,) * n
     return tuple(ds[:-1]) + tuple(last)
 
 
@@ -432,6 +441,14 @@ def install(rt: Any) -> None:
     ad_prim("ChainRulesCore.NoTangent", lambda: NO_TANGENT)
     ad_prim("ChainRulesCore.ZeroTangent", lambda: None)
     ad_prim("unthunk", lambda x: x, "(dz, z, x) -> (dz,)")
+
+    def bcast_rule_of(f: Any) -> Any:
+        p = f if isinstance(f, Primitive) else getattr(f, "fallback_prim", None)
+        if not isinstance(p, Primitive) or p.elementwise is None or p.pullback == NONDIFF:
+            raise ZylaError("AD error", "nested AD of this broadcast is not supported yet")
+        return _state(rt.interp).rule(p, bcast=True)
+
+    ad_prim("Core.bcast_rule_of", bcast_rule_of)
     _ = (Interpreter, OP_HANDLERS)
 
 

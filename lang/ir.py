@@ -26,6 +26,7 @@ Values of the IR text form are `%N`; the printer and `lang.irparse` round-trip i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -110,10 +111,21 @@ def walk_ops(region: Region) -> Iterator[Op]:
 # --- printer ----------------------------------------------------------------------------
 
 
+_PLAIN_NAME = re.compile(r'[^\s()\[\]{},"]+')
+
+
+def format_name(name: str) -> str:
+    """A function or parameter name as the IR text writes it: bare when it cannot be
+    confused with the surrounding syntax (`f`, `#3`, `f#adj1`, `+`), else quoted."""
+    if _PLAIN_NAME.fullmatch(name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
 def format_attr(v: Any) -> str:
     """Attributes print as Python-literal-like text that lang.irparse reads back."""
     if isinstance(v, Function):
-        return f"@{v.name}"
+        return "@" + format_name(v.name)
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
     if isinstance(v, bool):
@@ -122,6 +134,11 @@ def format_attr(v: Any) -> str:
         return "nothing"
     if isinstance(v, tuple):
         return "(" + ", ".join(format_attr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    from lang.values import TypeVar
+
+    if isinstance(v, TypeVar):  # not just `T`, which would read back as a type named T
+        ub = "" if v.ub is None else ", " + format_attr(v.ub)
+        return f"TypeVar(:{v.name}{ub})"
     from lang.show import jl_show  # constants print as Julia shows them
 
     return jl_show(v)
@@ -183,7 +200,7 @@ def format_function(fn: Function, types: bool = False) -> str:
         else repr(v)
         for v in fn.body.args
     )
-    head = f"func @{fn.name}({params})"
+    head = f"func @{format_name(fn.name)}({params})"
     meta = []
     if fn.ncaptures:
         meta.append(f"captures={fn.ncaptures}")
@@ -191,7 +208,9 @@ def format_function(fn: Function, types: bool = False) -> str:
         meta.append(f"kw={fn.nkw}")
     if fn.vararg:
         meta.append("vararg")
-    names = ", ".join(fn.params)
+    if fn.self_arg:
+        meta.append("self")
+    names = ", ".join(format_name(p) for p in fn.params)
     head += f" [{names}]" + (f" {' '.join(meta)}" if meta else "")
     out: list[str] = [head + " {"]
     for op in fn.body.ops:

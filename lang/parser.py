@@ -50,6 +50,12 @@ TYPE_NAMES = frozenset(
     NamedTuple Dict Pair""".split()
 )
 _NUMERIC_KINDS = frozenset({"Int64", "Float64", "Float32"})
+#: Names that are literals (`nothing` is a constant in Julia; Zyla treats it as one).
+_NAMED_LITERALS: dict[str, tuple[object, str]] = {
+    "true": (True, "Bool"),
+    "false": (False, "Bool"),
+    "nothing": (None, "Nothing"),
+}
 
 
 # ---- intermediate values (never left in the AST) ----------------------------------------
@@ -110,6 +116,16 @@ class _TypeHead:
 
 
 @dataclass
+class _Field:
+    """A field declaration `name[::type][ = default]` in a struct body."""
+
+    name: str
+    type: A.Node | None
+    default: A.Node | None
+    span: Span
+
+
+@dataclass
 class _Session:
     """Per-parse bookkeeping for method signatures (see the module docstring)."""
 
@@ -117,6 +133,7 @@ class _Session:
     call_args: dict[int, _RawArgs] = field(default_factory=dict)
     pending: dict[int, tuple[Span, str]] = field(default_factory=dict)
     grouped: set[int] = field(default_factory=set)
+    field_defaults: dict[int, list[A.Kwarg]] = field(default_factory=dict)
 
     def check(self) -> None:
         """Raise for the first signature-only construct that no definition used."""
@@ -312,17 +329,20 @@ class _AstBuilder:
 
     def name(self, c: Children) -> A.Node:
         tok = c[0]
-        span = _span(tok)
-        if tok == "true" or tok == "false":
-            return A.Literal(tok == "true", "Bool", span=span)
-        if tok == "nothing":
-            return A.Literal(None, "Nothing", span=span)
-        return A.Ident(str(tok), span=span)
+        name: str = tok.value
+        span = Span(tok.line, tok.column)
+        if name in _NAMED_LITERALS:
+            value, kind = _NAMED_LITERALS[name]
+            return A.Literal(value, kind, span=span)
+        return A.Ident(name, span=span)
 
     def int_lit(self, c: Children) -> A.Literal:
-        text = str(c[0]).replace("_", "")
-        return A.Literal(int(text, 0) if text[:2] in ("0x", "0b", "0o") else int(text),
-                         "Int64", span=_span(c[0]))
+        tok = c[0]
+        text: str = tok.value
+        if "_" in text:
+            text = text.replace("_", "")
+        value = int(text, 0) if text[:2] in ("0x", "0b", "0o") else int(text)
+        return A.Literal(value, "Int64", span=Span(tok.line, tok.column))
 
     def float_lit(self, c: Children) -> A.Literal:
         return A.Literal(float(str(c[0]).replace("_", "")), "Float64", span=_span(c[0]))
@@ -502,7 +522,13 @@ class _AstBuilder:
     # -- macros -------------------------------------------------------------------------
 
     def macro_space(self, c: Children) -> A.MacroCall:
-        return A.MacroCall(_macro_name(c[0]), _nodes(c), span=_span(c[0]))
+        name = _macro_name(c[0])
+        args = _nodes(c)
+        if name == "kwdef" and len(args) == 1 and isinstance(args[0], A.StructDef):
+            # `Base.@kwdef struct S a::Int = 1 end` → MacroCall("kwdef", [S, Kwarg("a", 1)])
+            args.extend(_session().field_defaults.pop(id(args[0]), []))
+            _consume(args[0])
+        return A.MacroCall(name, args, span=_span(c[0]))
 
     def macro_paren(self, c: Children) -> A.MacroCall:
         args, kwargs, problem = _call_parts(c[2])
@@ -588,8 +614,17 @@ class _AstBuilder:
 
     def struct_e(self, c: Children) -> A.StructDef:
         head: _TypeHead = c[1]
-        return A.StructDef(head.name, c[2], mutable=c[0].type == "MUTABLE_STRUCT",
-                           params=head.params, supertype=head.supertype, span=_span(c[0]))
+        fields: list[_Field] = c[2]
+        node = A.StructDef(head.name, [(f.name, f.type) for f in fields],
+                           mutable=c[0].type == "MUTABLE_STRUCT", params=head.params,
+                           supertype=head.supertype, span=_span(c[0]))
+        defaults = [A.Kwarg(f.name, f.default, span=f.span) for f in fields if f.default]
+        if defaults:
+            session = _session()
+            session.field_defaults[id(node)] = defaults
+            session.pending[id(node)] = (
+                defaults[0].span, 'field defaults are only allowed with "Base.@kwdef"')
+        return node
 
     def abstract_e(self, c: Children) -> A.AbstractTypeDef:
         head: _TypeHead = c[1]
@@ -607,11 +642,17 @@ class _AstBuilder:
                 supertype = c[i + 1]
         return _TypeHead(str(c[0]), params, supertype)
 
-    def struct_body(self, c: Children) -> list[tuple[str, A.Node | None]]:
+    def struct_body(self, c: Children) -> list[_Field]:
         return c
 
-    def field_decl(self, c: Children) -> tuple[str, A.Node | None]:
-        return (str(c[0]), c[2] if len(c) > 2 else None)
+    def field_decl(self, c: Children) -> _Field:
+        field = _Field(str(c[0]), None, None, _span(c[0]))
+        for i in range(1, len(c), 2):
+            if c[i].type == "DCOLON":
+                field.type = c[i + 1]
+            else:
+                field.default = c[i + 1]
+        return field
 
     def module_def(self, c: Children) -> A.ModuleDef:
         return A.ModuleDef(str(c[1]), _body(c[2], c[0]), span=_span(c[0]))

@@ -83,6 +83,9 @@ class Runtime:
 
         ad_runtime.install(self)
         rules.install(self)
+        from backend import dumps
+
+        dumps.install(self)
         for m in ("Base", "Core", "Main", "Test", "Random", "LinearAlgebra", "Statistics",
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors"):

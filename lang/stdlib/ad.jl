@@ -15,6 +15,8 @@ Core.nt_back(names, n) = dz -> (nothing, Core.tuple_cot(dz, n)...)
 Core.prim_pullback(p, args...) = Core.prim_pullback2(p, p(args...), args)
 Core.prim_pullback2(p, y, args) = (y, Core.primback(Core.rule_of(p), y, args))
 Core.prim_pullback_fn(p) = (xs...) -> Core.prim_pullback(p, xs...)
+Core.bcast_pullback(f, args...) = Core.bcast_pb2(f, broadcast(f, args...), args)
+Core.bcast_pb2(f, y, args) = (y, Core.bcast_primback(Core.bcast_rule_of(f), y, args))
 
 Core.mul_back(dz, x::Number, y::Number) = (dz * y, dz * x)
 Core.mul_back(dz, x::Number, y::AbstractArray) = (sum(dz .* y), dz .* x)

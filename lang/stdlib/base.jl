@@ -49,3 +49,8 @@ norm(x, p) = p == 2 ? norm(x) : sum(abs.(x) .^ p) ^ (1 / p)
 tr(A) = sum(A[i, i] for i in 1:size(A, 1))
 diag(A) = [A[i, i] for i in 1:min(size(A, 1), size(A, 2))]
 Core.times(xs...) = reduce((a, b) -> a * b, xs)
+
+# map over tuples in Zyla, so that it is differentiable (pullback rules use it)
+ntuple(f, n) = n == 0 ? () : (ntuple(f, n - 1)..., f(n))
+map(f, t::Tuple) = ntuple(i -> f(t[i]), length(t))
+map(f, a::Tuple, b::Tuple) = ntuple(i -> f(a[i], b[i]), length(a))
