@@ -139,6 +139,9 @@ def pullback_call(interp: Interpreter, f: Any, args: list, kwargs: dict | None =
     if isinstance(f, Primitive):
         return _prim_pullback(interp, st, f, args, kwargs)
     if isinstance(f, V.JType):
+        m = rt.constructor_method(f, args)
+        if m is not None and m.fn is not None:
+            return interp.run_function(_forward_fn(m.fn), interp.bind_args(m.fn, [], args, kwargs))
         y = interp.call_value(f, args, kwargs)
         if f.is_struct:
             return y, _make_closure(interp, "Core.struct_back", len(args))

@@ -1091,6 +1091,17 @@ def install(rt: Any) -> None:
         "convert": lambda t, x: convert(rt, t, x),
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,
+        "lpad": lambda s, n, c=" ": jl_string(s).rjust(int(n), jl_string(c)),
+        "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
+        "uppercase": lambda s: s.upper(), "lowercase": lambda s: s.lower(),
+        "join": lambda xs, d="": jl_string(d).join(jl_string(x) for x in _rt().iterate(xs)),
+        "zip": lambda *xs: [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs])],
+        "enumerate": lambda x: [(i + 1, v) for i, v in enumerate(_rt().iterate(x))],
+        "occursin": lambda a, b: jl_string(a) in jl_string(b),
+        "startswith": lambda a, b: jl_string(a).startswith(jl_string(b)),
+        "endswith": lambda a, b: jl_string(a).endswith(jl_string(b)),
+        "split": lambda s, d=" ": np.array(jl_string(s).split(jl_string(d)) if d != " " else jl_string(s).split(), dtype=object),
+        "parse": lambda t, s: convert(rt, t, float(s) if t in (V.Float64T, V.Float32T) else int(s)),
     }.items():
         host(name, f)
     for name, f in {

@@ -27,8 +27,9 @@ Values of the IR text form are `%N`; the printer and `lang.irparse` round-trip i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from lang.ast import NOSPAN, Span
 
@@ -54,7 +55,7 @@ class Op:
     operands: list[Value]
     results: list[Value] = field(default_factory=list)
     attrs: dict[str, Any] = field(default_factory=dict)
-    regions: list["Region"] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
     span: Span = NOSPAN
 
     @property

@@ -96,6 +96,8 @@ _NUMBER = re.compile(
 _KEY = re.compile(r"[A-Za-z_]\w*")
 _LINE_COMMENT = re.compile(r"#[ \t]+line[ \t]+(\d+)")
 _BARE_NAME = re.compile(r'[^\s()\[\]{},"]+')  # lang.ir.format_name writes others quoted
+_NT_NAME = re.compile(r"([^\W\d][\w!]*)[ \t]*=(?!=)[ \t]*")  # `name = ` in a named tuple
+_HEX_ESCAPES = {c: re.compile(f"[0-9a-fA-F]{{1,{w}}}") for c, w in (("x", 2), ("u", 4), ("U", 8))}
 _SYMBOL_END = " \t\r\n,()[]{}"
 _SIMPLE_ESCAPES = {
     "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
@@ -239,8 +241,7 @@ class _Parser:
         self.pos += 1
         c = self.peek()
         if c in "xuU":
-            width = {"x": 2, "u": 4, "U": 8}[c]
-            m = re.compile("[0-9a-fA-F]{1,%d}" % width).match(self.text, self.pos + 1)
+            m = _HEX_ESCAPES[c].match(self.text, self.pos + 1)
             if m is None:
                 raise self.error(f"invalid escape `\\{c}`", start)
             self.pos = m.end()
@@ -549,7 +550,9 @@ class _Parser:
             return None
         if "Inf" in tok or "NaN" in tok:
             x = float(tok.rstrip("0123456789"))
-            return np.float32(x) if tok.endswith("32") else np.float16(x) if tok.endswith("16") else x
+            if tok.endswith("32"):
+                return np.float32(x)
+            return np.float16(x) if tok.endswith("16") else x
         if "f" in tok:
             return np.float32(tok.replace("f", "e"))
         if "." in tok or "e" in tok or "E" in tok:
@@ -605,7 +608,7 @@ class _Parser:
             return ()
         while True:
             self.skip_ws()
-            m = re.compile(r"([^\W\d][\w!]*)[ \t]*=(?!=)[ \t]*").match(self.text, self.pos)
+            m = _NT_NAME.match(self.text, self.pos)
             if m is not None and (names or not items):
                 names.append(m.group(1))
                 self.pos = m.end()

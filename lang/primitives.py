@@ -561,7 +561,18 @@ def _abs2(xp: Any, x: Any) -> Any:
 
 
 def _rounding(name: str) -> Callable[..., Any]:
-    def run(xp: Any, x: Any) -> Any:
+    def run(xp: Any, x: Any, y: Any = None, digits: Any = None, sigdigits: Any = None) -> Any:
+        if isinstance(x, V.JType):  # round(Int, x)
+            d = V.JTYPE_TO_DTYPE.get(x, N.I64)
+            r = run(xp, y)
+            return N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np else xp.asarray(r).astype(d)
+        if sigdigits is not None and xp is np and type(x) is float:
+            return float(f"{x:.{int(sigdigits)}g}")
+        if digits is not None:
+            if xp is np and type(x) is float:
+                return round(x, int(digits)) if name == "round" else float(
+                    getattr(math, name)(x * 10.0**digits) / 10.0**digits)
+            return _result(xp.round(as_array(x, xp), int(digits)), xp)
         if xp is np and type(x) is int:
             return x
         if xp is np and type(x) is float:

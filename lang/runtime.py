@@ -189,7 +189,17 @@ class Runtime:
                 fam.call_gf = gf  # type: ignore[attr-defined]
             gf.add_method(m)
             return None
-        gf = self.generic(op.attrs["name"])
+        name = op.attrs["name"]
+        bound = self.globals.get(name, self.builtins.get(name))
+        if isinstance(bound, V.JType):
+            # an outer constructor: a method of the type itself
+            fam = bound.family
+            gf = getattr(fam, "ctor_gf", None)
+            if gf is None:
+                gf = fam.ctor_gf = GenericFunction(name)  # type: ignore[attr-defined]
+            gf.add_method(m)
+            return bound
+        gf = self.generic(name)
         gf.add_method(m)
         return gf
 
@@ -209,6 +219,9 @@ class Runtime:
         """Calling a type: a struct constructor, a conversion, or an array constructor."""
         from lang import builtins
 
+        m = self.constructor_method(t, args)
+        if m is not None:
+            return self.interp.invoke(m, args, kwargs)
         if t.is_struct:
             if kwargs and getattr(t.family, "kwdef", None) is not None:
                 return builtins.kwdef_construct(self, t, kwargs)
@@ -218,6 +231,16 @@ class Runtime:
             vals = [self.convert_field(ft, a) for ft, a in zip(t.field_types, args)]
             return V.StructValue(t, vals)
         return builtins.convert_call(self, t, args, kwargs)
+
+    def constructor_method(self, t: V.JType, args: list) -> Method | None:
+        """A user-defined outer constructor applicable to args, if any."""
+        gf = getattr(t.family, "ctor_gf", None)
+        if gf is None:
+            return None
+        try:
+            return gf.dispatch([typeof(a) for a in args])
+        except ZylaError:
+            return None
 
     def convert_field(self, ft: Any, v: Any) -> Any:
         if isinstance(ft, V.JType) and ft is not V.AnyT and ft.family in (V.Float64T, V.Float32T, V.Int64T):
