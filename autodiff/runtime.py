@@ -24,7 +24,7 @@ import numpy as np
 from lang import numeric as N
 from lang import values as V
 from lang.errors import ZylaError
-from lang.functions import Closure, GenericFunction, PyCallable, typeof
+from lang.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.interp import OP_HANDLERS, Interpreter, Tape
 from lang.primitives import NONDIFF, PRIMITIVES, Primitive, is_array, prim, unbroadcast
 
@@ -218,10 +218,8 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, k
 def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: dict | None) -> tuple:
     f, xs = args[0], args[1:]
     y = interp.call_primitive(PRIMITIVES["broadcast"], args, kwargs)
-    p = f
-    if isinstance(f, GenericFunction) and getattr(f, "fallback_prim", None) is not None and len(f.methods) == 1:
-        p = f.fallback_prim  # type: ignore[attr-defined]
-    if isinstance(p, Primitive) and p.elementwise is not None:
+    p = elementwise_primitive(f, xs)
+    if p is not None:
         if p.pullback == NONDIFF:
             return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
         rule = st.rule(p, bcast=True)
@@ -447,7 +445,7 @@ def install(rt: Any) -> None:
 
     def bcast_rule_of(f: Any) -> Any:
         p = f if isinstance(f, Primitive) else getattr(f, "fallback_prim", None)
-        if not isinstance(p, Primitive) or p.elementwise is None or p.pullback == NONDIFF:
+        if not isinstance(p, Primitive) or p.elementwise is None:
             raise ZylaError("AD error", "nested AD of this broadcast is not supported yet")
         return _state(rt.interp).rule(p, bcast=True)
 

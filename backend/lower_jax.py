@@ -27,7 +27,7 @@ from backend.structure import (
 )
 from lang import numeric as N
 from lang import values as V
-from lang.functions import Closure
+from lang.functions import Closure, elementwise_primitive
 from lang.interp import Interpreter, Tape
 from lang.ir import Function, Op, Region
 from lang.primitives import HostOnly, Primitive
@@ -91,10 +91,8 @@ class JaxInterpreter(Interpreter):
         args = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in args]
         if not any(_is_array(a) for a in args):
             return self.call_value(f, list(args))
-        p = f
-        if not isinstance(p, Primitive):
-            p = getattr(f, "fallback_prim", None) if len(getattr(f, "methods", [1, 1])) == 1 else None
-        if isinstance(p, Primitive) and p.elementwise is not None:
+        p = elementwise_primitive(f, args)
+        if p is not None:
             return p.elementwise(jnp, *args)
         if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
             return jnp.asarray(args[0]).astype(V.JTYPE_TO_DTYPE[f])

@@ -17,7 +17,7 @@ import numpy as np
 from lang import numeric as N
 from lang import values as V
 from lang.errors import ZylaError
-from lang.functions import Closure, GenericFunction, typeof
+from lang.functions import Closure, GenericFunction, elementwise_primitive, typeof
 from lang.lower import COLON, UNDEF
 from lang.primitives import (
     INFER_BY_LOWERING,
@@ -325,14 +325,10 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
                 for i in range(n)
             )
         return interp.call_value(f, list(args))
-    if isinstance(f, Primitive) and f.elementwise is not None:
+    p = elementwise_primitive(f, args)
+    if p is not None:
         _check_broadcast(args)
-        return f.elementwise(np, *args)
-    if isinstance(f, GenericFunction) and getattr(f, "fallback_prim", None) is not None and len(f.methods) == 1:
-        p = f.fallback_prim  # type: ignore[attr-defined]
-        if p.elementwise is not None:
-            _check_broadcast(args)
-            return p.elementwise(np, *args)
+        return p.elementwise(np, *args)
     if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
         a = np.asarray(args[0])
         d = V.JTYPE_TO_DTYPE[f]
@@ -740,7 +736,7 @@ def _one(x: Any) -> Any:
         d = V.JTYPE_TO_DTYPE.get(x)
         return N.host_scalar(d.type(1)) if d is not None else 1
     if is_array(x):
-        return np.eye(jl_size(x)[0], dtype=as_array(x).dtype)
+        return N.xp_for(x).eye(jl_size(x)[0], dtype=as_array(x).dtype)
     return N.cast(1, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 1
 
 
@@ -749,7 +745,7 @@ def _zero(x: Any) -> Any:
         d = V.JTYPE_TO_DTYPE.get(x)
         return N.host_scalar(d.type(0)) if d is not None else 0
     if is_array(x):
-        return np.zeros_like(as_array(x))
+        return N.xp_for(x).zeros_like(as_array(x))
     return N.cast(0, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 0
 
 

@@ -38,6 +38,7 @@ class Method:
     kwvararg: bool = False
     typevars: list[V.TypeVar] = field(default_factory=list)
     owner: "GenericFunction | None" = None
+    prim: Any = None  # a built-in primitive this method forwards to (Base fallbacks)
 
     def applicable(self, types: list[V.JType]) -> dict | None:
         n = len(types)
@@ -139,6 +140,30 @@ class GenericFunction:
 
     def jl_show(self) -> str:
         return self.name
+
+
+def elementwise_primitive(f: Any, args: list | tuple) -> Any:
+    """The primitive with a vectorised implementation that broadcasting f over args
+    would call for every element, or None (then broadcasting loops or vmaps)."""
+    prim = getattr(f, "elementwise", None)
+    if prim is not None:
+        return f
+    if not isinstance(f, GenericFunction):
+        return None
+    types = []
+    for a in args:
+        t = typeof(a)
+        if t.family in (V.ArrayT,) or t.family is V.UnitRangeT or t.family is V.StepRangeT or t.family is V.StepRangeLenT:
+            t = t.params[0] if t.params else V.AnyT
+            if not isinstance(t, V.JType):
+                return None
+        types.append(t)
+    try:
+        m = f.dispatch(types)
+    except Exception:
+        return None
+    p = m.prim
+    return p if p is not None and getattr(p, "elementwise", None) is not None else None
 
 
 def _same(a: Any, b: Any) -> bool:

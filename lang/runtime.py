@@ -162,7 +162,7 @@ class Runtime:
         gf = GenericFunction(name, "Base" if self.loading_base else "Main")
         if cur is not None and callable(getattr(cur, "host", None)):
             prim = cur
-            gf.methods.append(Method([], 0, impl=_prim_caller(self, prim), vararg=True))
+            gf.methods.append(Method([], 0, impl=_prim_caller(self, prim), vararg=True, prim=prim))
             gf.fallback_prim = prim  # type: ignore[attr-defined]
         ns[name] = gf
         if self.loading_base or (cur is not None and name in self.builtins):
