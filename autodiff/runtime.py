@@ -26,7 +26,10 @@ from lang import values as V
 from lang.errors import ZylaError
 from lang.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.interp import OP_HANDLERS, Interpreter, Tape
-from lang.primitives import NONDIFF, PRIMITIVES, Primitive, is_array, prim, unbroadcast
+from lang.primitives import NONDIFF, PRIMITIVES, HostOnly, Primitive, is_array, prim, unbroadcast
+from lang.primitives_array import MUTATING
+
+_INPLACE = {"setindex!", "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!", "pop!"}
 
 # Rules used when a primitive is broadcast, where they differ from its own rule
 # (`*` on arrays is matmul, `.*` is elementwise).
@@ -206,6 +209,13 @@ def _user_rrule(interp: Interpreter, f: Any, args: list) -> Any:
 def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, kwargs: dict | None) -> tuple:
     if p.name == "broadcast":
         return _broadcast_pullback(interp, st, args, kwargs)
+    if p.name in MUTATING and isinstance(args[0], np.ndarray):
+        args = [args[0].copy()] + list(args[1:])
+    elif isinstance(p.jax, HostOnly) and p.name in _INPLACE:
+        raise ZylaError("AD error", f"`{p.name}` mutates an array that is not a local variable of the "
+                        "differentiated code (a global, a field, or a captured variable); Zyla "
+                        "functionalises writes to local arrays only",
+                        hint="copy the array into a local variable first, e.g. y = copy(x)")
     y = interp.call_primitive(p, args, kwargs)
     if p.pullback == NONDIFF:
         return y, _make_closure(interp, "Core.zero_back", len(args) + 1)

@@ -43,7 +43,7 @@ TRACE_SAFE = {
     "Core.apply_type", "isnothing", "Core.rule_of", "Core.convert_cot", "keys", "values",
     "haskey", "first", "last", "map", "Core.assert", "ignore_derivatives", "error", "throw",
     "Core.comprehension", "foreach", "reduce", "filter", "convert", "isempty", "eachindex", "axes",
-    "Core.sensitivity", "Core.accum", "one", "zero", "oneunit", "typemax", "typemin", "eps",
+    "Core.sensitivity", "Core.accum", "eachindex", "one", "zero", "oneunit", "typemax", "typemin", "eps",
 }
 
 

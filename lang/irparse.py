@@ -33,8 +33,10 @@ but that is well delimited (`Affine`, `@NamedTuple{a::Int64}`, `Foo(1, 2)`) beco
 `IRLiteral`, which prints back as the same text.
 
 Value ids are kept (`%7` is `Value(7)`), so a function's `counter` is its largest id plus
-one. Values are per function: the same id in two functions names two values. The reader
-checks syntax only; `lang.verify` checks that the IR is well formed.
+one. What the text does not hold is not restored: value hints, span columns (a parsed span
+is `Span(N, 0)`), a function's own span and file. Values are per function: the same id
+in two functions names two values. The reader checks syntax only; `lang.verify` checks
+that the IR is well formed.
 """
 
 from __future__ import annotations

@@ -13,9 +13,12 @@ macro call, and it sees the live LALR parser state: Lark calls `JuliaLexer.lex` 
 (`__future_interface__ = 2`), and because tokens are produced lazily, every token the
 lexer yielded has been fed to the parser by the time it produces the next one. Where a
 decision needs the parser (is a newline a statement end here? is `for` a loop or a
-comprehension?), `_accepts` simulates the parser's reductions for one token on its
-state stack without touching it; that answer is exact, unlike a lookup in the LALR table,
-which over-approximates after default reductions.
+comprehension?), it asks whether the parser can accept a given token now: the parser
+state's own `accepts` method if it has one (the fast driver in `lang.parser`), else
+`_accepts` on Lark's `ParserState`. Both simulate the reductions the token would cause on
+a virtual copy of the stack top and report whether it would then be shifted; that answer
+is exact, unlike a lookup in the LALR table, which over-approximates because of LALR's
+merged lookaheads and default reductions.
 
 The lexer is O(n): each character is scanned once, and each parser query costs a few
 table lookups. String interpolations `$(expr)` are parsed recursively, in place, by a
@@ -338,7 +341,7 @@ class JlToken(Token):
 
     __slots__ = ()
 
-    def __new__(  # noqa: D102
+    def __new__(
         cls, type: str, value: Any, start_pos: int, line: int, column: int,
         end_line: int, end_column: int, end_pos: int,
     ) -> JlToken:
@@ -369,6 +372,8 @@ class _Run:
         self.pos = job.pos
         self.line = job.line
         self.line_start = job.line_start
+        if job.pos == 0 and job.text.startswith("\ufeff"):  # a byte order mark
+            self.pos = self.line_start = 1
         # `accepts(ttype)`: can the parser shift a `ttype` token now? A fast driver passes
         # its own; for Lark's ParserState, simulate on its live stack.
         accepts = getattr(parser_state, "accepts", None)

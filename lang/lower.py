@@ -83,7 +83,7 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
         _target_names(node.target, out)
         assigned_names(node.value, out)
         return out
-    if isinstance(node, A.OpAssign):
+    if isinstance(node, (A.OpAssign, A.BroadcastAssign)):
         _target_names(node.target, out)
         assigned_names(node.value, out)
         return out
@@ -106,6 +106,8 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
 def _target_names(t: A.Node, out: set[str]) -> None:
     if isinstance(t, A.Ident):
         out.add(t.name)
+    elif isinstance(t, A.Index) and isinstance(t.obj, A.Ident):
+        out.add(t.obj.name)  # array writes rebind the variable (see Lowerer.store)
     elif isinstance(t, A.TupleLit):
         for x in t.items:
             _target_names(x, out)
@@ -822,12 +824,33 @@ class Lowerer:
         elif isinstance(t, A.Index):
             obj = self.lower(t.obj)
             idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
-            self.call("setindex!", [obj, v] + idx, n.span)
+            self.store(t.obj, "setindex", [obj, v] + idx, n)
         elif isinstance(t, A.Dot):
             obj = self.lower(t.obj)
             self.call("setproperty!", [obj, self.const(_sym(t.name)), v], n.span)
         else:
             raise self.err("invalid assignment target", t)
+
+    def functional_target(self, obj: A.Node) -> str | None:
+        """The local variable a mutation can be rebound to, or None (globals, boxes,
+        fields: those keep in-place semantics)."""
+        if isinstance(obj, A.Ident) and obj.name in self.sc.env and obj.name not in self.sc.boxed:
+            return obj.name
+        return None
+
+    def store(self, obj: A.Node, kind: str, args: list[Value], n: A.Node) -> Value:
+        """An array write. On a local variable it is functionalised: `y[i] = v` becomes
+        `y = Core.setindex_fn(y, v, i)`, which writes in place on the host (so aliases see
+        it, as in Julia) but is a pure update for AD and XLA, and the rebinding makes
+        loops and branches carry the array like any other variable."""
+        name = self.functional_target(obj)
+        if name is None:
+            inplace = {"setindex": "setindex!", "setindex_broadcast": "Core.setindex_broadcast!",
+                       "broadcast_assign": "Core.broadcast_assign!"}[kind]
+            return self.call(inplace, args, n.span)
+        new = self.call(f"Core.{kind}_fn", args, n.span)
+        self.bind(name, new, n.span)
+        return new
 
     def l_OpAssign(self, n: A.OpAssign) -> Value:
         op = n.op
@@ -841,7 +864,7 @@ class Lowerer:
                    for k, i in enumerate(n.target.indices)]
             cur = self.call("getindex", [obj] + idx, n.span)
             new = self.call(op, [cur, self.lower(n.value)], n.span)
-            self.call("setindex!", [obj, new] + idx, n.span)
+            self.store(n.target.obj, "setindex", [obj, new] + idx, n)
             return new
         cur = self.lower(n.target)
         new = self.call(op, [cur, self.lower(n.value)], n.span)
@@ -854,11 +877,9 @@ class Lowerer:
         if isinstance(t, A.Index):
             obj = self.lower(t.obj)
             idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
-            self.call("Core.setindex_broadcast!", [obj, v] + idx, n.span)
-            return obj
+            return self.store(t.obj, "setindex_broadcast", [obj, v] + idx, n)
         dest = self.lower(t)
-        self.call("Core.broadcast_assign!", [dest, v], n.span)
-        return dest
+        return self.store(t, "broadcast_assign", [dest, v], n)
 
     # --- control flow --------------------------------------------------------------------------
 

@@ -675,3 +675,73 @@ prim("Core.setindex_broadcast!", setindex_broadcast, HostOnly("array mutation is
      NONDIFF, lambda *a: a[0])
 prim("Core.broadcast_assign!", broadcast_assign, HostOnly("array mutation is only run on the host"),
      NONDIFF, lambda *a: a[0])
+
+
+# --- functional array writes (see lang.lower.Lowerer.store) ---------------------------------
+
+
+def _jax_key(xp: Any, x: Any, idx: tuple) -> Any:
+    from autodiff.rules import _jax_key as one
+
+    if len(idx) == 1 and x.ndim != 1:
+        return None
+    sizes = jl_size(x)
+    keys = [one(xp, i, sizes[k]) for k, i in enumerate(idx)]
+    keys.reverse()
+    return tuple(keys)
+
+
+def _jax_store(xp: Any, x: Any, v: Any, idx: tuple, bcast: bool) -> Any:
+    key = _jax_key(xp, x, idx)
+    v = xp.asarray(v, dtype=x.dtype)
+    if key is None:
+        flat = x.reshape(-1)
+        from autodiff.rules import _jax_key as one
+
+        return flat.at[one(xp, idx[0], flat.shape[0])].set(v).reshape(x.shape)
+    if bcast:
+        target_shape = x[key].shape
+        v = xp.broadcast_to(v, target_shape)
+    return x.at[key].set(v)
+
+
+def setindex_fn(xp: Any, x: Any, v: Any, *idx: Any) -> Any:
+    if xp is np:
+        return setindex(x, v, *idx)
+    return _jax_store(xp, x, v, idx, False)
+
+
+def setindex_broadcast_fn(xp: Any, x: Any, v: Any, *idx: Any) -> Any:
+    if xp is np:
+        return setindex_broadcast(x, v, *idx)
+    return _jax_store(xp, x, v, idx, True)
+
+
+def broadcast_assign_fn(xp: Any, x: Any, v: Any) -> Any:
+    if xp is np:
+        return broadcast_assign(x, v)
+    return xp.broadcast_to(xp.asarray(v, dtype=x.dtype), x.shape)
+
+
+def zero_at(xp: Any, dz: Any, *idx: Any) -> Any:
+    """dz with the entries at idx set to zero (the cotangent that flows to the array
+    an indexed write overwrote)."""
+    if dz is None:
+        return None
+    if xp is np:
+        out = np.array(dz, copy=True)
+        setindex_broadcast(out, 0.0, *idx)
+        return out
+    return _jax_store(xp, dz, 0.0, idx, True)
+
+
+numeric("Core.setindex_fn", setindex_fn,
+        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), map(k -> nothing, i)...)")
+numeric("Core.setindex_broadcast_fn", setindex_broadcast_fn,
+        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), map(k -> nothing, i)...)")
+numeric("Core.broadcast_assign_fn", broadcast_assign_fn, "(dz, z, x, v) -> (nothing, Core.unbroadcast(v, dz))")
+numeric("Core.zero_at", zero_at, "(ddz, z, dz, i...) -> (Core.zero_at(ddz, i...), map(k -> nothing, i)...)")
+
+# writes that mutate their first argument: under AD the host copies it first, so values
+# captured by earlier pullbacks are not changed behind their back
+MUTATING = {"Core.setindex_fn", "Core.setindex_broadcast_fn", "Core.broadcast_assign_fn"}
