@@ -1047,6 +1047,10 @@ def _fieldnames(t: Any) -> tuple:
     return tuple(V.Symbol(f) for f in t.fields)
 
 
+def _undef_keyword(name: str) -> None:
+    raise ZylaError("UndefKeywordError", f"keyword argument `{name}` not assigned")
+
+
 def _exit(code: int = 0) -> None:
     sys.stdout.flush()
     raise SystemExit(code)
@@ -1087,6 +1091,7 @@ def install(rt: Any) -> None:
         "convert": lambda t, x: convert(rt, t, x),
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,
+        "Core.undef_keyword": _undef_keyword,
         "lpad": lambda s, n, c=" ": jl_string(s).rjust(int(n), jl_string(c)),
         "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
         "uppercase": lambda s: s.upper(), "lowercase": lambda s: s.lower(),

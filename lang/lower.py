@@ -358,6 +358,10 @@ class Lowerer:
                     continue
                 p = ptypes[i - len(captures)]
                 v = a
+                if p.default is None and i - len(captures) >= len(allp) and p.name:
+                    # a required keyword argument
+                    p = A.Param(p.name, p.type, A.Call(A.Ident("Core.undef_keyword"),
+                                [A.Literal(p.name, "String")], span=p.span), span=p.span)
                 if p.default is not None:
                     reg = Region([])
                     op = self.emit("default", [a], regions=[reg], span=p.span)
@@ -368,7 +372,9 @@ class Lowerer:
                     self.sc.region = saved
                     v = op.result
                 self.bind(n, v)
-            has_ret = has_return(body_list)
+            # a `return` that ends the body needs no early-exit flags
+            has_ret = has_return(body_list[:-1]) or (
+                bool(body_list) and not isinstance(body_list[-1], A.Return) and has_return(body_list[-1]))
             if has_ret:
                 self.sc.env[RET] = self.const(False)
                 self.sc.env[RETVAL] = self.const(UNDEF)
@@ -988,6 +994,8 @@ class Lowerer:
                            stmts: list[A.Node]) -> None:
         """Body of a loop that may break/return: skipped once a flag is set."""
         sc = self.sc
+        if has_break(stmts):
+            sc.env[CONT] = self.const(False)
         cond = sc.env[flags[0]]
         for f in flags[1:]:
             cond = self.call("Core.or", [cond, sc.env[f]])

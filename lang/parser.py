@@ -5,16 +5,35 @@
 the unexpected token, or the block keyword or bracket left open and where it opened.
 `parse_incomplete(text)` tells the REPL whether its input is an unfinished prefix.
 
-The grammar (`grammar/julia.lark`) is LALR(1); the lexer (`lang.lexer`) feeds it marker
-tokens for Julia's context-dependent syntax. The AST is built while parsing, by Lark
-calling the methods of `_AstBuilder` as rules are reduced (no parse tree is built). Each
-node's span is the line and column of its first token.
+The grammar (`grammar/julia.lark`) is LALR(1) and built by Lark; the lexer (`lang.lexer`)
+feeds it marker tokens for Julia's context-dependent syntax. `parse` runs Lark's tables
+and rule callbacks with `_Driver`, a tight LALR loop that also answers the lexer's
+"can you accept this token now?" questions; `get_parser().parse(...)` (Lark's own loop,
+the lexer reading Lark's `ParserState`) gives the same result more slowly and is kept as
+the reference. The AST is built while parsing, by the methods of `_AstBuilder` (no parse
+tree is built); each node's span is the line and column of its first token.
 
 Julia's method definitions are recognised only once their `=` or `end` is seen, so the
 builder keeps, for the duration of one parse, the raw argument list of every call (a
 call may turn out to be a signature) and the constructs that are only legal inside a
-signature (`::T` without a name, `where`, typed keyword arguments); a parse ends with an
-error if one of those was not used by a definition.
+signature (`::T` without a name, `where`, typed keyword arguments, struct field
+defaults); a parse ends with an error if one of those was not used by a definition.
+
+Representation choices beyond `lang.ast`'s docstrings:
+
+- A short method `f(x) = e` has `body=Block([e])`; an arrow lambda's body is `e` itself.
+- `-2`, `+2.5` (a sign applied directly to a number literal) are folded into literals;
+  `-2^2` stays `-(2^2)`.
+- `T[a, b]` is a typed `VectorLit` when `T` is a `Curly` or a name in `TYPE_NAMES`, and an
+  `Index` otherwise (the lowering may still treat an `Index` of a type as a literal);
+  `T[a b; c d]` is always a typed `MatrixLit`, and the typed comprehension
+  `T[f(x) for x in xs]` is `Call(collect, [T, Comprehension(generator=True)])`.
+- `Base.@kwdef struct S a::Int = 1 ... end` is `MacroCall("kwdef", [Kwarg("a", 1), ...,
+  StructDef])`: the field defaults as `Kwarg`s, then the struct (its fields keep their
+  types only). Field defaults outside `@kwdef` are a ParseError.
+- `x in xs` and `x isa T` alone are `Call(Ident("in"/"isa"), ...)`; inside a longer
+  comparison chain they stay `Comparison` ops.
+- Operators used as values (`map(+, xs)`) are `Ident("+")`.
 """
 
 from __future__ import annotations
@@ -525,9 +544,10 @@ class _AstBuilder:
         name = _macro_name(c[0])
         args = _nodes(c)
         if name == "kwdef" and len(args) == 1 and isinstance(args[0], A.StructDef):
-            # `Base.@kwdef struct S a::Int = 1 end` → MacroCall("kwdef", [S, Kwarg("a", 1)])
-            args.extend(_session().field_defaults.pop(id(args[0]), []))
-            _consume(args[0])
+            # `Base.@kwdef struct S a::Int = 1 end` → MacroCall("kwdef", [Kwarg("a", 1), S])
+            struct = args[0]
+            _consume(struct)
+            args = [*_session().field_defaults.pop(id(struct), []), struct]
         return A.MacroCall(name, args, span=_span(c[0]))
 
     def macro_paren(self, c: Children) -> A.MacroCall:

@@ -501,8 +501,8 @@ def test_types() -> None:
     assert one("abstract type A end") == A.AbstractTypeDef("A")
     assert one("abstract type B <: A end") == A.AbstractTypeDef("B", I("A"))
     kw = one("Base.@kwdef struct K\n    a::Int = 1\n    b\nend")
-    assert kw == A.MacroCall("kwdef", [A.StructDef("K", [("a", I("Int")), ("b", None)]),
-                                       A.Kwarg("a", N(1))])
+    assert kw == A.MacroCall("kwdef", [A.Kwarg("a", N(1)),
+                                       A.StructDef("K", [("a", I("Int")), ("b", None)])])
     assert one("module M\n x = 1\nend") == A.ModuleDef("M", A.Block([A.Assign(x, N(1))]))
 
 
