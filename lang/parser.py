@@ -146,18 +146,54 @@ class _Field:
 
 @dataclass
 class _Session:
-    """Per-parse bookkeeping for method signatures (see the module docstring)."""
+    """Per-parse bookkeeping for method signatures (see the module docstring). Entries
+    are keyed by node identity and hold the node, which keeps it alive (so its id cannot
+    be reused) until the parse ends."""
 
     source: SourceFile
-    call_args: dict[int, _RawArgs] = field(default_factory=dict)
-    pending: dict[int, tuple[Span, str]] = field(default_factory=dict)
-    grouped: set[int] = field(default_factory=set)
-    field_defaults: dict[int, list[A.Kwarg]] = field(default_factory=dict)
+    calls: dict[int, tuple[A.Call, _RawArgs]] = field(default_factory=dict)
+    pending: dict[int, tuple[A.Node, Span, str]] = field(default_factory=dict)
+    grouped: dict[int, A.Node] = field(default_factory=dict)
+    defaults: dict[int, tuple[A.Node, list[A.Kwarg]]] = field(default_factory=dict)
+
+    def note_call(self, call: A.Call, raw: _RawArgs) -> None:
+        """Remember a call's arguments as written, in case it is a method signature."""
+        self.calls[id(call)] = (call, raw)
+
+    def is_call(self, node: A.Node) -> bool:
+        return id(node) in self.calls
+
+    def take_call(self, call: A.Call) -> _RawArgs | None:
+        entry = self.calls.pop(id(call), None)
+        return None if entry is None else entry[1]
+
+    def require_consumer(self, node: A.Node, span: Span, message: str) -> None:
+        """`node` is only valid where an enclosing construct uses it (a method signature,
+        `@kwdef`): the parse fails with `message` unless `consume(node)` is called."""
+        self.pending[id(node)] = (node, span, message)
+
+    def consume(self, node: A.Node) -> None:
+        self.pending.pop(id(node), None)
+
+    def note_grouped(self, node: A.Node) -> None:
+        """`node` was written in parentheses: `(x)`."""
+        self.grouped[id(node)] = node
+
+    def was_grouped(self, node: A.Node) -> bool:
+        return id(node) in self.grouped
+
+    def note_defaults(self, struct: A.Node, defaults: list[A.Kwarg]) -> None:
+        self.defaults[id(struct)] = (struct, defaults)
+
+    def take_defaults(self, struct: A.Node) -> list[A.Kwarg]:
+        entry = self.defaults.pop(id(struct), None)
+        return [] if entry is None else entry[1]
 
     def check(self) -> None:
         """Raise for the first signature-only construct that no definition used."""
         if self.pending:
-            span, message = min(self.pending.values(), key=lambda p: (p[0].line, p[0].col))
+            _, span, message = min(self.pending.values(),
+                                   key=lambda p: (p[1].line, p[1].col))
             raise ZylaParseError(message, span, self.source)
 
 
@@ -255,8 +291,8 @@ class _AstBuilder:
     def where_(self, c: Children) -> _Where:
         params = c[2] if isinstance(c[2], list) else [c[2]]
         node = _Where(c[0], params, span=c[0].span)
-        _session().pending[id(node)] = (
-            _span(c[1]), '"where" is only supported in method signatures')
+        _session().require_consumer(node, _span(c[1]),
+                                     '"where" is only supported in method signatures')
         return node
 
     def where_braces(self, c: Children) -> list[A.Node]:
@@ -311,9 +347,9 @@ class _AstBuilder:
             args.insert(0, c[4])
         node = A.Call(func, args, kwargs, span=func.span)
         session = _session()
-        session.call_args[id(node)] = raw
+        session.note_call(node, raw)
         if problem is not None:
-            session.pending[id(node)] = problem
+            session.require_consumer(node, *problem)
         return node
 
     def dotcall(self, c: Children) -> A.Broadcast:
@@ -427,8 +463,8 @@ class _AstBuilder:
 
     def anon_typed(self, c: Children) -> _AnonType:
         node = _AnonType(c[1], span=_span(c[0]))
-        _session().pending[id(node)] = (
-            node.span, '"::T" without a name is only allowed in a method signature')
+        _session().require_consumer(
+            node, node.span, '"::T" without a name is only allowed in a method signature')
         return node
 
     # -- parentheses --------------------------------------------------------------------
@@ -443,7 +479,7 @@ class _AstBuilder:
         if isinstance(item, A.Splat):
             return A.TupleLit([item], span=_span(c[0]))
         if isinstance(item, A.Ident):
-            _session().grouped.add(id(item))
+            _session().note_grouped(item)
         return item
 
     def tuple_(self, c: Children) -> A.Node:
@@ -547,7 +583,7 @@ class _AstBuilder:
             # `Base.@kwdef struct S a::Int = 1 end` → MacroCall("kwdef", [Kwarg("a", 1), S])
             struct = args[0]
             _consume(struct)
-            args = [*_session().field_defaults.pop(id(struct), []), struct]
+            args = [*_session().take_defaults(struct), struct]
         return A.MacroCall(name, args, span=_span(c[0]))
 
     def macro_paren(self, c: Children) -> A.MacroCall:
@@ -641,9 +677,9 @@ class _AstBuilder:
         defaults = [A.Kwarg(f.name, f.default, span=f.span) for f in fields if f.default]
         if defaults:
             session = _session()
-            session.field_defaults[id(node)] = defaults
-            session.pending[id(node)] = (
-                defaults[0].span, 'field defaults are only allowed with "Base.@kwdef"')
+            session.note_defaults(node, defaults)
+            session.require_consumer(node, defaults[0].span,
+                                      'field defaults are only allowed with "Base.@kwdef"')
         return node
 
     def abstract_e(self, c: Children) -> A.AbstractTypeDef:
@@ -747,7 +783,7 @@ def _is_signature(node: A.Node) -> bool:
         return True
     if isinstance(node, A.TypeAssert):
         node = node.value
-    return isinstance(node, A.Call) and id(node) in _session().call_args
+    return isinstance(node, A.Call) and _session().is_call(node)
 
 
 def _assign(target: A.Node, value: A.Node) -> A.Node:
@@ -801,7 +837,7 @@ def _kwarg(item: _KwItem) -> A.Kwarg | None:
 
 def _consume(node: Any) -> None:
     """Mark a signature-only construct as used by a definition."""
-    _session().pending.pop(id(node), None)
+    _session().consume(node)
 
 
 def _param(item: Any) -> A.Param:
@@ -838,7 +874,7 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
     if not isinstance(sig, A.Call):
         raise _error("expected a method signature such as `f(x)`", sig)
     session = _session()
-    raw = session.call_args.pop(id(sig), None)
+    raw = session.take_call(sig)
     if raw is None:
         raise _error("expected a method signature such as `f(x)`", sig)
     _consume(sig)
@@ -859,7 +895,7 @@ def _long_function(sig: A.Node, body: A.Block, span: Span) -> A.Node:
     signature is a parenthesised parameter list (`function (x, y) ... end`)."""
     if _is_signature(sig):
         return _function_def(sig, body, span)
-    if isinstance(sig, A.Ident) and id(sig) not in _session().grouped:
+    if isinstance(sig, A.Ident) and not _session().was_grouped(sig):
         raise _error(f'a function without methods (`function {sig.name} end`) is not '
                      "supported", sig)
     return A.Lambda(_lambda_params(sig), body, span=span)
