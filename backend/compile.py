@@ -73,6 +73,7 @@ def build(rt: Any, skel: Any, leaves: list, capacity: int) -> Entry:
             if global_names is not None:
                 interp.global_inputs = dict(zip(global_names, gleaves))
             f, args, kw = join(skel, leaves_)
+            interp.input_ids = {id(x) for x in list(leaves_) + list(gleaves)}
             out = interp.call_value(f, list(args), dict(zip(kw.names, kw.values)) if kw.names else None)
             out_leaves, out_skel = split(out)
             if entry is not None:

@@ -31,6 +31,7 @@ from lang.functions import Closure, elementwise_primitive
 from lang.interp import Interpreter, Tape
 from lang.ir import Function, Op, Region
 from lang.primitives import HostOnly, Primitive
+from lang.primitives_array import MUTATING
 
 # primitives whose host implementation only rearranges values (no numpy math), so it is
 # also correct at trace time
@@ -60,6 +61,7 @@ class JaxInterpreter(Interpreter):
         self.overflow_flags: list[Any] = []
         self.global_reads: dict[str, Any] = {}
         self.global_inputs: dict[str, Any] | None = None
+        self.input_ids: set[int] = set()  # ids of the traced arguments (mutating them is host-only)
         import jax
         import jax.numpy as jnp
         from jax import lax
@@ -73,6 +75,9 @@ class JaxInterpreter(Interpreter):
             return self.broadcast(args[0], args[1:])
         if p.name == "Core.reverse_tape":
             return self.tape_reverse(args[0])
+        if p.name in MUTATING and id(args[0]) in self.input_ids:
+            raise OffloadError(f"`{p.name}` writes into an array the caller passed in; in-place "
+                               "updates of the caller's arrays run on the host")
         if p.name in TRACE_SAFE:
             return super().call_primitive(p, args, kwargs)
         if isinstance(p.jax, HostOnly):

@@ -1047,6 +1047,15 @@ def _fieldnames(t: Any) -> tuple:
     return tuple(V.Symbol(f) for f in t.fields)
 
 
+def _fieldmap(rt: Any, f: Any, x: Any) -> Any:
+    """A NamedTuple of f applied to each field of a struct (NamedTuples map their values)."""
+    if isinstance(x, V.StructValue):
+        return V.NamedTuple(tuple(x.type.fields), tuple(rt.interp.call_value(f, [v]) for v in x.fields))
+    if isinstance(x, V.NamedTuple):
+        return V.NamedTuple(x.names, tuple(rt.interp.call_value(f, [v]) for v in x.values))
+    return None
+
+
 def _undef_keyword(name: str) -> None:
     raise ZylaError("UndefKeywordError", f"keyword argument `{name}` not assigned")
 
@@ -1092,6 +1101,7 @@ def install(rt: Any) -> None:
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,
         "Core.undef_keyword": _undef_keyword,
+        "Core.fieldmap": lambda f, x: _fieldmap(rt, f, x),
         "lpad": lambda s, n, c=" ": jl_string(s).rjust(int(n), jl_string(c)),
         "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
         "uppercase": lambda s: s.upper(), "lowercase": lambda s: s.lower(),

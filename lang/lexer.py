@@ -469,12 +469,13 @@ class _Run:
                 self.pos = space(text, pos).end()  # type: ignore[union-attr]
                 continue
             if c == "\n":
-                yield from self.newline()
-                continue
-            if c == "#":
+                out = self.newline()
+                if out is None:
+                    continue
+            elif c == "#":
                 self.skip_comment(pos)
                 continue
-            if c.isalpha() or c == "_" or c in "∂∇℘":
+            elif c.isalpha() or c == "_" or c in "∂∇℘":
                 out = self.word(pos)
             elif c.isdigit():
                 out = self.number(pos)
@@ -538,7 +539,7 @@ class _Run:
                 break
         self.pos = pos
 
-    def newline(self) -> Iterator[JlToken]:
+    def newline(self) -> Emitted | None:
         """A newline (and any blank or comment lines after it): a statement end, a matrix
         row end, the end of a macro call, or just space, depending on the open frame and
         on what the parser can accept."""
@@ -546,25 +547,32 @@ class _Run:
         nl_line = self.line
         nl_col = self.col(nl_pos)
         self.skip_space()
+        frame = self.frames[-1]
+        kind = frame.kind
+        if kind == TOP or kind == BLOCK:
+            if self.prev_type != NL and self.prev_type is not None and self.accepts(NL):
+                return self.separator("\n", nl_pos, nl_line, nl_col)
+        elif kind == MACRO:
+            return self.newline_in_macro(nl_pos, nl_line, nl_col)
+        elif (kind == VECT or kind == INDEX) and not frame.comma:
+            nxt = self.text[self.pos] if self.pos < self.n else ""
+            if nxt != "]" and not self.next_word_is("for") and self.accepts(ROWSEP):
+                return JlToken(ROWSEP, "\n", nl_pos, nl_line, nl_col, nl_line, nl_col + 1,
+                               nl_pos + 1)
+        return None
+
+    def newline_in_macro(self, nl_pos: int, nl_line: int, nl_col: int) -> Iterator[JlToken]:
+        """A newline ends the macro calls open at the top of the frame stack, unless an
+        argument is incomplete (`@test a ==⏎ b`); then it acts as in the enclosing frame."""
         frames = self.frames
-        while True:
-            frame = frames[-1]
-            kind = frame.kind
-            if kind == MACRO:
-                if not self.accepts(MACRO_END):
-                    return  # an incomplete macro argument continues on the next line
-                frames.pop()
-                yield JlToken(MACRO_END, "", nl_pos, nl_line, nl_col, nl_line, nl_col, nl_pos)
-                continue
-            if kind == TOP or kind == BLOCK:
-                if self.prev_type != NL and self.prev_type is not None and self.accepts(NL):
-                    yield self.separator("\n", nl_pos, nl_line, nl_col)
-            elif (kind == VECT or kind == INDEX) and not frame.comma:
-                nxt = self.text[self.pos] if self.pos < self.n else ""
-                if nxt != "]" and not self.next_word_is("for") and self.accepts(ROWSEP):
-                    yield JlToken(ROWSEP, "\n", nl_pos, nl_line, nl_col, nl_line, nl_col + 1,
-                                  nl_pos + 1)
-            return
+        while frames[-1].kind == MACRO:
+            if not self.accepts(MACRO_END):
+                return  # the incomplete argument continues on the next line
+            frames.pop()
+            yield JlToken(MACRO_END, "", nl_pos, nl_line, nl_col, nl_line, nl_col, nl_pos)
+        kind = frames[-1].kind
+        if (kind == TOP or kind == BLOCK) and self.prev_type != NL and self.accepts(NL):
+            yield self.separator("\n", nl_pos, nl_line, nl_col)
 
     def separator(self, value: str, pos: int, line: int, col: int) -> JlToken:
         """A statement separator token (`_NL`), from a newline or a `;`."""
@@ -957,9 +965,10 @@ def _escape(text: str, i: int, fail: Callable[[], ZylaParseError]) -> tuple[str,
         j = i + 2
         while j < len(text) and j < i + 2 + digits and text[j] in "0123456789abcdefABCDEF":
             j += 1
-        if j == i + 2:
+        code = int(text[i + 2 : j], 16) if j > i + 2 else -1
+        if not 0 <= code <= 0x10FFFF:
             raise fail()
-        return chr(int(text[i + 2 : j], 16)), j
+        return chr(code), j
     if c in "01234567" and c:
         j = i + 1
         while j < len(text) and j < i + 4 and text[j] in "01234567":

@@ -411,7 +411,7 @@ class _AstBuilder:
         span = _span(c[0])
         if all(isinstance(p, str) for p in parts):
             return A.Literal("".join(parts), "String", span=span)
-        return A.StringInterp(parts, span=span)
+        return A.StringInterp([_named_literal(p) for p in parts], span=span)
 
     def char(self, c: Children) -> A.Literal:
         return A.Literal(c[0].value, "Char", span=_span(c[0]))
@@ -731,6 +731,14 @@ class _AstBuilder:
 
 
 # ---- helpers of the builder -------------------------------------------------------------
+
+
+def _named_literal(part: A.Node | str) -> A.Node | str:
+    """`$nothing` / `$true` in a string: the literal, like the name anywhere else."""
+    if isinstance(part, A.Ident) and part.name in _NAMED_LITERALS:
+        value, kind = _NAMED_LITERALS[part.name]
+        return A.Literal(value, kind, span=part.span)
+    return part
 
 
 def _body(block: A.Block, keyword: Token) -> A.Block:

@@ -197,6 +197,10 @@ class Runtime:
             gf = getattr(fam, "ctor_gf", None)
             if gf is None:
                 gf = fam.ctor_gf = GenericFunction(name)  # type: ignore[attr-defined]
+                if fam.is_struct:
+                    # the default constructor competes in dispatch like any method
+                    n = len(fam.fields)
+                    gf.add_method(Method([V.AnyT] * n, n, impl=lambda *a: self.default_construct(fam, list(a))))
             gf.add_method(m)
             return bound
         gf = self.generic(name)
@@ -220,7 +224,7 @@ class Runtime:
         from lang import builtins
 
         m = self.constructor_method(t, args)
-        if m is not None:
+        if m is not None and m.fn is not None:
             return self.interp.invoke(m, args, kwargs)
         if t.is_struct:
             if kwargs and getattr(t.family, "kwdef", None) is not None:
@@ -231,6 +235,10 @@ class Runtime:
             vals = [self.convert_field(ft, a) for ft, a in zip(t.field_types, args)]
             return V.StructValue(t, vals)
         return builtins.convert_call(self, t, args, kwargs)
+
+    def default_construct(self, t: V.JType, args: list) -> Any:
+        vals = [self.convert_field(ft, a) for ft, a in zip(t.field_types, args)]
+        return V.StructValue(t, vals)
 
     def constructor_method(self, t: V.JType, args: list) -> Method | None:
         """A user-defined outer constructor applicable to args, if any."""

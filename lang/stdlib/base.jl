@@ -6,7 +6,6 @@ struct Pair
     second
 end
 
-identity(x) = x
 iseven(x) = x % 2 == 0
 isodd(x) = x % 2 != 0
 clamp(x, lo, hi) = min(max(x, lo), hi)
