@@ -19,10 +19,11 @@ from lang import numeric as N
 from lang import values as V
 from lang.functions import Closure
 from lang.interp import Tape
+from lang.errors import Unwind
 from lang.lower import UNDEF
 
 
-class OffloadError(Exception):
+class OffloadError(Unwind):
     """This call cannot be compiled to XLA; the message says why (shown by `explain`)."""
 
 

@@ -29,6 +29,11 @@ class SourceFile:
         return lines[n - 1] if 1 <= n <= len(lines) else ""
 
 
+class Unwind(Exception):
+    """Base of internal signals that pass through the interpreter untouched (e.g. the
+    compile tier giving up on a call), as opposed to errors in the user's program."""
+
+
 class ZylaError(Exception):
     """An error in the user's program. `kind` is the Julia exception name."""
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lang import values as V
-from lang.errors import SourceFile, ZylaError
+from lang.errors import SourceFile, Unwind, ZylaError
 from lang.functions import Closure, GenericFunction, Method, PyCallable, typeof
 from lang.ir import Function, Op, Region
 from lang.lower import UNDEF
@@ -74,6 +74,8 @@ class Interpreter:
                 out = handlers[name](self, op, env, fn)
             except ZylaError as e:
                 raise e.located(op.span, self.rt.source_of(fn))
+            except Unwind:
+                raise
             except RecursionError:
                 raise ZylaError("StackOverflowError", "recursion too deep", op.span,
                                 self.rt.source_of(fn)) from None

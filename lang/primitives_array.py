@@ -92,6 +92,8 @@ def _copy(xp: Any, x: Any) -> Any:
         return as_array(x, xp)
     if xp is np and isinstance(x, np.ndarray):
         return x.copy()
+    if xp is not np and hasattr(x, "shape"):
+        return xp.array(x, copy=True)  # a distinct value: writes to it must not look like writes to x
     return x
 
 
