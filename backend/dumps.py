@@ -46,6 +46,9 @@ def typed_text(rt: Any, f: Any, args: list) -> str:
     from backend.lower_jax import JaxInterpreter
     from backend.structure import join, split
 
+    from lang.numeric import jax_numpy
+
+    jax_numpy()  # 64-bit types before any array is made
     fn = method_body(f, args)
     leaves, skel = split((f, tuple(args)), static_ints=True)
 

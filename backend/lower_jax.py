@@ -63,15 +63,17 @@ class JaxInterpreter(Interpreter):
         self.global_inputs: dict[str, Any] | None = None
         self.input_ids: set[int] = set()  # ids of the traced arguments (mutating them is host-only)
         import jax
-        import jax.numpy as jnp
         from jax import lax
 
+        jnp = N.jax_numpy()  # also turns on 64-bit types, which Julia semantics need
         self.jax, self.jnp, self.lax = jax, jnp, lax
 
     # --- primitives -------------------------------------------------------------------------
 
     def call_primitive(self, p: Primitive, args: list, kwargs: dict | None) -> Any:
         if p.name == "broadcast":
+            return self.broadcast(args[0], args[1:])
+        if p.name == "map" and args[1:] and all(_is_array(a) for a in args[1:]):
             return self.broadcast(args[0], args[1:])
         if p.name == "Core.reverse_tape":
             return self.tape_reverse(args[0])

@@ -31,7 +31,18 @@ class SourceFile:
 
 class Unwind(Exception):
     """Base of internal signals that pass through the interpreter untouched (e.g. the
-    compile tier giving up on a call), as opposed to errors in the user's program."""
+    compile tier giving up on a call), as opposed to errors in the user's program.
+    The interpreter records where it passed first (the innermost op)."""
+
+    where: str = ""
+
+    def locate(self, span: Span | None, source: "SourceFile | None") -> None:
+        if not self.where and span is not None and span.line > 0:
+            self.where = f"{source.name if source else '<input>'}:{span.line}"
+
+    def __str__(self) -> str:
+        msg = super().__str__()
+        return f"{msg} (at {self.where})" if self.where else msg
 
 
 class ZylaError(Exception):

@@ -141,6 +141,10 @@ class GenericFunction:
     def jl_show(self) -> str:
         return self.name
 
+    def jl_display(self) -> str:
+        n = len(self.methods)
+        return f"{self.name} (generic function with {n} method{'s' if n != 1 else ''})"
+
 
 def elementwise_primitive(f: Any, args: list | tuple) -> Any:
     """The primitive with a vectorised implementation that broadcasting f over args

@@ -74,7 +74,8 @@ class Interpreter:
                 out = handlers[name](self, op, env, fn)
             except ZylaError as e:
                 raise e.located(op.span, self.rt.source_of(fn))
-            except Unwind:
+            except Unwind as u:
+                u.locate(op.span, self.rt.source_of(fn))
                 raise
             except RecursionError:
                 raise ZylaError("StackOverflowError", "recursion too deep", op.span,
@@ -122,6 +123,8 @@ class Interpreter:
         return impl(*args, **kwargs) if kwargs else impl(*args)
 
     def invoke(self, m: Method, args: list[Any], kwargs: dict | None, captures: list | None = None) -> Any:
+        if m.prim is not None:
+            return self.call_primitive(m.prim, args, kwargs)
         if m.impl is not None:
             return m.impl(*args, **kwargs) if kwargs else m.impl(*args)
         assert m.fn is not None

@@ -355,14 +355,15 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
     if isinstance(i, bool):
         raise ZylaError("ArgumentError", "invalid index: true of type Bool")
     if isinstance(i, (int, np.integer)):
-        if xp is np and not (1 <= i <= n):
+        if not (1 <= i <= n):  # static indices are checked in both tiers
             raise _bounds_error(x, idx)
         return int(i) - 1
     if isinstance(i, V.Range):
         if i.length == 0:
             return slice(0, 0)
         first, last = i.start, i.last
-        if xp is np and (min(first, last) < 1 or max(first, last) > n):
+        if isinstance(first, (int, np.integer)) and isinstance(i.length, (int, np.integer)) and (
+                min(first, last) < 1 or max(first, last) > n):
             raise _bounds_error(x, idx)
         stop = last - 1 + (1 if i.step > 0 else -1)
         return slice(first - 1, None if stop < 0 else stop, i.step)

@@ -67,6 +67,10 @@ quiet + 1
 for i in 1:3
     println("i=", i)
 end
+v = [1,
+ 2,
+ 3]
+sum(v) * 100
 """
 
 
@@ -123,12 +127,16 @@ def test_display_order_follows_inputs(session: subprocess.CompletedProcess[str])
     assert out.index("14") < out.index("3") < out.index('"still alive"') < out.index("6")
 
 
-def test_multiline_bracket_input() -> None:
-    res = repl("v = [1,\n 2,\n 3]\nsum(v)\n")
-    assert res.returncode == 0, res.stderr
-    out = outputs(res.stdout)
-    assert "6" in out
+def test_multiline_bracket_input(session: subprocess.CompletedProcess[str]) -> None:
+    out = outputs(session.stdout)
     assert "3-element Vector{Int64}:" in out
+    assert "600" in out
+
+
+def test_error_location_names_repl_input(session: subprocess.CompletedProcess[str]) -> None:
+    # the fourth input is `undefined_in_repl`
+    assert "REPL[4]:1:1" in session.stderr, session.stderr
+    assert "undefined_in_repl" in session.stderr
 
 
 def test_empty_input_exits_zero() -> None:
@@ -137,17 +145,5 @@ def test_empty_input_exits_zero() -> None:
     assert res.stderr == ""
 
 
-def test_error_location_names_repl_input() -> None:
-    res = repl("1 + 1\nnope_nope\n2 + 2\n")
-    assert res.returncode == 0
-    assert "ERROR:" in res.stderr and "nope_nope" in res.stderr
-    assert "REPL[2]:1:1" in res.stderr
-    assert "4" in outputs(res.stdout)
-
-
-@pytest.mark.xfail(strict=True, reason="BUG: the REPL displays a newly defined function as `f` "
-                   "instead of Julia's `f (generic function with 1 method)`")
-def test_function_definition_display() -> None:
-    res = repl("sq(x) = x^2\n")
-    assert res.returncode == 0
-    assert "sq (generic function with 1 method)" in outputs(res.stdout)
+def test_function_definition_display(session: subprocess.CompletedProcess[str]) -> None:
+    assert "addmul (generic function with 1 method)" in outputs(session.stdout)

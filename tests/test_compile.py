@@ -1,0 +1,470 @@
+"""The compile tier (backend.compile): one XLA executable per call signature.
+
+Checked here: loops stay loops in the HLO (and compile time does not grow with the trip
+count), reverse mode through a `while` with a data-dependent trip count runs compiled and
+grows its tape, the host interpreter and the executable agree, the cache key, the code
+dumps, fallback to the host with a recorded reason, and global arrays as inputs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lang.api import Zyla
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 180
+
+
+def zyla_cmd() -> list[str]:
+    for cand in (ROOT / ".venv" / "bin" / "zyla", Path(sys.executable).parent / "zyla"):
+        if cand.exists():
+            return [str(cand)]
+    found = shutil.which("zyla")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "lang.cli"]
+
+
+def zyla_e(code: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    return subprocess.run(zyla_cmd() + ["-e", code], capture_output=True, text=True,
+                          timeout=TIMEOUT, env=env)
+
+
+def n_entries(z: Zyla) -> int:
+    cache = getattr(z.rt, "compile_cache", None)
+    return 0 if cache is None else len(cache.entries)
+
+
+def failures(z: Zyla) -> dict:
+    cache = getattr(z.rt, "compile_cache", None)
+    return {} if cache is None else dict(cache.failures)
+
+
+# --- (a), (b): loops are not unrolled ------------------------------------------------------
+
+TRAIN_SRC = """\
+function loss(w, x, n)
+    s = 0.0
+    for i in 1:n
+        s = s + sum(tanh.(w .* x .+ i))
+    end
+    return s
+end
+function step(w, x, n)
+    g = gradient(w -> loss(w, x, n), w)[1]
+    return w .- 0.1 .* g
+end
+"""
+
+W0 = np.array([1.0, 2.0, 3.0])
+X0 = np.array([0.5, 0.25, 0.125])
+
+
+def hlo_text(n: int, capsys: pytest.CaptureFixture[str]) -> str:
+    z = Zyla()
+    z.eval(TRAIN_SRC)
+    z.eval(f"w = [1.0, 2.0, 3.0]\nx = [0.5, 0.25, 0.125]\n@code_hlo step(w, x, {n})")
+    return capsys.readouterr().out
+
+
+def test_code_hlo_is_one_module_with_a_while(capsys: pytest.CaptureFixture[str]) -> None:
+    text = hlo_text(10, capsys)
+    modules = [ln for ln in text.splitlines() if ln.startswith("HloModule")]
+    assert len(modules) == 1, modules
+    assert re.search(r"\bwhile\(", text), "the loop was unrolled: no while in the HLO"
+    # the loop body (one tanh forward, its derivative backward) is emitted once, not 10 times
+    assert 1 <= len(re.findall(r"\btanh\(", text)) < 10
+
+
+def first_call_compile_seconds(n: int) -> float:
+    """Time of the first compiled call (trace + XLA compile + run) minus a steady-state call,
+    in a fresh runtime (empty compile cache)."""
+    z = Zyla()
+    z.eval(TRAIN_SRC)
+    t0 = time.perf_counter()
+    r1 = z.call("step", W0, X0, n, compiled=True)
+    t1 = time.perf_counter()
+    r2 = z.call("step", W0, X0, n, compiled=True)
+    t2 = time.perf_counter()
+    np.testing.assert_array_equal(r1, r2)
+    assert n_entries(z) == 1 and not failures(z)
+    return (t1 - t0) - (t2 - t1)
+
+
+def test_compile_time_does_not_grow_with_trip_count() -> None:
+    first_call_compile_seconds(10)  # warm up JAX itself
+    small, big = [], []
+    for _ in range(3):
+        small.append(first_call_compile_seconds(10))
+        big.append(first_call_compile_seconds(100_000))
+    ratio = min(big) / min(small)
+    assert ratio < 2.0, (small, big)
+
+
+# --- (c): reverse mode through a while loop with a data-dependent trip count ----------------
+
+WHILE_SRC = """\
+function wloss(w, limit)
+    y = w
+    k = 0.0
+    while k < limit
+        y = 0.999 .* y .+ 0.01 .* sin.(w .+ y)
+        k = k + 1.0
+    end
+    return sum(y .* y)
+end
+"""
+
+
+def directional_fd(z: Zyla, w: np.ndarray, limit: float, u: np.ndarray) -> float:
+    """Central finite difference of wloss along u, on the host interpreter."""
+    h = 1e-6
+    return (z.call("wloss", w + h * u, limit) - z.call("wloss", w - h * u, limit)) / (2 * h)
+
+
+def test_gradient_through_data_dependent_while_compiled() -> None:
+    z = Zyla()
+    z.eval(WHILE_SRC)
+    w = np.array([0.3, -0.7, 1.1])
+    u = np.array([0.6, -0.48, 0.64])
+    assert n_entries(z) == 0
+    for trips in (1, 10, 100, 1000):
+        limit = float(trips)
+        g, glimit = z.gradient("wloss", w, limit, compiled=True)
+        assert not failures(z), failures(z)
+        assert not z.rt.offload_reasons, z.rt.offload_reasons
+        assert n_entries(z) == 1  # one signature: the trip count is data, not part of the key
+        entry = next(iter(z.rt.compile_cache.entries.values()))
+        assert entry.capacity >= trips  # the tape grew by recompilation when it overflowed
+        np.testing.assert_allclose(g @ u, directional_fd(z, w, limit, u), rtol=1e-6, atol=1e-7,
+                                   err_msg=f"trips={trips}")
+        if trips <= 10:
+            assert entry.capacity == 64  # the default capacity, not rebuilt needlessly
+            fd = [directional_fd(z, w, limit, e) for e in np.eye(3)]
+            np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7, err_msg=f"trips={trips}")
+            gh = z.gradient("wloss", w, limit)  # host AD agrees too
+            np.testing.assert_allclose(g, gh[0], rtol=1e-12, atol=1e-12)
+
+
+def test_gradient_through_while_offloaded_from_top_level() -> None:
+    z = Zyla()
+    z.eval(WHILE_SRC + "w = [0.3, -0.7, 1.1]\ng20 = gradient(wloss, w, 20.0)\n")
+    assert not z.rt.offload_reasons, z.rt.offload_reasons
+    assert n_entries(z) == 1
+    g = z.eval("g20")[0]
+    w = np.array([0.3, -0.7, 1.1])
+    fd = [directional_fd(z, w, 20.0, e) for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)
+
+
+# --- (d): host interpreter and compiled executable agree ------------------------------------
+
+AGREE_SRC = """\
+straight(x) = sum(x .* 2.0 .+ 1.0) * 3.0 - prod(x) / 7.0
+function branchy(x)
+    if sum(x) > 0
+        return x .* 2.0
+    else
+        return x .- 1.0
+    end
+end
+function scalarif(x)
+    s = sum(x)
+    y = s > 1.0 ? s^2 : -s
+    return y + 1.0
+end
+function loopy(x, n)
+    s = 0.0
+    for i in 1:n
+        s += sum(x .^ i) / i
+    end
+    return s
+end
+function arrloop(x)
+    acc = zeros(length(x))
+    for v in x
+        acc = acc .+ v .* x
+    end
+    return acc
+end
+function whiley(x)
+    y = x
+    while sum(y) < 100.0
+        y = y .* 1.5 .+ 0.1
+    end
+    return y
+end
+function closy(x)
+    a = 2.5
+    g = v -> v .* a .+ sum(x)
+    return g(x)
+end
+function adder(c)
+    return v -> v .+ c
+end
+useadder(x) = adder(sum(x))(x) .* 2.0
+mapsq(x) = map(t -> t^2 + 1.0, x)
+struct Affine
+    W
+    b
+end
+(m::Affine)(x) = tanh.(m.W * x .+ m.b)
+useaff(W, b, x) = Affine(W, b)(x)
+applyaff(m, x) = sum(m(x))
+bcast(x, M) = exp.(x) .+ M ./ 3.0 .- sin.(M')
+matmul(A, B) = A * B * A' .+ 1.0
+mlp(W1, W2, x) = sum(W2 * max.(W1 * x, 0.0))
+"""
+
+_rng = np.random.default_rng(1234)
+_x = _rng.normal(size=3)
+_M = _rng.normal(size=(3, 3))
+_A = _rng.normal(size=(2, 3))
+_B = _rng.normal(size=(3, 3))
+
+AGREE_CASES = [
+    ("straight", (_x,)),
+    ("branchy", (np.abs(_x),)),
+    ("branchy", (-np.abs(_x),)),
+    ("scalarif", (np.abs(_x) + 1.0,)),
+    ("scalarif", (-np.abs(_x),)),
+    ("loopy", (_x, 4)),
+    ("arrloop", (_x,)),
+    ("whiley", (np.abs(_x),)),
+    ("closy", (_x,)),
+    ("useadder", (_x,)),
+    ("mapsq", (_x,)),
+    ("useaff", (_A, np.array([1.0, -1.0]), _x)),
+    ("bcast", (_x, _M)),
+    ("matmul", (_A, _B)),
+    ("mlp", (_A, _rng.normal(size=(4, 2)), _x)),
+]
+
+
+@pytest.fixture(scope="module")
+def agree_z() -> Zyla:
+    z = Zyla()
+    z.eval(AGREE_SRC)
+    return z
+
+
+@pytest.mark.parametrize("name,args", AGREE_CASES)
+def test_host_and_compiled_agree(agree_z: Zyla, name: str, args: tuple) -> None:
+    host = agree_z.call(name, *args)
+    comp = agree_z.call(name, *args, compiled=True)
+    assert np.shape(host) == np.shape(comp)
+    assert np.asarray(host).dtype == np.asarray(comp).dtype
+    np.testing.assert_allclose(np.asarray(comp), np.asarray(host), rtol=1e-12, atol=1e-12)
+
+
+def test_host_and_compiled_agree_on_struct_argument(agree_z: Zyla) -> None:
+    m = agree_z.rt.run_source("Affine([1.0 2.0 0.5; -1.0 0.0 3.0], [0.1, -0.2])", "<test>")
+    host = agree_z.call("applyaff", m, _x)
+    comp = agree_z.call("applyaff", m, _x, compiled=True)
+    np.testing.assert_allclose(comp, host, rtol=1e-12, atol=1e-12)
+
+
+def test_host_and_compiled_gradients_agree(agree_z: Zyla) -> None:
+    W2 = _rng.normal(size=(4, 2))
+    host = agree_z.gradient("mlp", _A, W2, _x)
+    comp = agree_z.gradient("mlp", _A, W2, _x, compiled=True)
+    assert len(host) == len(comp) == 3
+    for h, c in zip(host, comp, strict=True):
+        np.testing.assert_allclose(c, h, rtol=1e-12, atol=1e-12)
+
+
+# --- (e): the compile cache is keyed by signature -------------------------------------------
+
+CACHE_SRC = """\
+sq(x) = sum(x .* x)
+function steer(x, n)
+    s = 0.0
+    for i in 1:n
+        s += sum(x) * i
+    end
+    return s
+end
+"""
+
+
+def test_cache_keyed_by_shape_and_dtype() -> None:
+    z = Zyla()
+    z.eval(CACHE_SRC)
+    assert z.call("sq", np.ones(3), compiled=True) == 3.0
+    assert n_entries(z) == 1
+    assert z.call("sq", np.full(3, 2.0), compiled=True) == 12.0  # same shape: reused
+    assert n_entries(z) == 1
+    assert z.call("sq", np.ones(4), compiled=True) == 4.0  # new shape
+    assert n_entries(z) == 2
+    r32 = z.call("sq", np.ones(3, dtype=np.float32), compiled=True)  # new dtype
+    assert n_entries(z) == 3
+    assert np.asarray(r32).dtype == np.float32 and r32 == 3.0
+    assert z.call("sq", np.ones((3, 2)), compiled=True) == 6.0  # new rank
+    assert n_entries(z) == 4
+    z.call("sq", np.full(3, 5.0, dtype=np.float32), compiled=True)
+    z.call("sq", np.zeros(4), compiled=True)
+    assert n_entries(z) == 4
+    calls = sorted(e.calls for e in z.rt.compile_cache.entries.values())
+    assert calls == [1, 2, 2, 2]
+
+
+def test_cache_key_includes_loop_steering_int() -> None:
+    z = Zyla()
+    z.eval(CACHE_SRC)
+    assert z.call("steer", np.ones(3), 3, compiled=True) == 18.0
+    assert n_entries(z) == 1
+    assert z.call("steer", np.ones(3), 5, compiled=True) == 45.0
+    assert n_entries(z) == 2
+    assert z.call("steer", np.full(3, 2.0), 3, compiled=True) == 36.0
+    assert n_entries(z) == 2
+
+
+def test_top_level_calls_use_the_cache() -> None:
+    z = Zyla()
+    z.eval(CACHE_SRC + "a = sq([1.0, 2.0])\nb = sq([3.0, 4.0])\n")
+    assert n_entries(z) == 1
+    assert z.eval("(a, b)") == (5.0, 25.0)
+    z.eval("c = sq(Float32[3.0, 4.0])")
+    assert n_entries(z) == 2
+    assert z.eval("typeof(c) == Float32") is True
+    assert not z.rt.offload_reasons
+
+
+# --- (f): code dumps through `zyla -e` -------------------------------------------------------
+
+DUMP_CODE = """\
+f(x) = sum(sin.(x) .* 2.0) + 1.0
+println("=== IR")
+@code_ir f([1.0, 2.0])
+println("=== ADJOINT")
+@code_adjoint f([1.0, 2.0])
+println("=== TYPED")
+@code_typed f([1.0, 2.0])
+println("=== END")
+"""
+
+
+@pytest.fixture(scope="module")
+def dumps() -> dict[str, str]:
+    res = zyla_e(DUMP_CODE)
+    assert res.returncode == 0, res.stderr
+    assert "Traceback" not in res.stderr
+    parts: dict[str, str] = {}
+    for chunk in res.stdout.split("=== ")[1:]:
+        head, _, body = chunk.partition("\n")
+        parts[head.strip()] = body
+    assert set(parts) == {"IR", "ADJOINT", "TYPED", "END"}, res.stdout
+    return parts
+
+
+def test_code_ir(dumps: dict[str, str]) -> None:
+    ir = dumps["IR"]
+    assert re.search(r"func @f\(", ir), ir
+    assert "broadcast" in ir and "sum" in ir
+    assert "return" in ir
+
+
+def test_code_adjoint(dumps: dict[str, str]) -> None:
+    adj = dumps["ADJOINT"]
+    # a forward function and its adjoint (pullback) function
+    assert re.search(r"func @f\S*fwd", adj), adj
+    assert re.search(r"func @f\S*adj", adj), adj
+    assert "return" in adj
+
+
+def test_code_typed_shows_types(dumps: dict[str, str]) -> None:
+    typed = dumps["TYPED"]
+    assert re.search(r"func @f\(", typed), typed
+    assert "::" in typed
+    assert re.search(r"::Vector\{Float\d\d\}", typed), typed
+
+
+def test_code_typed_shows_julia_float64(dumps: dict[str, str]) -> None:
+    typed = dumps["TYPED"]
+    assert "::Vector{Float64}" in typed, typed
+    assert "::Float64" in typed, typed
+    assert "Float32" not in typed, typed
+
+
+# --- (g): a function that prints falls back to the host --------------------------------------
+
+def test_printing_function_falls_back_to_host(capsys: pytest.CaptureFixture[str]) -> None:
+    z = Zyla()
+    z.eval("""\
+function noisy(x)
+    println("called noisy")
+    println("sum is ", sum(x))
+    return x .* 2.0
+end
+r = noisy([1.0, 2.0])
+""")
+    out = capsys.readouterr().out
+    assert out == "called noisy\nsum is 3.0\n"  # printed once, by the host
+    np.testing.assert_array_equal(z.eval("r"), [2.0, 4.0])
+    assert "noisy" in z.rt.offload_reasons
+    assert "println" in z.rt.offload_reasons["noisy"]
+    assert n_entries(z) == 0
+
+
+def test_offload_reason_names_construct_and_line() -> None:
+    z = Zyla()
+    z.eval("""\
+function noisy2(x)
+    y = x .+ 1.0
+    println(sum(y))
+    return y
+end
+r = noisy2([1.0, 2.0])
+""")
+    reason = z.explain("noisy2")
+    assert reason is not None
+    assert "InternalError" not in reason
+    assert "println" in reason
+    assert re.search(r"\b3\b", reason), reason
+
+
+# --- (h): global arrays are inputs of the executable, not constants -------------------------
+
+def test_global_array_mutation_is_seen_by_compiled_code() -> None:
+    z = Zyla()
+    z.eval("""\
+gvec = [1.0, 2.0, 3.0]
+usesg(x) = sum(x .* gvec)
+r1 = usesg([1.0, 1.0, 1.0])
+gvec[1] = 5.0
+r2 = usesg([1.0, 1.0, 1.0])
+gvec .= [10.0, 20.0, 30.0]
+r3 = usesg([1.0, 1.0, 1.0])
+""")
+    assert z.eval("(r1, r2, r3)") == (6.0, 10.0, 60.0)
+    assert not z.rt.offload_reasons
+    entries = list(z.rt.compile_cache.entries.values())
+    assert len(entries) == 1 and entries[0].calls == 3
+    assert "gvec" in entries[0].global_names
+
+
+def test_global_array_mutation_with_explicit_compiled_calls() -> None:
+    z = Zyla()
+    z.eval("gm = [1.0 2.0; 3.0 4.0]\nmv(x) = gm * x\n")
+    x = np.array([1.0, 1.0])
+    np.testing.assert_array_equal(z.call("mv", x, compiled=True), [3.0, 7.0])
+    z.eval("gm[2, 1] = 0.0")
+    np.testing.assert_array_equal(z.call("mv", x, compiled=True), [3.0, 4.0])
+    z.eval("gm .= gm .* 2.0")
+    np.testing.assert_array_equal(z.call("mv", x, compiled=True), [6.0, 8.0])
+    assert n_entries(z) == 1
+
+
+
