@@ -191,6 +191,43 @@ def stack_rows(rows: Any, x: Any) -> Any:
     return np.ascontiguousarray(m.T)
 
 
+def iter_array(xp: Any, it: Any) -> Any:
+    """What a comprehension iterates over, as an array of the iterable's shape."""
+    if isinstance(it, V.Range):
+        return as_array(it, xp)
+    if hasattr(it, "shape") and getattr(it, "dtype", None) != object:
+        return it
+    from lang.builtins import _rt, collect_results
+
+    if isinstance(it, np.ndarray):
+        return it
+    items = list(_rt().iterate(it))
+    out = np.empty(len(items), dtype=object)
+    for i, v in enumerate(items):
+        out[i] = v
+    if items and all(N.dtype_of(v) != N.OBJ for v in items) and not any(isinstance(v, tuple) for v in items):
+        return collect_results(items, (len(items),))
+    return out
+
+
+def iter_array_host(it: Any) -> Any:
+    return iter_array(np, it)
+
+
+def findall_true(mask: Any) -> Any:
+    m = np.asarray(as_array(mask)).reshape(-1)
+    return (np.nonzero(m)[0] + 1).astype(np.int64)
+
+
+def _static_findall(m: Any) -> Any:
+    from backend.structure import OffloadError
+
+    if hasattr(m, "aval"):
+        raise OffloadError("a filter whose result size depends on the data (an `if` in a "
+                           "comprehension, or `filter`) runs on the host")
+    return findall_true(m)
+
+
 def rule_of(p: Any) -> Any:
     from lang.builtins import _rt
     from autodiff.runtime import _state
@@ -223,3 +260,7 @@ def install(rt: Any) -> None:
     plain("Core.stack_rows", stack_rows, NONDIFF)
     plain("Core.rule_of", rule_of, NONDIFF)
     plain("Core.tail", lambda t: tuple(t[1:]), "(dz, z, t) -> (Core.prepend_nothing(dz),)")
+    b["Core.iter_array"] = prim("Core.iter_array", iter_array_host, _jx(iter_array), "(dz, z, it) -> (dz,)",
+                                INFER_BY_LOWERING)
+    b["Core.findall_true"] = prim("Core.findall_true", findall_true, _jx(lambda xp, m: _static_findall(m)),
+                                  NONDIFF, INFER_BY_LOWERING)

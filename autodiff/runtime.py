@@ -227,8 +227,10 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, k
 
 def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: dict | None) -> tuple:
     f, xs = args[0], args[1:]
-    y = interp.call_primitive(PRIMITIVES["broadcast"], args, kwargs)
     p = elementwise_primitive(f, xs)
+    if p is None and not (isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE):
+        return _broadcast_generic(interp, f, xs, None)
+    y = interp.call_primitive(PRIMITIVES["broadcast"], args, kwargs)
     if p is not None:
         if p.pullback == NONDIFF:
             return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
@@ -236,11 +238,15 @@ def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: di
         return y, _make_closure(interp, "Core.bcast_primback", rule, y, tuple(xs))
     if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE:
         return y, _make_closure(interp, "Core.bcast_convert_back", tuple(xs))
-    return _broadcast_generic(interp, f, xs, y)
+    return _broadcast_generic(interp, f, xs, None)
 
 
 def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
-    """Broadcast of an arbitrary function: one pullback per element (host)."""
+    """Broadcast of an arbitrary function: one pullback per element. The callee's own
+    cotangent (a closure's captures) is the sum over elements."""
+    hook = getattr(interp, "generic_broadcast_pullback", None)
+    if hook is not None:
+        return hook(f, xs)
     from lang.builtins import _check_broadcast, collect_results
     from lang.primitives import as_array
 
@@ -258,25 +264,34 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
         yk, bk = pullback_call(interp, f, el)
         ys.append(yk)
         backs.append(bk)
+    y = collect_results(ys, tuple(reversed(shape)))
 
     def back(dz: Any) -> Any:
         if dz is None:
             return None
         dzf = np.broadcast_to(np.asarray(dz), shape).reshape(-1) if is_array(dz) else [dz] * n
         grads: list[list] = [[] for _ in xs]
+        df = None
         for k in range(n):
             g = back_call(interp, backs[k], N.host_scalar(dzf[k]))
+            if g is None:
+                for i in range(len(xs)):
+                    grads[i].append(0.0)
+                continue
+            df = accum(df, g[0])
             for i in range(len(xs)):
-                gi = None if g is None else g[i + 1]
-                grads[i].append(0.0 if gi is None else gi)
-        out: list[Any] = [None, None]
+                gi = g[i + 1]
+                grads[i].append(0.0 if gi is None or gi is NO_TANGENT else gi)
+        out: list[Any] = [None, df]
         for i, x in enumerate(xs):
-            if not is_array(arrs[i]):
-                out.append(sum(grads[i]) if N.dtype_of(x).kind == "f" else None)
+            d = N.dtype_of(arrs[i]) if is_array(arrs[i]) else N.dtype_of(x)
+            if d.kind != "f":
+                out.append(None)
+            elif not is_array(arrs[i]):
+                out.append(N.cast(sum(grads[i]), d, np))
             else:
-                full = collect_results(grads[i], tuple(reversed(shape))) if shape else grads[i][0]
-                out.append(unbroadcast(np, arrs[i], np.asarray(full, dtype=np.float64).astype(
-                    np.asarray(arrs[i]).dtype if np.asarray(arrs[i]).dtype.kind == "f" else np.float64)))
+                full = np.asarray(collect_results(grads[i], tuple(reversed(shape))), dtype=d)
+                out.append(unbroadcast(np, arrs[i], full))
         return tuple(out)
 
     return y, PyCallable(back, "#broadcast_pullback")

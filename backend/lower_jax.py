@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from backend.structure import (
+    BatchedBack,
     BranchUnion,
     OffloadError,
     StackedTape,
@@ -123,7 +124,86 @@ class JaxInterpreter(Interpreter):
         leaves = [o.reshape(shape) for o in outs]
         return join(box[0], leaves)
 
+    def generic_broadcast_pullback(self, f: Any, xs: list) -> tuple:
+        """AD of broadcasting a general function: vmap the per-element pullback_call."""
+        from autodiff.runtime import pullback_call
+
+        jnp = self.jnp
+        xs = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in xs]
+        if not any(_is_array(a) for a in xs):
+            from autodiff.runtime import _make_closure
+
+            y, b = pullback_call(self, f, list(xs))
+            return y, _make_closure(self, "Core.bcast_scalar_back", b)
+        shape = tuple(np.broadcast_shapes(*[np.shape(a) for a in xs if _is_array(a)]))
+        flat = [jnp.broadcast_to(a, shape).reshape(-1) if _is_array(a) else None for a in xs]
+        idx = [i for i, a in enumerate(flat) if a is not None]
+        box: list = []
+
+        def elem(*els: Any) -> list:
+            full = list(xs)
+            for i, e in zip(idx, els):
+                full[i] = e
+            y, b = pullback_call(self, f, full)
+            leaves, skel = split((y, b))
+            box.append(skel)
+            return [jnp.asarray(v) for v in leaves]
+
+        outs = self.jax.vmap(elem)(*[flat[i] for i in idx])
+        skel = box[-1]
+        y_skel, b_skel = skel[1]
+        y_leaves_n = _count(y_skel)
+        y = join(y_skel, [o.reshape(shape + o.shape[1:]) for o in outs[:y_leaves_n]])
+        bb = BatchedBack(b_skel, list(outs[y_leaves_n:]), shape,
+                         tuple(np.shape(a) for a in xs), tuple(str(N.dtype_of(a)) for a in xs))
+        return y, bb
+
+    def batched_back(self, bb: BatchedBack, dz: Any) -> Any:
+        from autodiff.runtime import back_call
+        from lang.primitives import unbroadcast
+
+        jnp = self.jnp
+        if dz is None:
+            return None
+        n = int(np.prod(bb.shape)) if bb.shape else 1
+        dzf = jnp.broadcast_to(jnp.asarray(dz), bb.shape).reshape(-1)
+        box: list = []
+
+        def elem(leaves: list, d: Any) -> list:
+            g = back_call(self, join(bb.skel, leaves), d)
+            lv, sk = split(g)
+            box.append(sk)
+            return [jnp.asarray(v) for v in lv]
+
+        outs = self.jax.vmap(elem)(bb.leaves, dzf)
+        gskel = box[-1]
+        if gskel[0] == "const":
+            return None
+        parts = gskel[1]
+        res: list[Any] = [None]
+        k = 0
+        for i, part in enumerate(parts):
+            m = _count(part)
+            chunk = outs[k:k + m]
+            k += m
+            if i == 0:  # the callee's cotangent: summed over elements
+                res.append(join(part, [c.sum(axis=0) for c in chunk]) if m else join(part, []))
+                continue
+            ai = i - 1
+            if part[0] == "const" or np.dtype(bb.arg_dtypes[ai]).kind != "f":
+                res.append(None)
+                continue
+            full = chunk[0].reshape(bb.shape).astype(np.dtype(bb.arg_dtypes[ai]))
+            if bb.arg_shapes[ai] == ():
+                res.append(full.sum())
+            else:
+                res.append(unbroadcast(jnp, jnp.zeros(bb.arg_shapes[ai]), full))
+        _ = n
+        return tuple(res)
+
     def call_value(self, f: Any, args: list, kwargs: dict | None = None) -> Any:
+        if isinstance(f, BatchedBack):
+            return self.batched_back(f, args[0])
         if isinstance(f, BranchUnion):
             return self.switch(f.index, [lambda a=a: self.call_value(a, args, kwargs) for a in f.alts])
         return super().call_value(f, args, kwargs)
@@ -397,6 +477,33 @@ def _traced(x: Any) -> bool:
 
 def _is_array(x: Any) -> bool:
     return (hasattr(x, "shape") and len(getattr(x, "shape", ())) > 0) or isinstance(x, V.Range)
+
+
+def _count(s: Any) -> int:
+    k = s[0]
+    if k in ("num", "arr"):
+        return 1
+    if k == "const":
+        return 0
+    if k == "tuple":
+        return sum(_count(c) for c in s[1])
+    if k in ("nt", "struct"):
+        return sum(_count(c) for c in s[2])
+    if k == "closure":
+        return sum(_count(c) for c in s[4])
+    if k == "range":
+        return sum(_count(c) for c in s[2:])
+    if k == "union":
+        return _count(s[1]) + sum(_count(a) for a in s[2])
+    if k == "stacked":
+        return s[4] + _count(s[3])
+    if k == "bback":
+        return s[2]
+    if k == "tape":
+        return sum(_count(c) for c in s[1])
+    if k == "objarr":
+        return sum(_count(c) for c in s[2])
+    raise OffloadError(f"internal: cannot count leaves of {k}")
 
 
 def _leaves_only(v: Any, skels: list) -> list:

@@ -47,6 +47,19 @@ class BranchUnion:
     alts: list
 
 
+@dataclass(eq=False)
+class BatchedBack:
+    """The pullback of broadcasting a general function inside XLA: the per-element
+    pullbacks, vmapped, with their leaves stacked on a leading axis of `n` elements.
+    `shape` is the broadcast shape, `arg_shapes` the (numpy) shapes of the arguments."""
+
+    skel: Any
+    leaves: list
+    shape: tuple
+    arg_shapes: tuple
+    arg_dtypes: tuple
+
+
 LEAF = ("leaf",)
 
 
@@ -100,6 +113,9 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
         return ("union", _split(v.index, leaves, False), tuple(_split(a, leaves, si) for a in v.alts))
     if isinstance(v, Tape):
         return ("tape", tuple(_split(x, leaves, si) for x in v.items))
+    if isinstance(v, BatchedBack):
+        leaves.extend(v.leaves)
+        return ("bback", v.skel, len(v.leaves), v.shape, v.arg_shapes, v.arg_dtypes)
     if isinstance(v, V.Box):
         raise OffloadError("captured variables that are reassigned (boxes) stay on the host")
     if isinstance(v, (list, dict)):
@@ -167,6 +183,8 @@ def _join(s: Any, it: Any) -> Any:
         return BranchUnion(idx, [_join(a, it) for a in s[2]])
     if k == "tape":
         return Tape([_join(c, it) for c in s[1]])
+    if k == "bback":
+        return BatchedBack(s[1], [next(it) for _ in range(s[2])], s[3], s[4], s[5])
     if k == "objarr":
         out = np.empty(len(s[2]), dtype=object)
         for i, c in enumerate(s[2]):
@@ -315,6 +333,8 @@ def _coerce(v: Any, t: Any, out: list, jnp: Any, which: int | None) -> None:
     elif k == "stacked":
         out.extend(v.leaves)
         _coerce(v.count, t[3], out, jnp, which)
+    elif k == "bback":
+        out.extend(v.leaves)
     else:
         raise OffloadError(f"internal: cannot coerce to {k}")
 

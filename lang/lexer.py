@@ -225,9 +225,11 @@ _SPACE_SENSITIVE = frozenset({INDEX, VECT, MACRO})
 class Frame:
     """An open construct: a bracket, a block keyword, a macro call or the whole input.
     `opener` is its source text ("(", "function", "@test"); `comma` records whether a
-    comma was seen directly inside a `[...]`, after which newlines are plain spaces."""
+    comma was seen directly inside a `[...]`, after which newlines are plain spaces;
+    `header` is true while a block's header (`if cond`, `for i in xs`, `function f(x)`)
+    has not been ended by a separator."""
 
-    __slots__ = ("kind", "opener", "line", "col", "comma")
+    __slots__ = ("kind", "opener", "line", "col", "comma", "header")
 
     def __init__(self, kind: str, opener: str, line: int, col: int) -> None:
         self.kind = kind
@@ -235,6 +237,7 @@ class Frame:
         self.line = line
         self.col = col
         self.comma = False
+        self.header = False
 
     def __repr__(self) -> str:
         return f"Frame({self.kind}, {self.opener!r}, {self.line}:{self.col})"
@@ -255,6 +258,13 @@ _JUXT_LEFT = frozenset({RPAREN, ADJOINT}) | _NUMBERS
 _FIELD_BASE = frozenset({NAME, RPAREN, RBRACK, RBRACE})
 #: Block keywords that start a new macro argument after a space (`@testset "a" begin`).
 _MACRO_ARG_KEYWORDS = frozenset({FUNCTION, IF, FOR, WHILE, BEGIN, LET, TRY, STRUCT})
+#: Block keywords whose header may be followed by the body on the same line.
+_HEADER_KEYWORDS = frozenset({FUNCTION, IF, FOR, WHILE, DO})
+#: Tokens that can end a complete expression (a block header).
+_OPERAND_END = frozenset({NAME, STRING, CHAR, SYMBOL, RPAREN, RBRACK, RBRACE, ADJOINT,
+                          ENDMARKER, END, BREAK, CONTINUE}) | _NUMBERS
+#: Words that continue an expression rather than start one.
+_INFIX_WORDS = frozenset({"in", "isa", "where", "do"})
 #: Block keywords that start a new element after a space inside `[...]`.
 _ELEMENT_KEYWORDS = frozenset({FUNCTION, BEGIN, LET, TRY})
 
@@ -264,7 +274,8 @@ _ELEMENT_KEYWORDS = frozenset({FUNCTION, BEGIN, LET, TRY})
 
 @dataclass
 class LexInput:
-    """What `Lark.parse` is given: the text and where to start. A `$(...)` interpolation
+    """The input of one parse (what `Lark.parse` or the driver in `lang.parser` gives the
+    lexer as its "text"): the text and where to start. A `$(...)` interpolation
     is parsed as a nested job on the same text (`interp=True`) starting at its `(`; it
     ends at the matching `)`, and writes back where it stopped (`pos`, `line`,
     `line_start`). `subparse` parses such a nested job; `frames` is the lexer's frame
@@ -468,6 +479,10 @@ class _Run:
             if c == " " or c == "\t" or c == "\r":
                 self.pos = space(text, pos).end()  # type: ignore[union-attr]
                 continue
+            if self.frames[-1].header and c != "\n" and c != "#":
+                sep = self.header_end(pos)
+                if sep is not None:
+                    yield sep
             if c == "\n":
                 out = self.newline()
                 if out is None:
@@ -576,10 +591,34 @@ class _Run:
 
     def separator(self, value: str, pos: int, line: int, col: int) -> JlToken:
         """A statement separator token (`_NL`), from a newline or a `;`."""
+        self.frames[-1].header = False
         self.prev_type = NL
         self.prev_end = pos + 1
         self.prev_line = line
         return JlToken(NL, value, pos, line, col, line, col + 1, pos + 1)
+
+    def header_end(self, pos: int) -> JlToken | None:
+        """In a one-line block (`if x > 0 return x end`, `for i in a s += i end`): a
+        zero-width separator between a complete header and a body on the same line,
+        where the token at `pos` starts a new expression after a space."""
+        if (self.prev_line != self.line or self.prev_end == pos
+                or self.prev_type not in _OPERAND_END):
+            return None
+        text = self.text
+        c = text[pos]
+        if c.isalpha() or c == "_":
+            m = _IDENT_RE.match(text, pos)
+            if m is None or m.group() in _INFIX_WORDS:
+                return None
+        elif not (c.isdigit() or c in "\"'@([" or c in "∂∇℘"):
+            return None
+        if not self.accepts(NL):
+            return None
+        self.frames[-1].header = False
+        self.prev_type = NL
+        self.prev_end = pos
+        col = self.col(pos)
+        return JlToken(NL, "", pos, self.line, col, self.line, col, pos)
 
     def next_word_is(self, word: str) -> bool:
         text = self.text
@@ -644,8 +683,12 @@ class _Run:
         if ttype is not None:
             out = self.close_macros(pos)
             self.check_no_open_bracket(word, pos)
+            if ttype == ELSEIF:
+                self.frames[-1].header = True
             out.append(self.token(ttype, word, pos, end))
             return out
+        if (word == "in" or word == "isa") and self.text.startswith("(", end):
+            return self.operand(NAME, word, pos, end)  # the function: `in(x, xs)`
         return self.token(_PLAIN_KEYWORDS[word], word, pos, end)
 
     def block_open(self, ttype: str, word: str, pos: int, end: int) -> Iterator[JlToken]:
@@ -660,6 +703,8 @@ class _Run:
             yield self.token(COMPFOR if ttype == FOR else COMPIF, word, pos, end)
             return
         self.push(BLOCK, word, pos)
+        if ttype in _HEADER_KEYWORDS:
+            self.frames[-1].header = True
         yield self.token(ttype, word, pos, end)
 
     def end_keyword(self, pos: int, end: int) -> Emitted:

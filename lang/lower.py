@@ -326,8 +326,10 @@ class Lowerer:
 
     def lower_method(self, name: str, params: list[A.Param], kwparams: list[A.Param],
                      body: A.Node, span: A.Span, captures: list[str] = (),
-                     receiver: A.Param | None = None) -> Function:
-        """A method or closure body: captures first, then receiver, positional, keyword."""
+                     receiver: A.Param | None = None, static_params: tuple[str, ...] = ()) -> Function:
+        """A method or closure body: captures first, then receiver, positional, keyword.
+        `static_params` are the method's `where` type variables; those the body mentions
+        are bound on entry by matching the argument types against the signature."""
         outer = self.sc
         fn = self.new_fn(name)
         fn.span = span
@@ -372,6 +374,7 @@ class Lowerer:
                     self.sc.region = saved
                     v = op.result
                 self.bind(n, v)
+            self._bind_static_params(static_params, allp, body_list, span)
             # a `return` that ends the body needs no early-exit flags
             has_ret = has_return(body_list[:-1]) or (
                 bool(body_list) and not isinstance(body_list[-1], A.Return) and has_return(body_list[-1]))
@@ -385,6 +388,26 @@ class Lowerer:
         finally:
             self.sc = outer
         return fn
+
+    def _bind_static_params(self, tvnames: tuple[str, ...], allp: list[A.Param],
+                            body: list[A.Node], span: A.Span) -> None:
+        """`f(x::Vector{T}) where T = zeros(T, 2)`: bind each mentioned type variable to
+        `Core.static_param(name, vararg, sig types..., args...)`, which matches the
+        argument types against the signature (the same match dispatch made)."""
+        used = free_names(body) - set(self.sc.env)
+        wanted = [t for t in tvnames if t in used]
+        if not wanted:
+            return
+        from lang.values import TypeVar
+
+        tvs = {t: TypeVar(t) for t in tvnames}
+        types = [self._type_value(p.type, tvs) for p in allp]
+        vals = [self.read(p.name, p) if p.name else self.const(None) for p in allp]
+        vararg = bool(allp) and allp[-1].vararg
+        for t in wanted:
+            v = self.call("Core.static_param",
+                          [self.const(t), self.const(vararg), self.const(len(types))] + types + vals, span)
+            self.bind(t, v, span)
 
     def _select_ret(self, v: Value) -> Value:
         then = Region([])
@@ -712,11 +735,19 @@ class Lowerer:
     def define_method(self, n: A.FunctionDef) -> Value:
         name = n.name or "#call"
         if "." in name:
+            # `Base.f` / `Flux.f` extend the shared unqualified name; `Core.f` names stay
+            # qualified, as the runtime's internal helpers are looked up by full name
             mod, _, base = name.rpartition(".")
-            name = base if mod in _MODULES else name
+            name = base if mod in _MODULES and mod != "Core" else name
         typevars = [self._typevar(w) for w in n.where]
-        tvnames = {tv.name: tv for tv in typevars}
-        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver)
+        tvnames: dict[str, Any] = {tv.name: tv for tv in typevars}
+        for w, tv in zip(n.where, typevars):
+            bound = _where_bound(w)
+            if bound is not None and tv.ub is None:
+                # a bound that is not a built-in type (`T <: AbstractLayer`): made at run time
+                tvnames[tv.name] = self.call("Core.typevar", [self.const(tv.name), self.lower(bound)], w.span)
+        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver,
+                               static_params=tuple(tvnames))
         fn.name = name
         params = ([n.receiver] if n.receiver else []) + list(n.params)
         types = [self._type_value(p.type, tvnames) for p in params]
@@ -730,26 +761,24 @@ class Lowerer:
         ).result
 
     def _typevar(self, w: A.Node) -> Any:
+        """The TypeVar of a `where` item: `T`, `T <: Real` (a bound that is not a built-in
+        type is left None here and made at run time by the caller)."""
         from lang.values import TypeVar
 
         if isinstance(w, A.Ident):
             return TypeVar(w.name)
-        if isinstance(w, A.Comparison) and w.ops == ["<:"] and isinstance(w.operands[0], A.Ident):
-            ub = self._static_type(w.operands[1])
-            return TypeVar(w.operands[0].name, ub)
-        if isinstance(w, A.Call) and isinstance(w.func, A.Ident) and w.func.name == "<:":
-            return TypeVar(w.args[0].name, self._static_type(w.args[1]))  # type: ignore[attr-defined]
+        bound = _where_bound(w)
+        if bound is not None:
+            return TypeVar(_where_name(w), self._static_type(bound))
         raise self.err("unsupported `where` clause", w)
 
     def _static_type(self, t: A.Node) -> Any:
-        from lang.values import AnyT
-
         from lang import runtime
 
         try:
             return runtime.static_type(t)
         except ZylaError:
-            return AnyT
+            return None
 
     def _type_value(self, t: A.Node | None, tvs: dict) -> Value:
         from lang.values import AnyT, Int64T
@@ -757,7 +786,8 @@ class Lowerer:
         if t is None:
             return self.const(AnyT)
         if isinstance(t, A.Ident) and t.name in tvs:
-            return self.const(tvs[t.name])
+            tv = tvs[t.name]
+            return tv if isinstance(tv, Value) else self.const(tv)
         if isinstance(t, A.Curly):
             base = self._type_value(t.obj, tvs)
             ps = [self._type_value(p, tvs) if not isinstance(p, A.Literal) else self.const(p.value)
@@ -769,13 +799,13 @@ class Lowerer:
         return self.lower(t)
 
     def l_StructDef(self, n: A.StructDef) -> Value:
-        types = [self._type_value(ft, {p.name: _tv(p) for p in n.params if isinstance(p, A.Ident)})
-                 for _, ft in n.fields]
+        pnames = [p.name if isinstance(p, A.Ident) else _where_name(p) for p in n.params]
+        types = [self._type_value(ft, {p: _tv(A.Ident(p)) for p in pnames}) for _, ft in n.fields]
         sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
         self.global_names.add(n.name)
         return self.emit("struct", [sup] + types, span=n.span, name=n.name,
                          fields=tuple(f for f, _ in n.fields), mutable=n.mutable,
-                         params=tuple(p.name for p in n.params if isinstance(p, A.Ident))).result
+                         params=tuple(pnames)).result
 
     def l_AbstractTypeDef(self, n: A.AbstractTypeDef) -> Value:
         sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
@@ -1101,6 +1131,21 @@ class Lowerer:
 
 _MODULES = {"Base", "Core", "Test", "Random", "LinearAlgebra", "Statistics", "Flux", "NNlib",
             "Optimisers", "Zygote", "ChainRulesCore", "Printf", "Main", "Iterators", "GradCheck"}
+
+
+def _where_bound(w: A.Node) -> A.Node | None:
+    """The upper bound of a `where` item `T <: B` (None for a plain `T`)."""
+    if isinstance(w, A.Comparison) and w.ops == ["<:"] and isinstance(w.operands[0], A.Ident):
+        return w.operands[1]
+    if isinstance(w, A.Call) and isinstance(w.func, A.Ident) and w.func.name == "<:":
+        return w.args[1]
+    return None
+
+
+def _where_name(w: A.Node) -> str:
+    if isinstance(w, A.Comparison):
+        return w.operands[0].name  # type: ignore[attr-defined]
+    return w.args[0].name  # type: ignore[attr-defined]
 
 
 def _sym(name: str) -> Any:

@@ -103,8 +103,10 @@ def test_acceptance_unclosed_paren_is_reported() -> None:
 def reference_parse(text: str) -> list[A.Node]:
     """Parse with Lark's own LALR loop (the lexer then reads Lark's ParserState)."""
     job = LexInput(text, "<ref>", subparse=_subparse)
-    with _new_session(job.source):
-        return get_parser().parse(job, start="program")  # type: ignore[arg-type]
+    with _new_session(job.source) as session:
+        stmts = get_parser().parse(job, start="program")  # type: ignore[arg-type]
+        session.check()
+        return stmts
 
 
 @pytest.mark.skipif(not ACCEPTANCE.is_dir(), reason="acceptance programs not found")
@@ -477,6 +479,22 @@ def test_control_flow() -> None:
     assert one("a && b || return") == A.Or(A.And(a, b), A.Return())
 
 
+def test_one_line_blocks() -> None:
+    ret = A.If(A.Comparison([x, N(0)], [">"]), A.Block([A.Return(x)]))
+    assert one("if x > 0 return x end") == ret
+    assert one("for i in a s += i end") == A.For([(I("i"), a)],
+                                                 A.Block([A.OpAssign(I("s"), "+", I("i"))]))
+    assert one("while c f(x) end") == A.While(c, A.Block([C(I("f"), x)]))
+    assert one("function f(x) x end") == A.FunctionDef("f", [P("x")], A.Block([x]))
+    assert one("if a b elseif c x else y end") == A.If(
+        a, A.Block([b]), A.If(c, A.Block([x]), A.Block([y])))
+    assert one("if a end") == A.If(a, A.Block([]))
+    assert one("map(a) do v f(v) end") == C(I("map"), A.Lambda([P("v")], A.Block(
+        [C(I("f"), I("v"))])), a)
+    assert one("for x in a if c f(x) end end").body == A.Block(
+        [A.If(c, A.Block([C(I("f"), x)]))])
+
+
 def test_try_throw() -> None:
     src = "try\n f()\ncatch e\n g(e)\nfinally\n h()\nend"
     assert one(src) == A.Try(A.Block([C(I("f"))]), "e", A.Block([C(I("g"), I("e"))]),
@@ -632,3 +650,78 @@ def test_any_input_parses_or_raises_a_parse_error(parts: list[str]) -> None:
 def test_errors_are_zyla_errors() -> None:
     with pytest.raises(ZylaError):
         parse("f(")
+
+
+# ---- precedence, property-based -----------------------------------------------------------
+
+#: Julia's binary operator precedence (higher binds tighter) and associativity.
+BINARY = {"||": 1, "&&": 2, "==": 3, "<": 3, "|>": 4, "+": 6, "-": 6, "*": 7, "/": 7,
+          "÷": 7, "//": 8, "<<": 9, "^": 11}
+UNARY_PREC = 10
+RIGHT = {"||", "&&", "^"}
+
+
+def reference_tree(operands: list[str], negated: list[bool], ops: list[str]) -> A.Node:
+    """Precedence climbing over `operands[0] ops[0] operands[1] ...` (the expected AST)."""
+    pos = 0
+
+    def operand() -> A.Node:
+        nonlocal pos
+        name = operands[pos]
+        neg = negated[pos]
+        pos += 1
+        if not neg:
+            return I(name)
+        inner = climb(I(name), UNARY_PREC + 1)  # unary minus binds looser than ^
+        return C("-", inner)
+
+    def climb(left: A.Node, min_prec: int) -> A.Node:
+        while pos - 1 < len(ops) and BINARY[ops[pos - 1]] >= min_prec:
+            op = ops[pos - 1]
+            prec = BINARY[op]
+            if prec == 3:  # a comparison chain
+                items, chain = [left], []
+                while pos - 1 < len(ops) and BINARY[ops[pos - 1]] == 3:
+                    chain.append(ops[pos - 1])
+                    items.append(climb(operand(), 4))
+                left = A.Comparison(items, chain)
+                continue
+            right = climb(operand(), prec if op in RIGHT else prec + 1)
+            if op == "&&":
+                left = A.And(left, right)
+            elif op == "||":
+                left = A.Or(left, right)
+            else:
+                left = C(op, left, right)
+        return left
+
+    return climb(operand(), 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from(sorted(BINARY)), min_size=n - 1, max_size=n - 1),
+    st.lists(st.booleans(), min_size=n, max_size=n))))
+def test_operator_chains_follow_julias_precedence(case: tuple[list[str], list[bool]]) -> None:
+    ops, negated = case
+    operands = [f"v{i}" for i in range(len(negated))]
+    text = ("-" if negated[0] else "") + operands[0]
+    for op, name, neg in zip(ops, operands[1:], negated[1:], strict=True):
+        text += f" {op} " + ("-" if neg else "") + name
+    assert one(text) == reference_tree(operands, negated, ops), text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS + ["a", "b", "2", "(x)", "[1 2]", "f(a; b=1)"]),
+                max_size=12))
+def test_fast_driver_agrees_with_lark_on_any_input(parts: list[str]) -> None:
+    text = "".join(parts)
+    try:
+        fast: object = parse(text).stmts
+    except ZylaParseError:
+        fast = "error"
+    try:
+        reference: object = reference_parse(text)
+    except Exception:  # Lark's loop raises Lark's own exceptions
+        reference = "error"
+    assert fast == reference

@@ -59,3 +59,39 @@ function jacobian(f, x)
 end
 
 hessian(f, x) = jacobian(z -> gradient(f, z)[1], x)[1]
+
+# Higher-order Base functions over arrays, written in Zyla so that they differentiate:
+# a comprehension or `map` over arrays is a broadcast; `filter` is an index selection;
+# `reduce`/`foldl` are loops.
+map(f, x::AbstractArray) = broadcast(f, x)
+map(f, x::AbstractArray, y::AbstractArray) = broadcast(f, x, y)
+filter(f, x::AbstractArray) = x[Core.findall_true(broadcast(f, x))]
+
+function Core.comprehension(f, cond, it)
+    xs = Core.iter_array(it)
+    cond === nothing && return broadcast(f, xs)
+    broadcast(f, xs[Core.findall_true(broadcast(cond, xs))])
+end
+
+function Core.comprehension(f, cond::Nothing, it1, it2)
+    # the first iterator varies fastest: a column against a row
+    broadcast(f, Core.iter_array(it1), permutedims(Core.iter_array(it2)))
+end
+
+function foldl(op, xs::AbstractArray)
+    length(xs) == 0 && error("reducing over an empty collection is not allowed")
+    acc = xs[1]
+    for i in 2:length(xs)
+        acc = op(acc, xs[i])
+    end
+    acc
+end
+foldl(op, xs::Tuple) = foldl(op, Core.iter_array(xs))
+reduce(op, xs::AbstractArray) = foldl(op, xs)
+reduce(::typeof(+), xs::AbstractArray) = sum(xs)
+reduce(::typeof(*), xs::AbstractArray) = prod(xs)
+reduce(::typeof(max), xs::AbstractArray) = maximum(xs)
+reduce(::typeof(min), xs::AbstractArray) = minimum(xs)
+reduce(::typeof(hcat), xs) = hcat(xs...)
+reduce(::typeof(vcat), xs) = vcat(xs...)
+mapreduce(f, op, x::AbstractArray) = reduce(op, broadcast(f, x))
