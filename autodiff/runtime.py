@@ -206,9 +206,18 @@ def _user_rrule(interp: Interpreter, f: Any, args: list) -> Any:
     return None
 
 
+def _same_in_jax(f: Any) -> Any:
+    """A primitive whose implementation only calls back into the interpreter it runs in."""
+    return f
+
+
 def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, kwargs: dict | None) -> tuple:
     if p.name == "broadcast":
         return _broadcast_pullback(interp, st, args, kwargs)
+    if p.pullback == "CHECKPOINT":
+        # keep only the inputs now; the backward pass recomputes the forward with AD
+        y = interp.call_value(args[0], list(args[1:]), kwargs)
+        return y, _make_closure(interp, "Core.checkpoint_back", args[0], tuple(args[1:]))
     if p.name in MUTATING and isinstance(args[0], np.ndarray):
         args = [args[0].copy()] + list(args[1:])
     elif isinstance(p.jax, HostOnly) and p.name in _INPLACE:
@@ -462,11 +471,26 @@ def install(rt: Any) -> None:
     ad_prim("Core.struct_fields_cot", struct_fields_cot, NONDIFF)
     ad_prim("Core.sensitivity", sensitivity)
     ad_prim("Core.grads_out", grads_out, "(dz, z, g, n) -> ((nothing, dz...), nothing)")
+    ad_prim("Core.segment_length", lambda n: max(1, int(np.ceil(np.sqrt(n)))))
     ad_prim("NoTangent", lambda: NO_TANGENT)
     ad_prim("ZeroTangent", lambda: None)
     ad_prim("ChainRulesCore.NoTangent", lambda: NO_TANGENT)
     ad_prim("ChainRulesCore.ZeroTangent", lambda: None)
     ad_prim("unthunk", lambda x: x, "(dz, z, x) -> (dz,)")
+
+    def ignore(it: Interpreter, x: Any) -> Any:
+        if isinstance(x, (Closure, GenericFunction, Primitive)):
+            return it.call_value(x, [])
+        return x
+
+    b["ignore_derivatives"] = prim("ignore_derivatives", ignore, _same_in_jax(ignore), NONDIFF,
+                                   INFER_BY_LOWERING, needs_interp=True)
+
+    def checkpointed(it: Interpreter, f: Any, *args: Any) -> Any:
+        return it.call_value(f, list(args))
+
+    b["checkpointed"] = prim("checkpointed", checkpointed, _same_in_jax(checkpointed), "CHECKPOINT",
+                             INFER_BY_LOWERING, needs_interp=True)
 
     def bcast_rule_of(f: Any) -> Any:
         p = f if isinstance(f, Primitive) else getattr(f, "fallback_prim", None)

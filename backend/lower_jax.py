@@ -114,13 +114,15 @@ class JaxInterpreter(Interpreter):
             full = list(args)
             for i, x in zip(idx, xs):
                 full[i] = x
-            out = self.call_value(f, full)
+            out, flag = self.isolated(lambda: self.call_value(f, full))
             leaves, skel = split(out)
             box.append(skel)
-            return [jnp.asarray(x) for x in leaves]
+            return [jnp.asarray(x) for x in leaves] + [flag]
 
         box: list = []
         outs = self.jax.vmap(elem)(*[flat[i] for i in idx])
+        self.overflow_flags.append(jnp.any(outs[-1]))
+        outs = outs[:-1]
         leaves = [o.reshape(shape) for o in outs]
         return join(box[0], leaves)
 
@@ -144,12 +146,14 @@ class JaxInterpreter(Interpreter):
             full = list(xs)
             for i, e in zip(idx, els):
                 full[i] = e
-            y, b = pullback_call(self, f, full)
-            leaves, skel = split((y, b))
+            (y, b), flag = self.isolated(lambda: pullback_call(self, f, full))
+            leaves, skel = split((y, b), static_ints=True)
             box.append(skel)
-            return [jnp.asarray(v) for v in leaves]
+            return [jnp.asarray(v) for v in leaves] + [flag]
 
         outs = self.jax.vmap(elem)(*[flat[i] for i in idx])
+        self.overflow_flags.append(jnp.any(outs[-1]))
+        outs = outs[:-1]
         skel = box[-1]
         y_skel, b_skel = skel[1]
         y_leaves_n = _count(y_skel)
@@ -170,12 +174,14 @@ class JaxInterpreter(Interpreter):
         box: list = []
 
         def elem(leaves: list, d: Any) -> list:
-            g = back_call(self, join(bb.skel, leaves), d)
+            g, flag = self.isolated(lambda: back_call(self, join(bb.skel, leaves), d))
             lv, sk = split(g)
             box.append(sk)
-            return [jnp.asarray(v) for v in lv]
+            return [jnp.asarray(v) for v in lv] + [flag]
 
         outs = self.jax.vmap(elem)(bb.leaves, dzf)
+        self.overflow_flags.append(jnp.any(outs[-1]))
+        outs = outs[:-1]
         gskel = box[-1]
         if gskel[0] == "const":
             return None
@@ -237,22 +243,44 @@ class JaxInterpreter(Interpreter):
         out = self.switch(1 - idx, branches)
         return out[0] if len(op.results) == 1 else list(out)
 
+    # A nested loop's tape may overflow; its flag is a value of the nested trace, so every
+    # traced body collects the flags raised inside it and returns them as an output.
+
+    def isolated(self, fn: Any) -> tuple[Any, Any]:
+        """Run fn, returning its result and the OR of the overflow flags it raised."""
+        n0 = len(self.overflow_flags)
+        try:
+            out = fn()
+            new = self.overflow_flags[n0:]
+        finally:
+            del self.overflow_flags[n0:]
+        jnp = self.jnp
+        flag = jnp.any(jnp.stack([jnp.asarray(f) for f in new])) if new else jnp.asarray(False)
+        return out, flag
+
+    def probe_shape(self, fn: Any, *args: Any) -> Any:
+        """jax.eval_shape of fn, dropping the flags its trace raised."""
+        return self.jax.eval_shape(lambda *a: self.isolated(lambda: fn(*a))[0], *args)
+
     def switch(self, index: Any, branches: list) -> Any:
         """lax.switch over thunks whose results may differ in structure (unified)."""
-        jax, lax = self.jax, self.lax
-        skels = []
+        lax = self.lax
+        skels: list = []
         for b in branches:
-            res = jax.eval_shape(lambda b=b: _leaves_only(b(), skels))
-            _ = res
+            self.probe_shape(lambda b=b: _leaves_only(b(), skels))
         target = skels[0]
         for s in skels[1:]:
             target = unify(target, s)
 
         def make(i: int, b: Any) -> Any:
-            return lambda: coerce(b(), target, i)
+            def run() -> list:
+                out, flag = self.isolated(lambda: coerce(b(), target, i))
+                return out + [flag]
+            return run
 
         outs = lax.switch(self.jnp.asarray(index, dtype=np.int32), [make(i, b) for i, b in enumerate(branches)])
-        return _join_union(target, outs)
+        self.overflow_flags.append(outs[-1])
+        return _join_union(target, outs[:-1])
 
     def op_for(self, op: Op, env: dict, fn: Function) -> Any:
         it = env[op.operands[0].id]
@@ -290,15 +318,18 @@ class JaxInterpreter(Interpreter):
         box: list = []
 
         def scan_body(carry: list, x: Any) -> tuple[list, list]:
-            out = step(carry, x, carry_skel)
+            out, flag = self.isolated(lambda: step(carry, x, carry_skel))
             new = coerce(tuple(out[: len(inits)]), carry_skel)
             if tape:
-                leaves, skel = split(out[-1])
+                # a tape entry's Python ints are constants of the traced body: keep them static
+                leaves, skel = split(out[-1], static_ints=True)
                 box.append(skel)
-                return new, [self.jnp.asarray(v) for v in leaves]
-            return new, []
+                return new, [self.jnp.asarray(v) for v in leaves] + [flag]
+            return new, [flag]
 
         final, ys = self.lax.scan(scan_body, carry_leaves, xs)
+        self.overflow_flags.append(self.jnp.any(ys[-1]))
+        ys = ys[:-1]
         res = list(join(carry_skel, final))
         if tape:
             res.append(StackedTape(box[-1], list(ys), n, n))
@@ -319,7 +350,7 @@ class JaxInterpreter(Interpreter):
                 return lv
 
             leaves0 = coerce(vals, skel)
-            jax.eval_shape(probe, leaves0)
+            self.probe_shape(probe, leaves0)
             new = unify(skel, box[0])
             if new == skel:
                 return skel, coerce(vals, skel)
@@ -338,21 +369,15 @@ class JaxInterpreter(Interpreter):
             return self.run_region(body, env2, fn)
 
         carry_skel, carry_leaves = self._fix_carry(inits, lambda vals: step(vals, 0))
-        if not _traced(t.count) and t.count == t.capacity:
-            def scan_body(carry: list, k: Any) -> tuple[list, list]:
-                out = step(join(carry_skel, carry), k)
-                return coerce(tuple(out), carry_skel), []
+        def fbody(k: Any, state: tuple) -> tuple:
+            carry, over = state
+            out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
+            return coerce(tuple(out), carry_skel), jnp.logical_or(over, flag)
 
-            final, _ = lax.scan(scan_body, carry_leaves, jnp.arange(t.capacity))
-        else:
-            # the tape holds `count` valid entries; reversed, they sit at the end
-            start = t.capacity - t.count
-
-            def fbody(k: Any, carry: list) -> list:
-                out = step(join(carry_skel, carry), k)
-                return coerce(tuple(out), carry_skel)
-
-            final = lax.fori_loop(start, t.capacity, fbody, carry_leaves)
+        # the tape holds `count` valid entries; reversed, they sit at the end
+        start = t.capacity - t.count
+        final, over = lax.fori_loop(start, t.capacity, fbody, (carry_leaves, jnp.asarray(False)))
+        self.overflow_flags.append(over)
         res = list(join(carry_skel, final))
         return res[0] if len(op.results) == 1 else res
 
@@ -395,14 +420,15 @@ class JaxInterpreter(Interpreter):
         if not tape:
             def c(state: tuple) -> Any:
                 leaves, k = state
-                return jnp.asarray(cond(join(carry_skel, leaves), k), dtype=bool)
+                return jnp.asarray(self.isolated(lambda: cond(join(carry_skel, leaves), k))[0], dtype=bool)
 
             def b(state: tuple) -> tuple:
-                leaves, k = state
-                out = step(join(carry_skel, leaves), k)
-                return coerce(tuple(out[:n_carry]), carry_skel), k + 1
+                leaves, k, over = state
+                out, flag = self.isolated(lambda: step(join(carry_skel, leaves), k))
+                return coerce(tuple(out[:n_carry]), carry_skel), k + 1, jnp.logical_or(over, flag)
 
-            final, _ = lax.while_loop(c, b, (carry_leaves, k0))
+            final, _, over = lax.while_loop(lambda st: c(st[:2]), b, (carry_leaves, k0, jnp.asarray(False)))
+            self.overflow_flags.append(over)
             res = list(join(carry_skel, final))
             return res[0] if len(op.results) == 1 else res
         # with a tape: learn the per-iteration pullback's structure, then fill a buffer
@@ -410,22 +436,23 @@ class JaxInterpreter(Interpreter):
 
         def probe(leaves: list) -> list:
             out = step(join(carry_skel, leaves), k0)
-            lv, sk = split(out[-1])
+            lv, sk = split(out[-1], static_ints=True)
             box.append(sk)
             return [jnp.asarray(x) for x in lv]
 
-        shapes = jax.eval_shape(probe, carry_leaves)
+        shapes = self.probe_shape(probe, carry_leaves)
         entry_skel = box[0]
         cap = self.tape_capacity
         bufs = [jnp.zeros((cap,) + tuple(s.shape), dtype=s.dtype) for s in shapes]
 
         def c(state: tuple) -> Any:
             leaves, k, bufs_, over = state
-            return jnp.asarray(cond(join(carry_skel, leaves), k), dtype=bool)
+            return jnp.asarray(self.isolated(lambda: cond(join(carry_skel, leaves), k))[0], dtype=bool)
 
         def b(state: tuple) -> tuple:
             leaves, k, bufs_, over = state
-            out = step(join(carry_skel, leaves), k)
+            out, flag = self.isolated(lambda: step(join(carry_skel, leaves), k))
+            over = jnp.logical_or(over, flag)
             new = coerce(tuple(out[:n_carry]), carry_skel)
             entry = coerce(out[-1], entry_skel)
             slot = jnp.minimum(k, cap - 1)

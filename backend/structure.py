@@ -105,7 +105,9 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
     if isinstance(v, Closure):
         return ("closure", _Id(v.fn), v.name, _Id(v.generic), tuple(_split(x, leaves, si) for x in v.captures))
     if isinstance(v, V.Range):
-        return ("range", v.unit, _split(v.start, leaves, si), _split(v.step, leaves, si), _split(v.length, leaves, si))
+        # a range's Python-int bounds stay static (its length decides shapes)
+        return ("range", v.unit, _split(v.start, leaves, True), _split(v.step, leaves, True),
+                _split(v.length, leaves, True))
     if isinstance(v, StackedTape):
         leaves.extend(v.leaves)
         return ("stacked", v.skel, v.capacity, _split(v.count, leaves, False), len(v.leaves))

@@ -123,8 +123,17 @@ def m_passthrough(lo: Any, n: A.MacroCall) -> Value:
 
 
 def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
+    """`Base.@kwdef struct S a::Int = 1; b end`: the struct, plus the keyword constructor
+    `S(; a = 1, b) = S(a, b)` (a field without a default is a required keyword)."""
     s = n.args[-1]
-    return lo.call("Core.kwdef_struct", [lo.lower(s)], n.span)
+    if not isinstance(s, A.StructDef):
+        raise lo.err("@kwdef needs a struct definition", n)
+    defaults = {k.name: k.value for k in n.args[:-1] if isinstance(k, A.Kwarg)}
+    lo.lower(s)
+    kw = [A.Param(f, None, defaults.get(f), span=s.span) for f, _ in s.fields]
+    body = A.Call(A.Ident(s.name, span=s.span), [A.Ident(f, span=s.span) for f, _ in s.fields], span=s.span)
+    lo.lower(A.FunctionDef(s.name, [], body, kw, span=s.span))
+    return lo.const(None)
 
 
 def m_printf(lo: Any, n: A.MacroCall) -> Value:
@@ -137,13 +146,57 @@ def m_sprintf(lo: Any, n: A.MacroCall) -> Value:
     return lo.call("Printf.sprintf", args, n.span)
 
 
+def m_checkpoint(lo: Any, n: A.MacroCall) -> Value:
+    """`@checkpoint f(args...)`: the backward pass recomputes f instead of storing its
+    intermediate values."""
+    ex = n.args[-1]
+    if isinstance(ex, A.For):
+        return _checkpoint_loop(lo, ex, n)
+    if isinstance(ex, A.Call) and not ex.kwargs and not any(isinstance(a, A.Splat) for a in ex.args):
+        return lo.call("checkpointed", [lo.lower(ex.func)] + [lo.lower(a) for a in ex.args], n.span)
+    return lo.call("checkpointed", [_thunk(lo, ex)], n.span)
+
+
+def _checkpoint_loop(lo: Any, loop: A.For, n: A.MacroCall) -> Value:
+    """`@checkpoint for x in xs body end` becomes
+    `(v...,) = Core.ckpt_loop((x, v...) -> (body; (v...,)), xs, (v...,))` where v are the
+    local variables the body updates (the loop state)."""
+    from lang.lower import assigned_names
+
+    if len(loop.iterators) != 1:
+        raise lo.err("@checkpoint supports a loop with one iterator", n)
+    target, iterable = loop.iterators[0]
+    state = sorted(x for x in assigned_names(loop.body.stmts) if x in lo.sc.env and not x.startswith("#"))
+    if not state:
+        raise lo.err("@checkpoint on a loop that updates no local variable", n)
+    sp = loop.span
+    names = [A.Ident(v, span=sp) for v in state]
+    params = [A.Param(target.name if isinstance(target, A.Ident) else "#x", span=sp)]
+    params += [A.Param(v, span=sp) for v in state]
+    body = list(loop.body.stmts)
+    if not isinstance(target, A.Ident):
+        body = [A.Assign(target, A.Ident("#x"), span=sp)] + body
+    lam = A.Lambda(params, A.Block(body + [A.TupleLit(list(names), span=sp)], span=sp), span=sp)
+    call = A.Call(A.Ident("Core.ckpt_loop"), [lam, iterable, A.TupleLit(list(names), span=sp)], span=sp)
+    lo.lower(A.Assign(A.TupleLit(list(names), span=sp), call, span=sp))
+    return lo.const(None)
+
+
 def m_ignore(lo: Any, n: A.MacroCall) -> Value:
     return lo.call("ignore_derivatives", [_thunk(lo, n.args[-1])], n.span)
+
+
+def m_test_broken(lo: Any, n: A.MacroCall) -> Value:
+    """`@test_broken ex`: recorded as broken while ex is false or throws; an unexpected
+    pass is an error, as in Julia."""
+    ex = n.args[0]
+    return lo.call("Test.do_test_broken", [_thunk(lo, ex), _str(lo, unparse(ex)), lo.const(n.span.line)], n.span)
 
 
 MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "test": m_test,
     "test_throws": m_test_throws,
+    "test_broken": m_test_broken,
     "testset": m_testset,
     "show": m_show,
     "assert": m_assert,
@@ -153,7 +206,7 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "code_typed": _code_dump("code_typed"),
     "code_adjoint": _code_dump("code_adjoint"),
     "code_hlo": _code_dump("code_hlo"),
-    "code_warntype": _code_dump("code_typed"),
+    "code_warntype": _code_dump("code_warntype"),
     ".": m_dot,
     "__dot__": m_dot,
     "inbounds": m_passthrough,
@@ -165,11 +218,13 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "printf": m_printf,
     "sprintf": m_sprintf,
     "ignore_derivatives": m_ignore,
+    "checkpoint": m_checkpoint,
+    "thunk": m_passthrough,
 }
 
 
 def lower_macro(lo: Any, n: A.MacroCall) -> Value:
-    name = n.name.split(".")[-1]
+    name = n.name if n.name in MACROS else n.name.split(".")[-1]
     f = MACROS.get(name)
     if f is None:
         raise lo.err(f"macro @{n.name} is not defined", n, kind="UndefVarError")

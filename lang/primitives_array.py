@@ -567,6 +567,11 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
     else:
         start, step, stop = a, b, c
     ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (start, step, stop))
+    if not ints and all(N.dtype_of(v).kind == "i" for v in (start, step, stop)):
+        # integer bounds only known at run time (compiled code): a range of traced length
+        jnp = N.xp_for(start, step, stop)
+        n = jnp.maximum(0, (jnp.asarray(stop) - start) // step + 1)
+        return V.Range(start, step, n, unit=c is None)
     if ints:
         if step == 0:
             raise ZylaError("ArgumentError", "step cannot be zero")

@@ -14,6 +14,7 @@ Core.bcast_convert_back(xs) = dz -> (nothing, nothing, Core.convert_cot(xs[1], d
 Core.nt_back(names, n) = dz -> (nothing, Core.tuple_cot(dz, n)...)
 Core.prim_pullback(p, args...) = Core.prim_pullback2(p, p(args...), args)
 Core.prim_pullback2(p, y, args) = (y, Core.primback(Core.rule_of(p), y, args))
+Core.checkpoint_back(f, args) = dz -> Core.prepend_nothing(Core.back(Core.pullback_call(f, args...)[2], dz))
 Core.prim_pullback_fn(p) = (xs...) -> Core.prim_pullback(p, xs...)
 Core.bcast_pullback(f, args...) = Core.bcast_pb2(f, broadcast(f, args...), args)
 Core.bcast_pb2(f, y, args) = (y, Core.bcast_primback(Core.bcast_rule_of(f), y, args))
@@ -59,6 +60,15 @@ function jacobian(f, x)
 end
 
 hessian(f, x) = jacobian(z -> gradient(f, z)[1], x)[1]
+hessian_reverse(f, x) = hessian(f, x)
+
+# forward mode as the transpose of reverse mode: the pullback u -> J'u is linear in u,
+# so differentiating <J'u, v> with respect to u gives J v
+function jvp(f, x, v)
+    y, back = pullback(f, x)
+    (y, gradient(u -> sum(back(u)[1] .* v), zero(y))[1])
+end
+pushforward(f, x) = v -> jvp(f, x, v)[2]
 
 # Higher-order Base functions over arrays, written in Zyla so that they differentiate:
 # a comprehension or `map` over arrays is a broadcast; `filter` is an index selection;
@@ -78,20 +88,23 @@ function Core.comprehension(f, cond::Nothing, it1, it2)
     broadcast(f, Core.iter_array(it1), permutedims(Core.iter_array(it2)))
 end
 
-function foldl(op, xs::AbstractArray)
-    length(xs) == 0 && error("reducing over an empty collection is not allowed")
-    acc = xs[1]
-    for i in 2:length(xs)
-        acc = op(acc, xs[i])
+# `reduce`, `foldl`, `mapreduce` (with `init` and `dims`) are loops in base.jl.
+
+# `@checkpoint for x in xs ... end`: the loop runs in segments of about sqrt(n) steps.
+# Only each segment's starting state is kept for the backward pass, which recomputes one
+# segment at a time (with its own tape), so memory grows like sqrt(n), not n.
+function Core.ckpt_loop(body, xs, state)
+    n = length(xs)
+    k = Core.segment_length(n)
+    for j in 1:k:n
+        state = checkpointed(Core.ckpt_segment, body, xs, j, min(j + k - 1, n), state)
     end
-    acc
+    state
 end
-foldl(op, xs::Tuple) = foldl(op, Core.iter_array(xs))
-reduce(op, xs::AbstractArray) = foldl(op, xs)
-reduce(::typeof(+), xs::AbstractArray) = sum(xs)
-reduce(::typeof(*), xs::AbstractArray) = prod(xs)
-reduce(::typeof(max), xs::AbstractArray) = maximum(xs)
-reduce(::typeof(min), xs::AbstractArray) = minimum(xs)
-reduce(::typeof(hcat), xs) = hcat(xs...)
-reduce(::typeof(vcat), xs) = vcat(xs...)
-mapreduce(f, op, x::AbstractArray) = reduce(op, broadcast(f, x))
+
+function Core.ckpt_segment(body, xs, lo, hi, state)
+    for i in lo:hi
+        state = body(xs[i], state...)
+    end
+    state
+end
