@@ -27,6 +27,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 MLP_SRC = """
 struct MLP
@@ -142,7 +143,10 @@ def main() -> None:
     args = ap.parse_args()
     import jax
 
+    import ad_bench
+
     rows = mlp_bench(args.reps)
+    mem = ad_bench.checkpoint_memory()
     lines = [
         "# Zyla benchmark results",
         "",
@@ -152,11 +156,31 @@ def main() -> None:
         f"- method: medians of {args.reps} runs (after warm-up), three interleaved rounds; "
         "ratio = Zyla / JAX in the same process (lower is better)",
         "",
+        "## Speed against plain JAX",
+        "",
         "| benchmark | Zyla (ms) | plain JAX (ms) | ratio |",
         "|---|---:|---:|---:|",
     ]
     for name, z, j in rows:
         lines.append(f"| {name} (784-512-512-10, batch 128, Float32) | {z * 1e3:.3f} | {j * 1e3:.3f} | {z / j:.2f} |")
+    fz = {n: z for n, z, _ in rows}
+    fj = {n: j for n, _, j in rows}
+    lines += [
+        "",
+        "## Gradient cost relative to the forward pass",
+        "",
+        "| model | Zyla grad/forward | JAX grad/forward |",
+        "|---|---:|---:|",
+        f"| MLP 784-512-512-10, batch 128 | {fz['MLP gradient step'] / fz['MLP forward']:.2f} | "
+        f"{fj['MLP gradient step'] / fj['MLP forward']:.2f} |",
+        "",
+        "## Memory of reverse mode through a long loop",
+        "",
+        "| benchmark | with @checkpoint | without | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, ck, plain, unit in mem:
+        lines.append(f"| {name} ({unit}) | {ck:.3f} | {plain:.3f} | {ck / plain:.3f} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_write:

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from lang import exceptions
 from lang import numeric as N
 from lang import values as V
 from lang.errors import ZylaError
@@ -461,6 +462,7 @@ def _grow(x: np.ndarray, vs: list) -> np.ndarray:
     else:
         conv = vs
     # numpy resize in place works when the array owns its data and has no views
+    V.note_write(base)
     try:
         base.resize((n + len(conv),), refcheck=False)
     except ValueError:
@@ -487,6 +489,7 @@ def _pop(x: Any) -> Any:
         if x.shape[0] == 0:
             raise ZylaError("ArgumentError", "array must be non-empty")
         v = N.host_scalar(x[-1]) if x.dtype != object else x[-1]
+        V.note_write(x)
         x.resize((x.shape[0] - 1,), refcheck=False)
         return v
     raise ZylaError("MethodError", "pop! needs a vector")
@@ -531,43 +534,6 @@ class JuliaThrow(ZylaError):
 
 def _error(*msg: Any) -> None:
     raise ZylaError("ErrorException", jl_string(*msg))
-
-
-def _throw(x: Any) -> None:
-    if isinstance(x, ZylaError):
-        raise x
-    if isinstance(x, V.StructValue):
-        from lang.show import jl_show
-
-        raise ZylaError(x.type.name, jl_show(x), value=x)
-    raise ZylaError("ErrorException", jl_string(x), value=x)
-
-
-class ExceptionValue:
-    """A caught exception as a Julia value (`catch e`)."""
-
-    def __init__(self, err: ZylaError) -> None:
-        self.err = err
-        self.jtype = V.JType(err.kind, V.ExceptionT)
-
-    def jl_show(self) -> str:
-        return f'{self.err.kind}("{self.err.message}")'
-
-    def jl_print(self) -> str:
-        return f"{self.err.kind}: {self.err.message}"
-
-
-def _trycatch(interp: Any, body: Any, handler: Any, fin: Any) -> Any:
-    try:
-        return interp.call_value(body, [])
-    except ZylaError as e:
-        if handler is None:
-            raise
-        v = e.value if e.value is not None else ExceptionValue(e)
-        return interp.call_value(handler, [v])
-    finally:
-        if fin is not None:
-            interp.call_value(fin, [])
 
 
 def _assert(c: Any, msg: Any) -> None:
@@ -615,7 +581,7 @@ class TestSet:
     def __init__(self, name: str, parent: "TestSet | None") -> None:
         self.name = name
         self.parent = parent
-        self.passed = self.failed = self.errored = 0
+        self.passed = self.failed = self.errored = self.broken = 0
         self.children: list[TestSet] = []
         self.t0 = time.perf_counter()
 
@@ -680,17 +646,31 @@ def _do_test(interp: Any, thunk: Any, text: str, line: int, parts: Any) -> None:
 
 
 def _do_test_throws(interp: Any, t: Any, thunk: Any, text: str, line: int) -> None:
+    from lang.exceptions import matches
+
     try:
         interp.call_value(thunk, [])
     except ZylaError as e:
         name = t.name if isinstance(t, V.JType) else str(t)
-        if name in (e.kind, "Exception", "Any") or e.kind.endswith(name) or (
-            name == "ErrorException" and e.kind == "ErrorException"):
+        if matches(e, t) or name in (e.kind, "Exception", "Any") or e.kind.endswith(name):
             _record(True, text, line, "")
             return None
         _record(False, text, line, f"    Thrown: {e.kind}\n")
         return None
     _record(False, text, line, "    No exception thrown\n")
+    return None
+
+
+def _do_test_broken(interp: Any, thunk: Any, text: str, line: int) -> None:
+    """`@test_broken ex`: counted as broken while ex is false or throws."""
+    try:
+        v = interp.call_value(thunk, [])
+    except ZylaError:
+        v = False
+    if v is True or v is np.True_:
+        _record(None, text, line, "  Unexpected Pass\n")
+    elif _TESTSETS:
+        _TESTSETS[-1].broken += 1
     return None
 
 
@@ -715,12 +695,18 @@ def _do_testset(interp: Any, name: str, thunk: Any) -> None:
     return None
 
 
+def _broken_total(ts: TestSet) -> int:
+    return ts.broken + sum(_broken_total(c) for c in ts.children)
+
+
 def _print_summary(ts: TestSet) -> None:
     p, f, e = ts.totals()
+    br = _broken_total(ts)
     dt = time.perf_counter() - ts.t0
     rows = [(ts.name, ts)]
     width = max(len("Test Summary:"), len(ts.name))
-    cols = [("Pass", p)] + ([("Fail", f)] if f else []) + ([("Error", e)] if e else []) + [("Total", p + f + e)]
+    cols = ([("Pass", p)] + ([("Fail", f)] if f else []) + ([("Error", e)] if e else [])
+            + ([("Broken", br)] if br else []) + [("Total", p + f + e + br)])
     head = "Test Summary:".ljust(width) + " | " + "  ".join(c for c, _ in cols) + "  Time"
     line = ts.name.ljust(width) + " | " + "  ".join(str(n).rjust(len(c)) for c, n in cols) + f"  {dt:.1f}s"
     _ = rows
@@ -864,9 +850,17 @@ def _shuffle(*args: Any) -> Any:
 # --- misc ---------------------------------------------------------------------------------------
 
 
-def _using(modules: tuple, names: tuple) -> None:
+def _using(modules: tuple, names: tuple, is_import: bool = False, within: str | None = None) -> None:
+    """`using`/`import` of standard modules (loading their Zyla source) and of user
+    modules (see lang.modules)."""
+    from lang import modules as M
+
     rt = _rt()
     for m in modules:
+        user = M.user_module(rt, m, within)
+        if user is not None:
+            M.use(rt, user, names, is_import, within)
+            continue
         root = m.split(".")[0]
         fname = _STDLIB_FILES.get(root)
         if fname is not None:
@@ -879,18 +873,22 @@ def _using(modules: tuple, names: tuple) -> None:
     return None
 
 
-_STDLIB_FILES = {"Flux": "flux.jl", "NNlib": "flux.jl", "Optimisers": "flux.jl",
+_STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl", "Flux": "flux.jl", "NNlib": "flux.jl", "Optimisers": "flux.jl",
                  "ProgressMeter": "flux.jl", "MLUtils": "flux.jl"}
 
 
 def _include(path: str) -> Any:
     import os
 
+    if not isinstance(path, str):
+        raise ZylaError("MethodError", "include expects a file path (a String)")
     rt = _rt()
     base = os.path.dirname(rt.current_file) if rt.current_file else "."
     full = path if os.path.isabs(path) else os.path.join(base, path)
     if not os.path.exists(full):
         raise ZylaError("SystemError", f"opening file {path!r}: No such file or directory")
+    if not os.path.isfile(full):  # no directories, devices or pipes (lang.safety)
+        raise ZylaError("SystemError", f"opening file {path!r}: not a regular file")
     saved = rt.current_file
     rt.current_file = full
     try:
@@ -937,7 +935,7 @@ def _keys(x: Any) -> Any:
     if isinstance(x, V.NamedTuple):
         return tuple(V.Symbol(n) for n in x.names)
     if isinstance(x, dict):
-        return list(x.keys())
+        return collect_results(list(x.keys()), (len(x),))
     if isinstance(x, tuple):
         return V.Range(1, 1, len(x), True)
     return V.Range(1, 1, int(np.prod(jl_size(as_array(x)))), True)
@@ -947,7 +945,7 @@ def _values(x: Any) -> Any:
     if isinstance(x, V.NamedTuple):
         return x.values
     if isinstance(x, dict):
-        return list(x.values())
+        return collect_results(list(x.values()), (len(x),))
     return x
 
 
@@ -1087,7 +1085,8 @@ def install(rt: Any) -> None:
         "Core.apply_type": apply_type, "typeassert": _typeassert, "Core.box": _box,
         "Core.unbox": _unbox, "Core.setbox": _setbox, "setproperty!": _setproperty,
         "push!": push_array, "append!": _append, "pop!": _pop, "isapprox": isapprox,
-        "error": _error, "throw": _throw, "Core.assert": _assert, "Core.using": _using,
+        "error": _error, "throw": exceptions.throw, "rethrow": exceptions.rethrow,
+        "Core.error_message": exceptions.error_message, "Core.assert": _assert, "Core.using": _using,
         "include": _include, "isnothing": _isnothing, "in": _in, "first": _first, "last": _last,
         "keys": _keys, "values": _values, "haskey": _haskey, "get": _get, "isempty": _isempty,
         "eachindex": _eachindex, "axes": _axes, "sort": _sort, "count": _count, "any": _any,
@@ -1117,9 +1116,10 @@ def install(rt: Any) -> None:
         host(name, f)
     for name, f in {
         "map": _map, "foreach": _foreach, "Core.comprehension": _comprehension,
-        "filter": _filter, "reduce": _reduce, "Core.trycatch": _trycatch,
+        "filter": _filter, "reduce": _reduce, "Core.trycatch": exceptions.trycatch,
         "Core.time": _time, "Core.elapsed": _elapsed, "Test.do_test": _do_test,
         "Test.do_test_throws": _do_test_throws, "Test.do_testset": _do_testset,
+        "Test.do_test_broken": _do_test_broken,
     }.items():
         host(name, f, interp=True)
     b["MersenneTwister"] = b["Random.MersenneTwister"]

@@ -304,7 +304,7 @@ def _vect(xp: Any, *items: Any) -> Any:
     if not items:
         return np.zeros((0,), dtype=object) if xp is np else xp.zeros((0,))
     d = _common_dtype(list(items))
-    if d == N.OBJ or any(is_array(x) for x in items):
+    if d == N.OBJ or any(is_array(x) or isinstance(x, tuple) for x in items):
         out = np.empty(len(items), dtype=object)
         for i, x in enumerate(items):
             out[i] = x
@@ -419,6 +419,8 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
     arrays = [k for k, j in enumerate(npi) if not isinstance(j, (slice, int))]
     if len(arrays) <= 1:
         out = x[tuple(npi)]
+        if xp is np and isinstance(out, np.ndarray) and out.base is not None:
+            out = out.copy()  # Julia's slicing copies (`view` aliases)
     else:
         out = x
         for k in reversed(range(len(npi))):
@@ -467,6 +469,7 @@ def setindex(x: Any, v: Any, *idx: Any) -> Any:
 
 
 def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
+    V.note_write(x)
     tgt = _index_tuple(x, idx)
     if x.dtype != object and N.dtype_of(v) != x.dtype:
         v = _convert_elem(v, x.dtype)
@@ -513,6 +516,7 @@ def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
     """`x[idx...] .= v` on the host."""
     if not isinstance(x, np.ndarray):
         raise ZylaError("MethodError", "cannot assign into this value with .=")
+    V.note_write(x)
     tgt = _index_tuple(x, idx)
     if len(idx) == 1 and x.ndim != 1:
         view = x.reshape(-1)
@@ -540,6 +544,7 @@ def broadcast_assign(dest: Any, v: Any) -> Any:
     """`dest .= v` on the host: copy (broadcasting) v into dest in place."""
     if not isinstance(dest, np.ndarray):
         raise ZylaError("MethodError", "the left side of .= must be an array")
+    V.note_write(dest)
     val = as_array(v)
     if is_array(val):
         try:

@@ -340,3 +340,20 @@ def jl_size(a: np.ndarray) -> tuple[int, ...]:
 
 def eltype_of_array(a: np.ndarray) -> JType:
     return DTYPE_TO_JTYPE.get(a.dtype, AnyT)
+
+
+# --- array write versions -----------------------------------------------------------------
+
+_WRITE_VERSION: dict[int, int] = {}
+
+
+def note_write(a: Any) -> None:
+    """Record an in-place write to a host array (and to the arrays it is a view of), so
+    caches of its contents (the compile tier's device buffers) know it changed."""
+    while isinstance(a, np.ndarray):
+        _WRITE_VERSION[id(a)] = _WRITE_VERSION.get(id(a), 0) + 1
+        a = a.base
+
+
+def write_version(a: Any) -> int:
+    return _WRITE_VERSION.get(id(a), 0)
