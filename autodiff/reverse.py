@@ -30,6 +30,11 @@ from lang.ir import Function, Op, Region, Value, walk_ops
 
 _INACTIVE_OPS = ("const", "global", "method", "struct", "setglobal")
 
+# built-ins whose results never carry a cotangent (ranges, sizes, indices)
+NO_TANGENT_RESULTS = {":", "eachindex", "axes", "length", "size", "ndims", "Core.endof", "lastindex",
+                      "firstindex", "keys", "typeof", "eltype", "isa", "==", "!=", "<", "<=", ">",
+                      ">=", "===", "!==", "!", "Core.or", "iseven", "isodd", "isnothing"}
+
 
 class ADError(Exception):
     pass
@@ -190,6 +195,8 @@ class Transform:
         new = b.op(name, [self.m(v) for v in op.operands], 2, **op.attrs)
         new.span = op.span
         self.vmap[op.results[0].id] = new.results[0]
+        if op.name == "call" and op.attrs.get("fn") in NO_TANGENT_RESULTS:
+            self.inactive.add(op.results[0].id)
         rec.append(_Record(op, len(res), lens=lens))
         res.append(new.results[1])
 
@@ -253,7 +260,13 @@ class Transform:
         rb.op("yield", outs + [closure], 0)
         return nr
 
+    def _no_nested_loop(self, op: Op) -> None:
+        if op.attrs.get("tape") or op.attrs.get("reverse_tape"):
+            raise ADError("differentiating the adjoint of a loop (nested AD through a loop) is "
+                          "not supported yet")
+
     def f_for(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        self._no_nested_loop(op)
         body = op.regions[0]
         free = self._active_free([body])
         nbody = self._loop_body(body, free)
@@ -262,10 +275,17 @@ class Transform:
         new.span = op.span
         for old, nv in zip(op.results, new.results):
             self.vmap[old.id] = nv
-        rec.append(_Record(op, len(res), free))
+        rc = _Record(op, len(res), free)
+        rec.append(rc)
         res.append(new.results[-1])
+        it = op.operands[0]
+        if it.id not in self.inactive:
+            # iterating over an array: its elements' cotangents are collected in the adjoint
+            rc.lens = [len(res)]
+            res.append(self.m(it))
 
     def f_while(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        self._no_nested_loop(op)
         cond, body = op.regions
         free = self._active_free([body])
         ncond = self.plain_region(cond)
@@ -369,17 +389,24 @@ class Transform:
         body.args = [bv] + dc + df
         bb = _Builder(adjfn, body)
         g = bb.call("Core.back", [bv, bb.call("tuple", dc) if dc else bb.const(())])
-        off = 2 if is_for else 1  # skip the iteration variable's cotangent
+        off = 2 if is_for else 1  # the iteration variable's cotangent comes first
         newdc = [bb.call("Core.getgrad", [g, bb.const(off + k)]) for k in range(m)]
         newdf = [bb.call("Core.accum", [df[k], bb.call("Core.getgrad", [g, bb.const(off + m + k)])])
                  for k in range(nfree)]
-        bb.op("yield", newdc + newdf, 0)
-        loop = b.op("for", [rev] + dinit + [none] * nfree, m + nfree, [body], reverse_tape=True)
+        collect_dx = is_for and bool(rc.lens)
+        extra = [bb.call("Core.getgrad", [g, bb.const(1)])] if collect_dx else []
+        bb.op("yield", newdc + newdf + extra, 0)
+        attrs: dict[str, Any] = {"reverse_tape": True}
+        if collect_dx:
+            attrs["tape"] = True
+        loop = b.op("for", [rev] + dinit + [none] * nfree, m + nfree + len(extra), [body], **attrs)
         inits = op.operands[1:] if is_for else op.operands
         for k, v in enumerate(inits):
             add(v, loop.results[k])
         for k, v in enumerate(rc.free):
             add(v, loop.results[m + k])
+        if collect_dx:
+            add(op.operands[0], b.call("Core.iter_cot", [resv[rc.lens[0]], loop.results[-1]]))
 
     def _finish(self, adj: Function, b: _Builder, r: Region, free: list[Value], cot: dict,
                 is_body: bool) -> Function:
@@ -398,7 +425,7 @@ class Transform:
         npos = len(args) - p.ncaptures - p.nkw
         pos = args[p.ncaptures: p.ncaptures + npos]
         if p.ncaptures:
-            self_d = b.call("Core.namedtuple", [d(c) for c in caps], kw=tuple(p.params[: p.ncaptures]))
+            self_d = b.call("Core.namedtuple", [b.const(tuple(p.params[: p.ncaptures]))] + [d(c) for c in caps])
         elif p.self_arg and pos:
             self_d, pos = d(pos[0]), pos[1:]
         else:

@@ -46,6 +46,13 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
     sizes = jl_size(xa)
     keys = [_jax_key(xp, i, sizes[k]) for k, i in enumerate(idx)]
     keys.reverse()
+    arrays = [k for k in keys if not isinstance(k, slice) and getattr(k, "ndim", 0) > 0]
+    if len(arrays) > 1:
+        # Julia indexes with several vectors as an outer product: an open mesh
+        mesh = [xp.arange(out.shape[a])[k] if isinstance(k, slice) else xp.atleast_1d(k)
+                for a, k in enumerate(keys)]
+        keys = list(xp.ix_(*mesh))
+        dz = xp.reshape(dz, tuple(len(m) for m in mesh))
     return out.at[tuple(keys)].add(dz)
 
 
@@ -60,6 +67,8 @@ def _jax_key(xp: Any, i: Any, n: int) -> Any:
 
 def broadcast_to(xp: Any, dz: Any, x: Any) -> Any:
     """dz (the cotangent of a reduction of x) spread back over x's shape."""
+    if dz is None or x is None:
+        return None
     xa = as_array(x, xp)
     if not is_array(xa):
         return dz
@@ -252,7 +261,8 @@ def install(rt: Any) -> None:
     numeric("Core.vcat_back", vcat_back, "(ddz, z, dz, xs...) -> (vcat(ddz...), map(k -> nothing, xs)...)")
     numeric("Core.hcat_back", hcat_back, "(ddz, z, dz, xs...) -> (hcat(ddz...), map(k -> nothing, xs)...)")
     numeric("Core.vect_back", vect_back, "(ddz, z, dz, xs...) -> (Core.vect(ddz...), map(k -> nothing, xs)...)")
-    numeric("Core.hvcat_back", hvcat_back, NONDIFF)
+    numeric("Core.hvcat_back", hvcat_back,
+            "(ddz, z, dz, rows, xs...) -> (Core.hvcat(rows, ddz...), nothing, map(k -> nothing, xs)...)")
     plain("Core.prepend_nothing", prepend_nothing, "(dz, z, g) -> (Core.tail_cot(dz),)")
     plain("Core.tail_cot", tail_cot, "(dz, z, g) -> (Core.prepend_nothing(dz),)")
     plain("Core.convert_cot", convert_cot, "(dz, z, x, d) -> (nothing, dz)")

@@ -184,11 +184,19 @@ def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
         fn = g.fn
         return Closure(_forward_fn(fn), g.captures, fn.name + "#fwd")
     if isinstance(g, GenericFunction):
+        if _user_rrule(interp, g, args) is not None:
+            return interp.call_value(interp.rt.lookup("Core.rrule_pullback_fn"), [g])
         m = g.dispatch([typeof(a) for a in args])
         if m.fn is not None:
             return Closure(_forward_fn(m.fn), (), g.name + "#fwd")
+        if m.prim is not None:
+            return forward_callable(interp, m.prim, args)
     if isinstance(g, Primitive) and g.name == "broadcast":
         return interp.rt.lookup("Core.bcast_pullback")
+    if isinstance(g, Primitive) and g.name == "Core.pullback_call":
+        return interp.rt.lookup("Core.pc_fwd")
+    if isinstance(g, Primitive) and g.name == "Core.back":
+        return interp.rt.lookup("Core.back_fwd")
     if isinstance(g, Primitive):
         return interp.call_value(interp.rt.lookup("Core.prim_pullback_fn"), [g])
     return PyCallable(lambda *a: pullback_call(interp, g, list(a)), "pullback")
@@ -218,7 +226,10 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, k
         # keep only the inputs now; the backward pass recomputes the forward with AD
         y = interp.call_value(args[0], list(args[1:]), kwargs)
         return y, _make_closure(interp, "Core.checkpoint_back", args[0], tuple(args[1:]))
+    residual_args = args
     if p.name in MUTATING and isinstance(args[0], np.ndarray):
+        # write into a copy: the original stays as it was for the rule (and for any earlier
+        # pullback that captured it)
         args = [args[0].copy()] + list(args[1:])
     elif isinstance(p.jax, HostOnly) and p.name in _INPLACE:
         raise ZylaError("AD error", f"`{p.name}` mutates an array that is not a local variable of the "
@@ -231,7 +242,10 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, k
     if p.pullback == "NAMEDTUPLE":
         return y, _make_closure(interp, "Core.nt_back", tuple((kwargs or {}).keys()), len(args))
     rule = st.rule(p)
-    return y, _make_closure(interp, "Core.primback", rule, y, tuple(args))
+    if kwargs:
+        kws = V.NamedTuple(tuple(kwargs), tuple(kwargs.values()))
+        return y, _make_closure(interp, "Core.primback_kw", rule, y, tuple(residual_args), kws)
+    return y, _make_closure(interp, "Core.primback", rule, y, tuple(residual_args))
 
 
 def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: dict | None) -> tuple:
@@ -356,6 +370,33 @@ def reverse_tape(t: Tape) -> Any:
     return Tape(list(reversed(t.items)))
 
 
+def iter_cot(it: Any, t: Any) -> Any:
+    """The cotangent of an iterable from its elements' cotangents, recorded in reverse
+    order by the adjoint of a `for` loop over it."""
+    items = list(reversed(t.items)) if isinstance(t, Tape) else None
+    if items is None:
+        return _iter_cot_stacked(it, t)
+    if isinstance(it, tuple):
+        return tuple(items)
+    if isinstance(it, np.ndarray) and it.dtype.kind == "f":
+        if all(x is None for x in items):
+            return None
+        out = np.array([0.0 if x is None else x for x in items], dtype=it.dtype)
+        return out.reshape(it.shape)
+    return None
+
+
+def _iter_cot_stacked(it: Any, t: Any) -> Any:
+    from backend.structure import join
+
+    if not (hasattr(it, "shape") and getattr(it, "dtype", None) is not None and np.dtype(it.dtype).kind == "f"):
+        return None
+    if t.skel[0] == "const":
+        return None
+    (leaf,) = t.leaves
+    return N.xp_for(leaf).flip(leaf, axis=0).reshape(it.shape).astype(it.dtype)
+
+
 def regroup(g: Any, spec: tuple, *lens: int) -> Any:
     """Cotangents of a call with splatted arguments, regrouped per written argument."""
     if g is None:
@@ -393,6 +434,8 @@ def tuple_cot(dz: Any, n: int) -> Any:
 
 
 def onehot_cot(x: Any, i: int, dz: Any) -> Any:
+    if x is None or dz is None:
+        return None
     if isinstance(x, tuple):
         return tuple(dz if k == i - 1 else None for k in range(len(x)))
     if isinstance(x, V.NamedTuple):
@@ -434,11 +477,19 @@ def sensitivity(y: Any) -> Any:
                     hint="use `jacobian` or `pullback` for non-scalar outputs")
 
 
-def grads_out(g: Any, n: int) -> tuple:
-    """Argument cotangents of a pullback result, Zygote style (drop d_self)."""
+def grads_out(g: Any, args: tuple) -> tuple:
+    """Argument cotangents of a pullback result, Zygote style: d_self dropped, `nothing`
+    for integer (non-differentiable) arguments."""
     if g is None:
-        return (None,) * n
-    return tuple(_clean(x) for x in g[1:])
+        return (None,) * len(args)
+    return tuple(None if _is_integer(a) else _clean(x) for x, a in zip(g[1:], args))
+
+
+def _is_integer(a: Any) -> bool:
+    if isinstance(a, (bool, int)):
+        return True
+    d = getattr(a, "dtype", None)
+    return d is not None and np.dtype(d).kind in "iub"
 
 
 def _clean(x: Any) -> Any:
@@ -460,9 +511,12 @@ def install(rt: Any) -> None:
     ad_prim("Core.pullback_call", lambda it, f, *a, **kw: pullback_call(it, f, list(a), kw or None),
             "SPECIAL", interp=True)
     ad_prim("Core.back", lambda it, b_, dy: back_call(it, b_, dy), "SPECIAL", interp=True)
+    ad_prim("Core.forward_callable", lambda it, h, *a: forward_callable(it, h, list(a)),
+            "(dz, z, h, args...) -> (dz, map(a -> nothing, args)...)", interp=True)
     ad_prim("Core.accum", accum, "(dz, z, a, b) -> (dz, dz)")
     ad_prim("Core.getgrad", getgrad, "(dz, z, g, i) -> (Core.onehot_cot(g, i, dz), nothing)")
     ad_prim("Core.reverse_tape", reverse_tape, "(dz, z, t) -> (nothing,)")
+    ad_prim("Core.iter_cot", iter_cot, "(dz, z, it, t) -> (nothing, nothing)")
     ad_prim("Core.regroup", regroup, "(dz, z, g, spec, lens...) -> (nothing,)")
     ad_prim("Core.splice_last", splice_last, "(dz, z, ds...) -> (nothing,)")
     ad_prim("Core.tuple_cot", tuple_cot, "(dz, z, d, n) -> (dz, nothing)")
@@ -470,7 +524,7 @@ def install(rt: Any) -> None:
     ad_prim("Core.field_cot", field_cot, "(dz, z, x, s, d) -> (nothing, nothing, getproperty(dz, s))")
     ad_prim("Core.struct_fields_cot", struct_fields_cot, NONDIFF)
     ad_prim("Core.sensitivity", sensitivity)
-    ad_prim("Core.grads_out", grads_out, "(dz, z, g, n) -> ((nothing, dz...), nothing)")
+    ad_prim("Core.grads_out", grads_out, "(dz, z, g, args) -> ((nothing, dz...), nothing)")
     ad_prim("Core.segment_length", lambda n: max(1, int(np.ceil(np.sqrt(n)))))
     ad_prim("NoTangent", lambda: NO_TANGENT)
     ad_prim("ZeroTangent", lambda: None)

@@ -33,6 +33,7 @@ class Entry:
     jitted: Any
     global_names: list[str]
     out_skel: list = field(default_factory=list)
+    out_alias: list = field(default_factory=list)
     capacity: int = 64
     trace_seconds: float = 0.0
     calls: int = 0
@@ -101,6 +102,10 @@ def build(rt: Any, skel: Any, leaves: list, capacity: int) -> Entry:
             out_leaves, out_skel = split(out)
             if entry is not None:
                 entry.out_skel[:] = [out_skel]
+                # an output that is an input passed through (an accessor like `m.W`) must
+                # be the caller's own array, not a copy: Julia's aliasing
+                pos = {id(x): i for i, x in enumerate(leaves_)}
+                entry.out_alias[:] = [pos.get(id(x), -1) for x in out_leaves]
             else:
                 names_box.extend(interp.global_reads)
             flags = interp.overflow_flags
@@ -124,7 +129,20 @@ def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> An
     """Run f(args...) as one XLA executable (raises OffloadError if it cannot be)."""
     kw = V.NamedTuple(tuple(kwargs or {}), tuple((kwargs or {}).values()))
     leaves, skel = split((f, tuple(args), kw), static_ints=True)
+    # redefining any method invalidates what was compiled before (Julia's world age)
+    skel = (skel, getattr(rt, "world", 0))
     cache = _cache(rt)
+    if skel in cache.entries or skel in cache.failures:
+        return _run_cached(rt, cache, skel, leaves)
+    from lang.diagnostics import call_label, compile_notice
+
+    # a long build (trace + XLA compile on the first run) is announced on stderr
+    with compile_notice(lambda: call_label(f, args, kwargs)):
+        return _run_cached(rt, cache, skel, leaves)
+
+
+def _run_cached(rt: Any, cache: CompileCache, skel: Any, leaves: list) -> Any:
+    """Run the executable cached for `skel`, building it first if needed."""
     if skel in cache.failures:
         raise OffloadError(cache.failures[skel])
     entry = cache.entries.get(skel)
@@ -132,7 +150,7 @@ def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> An
     while True:
         if entry is None:
             try:
-                entry = build(rt, skel, leaves, capacity)
+                entry = build(rt, skel[0], leaves, capacity)
             except OffloadError as e:
                 cache.failures[skel] = str(e)
                 raise
@@ -161,7 +179,16 @@ def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> An
             cache.entries.pop(skel, None)
             continue
         entry.calls += 1
-        return join(entry.out_skel[0], [_to_host(x) for x in outs])
+        alias = entry.out_alias
+        host = [leaves[alias[i]] if alias and alias[i] >= 0 and isinstance(leaves[alias[i]], np.ndarray)
+                else _to_host(x) for i, x in enumerate(outs)]
+        return join(entry.out_skel[0], host)
+
+
+def cached_entry(rt: Any, f: Any, args: list) -> Entry:
+    """The cache entry an earlier compiled_call(rt, f, args) made."""
+    leaves, skel = split((f, tuple(args), V.NamedTuple((), ())), static_ints=True)
+    return _cache(rt).entries[(skel, getattr(rt, "world", 0))]
 
 
 def lower_text(rt: Any, f: Any, args: list, optimized: bool = True) -> str:
@@ -182,7 +209,18 @@ def wants_offload(f: Any, args: list) -> bool:
         return False
     if isinstance(f, GenericFunction) and all(m.fn is None for m in f.methods):
         return False
-    return any(_has_array(a) for a in args)
+    if not any(_has_array(a) for a in args):
+        return False
+    if isinstance(f, GenericFunction):
+        # a built-in method (e.g. Base's `length` on an array, once a library has added
+        # Zyla methods for its own types) is not worth an executable
+        from lang.functions import typeof
+
+        try:
+            return f.dispatch([typeof(a) for a in args]).fn is not None
+        except ZylaError:
+            return False
+    return True
 
 
 def _has_array(v: Any) -> bool:

@@ -45,7 +45,7 @@ TRACE_SAFE = {
     "Core.apply_type", "isnothing", "Core.rule_of", "Core.convert_cot", "keys", "values",
     "haskey", "first", "last", "map", "Core.assert", "ignore_derivatives", "error", "throw",
     "Core.comprehension", "foreach", "reduce", "filter", "convert", "isempty", "eachindex", "axes",
-    "Core.sensitivity", "Core.accum", "eachindex", "one", "zero", "oneunit", "typemax", "typemin", "eps",
+    "Core.sensitivity", "Core.accum", "eachindex", "Core.iter_cot", "one", "zero", "oneunit", "typemax", "typemin", "eps",
 }
 
 
@@ -360,6 +360,9 @@ class JaxInterpreter(Interpreter):
     def _for_stacked(self, op: Op, t: StackedTape, inits: list, body: Region, env: dict, fn: Function) -> Any:
         """The adjoint walk over a forward loop's tape (already reversed by reverse_tape)."""
         lax, jnp = self.lax, self.jnp
+        if t.capacity == 0:  # the forward loop ran no iteration
+            res = list(inits) + ([StackedTape(("const", None), [], 0, 0)] if op.attrs.get("tape") else [])
+            return res[0] if len(op.results) == 1 else res
 
         def step(carry_vals: tuple, k: Any) -> list:
             entry = join(t.skel, [leaf[k] for leaf in t.leaves])
@@ -368,17 +371,44 @@ class JaxInterpreter(Interpreter):
                 env2[a.id] = v
             return self.run_region(body, env2, fn)
 
-        carry_skel, carry_leaves = self._fix_carry(inits, lambda vals: step(vals, 0))
+        n_carry = len(inits)
+        carry_skel, carry_leaves = self._fix_carry(inits, lambda vals: step(vals, 0)[:n_carry])
+        record = bool(op.attrs.get("tape"))
+        if record and (_traced(t.count) or t.count != t.capacity):
+            # a partially filled tape comes from a loop over a range of run-time length,
+            # whose elements have no cotangent: record nothing
+            record = False
+        if record:
+            # the adjoint also records a value per iteration (an iterated array's element
+            # cotangents): a scan over the full tape
+            box: list = []
+
+            def scan_body(state: tuple, k: Any) -> tuple:
+                carry, over = state
+                out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
+                leaves, skel = split(out[-1], static_ints=True)
+                box.append(skel)
+                new = coerce(tuple(out[:n_carry]), carry_skel)
+                return (new, jnp.logical_or(over, flag)), [jnp.asarray(v) for v in leaves]
+
+            (final, over), ys = lax.scan(scan_body, (carry_leaves, jnp.asarray(False)),
+                                         jnp.arange(t.capacity))
+            self.overflow_flags.append(over)
+            res = list(join(carry_skel, final)) + [StackedTape(box[-1], list(ys), t.capacity, t.capacity)]
+            return res[0] if len(op.results) == 1 else res
+
         def fbody(k: Any, state: tuple) -> tuple:
             carry, over = state
             out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
-            return coerce(tuple(out), carry_skel), jnp.logical_or(over, flag)
+            return coerce(tuple(out[:n_carry]), carry_skel), jnp.logical_or(over, flag)
 
         # the tape holds `count` valid entries; reversed, they sit at the end
         start = t.capacity - t.count
         final, over = lax.fori_loop(start, t.capacity, fbody, (carry_leaves, jnp.asarray(False)))
         self.overflow_flags.append(over)
         res = list(join(carry_skel, final))
+        if op.attrs.get("tape"):
+            res.append(StackedTape(("const", None), [], 0, 0))
         return res[0] if len(op.results) == 1 else res
 
     def _for_dynamic(self, op: Op, r: V.Range, inits: list, body: Region, env: dict, fn: Function) -> Any:
@@ -474,7 +504,7 @@ class JaxInterpreter(Interpreter):
 
 _OVERRIDDEN = ("if", "for", "while", "global", "setglobal", "method", "struct")
 
-_SIDE_EFFECTS = {"print", "println", "show", "display", "Core.show_expr", "setindex!",
+_SIDE_EFFECTS = {"time", "print", "println", "show", "display", "Core.show_expr", "setindex!",
                  "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!", "pop!",
                  "Random.seed!", "rand", "randn", "Core.setbox", "Core.box", "Core.unbox",
                  "Test.do_test", "Test.do_testset", "Test.do_test_throws", "Core.time", "Core.elapsed"}

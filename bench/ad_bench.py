@@ -37,8 +37,10 @@ def executable_memory(rt: Any, f: Any, args: list) -> int:
     from backend.structure import split
     from lang import values as V
 
-    leaves, skel = split((f, tuple(args), V.NamedTuple((), ())), static_ints=True)
-    entry = rt.compile_cache.entries[skel]
+    from backend.compile import cached_entry
+
+    leaves, _ = split((f, tuple(args), V.NamedTuple((), ())), static_ints=True)
+    entry = cached_entry(rt, f, args)
     comp = entry.jitted.lower([], [np.asarray(x) for x in leaves]).compile()
     return int(comp.memory_analysis().temp_size_in_bytes)
 

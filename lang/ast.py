@@ -420,3 +420,10 @@ class ModuleDef(Node):
 
     name: str
     body: Block
+
+
+@dataclass
+class Export(Node):
+    """`export a, b` inside a module."""
+
+    names: list[str]

@@ -210,8 +210,8 @@ def _setbox(b: V.Box, v: Any) -> None:
     b.defined = True
 
 
-def _namedtuple(*vals: Any, **kw: Any) -> V.NamedTuple:
-    return V.NamedTuple(tuple(kw), tuple(kw.values()))
+def _namedtuple(names: tuple, *vals: Any) -> V.NamedTuple:
+    return V.NamedTuple(tuple(names), tuple(vals))
 
 
 def indexed_iterate(x: Any, i: int) -> Any:
@@ -253,7 +253,30 @@ def _tuple(*xs: Any) -> tuple:
 # --- iteration and higher-order functions ---------------------------------------------------
 
 
+def _zip(*xs: Any) -> Any:
+    """`zip(xs...)`: a vector of tuples, as long as the shortest argument."""
+    items = [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs])]
+    return _tuples(items)
+
+
+def _enumerate(x: Any) -> Any:
+    """`enumerate(x)`: a vector of `(i, x[i])` tuples."""
+    return _tuples([(i + 1, v) for i, v in enumerate(_rt().iterate(x))])
+
+
+def _tuples(items: list) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    for i, t in enumerate(items):
+        out[i] = t
+    return out
+
+
+_FIELD_ITERABLE = {"Pair": lambda v: v.fields, "CartesianIndex": lambda v: v.fields[0]}
+
+
 def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
+    if isinstance(x, V.StructValue) and x.type.name in _FIELD_ITERABLE:
+        return iter(_FIELD_ITERABLE[x.type.name](x))
     if isinstance(x, V.Range):
         return iter(x)
     if isinstance(x, np.ndarray):
@@ -327,7 +350,8 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
             )
         return interp.call_value(f, list(args))
     p = elementwise_primitive(f, args)
-    if p is not None:
+    if p is not None and not any(getattr(a, "dtype", None) == object for a in args):
+        # (arrays of strings or other objects take the element loop below)
         _check_broadcast(args)
         return p.elementwise(np, *args)
     if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
@@ -873,7 +897,7 @@ def _using(modules: tuple, names: tuple, is_import: bool = False, within: str | 
     return None
 
 
-_STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl", "Flux": "flux.jl", "NNlib": "flux.jl", "Optimisers": "flux.jl",
+_STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl", "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl", "Optimisers": "flux.jl",
                  "ProgressMeter": "flux.jl", "MLUtils": "flux.jl"}
 
 
@@ -1105,8 +1129,7 @@ def install(rt: Any) -> None:
         "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
         "uppercase": lambda s: s.upper(), "lowercase": lambda s: s.lower(),
         "join": lambda xs, d="": jl_string(d).join(jl_string(x) for x in _rt().iterate(xs)),
-        "zip": lambda *xs: [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs])],
-        "enumerate": lambda x: [(i + 1, v) for i, v in enumerate(_rt().iterate(x))],
+        "zip": _zip, "enumerate": _enumerate,
         "occursin": lambda a, b: jl_string(a) in jl_string(b),
         "startswith": lambda a, b: jl_string(a).startswith(jl_string(b)),
         "endswith": lambda a, b: jl_string(a).endswith(jl_string(b)),
@@ -1139,8 +1162,8 @@ def install(rt: Any) -> None:
     b["broadcast"] = prim("broadcast", broadcast_host, HostOnly("lowered by the backend"),
                           "BROADCAST", INFER_BY_LOWERING, needs_interp=True)
     b["tuple"] = prim("tuple", _tuple, _jx(lambda xp, *xs: xs), "(dz, z, xs...) -> Core.tuple_cot(dz, length(xs))")
-    b["Core.namedtuple"] = prim("Core.namedtuple", _namedtuple, _jx(lambda xp, *xs, **kw: _namedtuple(*xs, **kw)),
-                                "NAMEDTUPLE")
+    b["Core.namedtuple"] = prim("Core.namedtuple", _namedtuple, _jx(lambda xp, names, *xs: _namedtuple(names, *xs)),
+                                "(dz, z, names, xs...) -> (nothing, Core.tuple_cot(dz, length(xs))...)")
     b["Core.indexed_iterate"] = prim("Core.indexed_iterate", indexed_iterate,
                                      _jx(lambda xp, x, i: _jax_indexed(xp, x, i)),
                                      "(dz, z, x, i) -> (Core.onehot_cot(x, i, dz), nothing)")

@@ -179,8 +179,10 @@ def _same(a: Any, b: Any) -> bool:
 def method_error(name: str, types: list[V.JType], methods: list[Method]) -> ZylaError:
     args = ", ".join(f"::{V.type_name(t)}" for t in types)
     msg = f"no method matching {name}({args})"
-    cands = [m.signature_text(name) for m in methods[:4] if m.fn is not None or m.sig]
-    hint = ("closest candidates: " + "; ".join(cands)) if cands else None
+    from lang.diagnostics import closest_methods
+
+    cands = closest_methods(name, types, methods)
+    hint = ("closest candidates are:\n  " + "\n  ".join(cands)) if cands else None
     return ZylaError("MethodError", msg, hint=hint)
 
 

@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lang import values as V
+from lang.diagnostics import refine_method_error
 from lang.errors import SourceFile, Unwind, ZylaError
 from lang.functions import Closure, GenericFunction, Method, PyCallable, typeof
 from lang.ir import Function, Op, Region
@@ -73,6 +74,8 @@ class Interpreter:
             try:
                 out = handlers[name](self, op, env, fn)
             except ZylaError as e:
+                if e.span is None and e.kind == "MethodError":
+                    refine_method_error(e, op, env)
                 raise e.located(op.span, self.rt.source_of(fn))
             except Unwind as u:
                 u.locate(op.span, self.rt.source_of(fn))
@@ -81,7 +84,9 @@ class Interpreter:
                 raise ZylaError("StackOverflowError", "recursion too deep", op.span,
                                 self.rt.source_of(fn)) from None
             except Exception as e:  # a Python error inside a built-in: report it as Julia would
-                raise self.rt.translate_exception(e).located(op.span, self.rt.source_of(fn)) from e
+                err = self.rt.translate_exception(e)
+                refine_method_error(err, op, env)
+                raise err.located(op.span, self.rt.source_of(fn)) from e
             res = op.results
             if len(res) == 1:
                 env[res[0].id] = out

@@ -86,6 +86,7 @@ TRY, CATCH, CATCHVAR, FINALLY = "TRY", "CATCH", "CATCHVAR", "FINALLY"
 STRUCT, MUTABLE_STRUCT, ABSTRACT_TYPE = "STRUCT", "MUTABLE_STRUCT", "ABSTRACT_TYPE"
 MODULE, USING, IMPORT, CONST = "MODULE", "USING", "IMPORT", "CONST"
 GLOBAL, LOCAL, DO, WHERE = "GLOBAL", "LOCAL", "DO", "WHERE"
+EXPORT = "EXPORT"
 #: Julia keywords Zyla does not implement; the parser rejects them by name.
 UNSUPPORTED = "UNSUPPORTED"
 
@@ -119,7 +120,7 @@ _PLAIN_KEYWORDS = {
     "quote": UNSUPPORTED,
     "macro": UNSUPPORTED,
     "baremodule": UNSUPPORTED,
-    "export": UNSUPPORTED,
+    "export": EXPORT,
 }
 KEYWORDS = frozenset(_BLOCK_KEYWORDS) | frozenset(_MID_KEYWORDS) | frozenset(_PLAIN_KEYWORDS)
 KEYWORDS |= {"end"}
@@ -492,7 +493,7 @@ class _Run:
                 continue
             elif c.isalpha() or c == "_" or c in "∂∇℘":
                 out = self.word(pos)
-            elif c.isdigit():
+            elif "0" <= c <= "9":  # ASCII digits only (`¹`, `٣` are not numbers)
                 out = self.number(pos)
             else:
                 out = self.punctuation(c, pos)
@@ -909,8 +910,10 @@ class _Run:
         adjacent = self.prev_end == pos
         if text.startswith("...", pos):
             return self.token(ELLIPSIS, "...", pos, pos + 3)
-        if nxt.isdigit() and not (adjacent and self.prev_type in _INDEXABLE_END):
+        if "0" <= nxt <= "9" and not (adjacent and self.prev_type in _INDEXABLE_END):
             return self.number(pos)
+        if self.prev_type in (USING, IMPORT) and _ID_START_RE.match(nxt or " "):
+            return self.token(DOT, ".", pos, pos + 1)  # a relative module: `using .M`
         if nxt == "(" and adjacent and self.prev_type in _CALLABLE_END:
             self.push(CALL, ".(", pos)
             return self.token(DOT_LPAREN, ".(", pos, pos + 2)
@@ -931,11 +934,39 @@ class _Run:
         if ttype in _VALUE_OPERATOR_TYPES and self.stands_alone(end):
             # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`
             return self.operand(NAME, op, pos, end)
+        if ttype in _VALUE_OPERATOR_TYPES and text.startswith("(", end) and self.names_operator(end):
+            # an operator called by name: `+(1, 2)`, and the method definitions
+            # `*(a::T, b::T) = ...`, `-(a::T) = ...`, `function ==(a, b) ... end`
+            return self.operand(NAME, op, pos, end)
         if ttype in _PREFIX_TYPES and self.frames[-1].kind in _SPACE_SENSITIVE:
             # `[a -b]` is two elements, `[a - b]` one
             if self.prev_end != pos and end < self.n and text[end] not in " \t\r\n":
                 return self.operand(ttype, op, pos, end)
         return self.token(ttype, op, pos, end)
+
+    def names_operator(self, paren: int) -> bool:
+        """Whether an operator directly followed by the `(` at `paren` is the function's
+        name: where an operand starts, at the start of a statement or after `function`
+        (a definition), or with a comma inside the parentheses (`x = +(1, 2)`)."""
+        if self.prev_type in _OPERAND_END and self.prev_line == self.line:
+            return False
+        if self.prev_type in (None, NL, FUNCTION) or self.prev_line != self.line:
+            return True
+        depth = 0
+        text = self.text
+        for i in range(paren, self.n):
+            c = text[i]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+                if depth == 0:
+                    return False
+            elif c == "," and depth == 1:
+                return True
+            elif c in "\"'\n":
+                return False
+        return False
 
     def stands_alone(self, end: int) -> bool:
         """Whether the operator ending at `end` is followed by `,` or `)` (so it is a value)."""

@@ -83,6 +83,9 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
         _target_names(node.target, out)
         assigned_names(node.value, out)
         return out
+    if (isinstance(node, A.Call) and isinstance(node.func, A.Ident) and node.func.name in ("push!", "append!")
+            and node.args and isinstance(node.args[0], A.Ident)):
+        out.add(node.args[0].name)  # growing a local vector rebinds it (see Lowerer.store)
     if isinstance(node, (A.OpAssign, A.BroadcastAssign)):
         _target_names(node.target, out)
         assigned_names(node.value, out)
@@ -177,7 +180,7 @@ def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
             nested_captures(x, out)
     elif isinstance(node, (A.Lambda, A.FunctionDef)):
         free_names(node.body, out)
-    elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws", "time", "elapsed"):
+    elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws", "test_broken", "time", "elapsed"):
         free_names(node.args, out)
     elif isinstance(node, A.Node):
         for v in vars(node).values():
@@ -277,16 +280,26 @@ class Scope:
     locals_: set[str] = field(default_factory=set)
     region: Region | None = None
     soft_globals: set[str] = field(default_factory=set)
+    static_params: set[str] = field(default_factory=set)  # `where` type variables
 
 
 class Lowerer:
     """Lowers AST nodes of one source file to IR functions."""
 
-    def __init__(self, source: SourceFile, global_names: set[str] | None = None) -> None:
+    def __init__(self, source: SourceFile, global_names: set[str] | None = None,
+                 module: str | None = None) -> None:
         self.source = source
         self.global_names = global_names if global_names is not None else set()
         self.sc: Scope = None  # type: ignore[assignment]
         self.nfun = 0
+        self.module = module  # the user module (`M`, `M.N`) whose globals this code names
+
+    def gname(self, name: str) -> str:
+        """The global binding a plain name refers to: `f` inside `module M` is `M.f`
+        (the runtime falls back to Main and Base for names M does not define)."""
+        if self.module is None or "." in name or name.startswith("#"):
+            return name
+        return f"{self.module}.{name}"
 
     # --- infrastructure -------------------------------------------------------------
 
@@ -396,6 +409,7 @@ class Lowerer:
         argument types against the signature (the same match dispatch made)."""
         used = free_names(body) - set(self.sc.env)
         wanted = [t for t in tvnames if t in used]
+        self.sc.static_params = set(wanted)
         if not wanted:
             return
         from lang.values import TypeVar
@@ -444,7 +458,7 @@ class Lowerer:
                 sc.env[name] = self.call("Core.box", [v], span)
             return
         if sc.toplevel and (name not in sc.env) and not name.startswith("#"):
-            self.emit("setglobal", [v], 0, span=span, name=name)
+            self.emit("setglobal", [v], 0, span=span, name=self.gname(name))
             self.global_names.add(name)
             return
         sc.env[name] = v
@@ -456,7 +470,7 @@ class Lowerer:
             if name in sc.boxed:
                 return self.call("Core.unbox", [v], node.span)
             return v
-        return self.emit("global", [], span=node.span, name=name).result
+        return self.emit("global", [], span=node.span, name=self.gname(name)).result
 
     # --- sequences and exits ------------------------------------------------------------
 
@@ -557,8 +571,13 @@ class Lowerer:
             g = self.lower(n.args[1])
             return self.emit("callv", [g, x], span=n.span, kw=(), splat=()).result
         args, kw, splat = self.lower_args(n.args, n.kwargs)
+        if (isinstance(f, A.Ident) and f.name in ("push!", "append!") and not self.is_local(f.name)
+                and n.args and not kw and not splat and self.functional_target(n.args[0])):
+            # growing a local vector is a functionalised write too (see `store`)
+            kind = "push" if f.name == "push!" else "append"
+            return self.store(n.args[0], kind, args, n)
         if isinstance(f, A.Ident) and not self.is_local(f.name):
-            return self.call(f.name, args, n.span, kw, splat)
+            return self.call(self.gname(f.name), args, n.span, kw, splat)
         if isinstance(f, A.Dot) and isinstance(f.obj, A.Ident) and not self.is_local(f.obj.name):
             return self.call(f"{f.obj.name}.{f.name}", args, n.span, kw, splat)
         fv = self.lower(f)
@@ -586,10 +605,18 @@ class Lowerer:
                 return self.call("!==", [a, b], n.span)
             if op == "<:":
                 return self.call("<:", [a, b], n.span)
-            return self.call(_COMPARE_FN.get(op, op), [a, b], n.span)
+            return self._cmp_one(op, a, b, n)
 
         if len(n.ops) == 1:
             return one(n.ops[0], self.lower(n.operands[0]), self.lower(n.operands[1]))
+        if any(op.startswith(".") for op in n.ops):
+            # 0 .<= x .< 1  ==  (0 .<= x) .& (x .< 1), elementwise, no short circuit
+            vals = [self.lower(x) for x in n.operands]
+            parts = [one(op, a, b) for op, a, b in zip(n.ops, vals, vals[1:])]
+            out = parts[0]
+            for p in parts[1:]:
+                out = self.call("broadcast", [self.read("&", n), out, p], n.span)
+            return out
         # a < b < c  ==  (a < b) && (b < c), each operand evaluated once
         vals = [self.lower(n.operands[0]), self.lower(n.operands[1])]
         first = one(n.ops[0], vals[0], vals[1])
@@ -612,6 +639,8 @@ class Lowerer:
         return op.result
 
     def _cmp_one(self, op: str, a: Value, b: Value, n: A.Node) -> Value:
+        if op == "∉":
+            return self.call("!", [self.call("in", [a, b], n.span)], n.span)
         return self.call(_COMPARE_FN.get(op, op), [a, b], n.span)
 
     def l_And(self, n: A.And) -> Value:
@@ -633,6 +662,9 @@ class Lowerer:
         return self.lower_if_regions(c, [n.then], [n.other], span=n.span)
 
     def l_Index(self, n: A.Index) -> Value:
+        if isinstance(n.obj, A.Ident) and n.obj.name in self.sc.static_params:
+            # `T[a, b]` with T a `where` variable is a typed vector literal
+            return self.lower(A.VectorLit(n.indices, n.obj, span=n.span))
         obj = self.lower(n.obj)
         idx = [self.lower_index(i, obj, k, len(n.indices)) for k, i in enumerate(n.indices)]
         return self.call("getindex", [obj] + idx, n.span)
@@ -644,7 +676,7 @@ class Lowerer:
         if isinstance(i, A.Call):
             args = [self.lower_index(a, obj, k, count) if _mentions_end(a) else self.lower(a) for a in i.args]
             if isinstance(i.func, A.Ident) and not self.is_local(i.func.name):
-                return self.call(i.func.name, args, i.span)
+                return self.call(self.gname(i.func.name), args, i.span)
             return self.emit("callv", [self.lower(i.func)] + args, span=i.span, kw=(), splat=()).result
         return self.lower(i)
 
@@ -676,7 +708,7 @@ class Lowerer:
 
     def l_NamedTupleLit(self, n: A.NamedTupleLit) -> Value:
         vals = [self.lower(v) for v in n.values]
-        return self.call("Core.namedtuple", vals, n.span, kw=tuple(n.names))
+        return self.call("Core.namedtuple", [self.const(tuple(n.names))] + vals, n.span)
 
     def l_VectorLit(self, n: A.VectorLit) -> Value:
         args, _, splat = self.lower_args(n.items, [])
@@ -739,6 +771,8 @@ class Lowerer:
             # qualified, as the runtime's internal helpers are looked up by full name
             mod, _, base = name.rpartition(".")
             name = base if mod in _MODULES and mod != "Core" else name
+        elif n.receiver is None:
+            name = self.gname(name)
         typevars = [self._typevar(w) for w in n.where]
         tvnames: dict[str, Any] = {tv.name: tv for tv in typevars}
         for w, tv in zip(n.where, typevars):
@@ -803,20 +837,41 @@ class Lowerer:
         types = [self._type_value(ft, {p: _tv(A.Ident(p)) for p in pnames}) for _, ft in n.fields]
         sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
         self.global_names.add(n.name)
-        return self.emit("struct", [sup] + types, span=n.span, name=n.name,
+        return self.emit("struct", [sup] + types, span=n.span, name=n.name, binding=self.gname(n.name),
                          fields=tuple(f for f, _ in n.fields), mutable=n.mutable,
                          params=tuple(pnames)).result
 
     def l_AbstractTypeDef(self, n: A.AbstractTypeDef) -> Value:
         sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
         self.global_names.add(n.name)
-        return self.call("Core.abstracttype", [self.const(n.name), sup], n.span)
+        return self.call("Core.abstracttype", [self.const(self.gname(n.name)), sup], n.span)
 
     def l_Using(self, n: A.Using) -> Value:
         mods = tuple(n.modules)
         for m in mods:
             _MODULES.add(m.split(".")[0])
-        return self.call("Core.using", [self.const(mods), self.const(tuple(n.names))], n.span)
+        return self.call("Core.using", [self.const(mods), self.const(tuple(n.names)),
+                                        self.const(n.is_import), self.const(self.module)], n.span)
+
+    def l_ModuleDef(self, n: A.ModuleDef) -> Value:
+        """`module M ... end`: the body's globals are bound as `M.name` (see gname); the
+        runtime tracks the module being run, for `include` and `export`."""
+        full = self.gname(n.name)
+        self.global_names.add(n.name)
+        self.call("Core.module_enter", [self.const(full)], n.span)
+        saved = self.module
+        self.module = full
+        try:
+            self.lower_seq(n.body.stmts)
+        finally:
+            self.module = saved
+        self.call("Core.module_exit", [self.const(full)], n.span)
+        return self.const(None)
+
+    def l_Export(self, n: A.Export) -> Value:
+        if self.module is None:
+            return self.const(None)  # `export` in Main has no effect
+        return self.call("Core.export", [self.const(self.module), self.const(tuple(n.names))], n.span)
 
     def l_Const(self, n: A.Const) -> Value:
         return self.lower(n.value)
@@ -882,7 +937,8 @@ class Lowerer:
         name = self.functional_target(obj)
         if name is None:
             inplace = {"setindex": "setindex!", "setindex_broadcast": "Core.setindex_broadcast!",
-                       "broadcast_assign": "Core.broadcast_assign!"}[kind]
+                       "broadcast_assign": "Core.broadcast_assign!", "push": "push!",
+                       "append": "append!"}[kind]
             return self.call(inplace, args, n.span)
         new = self.call(f"Core.{kind}_fn", args, n.span)
         self.bind(name, new, n.span)

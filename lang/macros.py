@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from lang import ast as A
 from lang.ir import Value
+from lang.macros_flux import FLUX_MACROS
 from lang.unparse import unparse
 
 
@@ -51,14 +52,15 @@ def m_test_throws(lo: Any, n: A.MacroCall) -> Value:
 
 
 def m_testset(lo: Any, n: A.MacroCall) -> Value:
-    name: Value = lo.const("test set")
     body = n.args[-1]
+    if isinstance(body, A.For):
+        # one test set per iteration; its name may interpolate the loop variable
+        inner = A.MacroCall("testset", list(n.args[:-1]) + [body.body], span=n.span)
+        return lo.lower(A.For(body.iterators, A.Block([inner]), span=body.span))
+    name: Value = lo.const("test set")
     for a in n.args[:-1]:
         if isinstance(a, (A.Literal, A.StringInterp)):
             name = lo.lower(a)
-    if isinstance(body, A.For):
-        inner = A.MacroCall("testset", list(n.args[:-1]) + [body.body], span=n.span)
-        return lo.lower(A.For(body.iterators, A.Block([inner]), span=body.span))
     return lo.call("Test.do_testset", [name, _thunk(lo, body, "#testset")], n.span)
 
 
@@ -211,9 +213,10 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "__dot__": m_dot,
     "inbounds": m_passthrough,
     "views": m_passthrough,
+    "view": m_passthrough,
     "inline": m_passthrough,
     "noinline": m_passthrough,
-    "showprogress": m_passthrough,
+    **FLUX_MACROS,  # @showprogress, Flux.@layer/@functor, @__DIR__, @__FILE__
     "kwdef": m_kwdef,
     "printf": m_printf,
     "sprintf": m_sprintf,
@@ -223,9 +226,17 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
 }
 
 
+#: Macros that need more than one argument, and those that take none (the others need one).
+_MIN_ARGS = {"test_throws": 2}
+_NO_ARGS_OK = frozenset({"show", "functor", "layer", "printf", "sprintf", "__DIR__", "__FILE__"})
+
+
 def lower_macro(lo: Any, n: A.MacroCall) -> Value:
     name = n.name if n.name in MACROS else n.name.split(".")[-1]
     f = MACROS.get(name)
     if f is None:
         raise lo.err(f"macro @{n.name} is not defined", n, kind="UndefVarError")
+    need = _MIN_ARGS.get(name, 0 if name in _NO_ARGS_OK else 1)
+    if len(n.args) < need:
+        raise lo.err(f"@{n.name} needs {need} argument{'s' if need > 1 else ''}", n)
     return f(lo, n)

@@ -726,6 +726,9 @@ class _AstBuilder:
                 names.append(str(x))
         return A.Using(modules, names, is_import=c[0].type == "IMPORT", span=_span(c[0]))
 
+    def export_stmt(self, c: Children) -> A.Export:
+        return A.Export([str(t) for t in c if t.type == "NAME"], span=_span(c[0]))
+
     def module_path(self, c: Children) -> str:
         return ".".join(str(t) for t in c if t.type == "NAME")
 

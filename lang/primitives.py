@@ -224,8 +224,14 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
     return xp.power(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d))
 
 
+def _check_int_divisor(xp: Any, d: np.dtype, b: Any) -> None:
+    if xp is np and d.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise ZylaError("DivideError", "integer division error")
+
+
 def _intdiv(xp: Any, a: Any, b: Any) -> Any:
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
+    _check_int_divisor(xp, d, b)
     if xp is np and type(a) is int and type(b) is int:
         if b == 0:
             raise ZylaError("DivideError", "integer division error")
@@ -244,6 +250,7 @@ def _rem(xp: Any, a: Any, b: Any) -> Any:
             raise ZylaError("DivideError", "integer division error")
         return int(math.fmod(a, b))
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
+    _check_int_divisor(xp, d, b)
     return _result(xp.fmod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
 
 
@@ -253,6 +260,7 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
             raise ZylaError("DivideError", "integer division error")
         return a % b
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
+    _check_int_divisor(xp, d, b)
     return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
 
 
@@ -296,6 +304,10 @@ def _scalar_array_error(op: str, a: Any, b: Any) -> ZylaError:
 
 
 def times(xp: Any, *args: Any) -> Any:
+    if isinstance(args[0], (str, V.Char)):  # string concatenation: "a" * "b" * 'c'
+        from lang.builtins import jl_string
+
+        return jl_string(*args)
     out = args[0]
     for b in args[1:]:
         out = _times2(xp, out, b)
@@ -473,9 +485,9 @@ numeric_prim("*", times, "(dz, z, xs...) -> Core.mul_back(dz, xs...)", _mul)
 numeric_prim("/", divide, "(dz, z, x, y) -> (dz ./ y, -sum(dz .* z) / y)", _div)
 numeric_prim("^", power, "(dz, z, x, p) -> Core.pow_back(dz, z, x, p)", _pow)
 numeric_prim("÷", binary_elementwise(_intdiv, "same"), NONDIFF, binary_elementwise(_intdiv, "same"))
-numeric_prim("%", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, nothing)", binary_elementwise(_rem, "same"))
-numeric_prim("rem", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, nothing)", binary_elementwise(_rem, "same"))
-numeric_prim("mod", binary_elementwise(_mod, "same"), "(dz, z, x, y) -> (dz, nothing)", binary_elementwise(_mod, "same"))
+numeric_prim("%", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", binary_elementwise(_rem, "same"))
+numeric_prim("rem", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", binary_elementwise(_rem, "same"))
+numeric_prim("mod", binary_elementwise(_mod, "same"), "(dz, z, x, y) -> (dz, -dz .* floor.(x ./ y))", binary_elementwise(_mod, "same"))
 numeric_prim("div", binary_elementwise(_intdiv, "same"), NONDIFF, binary_elementwise(_intdiv, "same"))
 numeric_prim("<", cmp_scalar(_lt, "<"), NONDIFF, _lt)
 numeric_prim("<=", cmp_scalar(_le, "<="), NONDIFF, _le)
@@ -484,9 +496,9 @@ numeric_prim(">=", cmp_scalar(_ge, ">="), NONDIFF, _ge)
 numeric_prim("==", eq_any, NONDIFF, _eq)
 numeric_prim("!=", lambda xp, a, b: not eq_any(xp, a, b) if xp is np else xp.logical_not(eq_any(xp, a, b)), NONDIFF, _ne)
 numeric_prim("max", lambda xp, a, b, *r: _reduce2(_max, xp, a, b, *r),
-             "(dz, z, x, y) -> (dz .* (x .>= y), dz .* (x .< y))", _max)
+             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .>= xs[2]), dz .* (xs[1] .< xs[2])) : Core.extremes_back(dz, z, xs)", _max)
 numeric_prim("min", lambda xp, a, b, *r: _reduce2(_min, xp, a, b, *r),
-             "(dz, z, x, y) -> (dz .* (x .<= y), dz .* (x .> y))", _min)
+             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .<= xs[2]), dz .* (xs[1] .> xs[2])) : Core.extremes_back(dz, z, xs)", _min)
 
 
 def _reduce2(f: Callable[..., Any], xp: Any, a: Any, b: Any, *rest: Any) -> Any:

@@ -242,6 +242,8 @@ def _as2(xp: Any, a: Any) -> Any:
 def _common_dtype(items: list) -> np.dtype:
     d = None
     for x in items:
+        if isinstance(x, tuple):  # `[(X, Y)]`: tuples are elements, not arrays
+            return N.OBJ
         dx = N.dtype_of(as_array(x))
         d = dx if d is None else N.promote(d, dx)
     return d if d is not None else N.F64
@@ -377,7 +379,15 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
     raise ZylaError("ArgumentError", f"invalid index: {i!r}")
 
 
+def _cartesian(v: Any) -> bool:
+    return isinstance(v, V.StructValue) and v.type.name == "CartesianIndex"
+
+
 def getindex(xp: Any, x: Any, *idx: Any) -> Any:
+    if any(_cartesian(i) for i in idx):  # A[CartesianIndex(i, j)] == A[i, j]
+        idx = tuple(k for i in idx for k in (i.fields[0] if _cartesian(i) else (i,)))
+    if _cartesian(x):
+        x = x.fields[0]
     if isinstance(x, (tuple, str)) or isinstance(x, V.NamedTuple):
         return _getindex_seq(x, idx)
     if isinstance(x, dict):
@@ -640,14 +650,14 @@ numeric("permutedims", _permutedims, "(dz, z, x, p...) -> (Core.permute_back(dz,
 numeric("adjoint", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
 numeric("transpose", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
 numeric("Core.sum", _reducer("sum"), "(dz, z, x, dims...) -> (Core.sum_back(dz, x), map(d -> nothing, dims)...)")
-numeric("Core.prod", _reducer("prod"), "(dz, z, x, dims...) -> (dz .* z ./ x, map(d -> nothing, dims)...)")
+numeric("Core.prod", _reducer("prod"), "(dz, z, x, dims...) -> (Core.prod_back(dz, x, dims...), map(d -> nothing, dims)...)")
 numeric("Core.maximum", _reducer("max", False), "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
 numeric("Core.minimum", _reducer("min", False), "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
 numeric("argmax", _argext("argmax"), NONDIFF)
 numeric("argmin", _argext("argmin"), NONDIFF)
 numeric("findmax", _findext("argmax"), "(dz, z, x) -> (Core.findext_back(dz, z, x),)")
 numeric("findmin", _findext("argmin"), "(dz, z, x) -> (Core.findext_back(dz, z, x),)")
-numeric("cumsum", _cumsum, "(dz, z, x, d...) -> (reverse(cumsum(reverse(dz))), map(q -> nothing, d)...)")
+numeric("cumsum", _cumsum, "Core.cumsum_rule")
 numeric("reverse", _reverse, "(dz, z, x) -> (reverse(dz),)")
 numeric("vcat", _vcat, "(dz, z, xs...) -> Core.vcat_back(dz, xs...)")
 numeric("hcat", _hcat, "(dz, z, xs...) -> Core.hcat_back(dz, xs...)")
@@ -755,6 +765,62 @@ numeric("Core.setindex_broadcast_fn", setindex_broadcast_fn,
 numeric("Core.broadcast_assign_fn", broadcast_assign_fn, "(dz, z, x, v) -> (nothing, Core.unbroadcast(v, dz))")
 numeric("Core.zero_at", zero_at, "(ddz, z, dz, i...) -> (Core.zero_at(ddz, i...), map(k -> nothing, i)...)")
 
+def push_fn(xp: Any, x: Any, *vs: Any) -> Any:
+    """`push!(v, xs...)` on a local vector: grows it in place on the host (aliases see it,
+    as in Julia); a concatenation for AD and XLA."""
+    if xp is np:
+        from lang.builtins import push_array
+
+        return push_array(x, *vs)
+    if not vs:
+        return x
+    return xp.concatenate([x, xp.stack([xp.asarray(v, dtype=x.dtype) for v in vs])])
+
+
+def append_fn(xp: Any, x: Any, ys: Any) -> Any:
+    if xp is np:
+        from lang.builtins import _append
+
+        return _append(x, ys)
+    return xp.concatenate([x, xp.asarray(as_array(ys, xp), dtype=x.dtype).reshape(-1)])
+
+
+numeric("Core.push_fn", push_fn, "(dz, z, x, vs...) -> Core.push_back(dz, x, vs...)")
+numeric("Core.append_fn", append_fn, "(dz, z, x, ys) -> Core.append_back(dz, x, ys)")
+
 # writes that mutate their first argument: under AD the host copies it first, so values
 # captured by earlier pullbacks are not changed behind their back
-MUTATING = {"Core.setindex_fn", "Core.setindex_broadcast_fn", "Core.broadcast_assign_fn"}
+MUTATING = {"Core.setindex_fn", "Core.setindex_broadcast_fn", "Core.broadcast_assign_fn",
+            "Core.push_fn", "Core.append_fn"}
+
+
+def cumsum_back(xp: Any, dz: Any, dims: Any = None) -> Any:
+    """The cotangent of cumsum: a reversed cumulative sum along the same dimension."""
+    dz = as_array(dz, xp)
+    ax = 0 if dims is None else axis(dz, int(dims))
+    return xp.flip(xp.cumsum(xp.flip(dz, axis=ax), axis=ax), axis=ax)
+
+
+def prod_back(xp: Any, dz: Any, x: Any, dims: Any = None) -> Any:
+    """The cotangent of prod: dz times the product of the other elements (exact with
+    zeros: products of everything left and right of each element)."""
+    x = as_array(x, xp)
+    if dims is None:
+        flat = xp.reshape(x, (-1,))
+        ones = xp.ones((1,), dtype=flat.dtype)
+        left = xp.concatenate([ones, xp.cumprod(flat)[:-1]])
+        right = xp.flip(xp.concatenate([ones, xp.cumprod(xp.flip(flat, axis=0))[:-1]]), axis=0)
+        return xp.reshape(dz * left * right, x.shape)
+    ax = axis(x, int(dims))
+    shape = [1] * x.ndim
+    shape[ax] = 1
+    ones = xp.ones(tuple(s if i != ax else 1 for i, s in enumerate(x.shape)), dtype=x.dtype)
+    left = xp.concatenate([ones, xp.take(xp.cumprod(x, axis=ax), xp.arange(x.shape[ax] - 1), axis=ax)], axis=ax)
+    fx = xp.flip(x, axis=ax)
+    right = xp.flip(xp.concatenate([ones, xp.take(xp.cumprod(fx, axis=ax), xp.arange(x.shape[ax] - 1), axis=ax)],
+                                   axis=ax), axis=ax)
+    return dz * left * right
+
+
+numeric("Core.cumsum_back", cumsum_back, "(ddz, z, dz, d...) -> (cumsum(ddz, d...), map(q -> nothing, d)...)")
+numeric("Core.prod_back", prod_back, NONDIFF)

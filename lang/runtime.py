@@ -38,6 +38,14 @@ _BUILTIN_TYPES = {
 }
 
 
+def _extra_builtins() -> list[Any]:
+    from lang import builtins_dict, builtins_io, builtins_types, modules
+    from lang import diagnostics, gradcheck, plots, safety  # REPL/diagnostics/testing (issue 6)
+
+    return [builtins_types, builtins_io, builtins_dict, modules, diagnostics, safety, gradcheck,
+            plots]
+
+
 def _alias(fam: V.JType, params: tuple) -> V.JType:
     return V.apply_type(fam, params)
 
@@ -64,7 +72,7 @@ class Runtime:
     # --- namespaces ---------------------------------------------------------------------
 
     def _install_builtins(self) -> None:
-        from lang import builtins, primitives, primitives_array  # noqa: F401  (registers)
+        from lang import builtins, primitives, primitives_array, primitives_base, primitives_nn  # noqa: F401  (registers)
 
         b = self.builtins
         for name, t in _BUILTIN_TYPES.items():
@@ -79,6 +87,8 @@ class Runtime:
         for name, p in primitives.PRIMITIVES.items():
             b[name] = p
         builtins.install(self)
+        for extra in _extra_builtins():
+            extra.install(self)
         from autodiff import rules, runtime as ad_runtime
 
         ad_runtime.install(self)
@@ -88,7 +98,8 @@ class Runtime:
         dumps.install(self)
         for m in ("Base", "Core", "Main", "Test", "Random", "LinearAlgebra", "Statistics",
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
-                  "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors"):
+                  "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
+                  "DelimitedFiles"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 
@@ -130,7 +141,9 @@ class Runtime:
                 raise ZylaError("FieldError", f"type NamedTuple has no field `{name}`")
             return x.get(name)
         if isinstance(x, V.ModuleValue):
-            full = f"{x.name}.{name}"
+            full = f"{getattr(x, 'full', x.name)}.{name}"
+            if full in self.globals:
+                return self.globals[full]
             if full in self.builtins:
                 return self.builtins[full]
             if name in self.globals:
@@ -152,6 +165,12 @@ class Runtime:
         """The generic function bound to `name`, made (or extended from a built-in) if needed."""
         ns = self._namespace()
         cur = ns.get(name)
+        mod, _, base = name.rpartition(".")
+        if cur is None and mod in self.modules and hasattr(self.modules[mod], "exports") and (
+                base in self.builtins):
+            # a method for a Base name inside a user module extends Base's function, as
+            # in Main (Julia would need `import Base: f` or `Base.f`)
+            return self.generic(base)
         if cur is None and not self.loading_base:
             cur = self.builtins.get(name)
             if isinstance(cur, GenericFunction):
@@ -170,6 +189,7 @@ class Runtime:
         return gf
 
     def define_method(self, op: Op, types: list[Any]) -> Any:
+        self.world = getattr(self, "world", 0) + 1
         fn: Function = op.attrs["func"]
         self.sources.setdefault(fn.file, self.sources.get(fn.file) or SourceFile(fn.file, ""))
         for t in types:
@@ -209,6 +229,7 @@ class Runtime:
 
     def define_struct(self, op: Op, sup: Any, ftypes: list[Any]) -> Any:
         name = op.attrs["name"]
+        binding = op.attrs.get("binding", name)
         params = op.attrs.get("params", ())
         t = V.JType(name, sup if isinstance(sup, V.JType) else V.AnyT, arity=len(params))
         t.fields = list(op.attrs["fields"])
@@ -216,7 +237,7 @@ class Runtime:
         t.mutable = op.attrs["mutable"]
         t.is_struct = True
         t.param_names = list(params)
-        self.set_global(name, t)
+        self.set_global(binding, t)
         return None
 
     def construct(self, t: V.JType, args: list, kwargs: dict | None) -> Any:
@@ -226,18 +247,23 @@ class Runtime:
         m = self.constructor_method(t, args)
         if m is not None and m.fn is not None:
             return self.interp.invoke(m, args, kwargs)
+        special = getattr(t.family, "constructor", None)
+        if special is not None:
+            return special(t, args, kwargs)
         if t.is_struct:
-            if kwargs and getattr(t.family, "kwdef", None) is not None:
-                return builtins.kwdef_construct(self, t, kwargs)
             if len(args) != len(t.fields):
                 raise ZylaError("MethodError", f"no method matching {V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})",
                                 hint=f"the default constructor takes {len(t.fields)} arguments: {', '.join(t.fields)}")
-            vals = [self.convert_field(ft, a) for ft, a in zip(t.field_types, args)]
-            return V.StructValue(t, vals)
+            return self.default_construct(t, args)
         return builtins.convert_call(self, t, args, kwargs)
 
     def default_construct(self, t: V.JType, args: list) -> Any:
-        vals = [self.convert_field(ft, a) for ft, a in zip(t.field_types, args)]
+        """Julia's default constructor: parameters inferred from the arguments when not
+        given (`Bar(2)` is a `Bar{Int64}`), fields converted to their declared types."""
+        from lang.builtins_types import field_type, struct_params
+
+        t = struct_params(t, args)
+        vals = [self.convert_field(field_type(t, ft), a) for ft, a in zip(t.field_types, args)]
         return V.StructValue(t, vals)
 
     def constructor_method(self, t: V.JType, args: list) -> Method | None:
@@ -289,7 +315,7 @@ class Runtime:
         src = SourceFile(filename, text)
         self.sources[filename] = src
         prog = self.parse(text, filename)
-        lo = Lowerer(src)
+        lo = Lowerer(src, module=self.module_stack[-1] if getattr(self, "module_stack", None) else None)
         result = None
         for stmt in prog.stmts:
             fn = lo.lower_toplevel(stmt)

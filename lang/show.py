@@ -563,7 +563,13 @@ def _show_namedtuple(nt: NamedTuple, ctx: _Ctx) -> str:
 
 
 def _show_struct(s: StructValue, ctx: _Ctx) -> str:
-    """Julia's default `show` of a struct: its type, then its fields shown in parentheses."""
+    """Julia's default `show` of a struct: its type, then its fields shown in parentheses.
+    A `show(io, x)` method the program (or Base) defines for the type is used instead."""
+    from lang.builtins_io import custom_show
+
+    custom = custom_show(s)
+    if custom is not None:
+        return custom
     inner = replace(ctx, typeinfo=None)
     return f"{type_name(s.type)}({', '.join(_show(f, inner) for f in s.fields)})"
 

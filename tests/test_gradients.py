@@ -4,15 +4,15 @@ DESIGN.md, "Testing habits": each case is a small Zyla function reducing to a sc
 called on hypothesis-drawn Float64 inputs. For every drawn input:
 
 - the compiled primal equals the host primal;
-- the host gradient (`Zyla.gradient`) matches central finite differences of the host primal;
+- the host gradient (`Zyla.gradient`) matches central finite differences of the primal
+  (evaluated by the compiled executable, which is fast and equals the host primal);
 - it matches `jax.grad` of the lowered primal (`Zyla.jax_primal`): JAX's AD knows nothing of
   Zyla's, so it is an independent oracle (not for `while` loops: JAX cannot reverse them);
-- the compiled gradient equals the host gradient, structure (`nothing`s) included.
+- the compiled gradient equals the host gradient, `nothing`s included.
 
 Shapes are fixed per case so that each case compiles once; hypothesis draws values.
-`CASES` lists, per case, the primitives whose pullbacks it exercises:
-tests/test_primitive_table.py checks that every differentiable primitive is covered and
-that the declared primitives really are differentiated.
+Each case lists the primitives whose pullbacks it exercises: tests/test_primitive_table.py
+checks that every differentiable primitive is covered and that the lists are true.
 
 A case that fails because Zyla is wrong carries `bug="..."` and runs as a strict xfail.
 """
@@ -20,6 +20,7 @@ A case that fails because Zyla is wrong carries `bug="..."` and runs as a strict
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -35,7 +36,7 @@ from lang.api import Zyla
 
 jax.config.update("jax_enable_x64", True)
 
-# --- argument trees --------------------------------------------------------------------------
+# --- argument trees ------------------------------------------------------------------------
 # Arguments are Python floats and ints, Float64 numpy arrays (numpy shape = Julia size),
 # tuples, dicts (NamedTuples) and `Struct`s (Zyla structs built from their fields).
 
@@ -58,7 +59,7 @@ def is_float_leaf(x: Any) -> bool:
 
 
 def leaves(tree: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
-    """(path, value) of every Float64 leaf, depth first (the order of backend.structure.split)."""
+    """(path, value) of every Float64 leaf, depth first (backend.structure.split's order)."""
     if is_float_leaf(tree):
         return [(path, tree)]
     if isinstance(tree, tuple):
@@ -71,15 +72,13 @@ def leaves(tree: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
 
 
 def statics(tree: Any) -> tuple:
-    """The non-float values of a tree (ints, bools): they are compile-time constants."""
+    """The non-float values of a tree (ints, bools): compile-time constants."""
     if is_float_leaf(tree):
         return ()
-    if isinstance(tree, tuple):
-        return tuple(s for x in tree for s in statics(x))
-    if isinstance(tree, dict):
-        return statics(tuple(tree.values()))
-    if isinstance(tree, Struct):
-        return statics(tuple(tree.fields.values()))
+    if isinstance(tree, tuple | dict | Struct):
+        items = tree.fields if isinstance(tree, Struct) else tree
+        return tuple(s for x in (items.values() if isinstance(items, dict) else items)
+                     for s in statics(x))
     return (tree,)
 
 
@@ -97,8 +96,8 @@ def replace(tree: Any, path: tuple, value: Any) -> Any:
 
 
 def gradient_tree(tree: Any, grads: dict, path: tuple = ()) -> Any:
-    """The expected gradient of `tree` (Zygote's conventions) from per-leaf gradients:
-    `None` for non-float values, tuples for tuples, dicts for NamedTuples and structs."""
+    """The gradient of `tree` in Zygote's conventions, from per-leaf gradients: `None` for
+    non-float values, tuples for tuples, dicts for NamedTuples and structs."""
     if is_float_leaf(tree):
         return grads[path]
     if isinstance(tree, tuple):
@@ -110,46 +109,49 @@ def gradient_tree(tree: Any, grads: dict, path: tuple = ()) -> Any:
     return None
 
 
-def finite_differences(f: Callable[[tuple], float], args: tuple, rel_step: float = 1e-6) -> tuple:
+def finite_differences(f: Callable[[tuple], float], args: tuple, rel: float = 1e-6) -> tuple:
     """Central differences of the scalar f(args) with respect to every Float64 element."""
     grads = {}
     for path, v in leaves(args):
         if isinstance(v, np.ndarray):
             g = np.zeros_like(v)
             for i in np.ndindex(v.shape):
-                h = rel_step * max(1.0, abs(v[i]))
+                h = rel * max(1.0, abs(v[i]))
                 up, down = v.copy(), v.copy()
                 up[i] += h
                 down[i] -= h
                 g[i] = (f(replace(args, path, up)) - f(replace(args, path, down))) / (2 * h)
             grads[path] = g
         else:
-            h = rel_step * max(1.0, abs(v))
+            h = rel * max(1.0, abs(v))
             grads[path] = (f(replace(args, path, v + h)) - f(replace(args, path, v - h))) / (2 * h)
     return gradient_tree(args, grads)
 
 
+def all_zero(tree: Any) -> bool:
+    if isinstance(tree, dict):
+        tree = tuple(tree.values())
+    return all(np.all(np.asarray(v) == 0) for _, v in leaves(tree))
+
+
 def assert_tree_close(actual: Any, expected: Any, rtol: float, atol: float,
                       none_is_zero: bool = False, where: str = "grad") -> None:
-    """Compare gradient trees. `None` must match `None` exactly unless `none_is_zero`
-    (an oracle that cannot tell structural zeros: then `None` must be all zeros)."""
+    """Compare gradient trees. `None` must match `None`, unless `none_is_zero` (an oracle
+    that has no structural zeros), where `None` must stand for zeros."""
     if expected is None or actual is None:
-        if none_is_zero:
-            other = actual if expected is None else expected
-            zeros = [v for _, v in leaves(other if not isinstance(other, dict) else tuple(other.values()))]
-            if other is None or all(np.all(np.asarray(v) == 0) for v in zeros):
-                return
-        assert actual is None and expected is None, f"{where}: got {actual!r}, expected {expected!r}"
+        if none_is_zero and all_zero(actual if expected is None else expected):
+            return
+        assert actual is None and expected is None, f"{where}: {actual!r}, expected {expected!r}"
         return
     if isinstance(expected, tuple):
         assert isinstance(actual, tuple) and len(actual) == len(expected), \
-            f"{where}: got {actual!r}, expected a {len(expected)}-tuple"
+            f"{where}: {actual!r}, expected a {len(expected)}-tuple"
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             assert_tree_close(a, e, rtol, atol, none_is_zero, f"{where}[{i + 1}]")
         return
     if isinstance(expected, dict):
-        assert isinstance(actual, dict), f"{where}: got {actual!r}, expected a NamedTuple (dict)"
-        assert set(actual) <= set(expected), f"{where}: unexpected fields {set(actual) - set(expected)}"
+        assert isinstance(actual, dict), f"{where}: {actual!r}, expected a NamedTuple (dict)"
+        assert set(actual) <= set(expected), f"{where}: fields {set(actual) - set(expected)}"
         for k, e in expected.items():
             assert_tree_close(actual.get(k), e, rtol, atol, none_is_zero, f"{where}.{k}")
         return
@@ -159,7 +161,7 @@ def assert_tree_close(actual: Any, expected: Any, rtol: float, atol: float,
     np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=where)
 
 
-# --- strategies ----------------------------------------------------------------------------------
+# --- strategies ------------------------------------------------------------------------------
 
 
 def fl(lo: float = -2.0, hi: float = 2.0) -> st.SearchStrategy[float]:
@@ -183,12 +185,15 @@ def arr_away0(*shape: int, lo: float = 0.2, hi: float = 2.0) -> st.SearchStrateg
 def distinct(*shape: int) -> st.SearchStrategy[np.ndarray]:
     """Arrays whose elements are pairwise at least 0.5 apart (no ties for max/min)."""
     n = int(np.prod(shape))
-    return st.builds(lambda p, e: (np.array(p, dtype=np.float64) + e.reshape(-1)).reshape(shape) - n / 2,
-                     st.permutations(range(n)), arr(n, lo=0.0, hi=0.5))
+
+    def build(perm: list[int], noise: np.ndarray) -> np.ndarray:
+        return (np.array(perm, dtype=np.float64) + noise - n / 2).reshape(shape)
+
+    return st.builds(build, st.permutations(range(n)), arr(n, lo=0.0, hi=0.5))
 
 
 def apart(*shape: int) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
-    """Two arrays whose elements differ by at least 0.1 everywhere (no ties for max.(a, b))."""
+    """Two arrays differing by at least 0.1 everywhere (no ties for max.(a, b))."""
     return st.builds(lambda a, d: (a, a + d), arr(*shape), arr_away0(*shape, lo=0.1, hi=1.0))
 
 
@@ -201,16 +206,18 @@ def args(*strategies: st.SearchStrategy) -> st.SearchStrategy[tuple]:
 
 @dataclass(frozen=True)
 class Case:
-    """`src` defines `F` (renamed per case); `draw` draws its argument tuple."""
+    """`src` defines the function `F` (renamed per case); `draw` draws its argument tuple."""
 
     name: str
     src: str
     draw: st.SearchStrategy[tuple]
-    prims: tuple[str, ...] = ()
-    jax_oracle: bool = True  # False where jax.grad cannot reverse the lowering (while loops)
-    guard: Callable[..., bool] | None = None  # inputs away from kinks (assumed)
-    examples: int = 4
-    bug: str | None = None  # a known Zyla bug: run as a strict xfail
+    prims: tuple[str, ...] = ()  # primitives whose pullbacks the gradient runs
+    jax_oracle: bool = True  # False where jax.grad cannot reverse the lowering (while)
+    guard: Callable[..., bool] | None = None  # keeps inputs away from kinks (assumed)
+    examples: int = 3
+    witnesses: tuple[tuple, ...] = ()  # explicit inputs, e.g. one per branch
+    offload: bool = True  # False: a construct that runs on the host by design (no compile)
+    bug: str | None = None  # a known Zyla bug: a strict xfail
 
     @property
     def fname(self) -> str:
@@ -218,10 +225,12 @@ class Case:
 
     @property
     def source(self) -> str:
-        return re.sub(r"\bF\b", self.fname, self.src)
+        return re.sub(r"\bF\b", self.fname, textwrap.dedent(self.src).strip())
 
 
 PRELUDE = """
+using Flux
+using MLUtils
 struct Affine
     W
     b
@@ -231,41 +240,274 @@ struct Pt
     x
     y
 end
+M = [1.0 -0.5 0.25; 0.5 2.0 -1.0; 0.0 0.3 1.5]
+K = reshape([0.5, -1.0, 0.25, 2.0, 1.5, -0.5, 1.0, 0.75], 2, 2, 1, 2)
 """
 
 
-def unary(name: str, lo: float = -2.0, hi: float = 2.0, **kw: Any) -> Case:
-    """f(x) on a scalar and f.(v) on a vector, through one function."""
-    return Case(name, f"F(x, v) = {name}(x) + sum({name}.(v) .* [1.0, -2.0, 3.0])",
-                args(fl(lo, hi), arr(3, lo=lo, hi=hi)), (name,), **kw)
+REAL = ("sin", "cos", "tan", "exp", "expm1", "sinh", "cosh", "tanh", "asin", "acos", "atan",
+        "asinh", "atanh")
+POSITIVE = ("log", "log2", "log10", "log1p", "sqrt")
+NNLIB = ("relu", "relu6", "hardtanh", "sigmoid", "hardsigmoid", "softplus", "logsigmoid",
+         "swish", "softsign", "gelu", "selu", "leakyrelu", "elu")
+KINKS = np.array([0.0, -1.0, 1.0, -3.0, 3.0, 6.0])  # where NNlib's activations bend
+# the start of the reason of a known bug that the last commit (c76623b) did not have
+REGRESSION = "regression in uncommitted work, passes at c76623b: "
 
 
-def trip_count_same(step: Callable[[tuple], int]) -> Callable[..., bool]:
+def unary_terms(fns: tuple[str, ...], x: str, v: str) -> str:
+    """f(x) + f.(v) for each f, weighted apart so that errors cannot cancel."""
+    return " +\n    ".join(f"{k + 1}.0 * {f}({x}) + sum({f}.({v}) .* [1.0, -{k + 2}.0, 0.5])"
+                          for k, f in enumerate(fns))
+
+
+def trip_count_same(trips: Callable[[tuple], int]) -> Callable[..., bool]:
     """A guard: the loop's trip count does not change within finite-difference reach."""
 
     def ok(*a: Any) -> bool:
-        n = step(a)
-        for path, v in leaves(a):
-            if isinstance(v, np.ndarray):
-                continue
-            for s in (-1e-5, 1e-5):
-                if step(replace(a, path, v + s * max(1.0, abs(v)))) != n:
-                    return False
-        return True
+        n = trips(a)
+        return all(trips(replace(a, path, v + s * max(1.0, abs(v)))) == n
+                   for path, v in leaves(a) for s in (-1e-5, 1e-5))
 
     return ok
 
 
-def _grow_trips(a: tuple) -> int:
-    x, c = a
-    s, n = 1.0, 0
-    while s < c:
-        s, n = s * 1.5 + x, n + 1
-    return n
+UNARY = [
+    # every elementwise function in one Zyla function: one compilation for all of them
+    Case("unary", "F(x, v, p, q, s, u) =\n    " + " +\n    ".join([
+        unary_terms(REAL, "x", "v"), unary_terms(POSITIVE, "p", "q"),
+        unary_terms(("acosh",), "p + 1.2", "q .+ 1.2"),
+        "atan(x, p) + sum(atan.(v, q) .* [1.0, 2.0, 3.0])",
+        "abs(s) + abs2(s) * 2.0 + sum(abs.(u) .* [1.0, -2.0, 3.0]) + sum(abs2.(u) .* u)",
+        "Core.neg(s) ^ 3 + sum(-u .* [1.0, 2.0, 3.0]) + sum(Core.neg(u) .^ 3) - s * 2.0"]),
+        args(fl(-0.9, 0.9), arr(3, lo=-0.9, hi=0.9), fl(0.1, 5.0), arr(3, lo=0.1, hi=5.0),
+             away0(), arr_away0(3)),
+        REAL + POSITIVE + ("acosh", "Core.atan2", "abs", "abs2", "-", "Core.neg")),
+    Case("nnlib", "F(x, v) =\n    " + unary_terms(NNLIB, "x", "v") + " +\n    " +
+        "sum(leakyrelu.(v, 0.2) .* v) + sum(elu.(v, 0.5) .* v) + leakyrelu(x, 0.3)",
+        args(fl(-7.0, 7.0), arr(3, lo=-7.0, hi=7.0)), tuple(f"NNlib.{f}" for f in NNLIB),
+        guard=lambda x, v: bool(np.all(abs(np.append(v, x)[:, None] - KINKS) > 1e-3))),
+]
+
+ARITH = [
+    Case("arith", """
+         F(x, y, a, b, P, Q, A, B, u, v) =
+             x + y + x + sum(a + b) * y + sum(a .+ b .* b) + sum(a .+ x) +
+             (x + y + x * y) * 2.0 + sum((P + Q + P) .^ 2) +
+             (x - y) * x + sum((a - b) .* a) + sum(a .- x) + sum(x .- a .* b) +
+             x * y * x + sum(x * a) * y + sum(a * y .* a) + sum(a .* a .* x) +
+             sum(tanh.(A * u)) + sum(sin.(A * B)) + sum(A * B * v .* [1.0, 2.0]) +
+             sum(sin.(u * v'))
+         """, args(fl(), fl(), arr(3), arr(3), arr(2, 2), arr(2, 2), arr(2, 3), arr(3, 4), arr(3),
+                   arr(4)),
+         ("+", "-", "*", "adjoint")),
+    Case("div_pow", """
+         F(x, y, a, b, p, e) = x / y + sum(a / y) + sum(a ./ b) + sum(y ./ b) + sum(b ./ y) +
+             x ^ 2 + x ^ 3 * 0.5 + x ^ 0 + x ^ -2 + sum(a .^ 3) + sum(a .^ 2 .* a) +
+             p ^ 1.5 + p ^ e + 2.0 ^ e + sum(abs.(a) .^ 2.5) + sum(abs.(a) .^ e)
+         """, args(away0(0.2, 2.0), away0(0.5, 2.0), arr_away0(3), arr_away0(3, lo=0.5),
+                   fl(0.2, 3.0), fl()),
+         ("/", "^")),
+    Case("rem", """
+         F(x, a) = x % 1.0 + rem(x, 1.5) * 2.0 + mod(-x, 1.0) * 3.0 + sum(mod.(a, 1.0) .* a)
+         """, args(fl(2.2, 2.7), arr(3, lo=0.2, hi=0.8)), ("%", "rem", "mod")),
+    Case("max_min", """
+         F(x, y, ab) = max(x, y) * 2.0 + min(x, y) ^ 2 + clamp(x, -1.0, 1.0) +
+             sum(max.(ab[1], ab[2]) .^ 2) + sum(min.(ab[1], ab[2]) .* ab[1]) +
+             sum(max.(ab[1], 0.3)) + sum(min.(0.3, ab[2]) .* ab[2]) +
+             sum(clamp.(ab[1], -0.5, 0.5) .* ab[2])
+         """, args(fl(), fl(), apart(3)), ("max", "min"),
+         guard=lambda x, y, ab: abs(x - y) > 1e-3 and abs(abs(x) - 1.0) > 1e-3 and bool(
+             np.all(abs(np.concatenate(ab) - 0.3) > 1e-3) and
+             np.all(abs(abs(ab[0]) - 0.5) > 1e-3))),
+    Case("ifelse", """
+         F(x, y, a) = ifelse(x > 0.0, x * 2.0, y ^ 2) + ifelse(x > y, sin(x), cos(y)) +
+             sum(ifelse.(a .> 0.0, a .^ 2, 3.0 .* a))
+         """, args(away0(0.01, 2.0), fl(), arr_away0(3)), ("ifelse",),
+         guard=lambda x, y, a: abs(x - y) > 1e-3),
+    Case("linalg", """
+         F(A, b, C) = det(A) + sum(inv(A) .* C) + sum((A \\ b) .* [1.0, -2.0, 0.5]) +
+             det(A * A')
+         """, st.builds(lambda e, b, C: (2.0 * np.eye(3) + e, b, C),
+                        arr(3, 3, lo=-0.5, hi=0.5), arr(3), arr(3, 3)),
+         ("det", "Core.matinv", "\\")),
+    # known bugs
+    Case("dot_adjoint", "F(u, v) = u' * v + v' * v", args(arr(3), arr_away0(3)),
+         ("*", "adjoint"),
+         bug="u' * v: host gradient of v is a 3x1 matrix; v' * v fails (DimensionMismatch); "
+             "compiled u' * v returns a 1-vector, not a scalar"),
+    Case("rem_divisor", "F(x, y) = x % y + rem(x, y) + mod(x, y)",
+         args(fl(2.2, 2.7), fl(1.0, 1.05)), ("%", "rem", "mod"),
+         bug="rem, % and mod give `nothing` for the divisor y (d/dy is -trunc(x/y), "
+             "-floor(x/y) for mod)"),
+    Case("max3", "F(x, y, w) = max(x, y, w) + min(x, y, w) * 2.0", args(fl(), fl(), fl()),
+         ("max", "min"), guard=lambda x, y, w: min(abs(x - y), abs(y - w), abs(x - w)) > 1e-3,
+         bug="max(x, y, w) and min with 3 arguments: the pullback rule takes 2 (MethodError)"),
+]
+
+ARRAYS = [
+    Case("shapes", """
+         F(x, a, W, A, T, V, v) = sum(fill(x, 3) .* [1.0, 2.0, 3.0]) + sum(fill(x ^ 2, 2, 2)) +
+             sum(copy(a) .* a) + sum(collect(a) .^ 3) +
+             sum(reshape(a, 2, 3) .* W) + sum(reshape(a, (3, 2)) .^ 2) +
+             sum(reshape(a, :, 2) * W) + sum(vec(A) .* a) + sum(vec(A) .^ 3) +
+             sum(permutedims(A) .* W') + sum(permutedims(A) * A) +
+             sum(permutedims(T, (2, 3, 1)) .* V) +
+             sum(A' .* W') + sum(v' * A') + sum(transpose(A) .* W' .* W') +
+             sum(repeat(v, 2) .^ 3) + sum(repeat(A, 1, 2) .^ 2) + sum(repeat(A; inner=(2, 1)) .^ 3)
+         """, args(fl(), arr(6), arr(2, 3), arr(2, 3), arr(2, 3, 4), arr(3, 4, 2), arr(3)),
+         ("fill", "copy", "collect", "reshape", "vec", "permutedims", "adjoint", "transpose",
+          "Core.repeat_outer", "Core.repeat_inner")),
+    Case("reductions", """
+         F(A, P, D, a, w) = sum(A) ^ 2 + sum(sum(A; dims=1) .^ 2) +
+             sum(sum(A; dims=2) .* [1.0, 2.0]) +
+             prod(P) + sum(prod(P; dims=1) .^ 2) + prod(P[1, :]) +
+             maximum(D) ^ 2 + minimum(D) * 3.0 + sum(maximum(D; dims=1) .^ 2) +
+             sum(minimum(D; dims=2) .* [1.0, 2.0]) +
+             findmax(a)[1] ^ 2 + findmin(a)[1] * 3.0 +
+             sum(cumsum(a) .* w) + sum(reverse(a) .* w) + sum(reverse(a) .^ 3)
+         """, args(arr(2, 3), arr_away0(2, 3, lo=0.5, hi=1.5), distinct(2, 3), distinct(4), arr(4)),
+         ("Core.sum", "Core.prod", "Core.maximum", "Core.minimum", "findmax", "findmin",
+          "cumsum", "reverse")),
+    Case("concat", """
+         F(x, y, a, b, A, B) = sum(vcat(a, b) .* [1.0, 2.0, 3.0, 4.0]) +
+             sum(vcat(x, a, 2x) .^ 2) + sum(vcat(A, B) .* vcat(B, A)) +
+             sum(hcat(a, b) .* [1.0 2.0; 3.0 4.0]) + sum(hcat(B', a, B') .^ 2) +
+             sum(hcat(x, 2x, x ^ 2) .* x) +
+             sum([x y; 2x x * y] .^ 2 .* [1.0 2.0; 3.0 4.0]) +
+             sum([A' a; b' x] .* [1.0 2.0 3.0; 4.0 5.0 6.0; 7.0 8.0 9.0]) +
+             sum([x, y, x * y] .^ 2 .* [1.0, 2.0, 3.0]) + sum(Float64[x, 2y] .* [x, y])
+         """, args(fl(), fl(), arr(2), arr(2), arr(2, 2), arr(1, 2)),
+         ("vcat", "hcat", "Core.hvcat", "Core.vect", "Core.typed_vect")),
+    Case("cat", """
+         F(A, B) = sum(cat(A, B; dims=3) .^ 2 .* reshape(1.0:12.0, 2, 3, 2)) +
+             sum(cat(A, B; dims=1) .* cat(B, A; dims=1)) + sum(cat(A, B .^ 2; dims=2) .^ 2)
+         """, args(arr(2, 3), arr(2, 3)), ("Core.cat",)),
+    Case("conv", "F(X, W) = sum(conv(X, W) .^ 2) + sum(conv(X, W; stride=2, pad=1) .* 0.5)",
+         args(arr(4, 4, 1, 1), arr(2, 2, 1, 2)), ("Core.conv",)),
+    # pooling lowers to a generic lax.reduce_window, which jax.grad cannot differentiate
+    Case("pool", """
+         F(D, X) = sum(maxpool(D, (2, 2)) .^ 2) + sum(maxpool(D, (3, 3); stride=1) .^ 3) +
+             sum(meanpool(X, (2, 2)) .^ 2)
+         """, args(distinct(4, 4, 1, 1), arr(4, 4, 1, 1)), ("Core.maxpool", "Core.meanpool"),
+         jax_oracle=False),
+    Case("getobs_device", """
+         F(X) = sum(getobs(X, 2:3) .^ 2) + sum(getobs(X, [1, 1]) .* X[:, 1]) +
+             sum(Flux.gpu(X) .* Flux.cpu(X .^ 2))
+         """, args(arr(2, 4)), ("MLUtils.getobs", "Flux.gpu", "Flux.cpu")),
+    Case("getindex", """
+         F(a, A) = a[2] * a[1] + A[2, 3] ^ 2 + A[end, 1] + A[5] * a[end] + sum(a[2:3] .^ 2) +
+             sum(A[:, 2] .* A[1, :][1:2]) + sum(A[1, 2:end] .^ 3) +
+             sum(a[4:-1:2] .* [1.0, 2.0, 3.0]) + sum(A[:] .* [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) +
+             sum(A[:, :] .^ 2) +
+             sum(a[[1, 1, 3]] .^ 2) + sum(A[[2, 2], 1] .* [1.0, 2.0]) +
+             sum(A[2, [1, 3, 3]] .^ 2) + sum(A[:, [3, 1]] .* A[:, [1, 1]])
+         """, args(arr(4), arr(2, 3)), ("getindex",)),
+    # known bugs
+    Case("hvcat_vector_blocks", """
+         F(a, b) = sum([a b; b a] .* [1.0 2.0; 3.0 4.0; 5.0 6.0; 7.0 8.0])
+         """, args(arr(2), arr(2)), ("Core.hvcat",),
+         bug="gradient of [a b; c d] with vector blocks fails (DimensionMismatch: cannot "
+             "reshape array of size 1 into shape (2,))"),
+    Case("permutedims_vec", "F(v, W) = sum(permutedims(v) .* W)", args(arr(3), arr(1, 3)),
+         ("permutedims",), bug="gradient of permutedims(v), v a vector, is a 3x1 matrix"),
+    Case("cumsum_dims", "F(A, W) = sum(cumsum(A; dims=1) .* W) + sum(cumsum(A; dims=2) .* W)",
+         args(arr(2, 3), arr_away0(2, 3)), ("cumsum",),
+         bug="cumsum(A; dims=d) pullback ignores dims (reverse/cumsum along the wrong dim)"),
+    Case("prod_zero", "F(a) = prod(a)",
+         args(st.builds(lambda a: np.concatenate([[0.0], a]), arr(2))), ("Core.prod",),
+         bug="prod pullback is dz .* z ./ x: NaN when an element is 0"),
+    Case("getindex_two_vectors", "F(A) = sum(A[[2, 2], [1, 3]] .* [1.0 2.0; 3.0 4.0])",
+         args(arr(2, 3)), ("getindex",),
+         bug="compiled gradient of A[I, J] with two index vectors fails (the JAX scatter "
+             "pairs I and J instead of taking their product)"),
+]
+
+STRUCTURED = [
+    Case("tuples", """
+         function F(x, y, t, u, v)
+             s = (x, y * 2.0)
+             a, b = s
+             p, (q, r) = u
+             m = map(z -> z ^ 2, (x, y))
+             w = Core.tail((x, y * 2.0, x * y))
+             a * b + s[1] ^ 2 + s[2] + t[1] * t[2] + sum(v .* t[1]) + p * q - r ^ 2 +
+                 m[1] + 2.0 * m[2] * x + w[1] * w[2]
+         end
+         """, args(fl(), fl(), args(fl(), fl()), args(fl(), args(fl(), fl())), arr(2)),
+         ("tuple", "Core.indexed_iterate", "getindex", "Core.tail")),
+    Case("structs", """
+         function F(nt, pt, s, m, x)
+             p = Pt(s, s * pt.y)
+             nt.a * sin(nt.b) + sum(nt.v .^ 2) + pt.x * pt.y ^ 2 + s * pt.x + p.x + p.y ^ 2 +
+                 sum(tanh.(m(x)))
+         end
+         """, st.builds(lambda a, b, v, x, y, s, W, c, z: (
+             {"a": a, "b": b, "v": v}, Struct("Pt", {"x": x, "y": y}), s,
+             Struct("Affine", {"W": W, "b": c}), z),
+             fl(), fl(), arr(2), fl(), fl(), fl(), arr(2, 3), arr(2), arr(3)),
+         ("getproperty", "*", "+", "tanh")),
+    Case("higher_order_array", """
+         h_ho(t) = t ^ 2 + sin(t)
+         F(a, b) = sum(h_ho.(a)) + sum(map(h_ho, a) .* b[2]) + sum((t -> t * b[1]).(a)) +
+             sum([t ^ 2 * b[2] for t in a]) + reduce(+, a .^ 2) + foldl((s, t) -> s * t, a) +
+             mapreduce(t -> t ^ 2, +, a)
+         """, args(arr(3), arr(2)), ("^", "sin", "*", "Core.iter_array")),
+    Case("filter_host", """
+         F(a) = sum([sin(t) for t in a if t > 0]) + sum(filter(t -> t < 0, a) .^ 3)
+         """, args(arr_away0(4)), ("sin", "^"), offload=False,
+         witnesses=((np.array([0.5, -0.7, 1.2, -0.3]),),)),
+    Case("checkpointed", """
+         g_ck(t, s) = sum(sin.(t) .^ 2) * s
+         F(x, s) = checkpointed(t -> sum(sin.(t) .^ 2), x) + checkpointed(g_ck, x, s) +
+             (@checkpoint g_ck(x .* 2.0, s))
+         """, args(arr(3), fl()), ("checkpointed",)),
+    Case("mutation", """
+         function F(x, s, v)
+             y = copy(x)
+             y[2] = s * 2.0
+             y[3:4] .= v
+             q = similar(x)
+             q .= y .* x
+             sum(q .* [1.0, 2.0, 3.0, 4.0]) + sum(y .^ 2) + identity(s) ^ 2
+         end
+         """, args(arr(4), fl(), arr(2)),
+         ("Core.setindex_fn", "Core.setindex_broadcast_fn", "Core.broadcast_assign_fn",
+          "identity")),
+    Case("push_append", """
+         function F(x, s, v)
+             y = copy(x)
+             push!(y, s * 2.0)
+             append!(y, v .^ 2)
+             sum(y .* [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]) + sum(y .^ 2)
+         end
+         """, args(arr(4), fl(), arr(2)), ("Core.push_fn", "Core.append_fn")),
+    # known bugs
+    Case("namedtuple", """
+         function F(x, y)
+             nt = (a = x, b = y ^ 2)
+             nt.a * nt.b + nt.a
+         end
+         """, args(fl(), fl()), ("Core.namedtuple", "getproperty"),
+         bug="gradient through a NamedTuple built in the function, (a = x, b = y).a, "
+             "is `nothing`"),
+    Case("sum_tuple", "F(x, y) = sum((x, y ^ 2))", args(fl(), fl()), ("Core.sum",),
+         bug="compiled sum over a tuple fails to trace (TracerArrayConversionError)"),
+    Case("broadcast_tuple", "F(x, y) = sum((x, y) .* (1.0, 2.0))", args(fl(), fl()), ("*",),
+         bug="broadcasting over tuples: the compiled primal fails to trace "
+             "(TracerArrayConversionError), the host gradient fails (TypeError: 'float' "
+             "object is not iterable)"),
+    Case("first_last", "F(x) = first((x, 2.0)) * last((1.0, x))", args(fl()), (),
+         bug="first and last are non-differentiable host built-ins: their gradient is "
+             "silently `nothing`"),
+    Case("first_last_array", "F(a) = first(a) * last(a) ^ 2", args(arr(3)), (),
+         bug="first(a)/last(a) of an array: gradient silently `nothing`; the compiled "
+             "primal fails (no method matching iterate(::Vector{Float64}))"),
+]
 
 
-def _early_trips(a: tuple) -> int:
-    (x,) = a
+def _exit_trips(a: tuple) -> int:
+    x = a[0]
     for i in range(10):
         x = x * 1.1 + 0.1
         if x > 3:
@@ -273,199 +515,229 @@ def _early_trips(a: tuple) -> int:
     return 10
 
 
-UNARY = [
-    unary("sin"), unary("cos"), unary("tan", -1.2, 1.2), unary("exp"),
-    unary("log", 0.1, 5.0), unary("sqrt", 0.1, 5.0), unary("tanh"), unary("sinh"),
-    unary("cosh"), unary("log1p", -0.5, 5.0), unary("expm1"), unary("asin", -0.9, 0.9),
-    unary("acos", -0.9, 0.9), unary("atan", -3.0, 3.0), unary("log2", 0.1, 5.0),
-    unary("log10", 0.1, 5.0), unary("abs2"),
-    Case("abs", "F(x, v) = abs(x) + sum(abs.(v) .* [1.0, -2.0, 3.0])",
-         args(away0(), arr_away0(3)), ("abs",)),
-    Case("neg", "F(x, v) = -x * 2.0 + Core.neg(x) ^ 3 + sum(-v .* [1.0, 2.0, 3.0]) + sum(Core.neg(v) .^ 3)",
-         args(fl(), arr(3)), ("-", "Core.neg")),
-]
+def _grow_trips(a: tuple) -> int:
+    x, c = a[0], a[1]
+    s, n = 1.0, 0
+    while s < c:
+        s, n = s * 1.5 + x, n + 1
+    return n
 
-ARITH = [
-    Case("add", "F(x, y, a, b) = x + y + x + sum(a + b) * y + sum(a .+ b .* b) + sum(a .+ x)",
-         args(fl(), fl(), arr(3), arr(3)), ("+",)),
-    Case("add3", "F(x, y, a, b) = (x + y + x * y) * 2.0 + sum(a + b + a)",
-         args(fl(), fl(), arr(2, 2), arr(2, 2)), ("+",)),
-    Case("sub", "F(x, y, a, b) = (x - y) * x + sum((a - b) .* a) + sum(a .- x) + sum(x .- a .* b)",
-         args(fl(), fl(), arr(3), arr(3)), ("-",)),
-    Case("mul_scalar", "F(x, y, a) = x * y * x + sum(x * a) * y + sum(a * y .* a) + sum(a .* a .* x)",
-         args(fl(), fl(), arr(3)), ("*",)),
-    Case("matvec", "F(A, v) = sum(tanh.(A * v))", args(arr(2, 3), arr(3)), ("*",)),
-    Case("matmat", "F(A, B) = sum(sin.(A * B))", args(arr(2, 3), arr(3, 4)), ("*",)),
-    Case("matmat3", "F(A, B, v) = sum(A * B * v .* [1.0, 2.0])",
-         args(arr(2, 3), arr(3, 4), arr(4)), ("*",)),
-    Case("outer", "F(u, v) = sum(sin.(u * v'))", args(arr(2), arr(3)), ("*", "adjoint")),
-    Case("dot_adjoint", "F(u, v) = u' * v + v' * (v .* u)", args(arr(3), arr(3)), ("*", "adjoint")),
-    Case("div", "F(x, y, a, b) = x / y + sum(a / y) + sum(a ./ b) + sum(x ./ b) + sum(b ./ x)",
-         args(fl(), away0(0.5, 2.0), arr(3), arr_away0(3, lo=0.5)), ("/",)),
-    Case("pow_int", "F(x, a) = x ^ 2 + x ^ 3 * 0.5 + x ^ 0 + sum(a .^ 3) + sum(a .^ 2 .* a)",
-         args(fl(), arr(3)), ("^",)),
-    Case("pow_float", "F(x, y, a) = x ^ 1.5 + x ^ y + 2.0 ^ y + sum(a .^ 2.5) + sum(a .^ y)",
-         args(fl(0.2, 3.0), fl(-2.0, 2.0), arr(3, lo=0.2, hi=3.0)), ("^",)),
-    Case("rem_x", "F(x, a) = x % 1.0 + rem(x * 2.0, 1.5) + mod(-x, 1.0) + sum(mod.(a, 1.0) .* a)",
-         args(fl(2.2, 2.7), arr(3, lo=0.2, hi=0.8)), ("%", "rem", "mod")),
-    Case("rem_divisor", "F(x, y) = x % y + rem(x, y)", args(fl(2.2, 2.7), fl(1.0, 1.05)), ("%", "rem"),
-         bug="rem(x, y) / x % y give `nothing` for y; d/dy is -trunc(x / y)"),
-    Case("mod_divisor", "F(x, y) = mod(x, y)", args(fl(2.2, 2.7), fl(1.0, 1.05)), ("mod",),
-         bug="mod(x, y) gives `nothing` for y; d/dy is -floor(x / y)"),
-    Case("max_min", "F(x, y, ab) = max(x, y) * 2.0 + min(x, y) ^ 2 + max(x, 0.5) + "
-         "sum(max.(ab[1], ab[2]) .^ 2) + sum(min.(ab[1], ab[2]) .* ab[1]) + sum(max.(ab[1], 0.3))",
-         args(fl(), fl(), apart(3)), ("max", "min"),
-         guard=lambda x, y, ab: abs(x - y) > 1e-3 and abs(x - 0.5) > 1e-3 and np.all(abs(ab[0] - 0.3) > 1e-3)),
-    Case("max3", "F(x, y, w) = max(x, y, w) + min(x, y, w) * 2.0", args(fl(), fl(), fl()), ("max", "min"),
-         guard=lambda x, y, w: min(abs(x - y), abs(y - w), abs(x - w)) > 1e-3,
-         bug="max(x, y, w) / min with 3 arguments: the pullback rule takes only 2 (MethodError)"),
-    Case("clamp", "F(x, a) = clamp(x, -1.0, 1.0) * x + sum(clamp.(a, -0.5, 0.5) .* a)",
-         args(away0(0.1, 2.0), arr(3)), ("max", "min"),
-         guard=lambda x, a: abs(abs(x) - 1) > 1e-3 and np.all(abs(abs(a) - 0.5) > 1e-3)),
-    Case("ifelse", "F(c, x, y, a) = ifelse(c, x * 2.0, y ^ 2) + ifelse(x > y, sin(x), cos(y)) + "
-         "sum(ifelse.(a .> 0.0, a .^ 2, 3.0 .* a))",
-         args(st.booleans(), fl(), fl(), arr_away0(3)), ("ifelse",),
-         guard=lambda c, x, y, a: abs(x - y) > 1e-3),
-]
-
-ARRAYS = [
-    Case("fill", "F(x) = sum(fill(x, 3) .* [1.0, 2.0, 3.0]) + sum(fill(x ^ 2, 2, 2))", args(fl()), ("fill",)),
-    Case("copy_collect", "F(a) = sum(copy(a) .* a) + sum(collect(a) .^ 3)", args(arr(3)), ("copy", "collect")),
-    Case("reshape", "F(a, W) = sum(reshape(a, 2, 3) .* W) + sum(reshape(a, (3, 2)) .^ 2) + "
-         "sum(reshape(a, :, 2) * W)", args(arr(6), arr(2, 3)), ("reshape", "*")),
-    Case("vec", "F(A, w) = sum(vec(A) .* w) + sum(vec(A) .^ 3)", args(arr(2, 3), arr(6)), ("vec",)),
-    Case("permutedims", "F(A, W) = sum(permutedims(A) .* W) + sum(permutedims(A) * A)",
-         args(arr(2, 3), arr(3, 2)), ("permutedims", "*")),
-    Case("permutedims3", "F(T, W) = sum(permutedims(T, (2, 3, 1)) .* W)",
-         args(arr(2, 3, 4), arr(3, 4, 2)), ("permutedims",)),
-    Case("permutedims_vec", "F(v, W) = sum(permutedims(v) .* W)", args(arr(3), arr(1, 3)), ("permutedims",)),
-    Case("adjoint", "F(A, v, W) = sum(A' .* W) + sum(v' * A') + sum(transpose(A) .* W .* W)",
-         args(arr(2, 3), arr(3), arr(3, 2)), ("adjoint", "transpose")),
-    Case("sum", "F(A) = sum(A) ^ 2 + sum(sum(A; dims=1) .^ 2) + sum(sum(A; dims=2) .* [1.0, 2.0])",
-         args(arr(2, 3)), ("Core.sum",)),
-    Case("prod", "F(A) = prod(A) + sum(prod(A; dims=1) .^ 2) + prod(A[1, :])",
-         args(arr_away0(2, 3, lo=0.5, hi=1.5)), ("Core.prod",)),
-    Case("prod_zero", "F(a) = prod(a)", args(st.builds(lambda a: np.concatenate([[0.0], a]), arr(2))),
-         ("Core.prod",), bug="prod pullback is dz .* z ./ x: NaN when an element is 0"),
-    Case("maximum", "F(A) = maximum(A) ^ 2 + minimum(A) * 3.0 + sum(maximum(A; dims=1) .^ 2) + "
-         "sum(minimum(A; dims=2) .* [1.0, 2.0])", args(distinct(2, 3)), ("Core.maximum", "Core.minimum")),
-    Case("findmax", "F(a) = findmax(a)[1] ^ 2 + findmin(a)[1] * 3.0", args(distinct(4)), ("findmax", "findmin")),
-    Case("cumsum", "F(a, w) = sum(cumsum(a) .* w)", args(arr(4), arr(4)), ("cumsum",)),
-    Case("cumsum_dims", "F(A, W) = sum(cumsum(A; dims=1) .* W) + sum(cumsum(A; dims=2) .* W .* W)",
-         args(arr(2, 3), arr(2, 3)), ("cumsum",),
-         bug="cumsum(A; dims=d) pullback ignores dims (reverse/cumsum along the wrong dimension)"),
-    Case("reverse", "F(a, w) = sum(reverse(a) .* w) + sum(reverse(a) .^ 3)", args(arr(4), arr(4)), ("reverse",)),
-    Case("vcat", "F(x, a, b, A, B) = sum(vcat(a, b) .* [1.0, 2.0, 3.0, 4.0, 5.0]) + "
-         "sum(vcat(x, a, 2x) .^ 2) + sum(vcat(A, B) .* vcat(B, A))",
-         args(fl(), arr(2), arr(3), arr(2, 3), arr(1, 3)), ("vcat",)),
-    Case("hcat", "F(x, a, b, A) = sum(hcat(a, b) .* [1.0 2.0; 3.0 4.0]) + sum(hcat(A, a, A) .^ 2) + "
-         "sum(hcat(x, 2x, x ^ 2) .* x)", args(fl(), arr(2), arr(2), arr(2, 3)), ("hcat",)),
-    Case("hvcat", "F(x, y) = sum([x y; 2x x * y] .^ 2 .* [1.0 2.0; 3.0 4.0])", args(fl(), fl()),
-         ("Core.hvcat",)),
-    Case("hvcat_blocks", "F(A, u, v, s) = sum([A u; v' s] .* [1.0 2.0 3.0; 4.0 5.0 6.0; 7.0 8.0 9.0])",
-         args(arr(2, 2), arr(2), arr(2), fl()), ("Core.hvcat",)),
-    Case("vect", "F(x, y) = sum([x, y, x * y] .^ 2 .* [1.0, 2.0, 3.0]) + sum(Float64[x, 2y] .* [x, y])",
-         args(fl(), fl()), ("Core.vect", "Core.typed_vect")),
-    Case("getindex_int", "F(a, A) = a[2] * a[1] + A[2, 3] ^ 2 + A[end, 1] + A[5] * a[end]",
-         args(arr(3), arr(2, 3)), ("getindex",)),
-    Case("getindex_range", "F(a, A) = sum(a[2:3] .^ 2) + sum(A[:, 2] .* A[1, :][1:2]) + sum(A[1, 2:end] .^ 3) "
-         "+ sum(a[3:-1:1] .* [1.0, 2.0, 3.0])", args(arr(4), arr(2, 3)), ("getindex",)),
-    Case("getindex_repeat", "F(a, A) = sum(a[[1, 1, 3]] .^ 2) + sum(A[[2, 2], [1, 3]] .* [1.0 2.0; 3.0 4.0])",
-         args(arr(3), arr(2, 3)), ("getindex",)),
-    Case("getindex_colon", "F(A) = sum(A[:] .* [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) + sum(A[:, :] .^ 2)",
-         args(arr(2, 3)), ("getindex",)),
-]
-
-STRUCTURED = [
-    Case("tuple", "function F(x, y)\n t = (x, y * 2.0)\n a, b = t\n a * b + t[1] ^ 2 + t[2]\nend",
-         args(fl(), fl()), ("tuple", "Core.indexed_iterate", "getindex")),
-    Case("tuple_arg", "F(t, v) = t[1] * t[2] + sum(v .* t[1])", args(args(fl(), fl()), arr(2)),
-         ("getindex",)),
-    Case("tuple_arg_destructure", "function F(t)\n a, (b, c) = t\n a * b - c ^ 2\nend",
-         args(args(fl(), args(fl(), fl()))), ("Core.indexed_iterate",)),
-    Case("namedtuple", "function F(x, y)\n nt = (a = x, b = y ^ 2)\n nt.a * nt.b + nt.a\nend",
-         args(fl(), fl()), ("Core.namedtuple", "getproperty")),
-    Case("namedtuple_arg", "F(p) = p.a * sin(p.b) + sum(p.v .^ 2)",
-         st.builds(lambda a, b, v: ({"a": a, "b": b, "v": v},), fl(), fl(), arr(2)), ("getproperty",)),
-    Case("struct_field", "F(p, s) = p.x * p.y ^ 2 + s * p.x",
-         st.builds(lambda x, y, s: (Struct("Pt", {"x": x, "y": y}), s), fl(), fl(), fl()), ("getproperty",)),
-    Case("struct_construct", "function F(x, y)\n p = Pt(x, y * x)\n p.x + p.y ^ 2\nend", args(fl(), fl()),
-         ("getproperty",)),
-    Case("callable_struct", "F(m, x) = sum(tanh.(m(x)))",
-         st.builds(lambda W, b, x: (Struct("Affine", {"W": W, "b": b}), x), arr(2, 3), arr(2), arr(3)),
-         ("getproperty", "*", "+")),
-    Case("int_arg", "F(x, n) = x * n + x ^ n", args(fl(), st.integers(0, 4)), ("*", "^")),
-]
 
 CONTROL = [
-    Case("if", "F(x) = x > 0 ? sin(x) * x : x ^ 3", args(away0(0.01, 2.0)), ("sin", "^"), examples=6),
-    Case("if_else_array", "function F(a, c)\n if c\n  s = sum(a .^ 2)\n else\n  s = prod(a)\n end\n s * 2.0\nend",
-         args(arr_away0(3, lo=0.5, hi=1.5), st.booleans()), ("Core.sum", "Core.prod"), examples=6),
-    Case("if_elseif", "function F(x)\n if x < -1.0\n  y = -x ^ 2\n elseif x < 1.0\n  y = sin(x)\n else\n"
-         "  y = exp(x)\n end\n 2.0 * y\nend", args(fl(-3.0, 3.0)), ("sin", "exp"), examples=8,
-         guard=lambda x: abs(abs(x) - 1.0) > 1e-3),
-    Case("for_power", "function F(x, n)\n s = 1.0\n for i in 1:n\n  s = s * x\n end\n s\nend",
-         args(fl(), st.integers(0, 6)), ("*",), examples=8),
-    Case("for_nested", "function F(x, a)\n s = 0.0\n for i in 1:3\n  for j in 1:2\n"
-         "   s = s + a[i] * x ^ j + i * j * sin(s)\n  end\n end\n s\nend",
-         args(fl(-1.0, 1.0), arr(3, lo=-1.0, hi=1.0)), ("*", "getindex", "sin")),
-    Case("for_accumulate_array", "function F(A, x)\n h = x\n for k in 1:3\n  h = tanh.(A * h)\n end\n sum(h)\nend",
-         args(arr(3, 3, lo=-1.0, hi=1.0), arr(3)), ("tanh", "*")),
-    Case("while_grow", "function F(x, c)\n s = 1.0\n while s < c\n  s = s * 1.5 + x\n end\n s * x\nend",
-         args(fl(0.1, 1.0), fl(1.5, 30.0)), ("*", "+"), jax_oracle=False, examples=6,
-         guard=trip_count_same(_grow_trips)),
-    Case("while_newton", "function F(a)\n x = a\n while abs(x * x - a) > 1e-12 * a\n"
-         "  x = (x + a / x) / 2\n end\n x\nend", args(fl(0.5, 10.0)), ("/", "+"), jax_oracle=False),
-    Case("break_continue", "function F(x)\n s = 0.0\n for i in 1:10\n  if i > 6\n   break\n  end\n"
-         "  if i % 2 == 0\n   continue\n  end\n  s = s + x ^ i\n end\n s\nend", args(fl(-1.5, 1.5)), ("^", "+")),
-    Case("early_return", "function F(x)\n for i in 1:10\n  x = x * 1.1 + 0.1\n  if x > 3.0\n"
-         "   return x ^ 2\n  end\n end\n return x\nend", args(fl(-1.0, 3.0)), ("^", "*"),
-         guard=trip_count_same(_early_trips), examples=6),
-    Case("closure", "function F(x, y)\n g = t -> t * y + x\n g(x) * g(y)\nend", args(fl(), fl()), ("*",)),
-    Case("closure_local_fn", "function F(x)\n a = 2x\n h(t) = a * sin(t)\n h(x) + h(a)\nend", args(fl()),
-         ("sin",)),
-    Case("closure_higher_order", "apply_twice(f, x) = f(f(x))\nF(x, y) = apply_twice(t -> t * y + sin(t), x)",
-         args(fl(), fl()), ("sin",)),
-    Case("map_tuple", "F(x, y) = sum(map(t -> t ^ 2, (x, y)) .* (1.0, 2.0))", args(fl(), fl()), ("^",)),
+    Case("if", """
+         function F(x, a)
+             if a[1] > 0.0
+                 s = sum(a .^ 2)
+             else
+                 s = prod(a)
+             end
+             if x < -1.0
+                 y = -x ^ 2
+             elseif x < 1.0
+                 y = sin(x)
+             else
+                 y = exp(x)
+             end
+             (x > 0 ? tanh(x) * x : x ^ 3) + s * 2.0 + 2.0 * y
+         end
+         """, args(away0(0.01, 3.0), arr_away0(3, lo=0.5, hi=1.5)),
+         ("sin", "exp", "tanh", "^", "Core.sum", "Core.prod"), examples=5,
+         guard=lambda x, a: abs(abs(x) - 1.0) > 1e-3,
+         witnesses=((-2.0, np.array([0.6, 0.7, 0.8])), (-0.5, np.array([-0.6, 0.7, 0.8])),
+                    (0.5, np.array([0.6, -0.7, 0.8])), (2.0, np.array([-0.6, -0.7, 0.8])))),
+    Case("for_power", """
+         function F(x, n)
+             s = 1.0
+             for i in 1:n
+                 s = s * x
+             end
+             s + x ^ n * 2.0
+         end
+         """, args(away0(0.1, 2.0), st.integers(1, 6)), ("*", "^"), examples=2),
+    Case("for_array_state", """
+         function F(A, v)
+             h = v
+             for k in 1:3
+                 h = tanh.(A * h)
+             end
+             sum(h)
+         end
+         """, args(arr(3, 3, lo=-1.0, hi=1.0), arr(3)), ("*", "tanh")),
+    Case("for_nested", """
+         function F(x, a)
+             s = 0.0
+             for i in 1:3
+                 for j in 1:2
+                     s = s + a[i] * x ^ j + i * j * sin(s)
+                 end
+             end
+             s
+         end
+         """, args(fl(-1.0, 1.0), arr(3, lo=-1.0, hi=1.0)), ("*", "getindex", "sin")),
+    Case("while", """
+         function F(x, c, a)
+             s = 1.0
+             while s < c
+                 s = s * 1.5 + x
+             end
+             r = a + 1.0
+             while abs(r * r - a) > 1e-12 * a
+                 r = (r + a / r) / 2
+             end
+             s * x + r
+         end
+         """, args(fl(0.1, 1.0), fl(1.5, 30.0), fl(0.5, 10.0)), ("*", "+", "/"),
+         jax_oracle=False, examples=5, guard=trip_count_same(_grow_trips)),
+    Case("loop_exits", """
+         function exit_early(x)
+             for i in 1:10
+                 x = x * 1.1 + 0.1
+                 if x > 3.0
+                     return x ^ 2
+                 end
+             end
+             return x
+         end
+         function F(x, y)
+             s = 0.0
+             for i in 1:10
+                 if i > 6
+                     break
+                 end
+                 if i % 2 == 0
+                     continue
+                 end
+                 s = s + y ^ i
+             end
+             s + exit_early(x)
+         end
+         """, args(fl(-1.0, 3.0), fl(-1.5, 1.5)), ("^", "+", "*"),
+         guard=trip_count_same(_exit_trips), examples=4),
+    Case("closures", """
+         apply_twice(f, x) = f(f(x))
+         function F(x, y)
+             g = t -> t * y + x
+             a = 2x
+             h(t) = a * sin(t)
+             g(x) * g(y) + h(x) + h(a) + apply_twice(t -> t * y + sin(t), x)
+         end
+         """, args(fl(), fl()), ("*", "sin")),
+    Case("for_over_array", """
+         function F(a)
+             s = 0.0
+             for t in a
+                 s = s + t ^ 2
+             end
+             s
+         end
+         """, args(arr_away0(3)), ("^",)),
+    # known bugs
+    Case("for_zero_trips", """
+         function F(x, n)
+             s = x
+             for i in 1:n
+                 s = s * x
+             end
+             s
+         end
+         """, args(fl(), st.just(0)), ("*",),
+         bug="compiled gradient of a for loop with zero trips fails "
+             "(MethodError: objects of type Tuple are not callable)"),
 ]
 
 
-def nested(name: str, inner: str, draw: st.SearchStrategy, prims: tuple[str, ...] = (), **kw: Any) -> Case:
-    """A second derivative: F(x, w) = sum(gradient(inner, x)[1] .* w) — its gradient in x is a
-    Hessian-vector product, checked against finite differences of the first derivative."""
+def nested(name: str, inner: str, draw: st.SearchStrategy, prims: tuple[str, ...],
+           **kw: Any) -> Case:
+    """A second derivative: F(x, w) = sum(gradient(inner, x)[1] .* w); its gradient in x is
+    a Hessian-vector product, checked against finite differences of the first derivative."""
     return Case(name, f"F(x, w) = sum(gradient({inner}, x)[1] .* w)", draw, prims, **kw)
 
 
 NESTED = [
-    Case("d2_scalar", "g(x) = sin(x) * x ^ 3 + exp(x) / (1.0 + x ^ 2) + tanh(x) * log(x)\n"
-         "F(x) = gradient(g, x)[1]", args(fl(0.2, 3.0)), ("sin", "^", "exp", "/", "tanh", "log")),
-    Case("d2_anon", "F(x) = gradient(t -> gradient(s -> s ^ 4 * cos(s), t)[1], x)[1]", args(fl()),
-         ("^", "cos")),
-    nested("d2_bcast", "y -> sum(sin.(y) .* y .+ y .^ 3)", args(arr(3), arr(3)),
-           ("sin", "Core.unbroadcast", "Core.broadcast_to")),
-    nested("d2_matvec", "y -> sum(tanh.(A * y))", args(arr(3), arr(3)), ("*", "tanh")),
-    nested("d2_getindex", "y -> sum(y[2:3] .^ 3) + y[1] * y[3]", args(arr(3), arr(3)), ("Core.getindex_back",)),
-    nested("d2_permutedims", "y -> sum(permutedims(y) .^ 3)", args(arr(3), arr(3)), ("Core.permute_back",)),
-    nested("d2_vcat", "y -> sum(vcat(y, 2 .* y) .^ 3)", args(arr(2), arr(2)), ("Core.vcat_back",)),
-    nested("d2_hcat", "y -> sum(hcat(y, y .^ 2) .^ 2)", args(arr(2), arr(2)), ("Core.hcat_back",)),
-    nested("d2_vect", "y -> sum([y[1], y[2] * y[1]] .^ 3)", args(arr(2), arr(2)), ("Core.vect_back",)),
-    Case("d2_convert", "F(x) = gradient(t -> Float64(t) ^ 3 + sum(Float64.([t, 2t]) .^ 2), x)[1]",
-         args(fl()), ("Core.convert_cot",)),
-    Case("d3_scalar", "F(x) = gradient(t -> gradient(s -> gradient(r -> r ^ 5 + sin(r), s)[1], t)[1], x)[1]",
-         args(fl()), ("Core.prepend_nothing", "Core.tail_cot")),
-    nested("d2_hvcat", "y -> sum([y[1] y[2]; y[2] y[1]] .^ 3)", args(arr(2), arr(2)), ("Core.hvcat",),
-           bug="Core.hvcat_back is NONDIFF: second derivatives through [a b; c d] are dropped"),
-    nested("d2_findmax", "y -> findmax(y)[1] ^ 3", args(distinct(3), arr(3)), ("findmax",),
-           bug="Core.findext_back is NONDIFF: second derivatives through findmax are dropped"),
+    Case("d2_scalar", """
+         g_d2(x) = sin(x) * x ^ 3 + exp(x) * tanh(x) + x ^ 2 * cos(x)
+         F(x) = gradient(g_d2, x)[1] + gradient(s -> s ^ 4 * cos(s) + s * s, x)[1]
+         """, args(fl()), ("sin", "cos", "^", "*", "exp", "tanh")),
+    Case("d2_arrays", """
+         g_arrays(y) = sum(sin.(y) .* y .+ y .^ 3) + sum(tanh.(M * y)) +
+             sum(permutedims(reshape(y, 3, 1)) .^ 3) + sum(vcat(y, 2 .* y) .^ 3) +
+             sum(hcat(y, y .^ 2) .^ 2)
+         F(x, w) = sum(gradient(g_arrays, x)[1] .* w)
+         """, args(arr(3), arr(3)),
+         ("sin", "tanh", "*", "Core.unbroadcast", "Core.broadcast_to", "Core.permute_back",
+          "Core.vcat_back", "Core.hcat_back")),
+    Case("d2_nn", """
+         g_nn(Y, W) = sum(conv(Y, W) .^ 2) +
+             sum(maxpool(Y, (2, 2)) .^ 3) + sum(meanpool(Y, (2, 2)) .^ 3) +
+             sum(getobs(Y, 1:1) .^ 3) + sum(selu.(Y) .^ 2) + sum(elu.(Y) .^ 2)
+         function F(X, W, w1, w2)
+             gx, gw = gradient(g_nn, X, W)
+             sum(gx .* w1) + sum(gw .* w2)
+         end
+         """, args(distinct(3, 3, 1, 1), arr(2, 2, 1, 2), arr(3, 3, 1, 1), arr(2, 2, 1, 2)),
+         ("Core.conv_data_back", "Core.conv_filter_back", "Core.maxpool_back",
+          "Core.meanpool_back", "MLUtils.getobs_back",
+          "NNlib.selu_deriv", "NNlib.elu_deriv"), jax_oracle=False),  # pooling: see "pool"
+    Case("d2_cat", "F(Y, W) = sum(gradient(y -> sum(cat(y, y .^ 2; dims=3) .^ 2), Y)[1] .* W)",
+         args(arr(3, 3, 1, 1), arr(3, 3, 1, 1)), ("Core.cat_back",)),
+    Case("d2_gelu", "F(x) = gradient(t -> gelu(t), x)[1]", args(fl()), ("NNlib.gelu",)),
+    # known bugs
+    Case("d2_div", """
+         g_div(x) = exp(x) / (1.0 + x ^ 2) + log(x) * x + sqrt(x) / x + atan(x)
+         F(x) = gradient(g_div, x)[1]
+         """, args(fl(0.2, 3.0)), ("/", "log", "sqrt", "atan"),
+         bug=REGRESSION + "second derivatives through log, sqrt, atan, whose rules use ./, "
+             "fail (AD error: cannot differentiate through `pullback`)"),
+    Case("d2_indexing", """
+         function write_d2(y)
+             z = copy(y)
+             z[2] = y[1] ^ 2
+             sum(z .^ 3)
+         end
+         g_index(y) = sum(y[2:3] .^ 3) + y[1] * y[3] + sum([y[1], y[2] * y[1]] .^ 3) +
+             write_d2(y)
+         F(x, w) = sum(gradient(g_index, x)[1] .* w)
+         """, args(arr(3), arr(3)),
+         ("Core.getindex_back", "Core.vect_back", "Core.setindex_fn", "Core.zero_at"),
+         bug=REGRESSION + "second derivatives through indexing y[1], y[2:3] fail "
+             "(AD error: cannot differentiate through `pullback`)"),
+    Case("d2_repeat", "F(x, w) = sum(gradient(y -> sum(repeat(y, 2) .^ 3) + "
+                      "sum(repeat(y; inner=2) .^ 3), x)[1] .* w)",
+         args(arr(3), arr(3)), ("Core.repeat_outer_back", "Core.repeat_inner_back"),
+         bug="nested AD through repeat fails (AD error: cannot differentiate through "
+             "`pullback`, a host-side pullback)"),
+    Case("d2_convert", """
+         F(x) = gradient(t -> Float64(t) ^ 3 + sum(Float64.([t, 2t]) .^ 2), x)[1]
+         """, args(fl()), ("Core.convert_cot",),
+         bug="nested AD through a conversion Float64(t) or Float64.(v) fails (AD error: "
+             "cannot differentiate through `pullback`)"),
+    Case("d3_scalar", "F(x) = gradient(t -> gradient(s -> s ^ 5 + sin(s), t)[1], x)[1]",
+         args(fl()), ("Core.prepend_nothing", "Core.tail_cot"),
+         bug="third-order AD fails: `Core.pullback_call` has no rule for nested "
+             "differentiation"),
+    Case("d3_maxpool", """
+         g_mp(y) = sum(gradient(z -> sum(maxpool(z, (2, 2)) .^ 4), y)[1] .^ 2)
+         F(X) = sum(gradient(g_mp, X)[1])
+         """, args(distinct(4, 4, 1, 1)), ("Core.maxpool_gather",), jax_oracle=False,
+         bug="third-order AD fails: `Core.pullback_call` has no rule for nested "
+             "differentiation"),
+    Case("d2_hvcat", """
+         function F(x, y)
+             g = gradient((s, t) -> sum([s t; t s] .^ 3), x, y)
+             g[1] + 2.0 * g[2]
+         end
+         """, args(away0(), away0()), ("Core.hvcat",),
+         bug="Core.hvcat_back is NONDIFF: second derivatives through [a b; c d] are "
+             "silently `nothing`"),
+    nested("d2_findmax", "y -> findmax(y)[1] ^ 3", args(distinct(3), arr_away0(3)), ("findmax",),
+           bug="Core.findext_back is NONDIFF: second derivatives through findmax are dropped "
+               "(in the working tree this fails earlier, like d2_indexing)"),
 ]
 
 CASES: list[Case] = UNARY + ARITH + ARRAYS + STRUCTURED + CONTROL + NESTED
 
-# `A` for d2_matvec: a fixed global matrix (read by compiled code as an input)
-GLOBALS = "A = [1.0 -0.5 0.25; 0.5 2.0 -1.0; 0.0 0.3 1.5]\n"
 
-
-# --- the session -------------------------------------------------------------------------------
+# --- the session ----------------------------------------------------------------------------
 
 
 class Session:
@@ -473,7 +745,7 @@ class Session:
 
     def __init__(self) -> None:
         self.z = Zyla()
-        self.z.eval(PRELUDE + GLOBALS)
+        self.z.eval(PRELUDE)
         self.defined: set[str] = set()
         self.oracles: dict[tuple, Callable[..., Any]] = {}
 
@@ -500,14 +772,18 @@ class Session:
         return self.z.gradient(self.define(case), *self.zargs(a), compiled=compiled)
 
     def jax_gradient(self, case: Case, a: tuple) -> tuple:
-        """jax.grad of the lowered primal, as a tree like `a` (jitted per static values)."""
+        """jax.grad of the lowered primal, as a tree like `a` (compiled once per case and
+        static values, by XLA without optimisation passes: it compiles faster)."""
         lv = leaves(a)
+        xs = [v for _, v in lv]
         key = (case.name, statics(a))
         g = self.oracles.get(key)
         if g is None:
             primal = self.z.jax_primal(self.define(case), *self.zargs(a))
-            g = self.oracles[key] = jax.jit(jax.grad(primal, argnums=tuple(range(len(lv)))))
-        out = g(*(v for _, v in lv))
+            grad = jax.jit(jax.grad(primal, argnums=tuple(range(len(lv)))))
+            g = self.oracles[key] = grad.lower(*xs).compile(
+                compiler_options={"xla_backend_optimization_level": 0})
+        out = g(*xs)
         return gradient_tree(a, {p: np.asarray(d) for (p, _), d in zip(lv, out, strict=True)})
 
 
@@ -520,7 +796,7 @@ def session() -> Session:
     return _SESSION[0]
 
 
-# --- the checks ----------------------------------------------------------------------------------
+# --- the checks -----------------------------------------------------------------------------
 
 FD_RTOL, FD_ATOL = 1e-5, 1e-6
 JAX_RTOL, JAX_ATOL = 1e-9, 1e-12
@@ -532,19 +808,25 @@ def check_case(s: Session, case: Case, a: tuple) -> None:
         assume(case.guard(*a))
     y = s.primal(case, a)
     assert isinstance(y, float), f"{case.name}: primal is {y!r}, not a Float64"
-    y_c = s.primal(case, a, compiled=True)
-    np.testing.assert_allclose(y_c, y, rtol=COMPILED_RTOL, atol=COMPILED_ATOL, err_msg="compiled primal")
+    if case.offload:
+        y_c = s.primal(case, a, compiled=True)
+        np.testing.assert_allclose(y_c, y, rtol=COMPILED_RTOL, atol=COMPILED_ATOL,
+                                   err_msg="compiled primal")
 
     g = s.gradient(case, a)
-    assert isinstance(g, tuple) and len(g) == len(a)
-    fd = finite_differences(lambda b: s.primal(case, b), a)
+    assert isinstance(g, tuple) and len(g) == len(a), f"gradient {g!r}"
+    fd = finite_differences(lambda b: s.primal(case, b, compiled=case.offload), a)
     scale = max([1.0] + [float(np.max(np.abs(v))) for _, v in leaves(fd)])
-    assert_tree_close(g, fd, FD_RTOL, FD_ATOL * scale, none_is_zero=True, where="AD vs finite differences")
+    assert_tree_close(g, fd, FD_RTOL, FD_ATOL * scale, none_is_zero=True,
+                      where="AD vs finite differences")
+    if not case.offload:
+        return
     if case.jax_oracle and leaves(a):
-        assert_tree_close(g, s.jax_gradient(case, a), JAX_RTOL, JAX_ATOL * scale, none_is_zero=True,
-                          where="AD vs jax.grad")
+        assert_tree_close(g, s.jax_gradient(case, a), JAX_RTOL, JAX_ATOL * scale,
+                          none_is_zero=True, where="AD vs jax.grad")
     g_c = s.gradient(case, a, compiled=True)
-    assert_tree_close(g_c, g, COMPILED_RTOL, COMPILED_ATOL * scale, where="compiled vs host gradient")
+    assert_tree_close(g_c, g, COMPILED_RTOL, COMPILED_ATOL * scale,
+                      where="compiled vs host gradient")
 
 
 def _param(case: Case) -> Any:
@@ -556,13 +838,16 @@ def _param(case: Case) -> Any:
 def test_gradient(case: Case) -> None:
     s = session()
 
-    @settings(max_examples=case.examples, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-    @given(case.draw)
     def run(a: tuple) -> None:
         check_case(s, case, a)
 
-    run()
+    test = given(case.draw)(run)
+    for w in case.witnesses:  # inputs hypothesis might miss: every branch, for instance
+        test = example(w)(test)
+    # no shrinking: a failure is reported as drawn (shrinking recompiles, for minutes)
+    settings(max_examples=case.examples, deadline=None, database=None,
+             phases=[Phase.explicit, Phase.generate],
+             suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])(test)()
 
 
 def test_case_names_unique() -> None:
@@ -570,24 +855,62 @@ def test_case_names_unique() -> None:
     assert len(names) == len(set(names))
 
 
-# --- Zygote's conventions, stated exactly ----------------------------------------------------------
+# --- Zygote's conventions, stated exactly ---------------------------------------------------
+
+CONVENTIONS = """
+conv_const(x) = 3.0
+conv_int(x, n) = x * n
+conv_tuple(t) = t[1] * t[2]
+conv_unused(x, y) = 2.0 * x
+conv_affine(m, x) = sum(m(x))
+conv_bool(x, c) = c ? x : 2x
+"""
+HOST_AND_COMPILED = pytest.mark.parametrize("compiled", [False, True], ids=["host", "compiled"])
 
 
-@pytest.mark.parametrize("compiled", [False, True], ids=["host", "compiled"])
-def test_conventions(compiled: bool) -> None:
-    z = session().z
-    z.eval("""
-    conv_const(x) = 3.0
-    conv_int(x, n) = x * n
-    conv_tuple(t) = t[1] * t[2]
-    conv_unused(x, y) = 2.0 * x
-    conv_affine(m, x) = sum(m(x))
-    """)
+def conventions() -> Zyla:
+    s = session()
+    if "conventions" not in s.defined:
+        s.z.eval(CONVENTIONS)
+        s.defined.add("conventions")
+    return s.z
+
+
+@HOST_AND_COMPILED
+def test_constant_function_gradient_is_nothing(compiled: bool) -> None:
+    z = conventions()
     assert z.gradient("conv_const", 1.5, compiled=compiled) == (None,)
     assert z.gradient("conv_const", np.ones(3), compiled=compiled) == (None,)
-    assert z.gradient("conv_int", 1.5, 4, compiled=compiled) == (4.0, None)
-    assert z.gradient("conv_tuple", (2.0, 3.0), compiled=compiled) == ((3.0, 2.0),)
-    assert z.gradient("conv_unused", 2.0, 5.0, compiled=compiled) == (2.0, None)
+
+
+@HOST_AND_COMPILED
+def test_unused_argument_gradient_is_nothing(compiled: bool) -> None:
+    assert conventions().gradient("conv_unused", 2.0, 5.0, compiled=compiled) == (2.0, None)
+
+
+@HOST_AND_COMPILED
+@pytest.mark.xfail(strict=True, reason="BUG: an Int argument gets a gradient (x * n gives n "
+                                       "the cotangent x); DESIGN.md: integers get `nothing`")
+def test_integer_argument_gradient_is_nothing(compiled: bool) -> None:
+    assert conventions().gradient("conv_int", 1.5, 4, compiled=compiled) == (4.0, None)
+
+
+@HOST_AND_COMPILED
+def test_bool_argument_gradient_is_nothing(compiled: bool) -> None:
+    z = conventions()
+    assert z.gradient("conv_bool", 1.5, True, compiled=compiled) == (1.0, None)
+    assert z.gradient("conv_bool", 1.5, False, compiled=compiled) == (2.0, None)
+
+
+@HOST_AND_COMPILED
+def test_tuple_argument_gradient_is_tuple(compiled: bool) -> None:
+    g = conventions().gradient("conv_tuple", (2.0, 3.0), compiled=compiled)
+    assert g == ((3.0, 2.0),)
+
+
+@HOST_AND_COMPILED
+def test_struct_gradient_is_namedtuple(compiled: bool) -> None:
+    z = conventions()
     m = z.call("Affine", np.eye(2), np.zeros(2))
     gm, gx = z.gradient("conv_affine", m, np.array([1.0, 2.0]), compiled=compiled)
     assert isinstance(gm, dict) and set(gm) == {"W", "b"}

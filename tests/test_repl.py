@@ -42,8 +42,8 @@ def outputs(stdout: str) -> list[str]:
     for line in stdout.splitlines():
         while True:
             s = line.lstrip()
-            if s.startswith("julia>"):
-                line = s[len("julia>"):]
+            if s.startswith(("julia>", "zyla>")):
+                line = s[len("julia>" if s.startswith("julia>") else "zyla>"):]
                 continue
             break
         line = line.strip()

@@ -2,6 +2,9 @@
 # user-facing AD API. Being Zyla, all of it is differentiable again (nested AD).
 
 Core.primback(rule, z, args) = dz -> (nothing, rule(dz, z, args...)...)
+Core.primback_kw(rule, z, args, kws) = dz -> (nothing, rule(dz, z, args...; kws...)...)
+Core.cumsum_rule(dz, z, x, d...; dims=nothing) =
+    (dims === nothing ? Core.cumsum_back(dz, d...) : Core.cumsum_back(dz, dims), map(q -> nothing, d)...)
 Core.bcast_primback(rule, z, args) = dz -> (nothing, nothing, map((x, d) -> Core.unbroadcast(x, d), args, rule(dz, z, args...))...)
 Core.zero_back(n) = dz -> nothing
 Core.shift_back(bb) = dz -> Core.prepend_nothing(Core.back(bb, dz))
@@ -15,6 +18,13 @@ Core.nt_back(names, n) = dz -> (nothing, Core.tuple_cot(dz, n)...)
 Core.prim_pullback(p, args...) = Core.prim_pullback2(p, p(args...), args)
 Core.prim_pullback2(p, y, args) = (y, Core.primback(Core.rule_of(p), y, args))
 Core.checkpoint_back(f, args) = dz -> Core.prepend_nothing(Core.back(Core.pullback_call(f, args...)[2], dz))
+# forwards of the AD built-ins themselves, for third and higher order
+Core.pc_fwd(h, args...) = Core.pc_shift(Core.pullback_call(Core.forward_callable(h, args...), args...))
+Core.back_fwd(b, dy) = Core.pc_shift(Core.pullback_call(b, dy))
+Core.pc_shift(t) = (t[1], Core.shift_back(t[2]))
+Core.rrule_pullback_fn(f) = (xs...) -> Core.rrule_pullback(f, xs...)
+Core.rrule_pullback(f, xs...) = Core.rrule_pb2(rrule(f, xs...))
+Core.rrule_pb2(t) = (t[1], Core.rrule_back(t[2]))
 Core.prim_pullback_fn(p) = (xs...) -> Core.prim_pullback(p, xs...)
 Core.bcast_pullback(f, args...) = Core.bcast_pb2(f, broadcast(f, args...), args)
 Core.bcast_pb2(f, y, args) = (y, Core.bcast_primback(Core.bcast_rule_of(f), y, args))
@@ -40,22 +50,22 @@ Core.extremum_back(dz, z, x) = dz .* (x .== z)
 
 function pullback(f, args...)
     y, b = Core.pullback_call(f, args...)
-    y, dy -> Core.grads_out(Core.back(b, dy), length(args))
+    y, dy -> Core.grads_out(Core.back(b, dy), args)
 end
 
 function gradient(f, args...)
     y, b = Core.pullback_call(f, args...)
-    Core.grads_out(Core.back(b, Core.sensitivity(y)), length(args))
+    Core.grads_out(Core.back(b, Core.sensitivity(y)), args)
 end
 
 function withgradient(f, args...)
     y, b = Core.pullback_call(f, args...)
-    (val = y, grad = Core.grads_out(Core.back(b, Core.sensitivity(y)), length(args)))
+    (val = y, grad = Core.grads_out(Core.back(b, Core.sensitivity(y)), args))
 end
 
 function jacobian(f, x)
     y, b = Core.pullback_call(f, x)
-    rows = [Core.grads_out(Core.back(b, Core.onehot_like(y, i)), 1)[1] for i in 1:length(y)]
+    rows = [Core.grads_out(Core.back(b, Core.onehot_like(y, i)), (x,))[1] for i in 1:length(y)]
     (Core.stack_rows(rows, x),)
 end
 
@@ -108,3 +118,27 @@ function Core.ckpt_segment(body, xs, lo, hi, state)
     end
     state
 end
+
+# Cotangent plumbing made by the AD transform, in Zyla so that it differentiates again
+# (third and higher order).
+function Core.splice_last(ds...)
+    k = length(ds) - 2
+    (ntuple(i -> ds[i], k)..., Core.expand_cot(ds[k + 1], ds[k + 2])...)
+end
+Core.expand_cot(x, n) = x === nothing ? ntuple(i -> nothing, n) : x
+
+Core.regroup(g, spec, lens...) = g === nothing ? nothing : (g[1], Core.regroup_rest(g, 2, spec, 1, lens)...)
+Core.regroup_rest(g, k, spec, li, lens) = length(spec) == 0 ? () :
+    spec[1] ? (ntuple(i -> g[k + i - 1], lens[li]), Core.regroup_rest(g, k + lens[li], Core.tail(spec), li + 1, lens)...) :
+              (g[k], Core.regroup_rest(g, k + 1, Core.tail(spec), li, lens)...)
+
+Core.push_back(dz, x, vs...) = (dz[1:length(x)], ntuple(i -> dz[length(x) + i], length(vs))...)
+Core.append_back(dz, x, ys) = (dz[1:length(x)], reshape(dz[length(x)+1:end], size(ys)))
+
+first(x::Tuple) = x[1]
+last(x::Tuple) = x[length(x)]
+first(x::AbstractArray) = x[1]
+last(x::AbstractArray) = x[length(x)]
+# max(x, y, z...): the cotangent goes to the first argument equal to the result
+Core.extremes_back(dz, z, xs) = ntuple(i -> Core.first_hit(xs, z, i) ? dz : zero(dz), length(xs))
+Core.first_hit(xs, z, i) = xs[i] == z && all(j -> xs[j] != z, 1:i-1)

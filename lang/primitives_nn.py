@@ -1,0 +1,1350 @@
+"""Neural-network primitives (NNlib's core) under the Flux-compatible library.
+
+Convolution and pooling in Julia/Flux layout, elementwise activations that broadcast
+without a per-element loop, and the few host services the library needs (layer modes,
+running statistics written back from compiled code, dropout masks, delimited files,
+progress bars, offloading a call from inside a Zyla function).
+
+Layout (lang.values): a Julia array of size (W, H, C, N) is a numpy array of shape
+(N, C, H, W). A Flux kernel of size (k1, k2, Cin, Cout) is stored (Cout, Cin, k2, k1),
+which is exactly the NC+spatial / OI+spatial layout `lax.conv_general_dilated` uses by
+default, with the spatial axes in reverse order. Every primitive takes its geometry
+(`stride`, `pad`, `dilation`, window) in Julia order and reverses it internally.
+
+Contracts shared by the convolution primitives (S spatial dimensions):
+
+- `stride`, `dilation`: an Int or an S-tuple; `pad`: an Int, an S-tuple (the same on both
+  sides) or a 2S-tuple `(lo1, hi1, lo2, hi2, ...)` as in NNlib;
+- `flipped=false` is a true convolution (the kernel is reversed along every spatial
+  dimension, as Flux's `Conv` does); `flipped=true` is cross-correlation (`CrossCor`);
+- `Core.conv_data_back(dy, x, w, ...)` and `Core.conv_filter_back(dy, x, w, ...)` are
+  the exact adjoints of `conv` in its input and its kernel (the arrays `x`/`w` passed
+  to them only give shapes), so their own rules (nested AD) are again convolutions.
+
+The host implementation is numpy ("shifted slices plus one matrix product"); the
+compiled tier lowers the forward convolution to `lax.conv_general_dilated` and each
+gradient to one more XLA convolution (see `CONV_GRAD_LOWERING`), pooling to
+`lax.reduce_window`; the pooling gradients are shifted slices in both tiers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from lang import numeric as N
+from lang import values as V
+from lang.errors import ZylaError
+from lang.primitives import (
+    INFER_BY_LOWERING,
+    NONDIFF,
+    HostOnly,
+    _hx,
+    _jx,
+    _result,
+    as_array,
+    is_array,
+    jl_size,
+    prim,
+)
+
+# How the compiled tier differentiates convolutions: "xla" (one XLA convolution per
+# gradient, the ones JAX's own conv rules emit, the default) or "slices" (shifted slices
+# and one matrix product, as on the host). Measured on XLA:CPU (2 cores, Float32, both
+# gradients of a 3x3 conv):
+# batch 128 8x8 1->16 slices 1.1 ms / xla 1.9 ms; 128 4x4 16->32: 2.0 / 1.0;
+# 16 32x32 3->16: 3.5 / 5.1; 16 32x32 16->16: 15.7 / 7.5; 16 16x16 32->64: 9.1 / 7.3.
+# Slices win only with very few input channels, so the default is "xla"; a cost model
+# choosing per shape belongs to the backend. ZYLA_CONV_GRAD=slices forces the other.
+CONV_GRAD_LOWERING = os.environ.get("ZYLA_CONV_GRAD", "xla")
+
+
+def _grad_lowering() -> str:
+    return "slices" if CONV_GRAD_LOWERING == "slices" else "xla"
+
+
+# --- geometry -------------------------------------------------------------------------------
+
+
+def _tuple(v: Any, n: int, what: str) -> tuple[int, ...]:
+    """An Int or an n-tuple of Ints, as an n-tuple (Julia order)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v),) * n
+    if isinstance(v, tuple) and len(v) == n and all(isinstance(a, (int, np.integer)) for a in v):
+        return tuple(int(a) for a in v)
+    if isinstance(v, tuple) and len(v) == 1 and n > 1:
+        return (int(v[0]),) * n
+    raise ZylaError("ArgumentError", f"{what} must be an Int or a {n}-tuple of Ints, got {v!r}")
+
+
+def _pads(pad: Any, n: int) -> list[tuple[int, int]]:
+    """NNlib's `pad` forms as (lo, hi) pairs per spatial dimension, Julia order."""
+    if isinstance(pad, tuple) and len(pad) == 2 * n and n > 0:
+        pairs = [(int(pad[2 * i]), int(pad[2 * i + 1])) for i in range(n)]
+    else:
+        pairs = [(p, p) for p in _tuple(pad, n, "pad")]
+    if any(lo < 0 or hi < 0 for lo, hi in pairs):
+        raise ZylaError("ArgumentError", f"negative padding is not supported: {pad!r}")
+    return pairs
+
+
+class Geometry:
+    """A convolution's or pooling window's geometry in numpy order (spatial axes reversed).
+
+    `k` window size, `stride`, `dil` dilation, `pads` (lo, hi) per axis, `insize` the
+    unpadded input's spatial shape, `out` the output's spatial shape."""
+
+    def __init__(self, xshape: tuple, k: tuple, stride: Any, pad: Any, dil: Any) -> None:
+        n = len(xshape) - 2
+        if n < 1:
+            raise ZylaError(
+                "DimensionMismatch",
+                f"expected an array with spatial, channel and batch "
+                f"dimensions, got {len(xshape)} dimensions",
+            )
+        self.k = tuple(k)
+        self.stride = tuple(reversed(_tuple(stride, n, "stride")))
+        self.dil = tuple(reversed(_tuple(dil, n, "dilation")))
+        self.pads = list(reversed(_pads(pad, n)))
+        self.insize = tuple(xshape[2:])
+        self.padded = tuple(s + lo + hi for s, (lo, hi) in zip(self.insize, self.pads, strict=True))
+        self.out = tuple(
+            (p - d * (kk - 1) - 1) // s + 1
+            for p, d, kk, s in zip(self.padded, self.dil, self.k, self.stride, strict=True)
+        )
+        if any(o < 1 for o in self.out):
+            raise ZylaError(
+                "DimensionMismatch",
+                f"the window {tuple(reversed(self.k))} does not fit "
+                f"the input of spatial size {tuple(reversed(self.insize))} with this padding",
+            )
+
+    def windows(self) -> Iterator[tuple[slice, ...]]:
+        """For each window offset (C order over k), the strided slices of the padded
+        input that the offset reads for all output positions."""
+        for offs in itertools.product(*[range(kk) for kk in self.k]):
+            yield tuple(
+                slice(o * d, o * d + s * (n - 1) + 1, s)
+                for o, d, s, n in zip(offs, self.dil, self.stride, self.out, strict=True)
+            )
+
+    @property
+    def nwin(self) -> int:
+        return math.prod(self.k)
+
+    def lax_padding(self) -> list[tuple[int, int]]:
+        return [tuple(p) for p in self.pads]  # type: ignore[misc]
+
+    def crop(self) -> tuple[slice, ...]:
+        return (slice(None), slice(None)) + tuple(
+            slice(lo, lo + n) for (lo, _), n in zip(self.pads, self.insize, strict=True)
+        )
+
+
+def _pad(xp: Any, x: Any, g: Geometry, value: float = 0.0) -> Any:
+    if not any(lo or hi for lo, hi in g.pads):
+        return x
+    widths = [(0, 0), (0, 0)] + [tuple(p) for p in g.pads]
+    return xp.pad(x, widths, constant_values=value)
+
+
+def _float_arrays(xp: Any, *xs: Any) -> list[Any]:
+    """Arrays promoted to their common float type (Julia keeps Float32 as Float32)."""
+    arrs = [as_array(x, xp) for x in xs]
+    d = N.F32
+    for a in arrs:
+        d = N.promote(d, N.float_dtype(N.dtype_of(a)))
+    return [N.cast(a, d, xp) if N.dtype_of(a) != d else a for a in arrs]
+
+
+def _check_conv(x: Any, w: Any) -> None:
+    if x.ndim != w.ndim:
+        raise ZylaError(
+            "DimensionMismatch",
+            f"conv: input of size {jl_size(x)} and kernel of size "
+            f"{jl_size(w)} have different numbers of dimensions",
+        )
+    if x.shape[1] != w.shape[1]:
+        raise ZylaError(
+            "DimensionMismatch",
+            f"conv: the input has {x.shape[1]} channels but the "
+            f"kernel expects {w.shape[1]} (kernel size {jl_size(w)})",
+        )
+
+
+def _flip(xp: Any, w: Any, flipped: bool) -> Any:
+    """The cross-correlation kernel of `conv(...; flipped)`."""
+    if flipped:
+        return w
+    return xp.flip(w, axis=tuple(range(2, w.ndim)))
+
+
+# --- convolution: shifted slices (both tiers) ------------------------------------------------
+
+
+def _cols(xp: Any, x: Any, g: Geometry) -> Any:
+    """im2col: (N, C*K, P) patches of the padded input, K window offsets, P outputs."""
+    xpad = _pad(xp, x, g)
+    lead = (slice(None), slice(None))
+    cols = xp.stack([xpad[lead + sl] for sl in g.windows()], axis=2)
+    n, c = x.shape[:2]
+    return cols.reshape(n, c * g.nwin, math.prod(g.out))
+
+
+def _xcorr_slices(xp: Any, x: Any, w: Any, g: Geometry) -> Any:
+    o = w.shape[0]
+    y = xp.matmul(w.reshape(o, -1), _cols(xp, x, g))
+    return y.reshape((x.shape[0], o) + g.out)
+
+
+def _scatter_windows(xp: Any, parts: Any, g: Geometry, shape: tuple, dtype: Any) -> Any:
+    """The adjoint of reading the windows: parts (N, C, K, *out) added back into a zero
+    padded input, then the padding cropped."""
+    lead = (slice(None), slice(None))
+    padded_shape = tuple(shape[:2]) + g.padded
+    if xp is np:
+        out = np.zeros(padded_shape, dtype=dtype)
+        for j, sl in enumerate(g.windows()):
+            out[lead + sl] += parts[:, :, j]
+        return out[g.crop()]
+    from jax import lax
+
+    out = xp.zeros(padded_shape, dtype=dtype)
+    zero = xp.zeros((), dtype=dtype)
+    offsets = itertools.product(*[range(kk) for kk in g.k])
+    for j, offs in enumerate(offsets):
+        # place part j at its offset, strided: lax.pad with interior padding (dense, fuses)
+        cfg = [(0, 0, 0), (0, 0, 0)]
+        for o, d, s, n, p in zip(offs, g.dil, g.stride, g.out, g.padded, strict=True):
+            lo = o * d
+            hi = p - (lo + s * (n - 1) + 1)
+            cfg.append((lo, hi, s - 1))
+        out = out + lax.pad(parts[:, :, j], zero, cfg)
+    return out[g.crop()]
+
+
+def _xcorr_data_back_slices(xp: Any, dy: Any, x: Any, w: Any, g: Geometry) -> Any:
+    n, o = dy.shape[:2]
+    c = w.shape[1]
+    dcols = xp.matmul(xp.transpose(w.reshape(o, -1)), dy.reshape(n, o, -1))
+    dcols = dcols.reshape((n, c, g.nwin) + g.out)
+    return _scatter_windows(xp, dcols, g, x.shape, dy.dtype)
+
+
+def _xcorr_filter_back_slices(xp: Any, dy: Any, x: Any, w: Any, g: Geometry) -> Any:
+    n, o = dy.shape[:2]
+    cols = _cols(xp, x, g)  # (N, CK, P)
+    dyt = xp.transpose(dy.reshape(n, o, -1), (1, 0, 2)).reshape(o, -1)
+    colt = xp.transpose(cols, (1, 0, 2)).reshape(cols.shape[1], -1)
+    return xp.matmul(dyt, xp.transpose(colt)).reshape(w.shape)
+
+
+# --- convolution: the primitives ---------------------------------------------------------------
+
+
+def _geometry(x: Any, w: Any, stride: Any, pad: Any, dil: Any) -> Geometry:
+    _check_conv(x, w)
+    return Geometry(tuple(x.shape), tuple(w.shape[2:]), stride, pad, dil)
+
+
+def conv(
+    xp: Any, x: Any, w: Any, stride: Any = 1, pad: Any = 0, dil: Any = 1, flipped: bool = False
+) -> Any:
+    """NNlib's `conv(x, w; stride, pad, dilation, flipped)` (see the module docstring)."""
+    x, w = _float_arrays(xp, x, w)
+    g = _geometry(x, w, stride, pad, dil)
+    wc = _flip(xp, w, flipped)
+    if xp is np:
+        return _xcorr_slices(np, x, wc, g)
+    from jax import lax
+
+    return lax.conv_general_dilated(
+        x, wc, window_strides=g.stride, padding=g.lax_padding(), rhs_dilation=g.dil
+    )
+
+
+def _dilated(n: int, d: int) -> int:
+    return 0 if n == 0 else 1 + d * (n - 1)
+
+
+def _xla_data_back(dy: Any, x: Any, wc: Any, g: Geometry) -> Any:
+    """conv's input cotangent as one XLA convolution: dy dilated by the stride, against
+    the kernel with its spatial axes reversed and its channel axes swapped."""
+    from jax import lax
+
+    pads = []
+    for n, k, s, d, o, (lo, _) in zip(g.insize, g.k, g.stride, g.dil, g.out, g.pads, strict=True):
+        before = _dilated(k, d) - lo - 1
+        after = n + _dilated(k, d) - 1 - _dilated(o, s) - before
+        pads.append((before, after))
+    spatial = tuple(range(2, wc.ndim))
+    kernel = lax.rev(wc, spatial).swapaxes(0, 1)
+    return lax.conv_general_dilated(
+        dy,
+        kernel,
+        window_strides=(1,) * len(spatial),
+        padding=pads,
+        lhs_dilation=g.stride,
+        rhs_dilation=g.dil,
+    )
+
+
+def _xla_filter_back(dy: Any, x: Any, g: Geometry) -> Any:
+    """conv's kernel cotangent as one XLA convolution: the input against dy, with batch
+    and channels exchanging roles (the kernel's dilation becomes the stride)."""
+    from jax import lax
+
+    pads = []
+    for n, k, s, d, o, (lo, _) in zip(g.insize, g.k, g.stride, g.dil, g.out, g.pads, strict=True):
+        hi = (_dilated(o, s) - n) + (_dilated(k, d) - lo - 1)
+        pads.append((lo, hi))
+    nd = x.ndim
+    swap = (1, 0) + tuple(range(2, nd))
+    dn = lax.ConvDimensionNumbers(swap, swap, swap)
+    return lax.conv_general_dilated(
+        x, dy, window_strides=g.dil, padding=pads, rhs_dilation=g.stride, dimension_numbers=dn
+    )
+
+
+def conv_data_back(
+    xp: Any,
+    dy: Any,
+    x: Any,
+    w: Any,
+    stride: Any = 1,
+    pad: Any = 0,
+    dil: Any = 1,
+    flipped: bool = False,
+) -> Any:
+    """The cotangent of conv's input: the adjoint of `u -> conv(u, w)` applied to dy."""
+    dy, w = _float_arrays(xp, dy, w)
+    x = as_array(x, xp)
+    g = _geometry(x, w, stride, pad, dil)
+    wc = _flip(xp, w, flipped)
+    if xp is not np and _grad_lowering() == "xla":
+        return _xla_data_back(dy, x, wc, g)
+    return _xcorr_data_back_slices(xp, dy, x, wc, g)
+
+
+def conv_filter_back(
+    xp: Any,
+    dy: Any,
+    x: Any,
+    w: Any,
+    stride: Any = 1,
+    pad: Any = 0,
+    dil: Any = 1,
+    flipped: bool = False,
+) -> Any:
+    """The cotangent of conv's kernel: the adjoint of `v -> conv(x, v)` applied to dy."""
+    dy, x = _float_arrays(xp, dy, x)
+    w = as_array(w, xp)
+    g = _geometry(x, w, stride, pad, dil)
+    if xp is not np and _grad_lowering() == "xla":
+        dwc = _xla_filter_back(dy, x, g)
+    else:
+        dwc = _xcorr_filter_back_slices(xp, dy, x, w, g)
+    return _flip(xp, dwc, flipped)
+
+
+_CONV_ARGS = "s, p, d, f"
+_CONV_NOTHING = "nothing, nothing, nothing, nothing"
+
+prim(
+    "Core.conv",
+    _hx(conv),
+    _jx(conv),
+    f"(dy, y, x, w, {_CONV_ARGS}) -> (Core.conv_data_back(dy, x, w, {_CONV_ARGS}), "
+    f"Core.conv_filter_back(dy, x, w, {_CONV_ARGS}), {_CONV_NOTHING})",
+)
+prim(
+    "Core.conv_data_back",
+    _hx(conv_data_back),
+    _jx(conv_data_back),
+    f"(ddx, dx, dy, x, w, {_CONV_ARGS}) -> (Core.conv(ddx, w, {_CONV_ARGS}), nothing, "
+    f"Core.conv_filter_back(dy, ddx, w, {_CONV_ARGS}), {_CONV_NOTHING})",
+)
+prim(
+    "Core.conv_filter_back",
+    _hx(conv_filter_back),
+    _jx(conv_filter_back),
+    f"(ddw, dw, dy, x, w, {_CONV_ARGS}) -> (Core.conv(x, ddw, {_CONV_ARGS}), "
+    f"Core.conv_data_back(dy, x, ddw, {_CONV_ARGS}), nothing, {_CONV_NOTHING})",
+)
+
+
+# --- pooling -----------------------------------------------------------------------------------
+
+
+def _pool_geometry(x: Any, k: Any, stride: Any, pad: Any) -> Geometry:
+    n = x.ndim - 2
+    kk = tuple(reversed(_tuple(k, n, "pooling window")))
+    return Geometry(
+        tuple(x.shape), kk, stride if stride is not None else tuple(reversed(kk)), pad, 1
+    )
+
+
+def _windows_of(xp: Any, x: Any, g: Geometry, value: float) -> list[Any]:
+    xpad = _pad(xp, x, g, value)
+    lead = (slice(None), slice(None))
+    return [xpad[lead + sl] for sl in g.windows()]
+
+
+def maxpool(xp: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
+    """NNlib's `maxpool(x, k; pad, stride=k)`: the maximum of each window (padding is -Inf)."""
+    (x,) = _float_arrays(xp, x)
+    g = _pool_geometry(x, k, stride, pad)
+    if xp is np:
+        wins = _windows_of(np, x, g, -np.inf)
+        out = wins[0]
+        for v in wins[1:]:
+            out = np.maximum(out, v)
+        return np.array(out)
+    from jax import lax
+
+    # a Python scalar initial value: JAX then uses its max-pooling primitive (which it can
+    # differentiate, for the oracle tests), not a generic reduction
+    return lax.reduce_window(
+        x, -np.inf, lax.max, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
+    )
+
+
+def _argmax_masks(xp: Any, y: Any, x: Any, g: Geometry) -> list[Any]:
+    """Per window offset, where that offset holds its window's maximum, counting only the
+    first maximum of each window (ties give the whole cotangent to one input, as the
+    derivative of a maximum should)."""
+    masks = []
+    taken = None
+    for v in _windows_of(xp, x, g, -np.inf):
+        m = v == y
+        if taken is not None:
+            m = m & ~taken
+            taken = taken | m
+        else:
+            taken = m
+        masks.append(m)
+    return masks
+
+
+def maxpool_back(xp: Any, dy: Any, y: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
+    """The cotangent of maxpool's input: dy routed to each window's (first) maximum."""
+    (x, dy) = _float_arrays(xp, x, dy)
+    g = _pool_geometry(x, k, stride, pad)
+    masks = _argmax_masks(xp, y, x, g)
+    parts = xp.stack([xp.where(m, dy, xp.zeros((), dy.dtype)) for m in masks], axis=2)
+    return _scatter_windows(xp, parts, g, x.shape, dy.dtype)
+
+
+def maxpool_gather(
+    xp: Any, ddx: Any, y: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0
+) -> Any:
+    """The adjoint of `maxpool_back` in its cotangent: ddx read at each window's maximum."""
+    (x, ddx) = _float_arrays(xp, x, ddx)
+    g = _pool_geometry(x, k, stride, pad)
+    masks = _argmax_masks(xp, y, x, g)
+    out = None
+    for m, v in zip(masks, _windows_of(xp, ddx, g, 0.0), strict=True):
+        term = xp.where(m, v, xp.zeros((), ddx.dtype))
+        out = term if out is None else out + term
+    return out
+
+
+def meanpool(xp: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
+    """NNlib's `meanpool(x, k; pad, stride=k)`: window sums over prod(k) (padding counts
+    as zeros)."""
+    (x,) = _float_arrays(xp, x)
+    g = _pool_geometry(x, k, stride, pad)
+    if xp is np:
+        wins = _windows_of(np, x, g, 0.0)
+        out = wins[0].copy()
+        for v in wins[1:]:
+            out += v
+        return out / np.asarray(g.nwin, dtype=x.dtype)
+    from jax import lax
+
+    s = lax.reduce_window(
+        x, 0.0, lax.add, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
+    )
+    return s / xp.asarray(g.nwin, dtype=x.dtype)
+
+
+def meanpool_back(xp: Any, dy: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
+    """The cotangent of meanpool's input (the adjoint of meanpool)."""
+    (x, dy) = _float_arrays(xp, x, dy)
+    g = _pool_geometry(x, k, stride, pad)
+    part = dy / xp.asarray(g.nwin, dtype=dy.dtype)
+    parts = xp.stack([part] * g.nwin, axis=2)
+    return _scatter_windows(xp, parts, g, x.shape, dy.dtype)
+
+
+_POOL = "k, s, p"
+_POOL_NOTHING = "nothing, nothing, nothing"
+prim(
+    "Core.maxpool",
+    _hx(maxpool),
+    _jx(maxpool),
+    f"(dy, y, x, {_POOL}) -> (Core.maxpool_back(dy, y, x, {_POOL}), {_POOL_NOTHING})",
+)
+prim(
+    "Core.maxpool_back",
+    _hx(maxpool_back),
+    _jx(maxpool_back),
+    f"(ddx, dx, dy, y, x, {_POOL}) -> (Core.maxpool_gather(ddx, y, x, {_POOL}), nothing, nothing, "
+    f"{_POOL_NOTHING})",
+)
+prim(
+    "Core.maxpool_gather",
+    _hx(maxpool_gather),
+    _jx(maxpool_gather),
+    f"(ddy, dy, ddx, y, x, {_POOL}) -> (Core.maxpool_back(ddy, y, x, {_POOL}), nothing, nothing, "
+    f"{_POOL_NOTHING})",
+)
+prim(
+    "Core.meanpool",
+    _hx(meanpool),
+    _jx(meanpool),
+    f"(dy, y, x, {_POOL}) -> (Core.meanpool_back(dy, x, {_POOL}), {_POOL_NOTHING})",
+)
+prim(
+    "Core.meanpool_back",
+    _hx(meanpool_back),
+    _jx(meanpool_back),
+    f"(ddx, dx, dy, x, {_POOL}) -> (Core.meanpool(ddx, {_POOL}), nothing, {_POOL_NOTHING})",
+)
+
+
+# --- activations ---------------------------------------------------------------------------------
+
+
+def _act(fn: Callable[..., Any], keep_int: bool = False) -> Callable[..., Any]:
+    """Lift `fn(xp, x, *params)` on a float array to Julia-typed code on any argument:
+    Python numbers and Float32 scalars stay scalars of their type, Float32 arrays stay
+    Float32, integers become Float64 (except where `keep_int`, as `relu(3) == 3`)."""
+
+    def run(xp: Any, x: Any, *params: Any) -> Any:
+        x = as_array(x, xp)
+        d = N.dtype_of(x)
+        if d == N.OBJ:
+            raise ZylaError("MethodError", "activation functions need numbers or numeric arrays")
+        if not (keep_int and d.kind in "iub"):
+            d = N.float_dtype(d)
+        a = xp.asarray(x, dtype=d)
+        ps = [xp.asarray(p, dtype=d) if d.kind == "f" else p for p in params]
+        if xp is np:
+            with np.errstate(all="ignore"):
+                return _result(np.asarray(fn(np, a, *ps), dtype=d), np)
+        return fn(xp, a, *ps).astype(d)
+
+    return run
+
+
+def _sigmoid(xp: Any, x: Any) -> Any:
+    t = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + t), t / (1 + t))
+
+
+def _softplus(xp: Any, x: Any) -> Any:
+    return xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(x, 0)
+
+
+_GELU_C = math.sqrt(2 / math.pi)
+
+
+def _gelu(xp: Any, x: Any) -> Any:
+    return 0.5 * x * (1 + xp.tanh(_GELU_C * (x + 0.044715 * x**3)))
+
+
+# gelu's derivative written with differentiable operations (so every order of nested AD
+# works), its constants in the argument's float type (Float32 stays Float32)
+_GELU_RULE = f"""(dz, z, x) -> begin
+    T = float(eltype(x))
+    c = convert(T, {_GELU_C!r})
+    a = convert(T, 0.044715)
+    h = convert(T, 0.5)
+    t = tanh.(c .* (x .+ a .* x .^ 3))
+    (dz .* (h .* (1 .+ t) .+ h .* x .* (1 .- t .^ 2) .* c .* (1 .+ 3 .* a .* x .^ 2)),)
+end"""
+
+
+def _leaky(xp: Any, x: Any, a: Any = 0.01) -> Any:
+    return xp.where(x > 0, x, a * x)
+
+
+def _leaky_deriv(xp: Any, x: Any, a: Any = 0.01) -> Any:
+    return xp.where(x > 0, xp.ones_like(x), a * xp.ones_like(x))
+
+
+def _elu(xp: Any, x: Any, a: Any = 1.0) -> Any:
+    return xp.where(x > 0, x, a * xp.expm1(xp.minimum(x, 0)))
+
+
+def _elu_deriv(xp: Any, x: Any, z: Any, a: Any = 1.0) -> Any:
+    return xp.where(x > 0, xp.ones_like(x), z + a)
+
+
+_SELU_L = 1.0507009873554804934193349852946
+_SELU_A = 1.6732632423543772848170429916717
+
+# name: (implementation, pullback rule, keeps integers)
+_ACTIVATIONS: dict[str, tuple[Callable[..., Any], str, bool]] = {
+    "relu": (lambda xp, x: xp.maximum(x, 0), "(dz, z, x) -> (dz .* (x .> 0),)", True),
+    "relu6": (lambda xp, x: xp.clip(x, 0, 6), "(dz, z, x) -> (dz .* (x .> 0) .* (x .< 6),)", True),
+    "hardtanh": (
+        lambda xp, x: xp.clip(x, -1, 1),
+        "(dz, z, x) -> (dz .* (x .> -1) .* (x .< 1),)",
+        False,
+    ),
+    "sigmoid": (_sigmoid, "(dz, z, x) -> (dz .* z .* (1 .- z),)", False),
+    "hardsigmoid": (
+        lambda xp, x: xp.clip(x / 6 + 0.5, 0, 1),
+        "(dz, z, x) -> (dz .* (x .> -3) .* (x .< 3) ./ 6,)",
+        False,
+    ),
+    "softplus": (_softplus, "(dz, z, x) -> (dz .* NNlib.sigmoid.(x),)", False),
+    "logsigmoid": (
+        lambda xp, x: -_softplus(xp, -x),
+        "(dz, z, x) -> (dz .* (1 .- NNlib.sigmoid.(x)),)",
+        False,
+    ),
+    "swish": (
+        lambda xp, x: x * _sigmoid(xp, x),
+        "(dz, z, x) -> (dz .* NNlib.sigmoid.(x) .* (1 .+ x .- z),)",
+        False,
+    ),
+    "softsign": (
+        lambda xp, x: x / (1 + xp.abs(x)),
+        "(dz, z, x) -> (dz ./ (1 .+ abs.(x)) .^ 2,)",
+        False,
+    ),
+    "gelu": (_gelu, _GELU_RULE, False),
+    "selu": (
+        lambda xp, x: _SELU_L * xp.where(x > 0, x, _SELU_A * xp.expm1(xp.minimum(x, 0))),
+        "(dz, z, x) -> (dz .* NNlib.selu_deriv.(x, z),)",
+        False,
+    ),
+    "leakyrelu": (
+        _leaky,
+        "(dz, z, x, a...) -> (dz .* NNlib.leakyrelu_deriv.(x, a...), map(q -> nothing, a)...)",
+        False,
+    ),
+    "elu": (
+        _elu,
+        "(dz, z, x, a...) -> (dz .* NNlib.elu_deriv.(x, z, a...), map(q -> nothing, a)...)",
+        False,
+    ),
+    # derivative helpers used by the rules above
+    "leakyrelu_deriv": (_leaky_deriv, NONDIFF, False),
+    "selu_deriv": (
+        lambda xp, x, z: xp.where(x > 0, _SELU_L * xp.ones_like(x), z + _SELU_L * _SELU_A),
+        "(dd, q, x, z) -> (nothing, dd .* (x .<= 0))",
+        False,
+    ),
+    "elu_deriv": (
+        _elu_deriv,
+        "(dd, q, x, z, a...) -> (nothing, dd .* (x .<= 0), map(k -> nothing, a)...)",
+        False,
+    ),
+}
+
+for _name, (_fn, _rule, _keep) in _ACTIVATIONS.items():
+    _f = _act(_fn, _keep)
+    prim(f"NNlib.{_name}", _hx(_f), _jx(_f), _rule, INFER_BY_LOWERING, elementwise=_f)
+
+
+# --- layer modes, running statistics, dropout masks ----------------------------------------------
+
+
+class ModeCell:
+    """The mutable part of a BatchNorm/Dropout layer (Flux's `active` field), kept outside
+    the immutable layer struct: `active` is `nothing` (automatic: train mode inside
+    `gradient`, test mode outside), `true` or `false`, and `arrays` are the layer's
+    running-statistics arrays that train mode updates in place.
+
+    A cell enters compiled code as a static constant. Its hash includes `active`, so the
+    compile cache (keyed by the arguments' static skeleton) keeps one executable per
+    mode and a `trainmode!`/`testmode!` switch picks the matching one (hashes are stored
+    with dict entries, so an entry made in one mode is found again in that mode).
+    Equality is identity."""
+
+    def __init__(self, arrays: tuple = ()) -> None:
+        self.active: bool | None = None
+        self.arrays = tuple(arrays)
+        self.jtype = V.JType("Flux.LayerMode", V.AnyT)
+
+    def __hash__(self) -> int:
+        return hash((id(self), self.active))
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def jl_show(self) -> str:
+        return f"LayerMode({'nothing' if self.active is None else str(self.active).lower()})"
+
+
+def _modecell(*arrays: Any) -> ModeCell:
+    for a in arrays:
+        if not isinstance(a, np.ndarray):
+            raise ZylaError("ArgumentError", "a layer's running statistics must be host arrays")
+    return ModeCell(arrays)
+
+
+def _setmode(cell: Any, mode: Any) -> None:
+    if not isinstance(cell, ModeCell):
+        raise ZylaError("ArgumentError", "setmode! needs a layer mode cell")
+    if mode is not None and not isinstance(mode, bool):
+        raise ZylaError(
+            "ArgumentError", f"a layer mode is `nothing`, `true` or `false`, got {mode!r}"
+        )
+    cell.active = mode
+
+
+def _write_stats_host(dests: tuple, values: tuple) -> None:
+    for dest, v in zip(dests, values, strict=True):
+        dest[...] = np.asarray(v, dtype=dest.dtype).reshape(dest.shape)
+        V.note_write(dest)
+
+
+def _write_stats(xp: Any, cell: Any, current: Any, values: Any) -> None:
+    """Store new running statistics `values` into a layer's statistics arrays `current`
+    (its fields). On the host this is an in-place write into `current`, which the cell
+    then remembers. In compiled code `current` are traced copies, so an ordered host
+    callback writes into the arrays the cell remembers when the executable runs; they
+    are the layer's fields unless the layer was rebuilt with other arrays since its
+    last host-side call."""
+    if not isinstance(cell, ModeCell) or len(values) != len(current):
+        raise ZylaError(
+            "ArgumentError", "write_stats! needs a mode cell and one value per statistic"
+        )
+    if xp is np:
+        _write_stats_host(tuple(current), tuple(values))
+        cell.arrays = tuple(current)
+        return None
+    from jax.experimental import io_callback
+
+    dests = cell.arrays
+    io_callback(lambda *vs: _write_stats_host(dests, vs), None, *values, ordered=True)
+    return None
+
+
+def _host_mask(shape: tuple, dtype: np.dtype, p: float) -> np.ndarray:
+    from lang.builtins import _GLOBAL_RNG
+
+    keep = _GLOBAL_RNG[0].gen.random(shape) >= p
+    return (keep / (1 - p)).astype(dtype) if p < 1 else np.zeros(shape, dtype=dtype)
+
+
+def _dropout_mask(xp: Any, x: Any, p: Any) -> Any:
+    """Dropout's mask for an array like x: zeros with probability p, else 1/(1-p), drawn
+    from the global RNG on the host, also when called from compiled code (through a
+    host callback), so a seed makes both tiers reproducible."""
+    x = as_array(x, xp)
+    d = N.float_dtype(N.dtype_of(x))
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise ZylaError("ArgumentError", f"dropout probability must be in [0, 1], got {p}")
+    shape = tuple(x.shape)
+    if xp is np:
+        return _host_mask(shape, d, p)
+    import jax
+    from jax.experimental import io_callback
+
+    return io_callback(lambda: _host_mask(shape, d, p), jax.ShapeDtypeStruct(shape, d))
+
+
+prim(
+    "NNlib.modecell",
+    _modecell,
+    HostOnly("layers are built on the host"),
+    NONDIFF,
+    lambda *a: V.AnyT,
+)
+prim(
+    "NNlib.setmode!",
+    _setmode,
+    HostOnly("layer modes are set on the host"),
+    NONDIFF,
+    lambda *a: V.NothingT,
+)
+prim("NNlib.getmode", lambda c: c.active, _jx(lambda xp, c: c.active), NONDIFF, lambda *a: V.AnyT)
+prim("Flux.gpu", lambda x: x, _jx(lambda xp, x: x), "(dy, y, x) -> (dy,)", lambda *a: V.AnyT)
+prim("Flux.cpu", lambda x: x, _jx(lambda xp, x: x), "(dy, y, x) -> (dy,)", lambda *a: V.AnyT)
+prim(
+    "NNlib.within_gradient", lambda x: False, _jx(lambda xp, x: False), NONDIFF, lambda *a: V.BoolT
+)
+prim("NNlib.write_stats!", _hx(_write_stats), _jx(_write_stats), NONDIFF, lambda *a: V.NothingT)
+prim("NNlib.dropout_mask", _hx(_dropout_mask), _jx(_dropout_mask), NONDIFF, INFER_BY_LOWERING)
+
+
+# --- one-hot encoding ----------------------------------------------------------------------------
+
+
+def _labels(x: Any) -> list:
+    if isinstance(x, str):
+        return [V.Char(c) for c in x]
+    if isinstance(x, (tuple, list)):
+        return list(x)
+    a = as_array(x)
+    if isinstance(a, np.ndarray):
+        return [N.host_scalar(v) if a.dtype != object else v for v in a.reshape(-1)]
+    return [x]
+
+
+def _onehotbatch(xp: Any, data: Any, labels: Any) -> Any:
+    """Flux's `onehotbatch(data, labels)` as a Bool matrix of size (length(labels),
+    length(data)); every value of data must be one of the labels."""
+    if xp is not np:
+        d, lab = as_array(data, xp), as_array(labels, xp)
+        if isinstance(lab, tuple):
+            lab = xp.asarray(lab)
+        return xp.reshape(d, (-1, 1)) == xp.reshape(lab, (1, -1))
+    from lang.primitives import jl_equal
+
+    ds, ls = _labels(data), _labels(labels)
+    d_arr, l_arr = as_array(data), as_array(labels)
+    numeric = all(isinstance(a, np.ndarray) and a.dtype != object for a in (d_arr, l_arr))
+    if numeric:
+        out = np.asarray(d_arr).reshape(-1, 1) == np.asarray(l_arr).reshape(1, -1)
+    else:
+        out = np.array([[jl_equal(v, lab) for lab in ls] for v in ds], dtype=bool).reshape(
+            len(ds), len(ls)
+        )
+    missing = np.flatnonzero(~out.any(axis=1))
+    if missing.size:
+        from lang.show import jl_show
+
+        raise ZylaError(
+            "ArgumentError", f"Value {jl_show(ds[int(missing[0])])} not found in labels"
+        )
+    return out
+
+
+def _argmax_cols(xp: Any, y: Any) -> Any:
+    """The index of the maximum of each column (Julia dimension 1), 1-based."""
+    y = as_array(y, xp)
+    if y.ndim == 1:
+        return _result(xp.argmax(y) + 1, xp)
+    return xp.argmax(y, axis=-1) + 1
+
+
+prim("Core.onehotbatch", _hx(_onehotbatch), _jx(_onehotbatch), NONDIFF, INFER_BY_LOWERING)
+prim("Core.argmax_cols", _hx(_argmax_cols), _jx(_argmax_cols), NONDIFF, INFER_BY_LOWERING)
+
+
+# --- observations along the last dimension (MLUtils) ---------------------------------------------
+
+
+def _getobs(xp: Any, x: Any, idx: Any) -> Any:
+    """`x[:, ..., :, idx]`: observations along the last dimension (idx an Int drops it)."""
+    x = as_array(x, xp)
+    if not is_array(x):
+        raise ZylaError("MethodError", "getobs needs an array")
+    n = x.shape[0]
+    if isinstance(idx, (int, np.integer)) and not isinstance(idx, bool):
+        if not 1 <= idx <= n:
+            raise ZylaError("BoundsError", f"observation {idx} of {n}")
+        return _result(x[int(idx) - 1], xp)
+    if isinstance(idx, V.Range):
+        idx = idx.to_array()
+    ii = xp.asarray(idx) - 1
+    if xp is np and ii.size and (ii.min() < 0 or ii.max() >= n):
+        raise ZylaError("BoundsError", f"observations {list(np.asarray(idx))} of {n}")
+    return x[ii]
+
+
+def _getobs_back(xp: Any, dz: Any, x: Any, idx: Any) -> Any:
+    x = as_array(x, xp)
+    d = x.dtype if N.dtype_of(x).kind == "f" else N.F64
+    if isinstance(idx, V.Range):
+        idx = idx.to_array()
+    if xp is np:
+        out = np.zeros(x.shape, dtype=d)
+        np.add.at(out, np.asarray(idx) - 1, dz)
+        return out
+    return xp.zeros(x.shape, dtype=d).at[xp.asarray(idx) - 1].add(dz)
+
+
+prim(
+    "MLUtils.getobs",
+    _hx(_getobs),
+    _jx(_getobs),
+    "(dz, z, x, i) -> (MLUtils.getobs_back(dz, x, i), nothing)",
+)
+prim(
+    "MLUtils.getobs_back",
+    _hx(_getobs_back),
+    _jx(_getobs_back),
+    "(ddx, dx, dz, x, i) -> (MLUtils.getobs(ddx, i), nothing, nothing)",
+)
+prim(
+    "MLUtils.numobs",
+    lambda x: _numobs(x),
+    _jx(lambda xp, x: _numobs(x)),
+    NONDIFF,
+    lambda *a: V.Int64T,
+)
+
+
+def _numobs(x: Any) -> int:
+    if isinstance(x, (tuple, V.NamedTuple)):
+        ns = {_numobs(v) for v in x}
+        if len(ns) != 1:
+            raise ZylaError(
+                "DimensionMismatch",
+                f"all data containers must have the same number of observations, got {sorted(ns)}",
+            )
+        return ns.pop()
+    x = as_array(x)
+    if not is_array(x):
+        raise ZylaError("MethodError", f"numobs needs an array or a tuple of arrays, got {x!r}")
+    return int(x.shape[0])
+
+
+# --- host references ---------------------------------------------------------------------------
+
+
+class HostRef:
+    """A value kept on the host: structs holding one (a DataLoader's data) are not
+    candidates for compilation, since nothing in them is an array the compile tier sees."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.jtype = V.JType("Core.HostRef", V.AnyT)
+
+    def jl_show(self) -> str:
+        return "HostRef(...)"
+
+
+prim(
+    "Core.hostref",
+    HostRef,
+    HostOnly("host references are made on the host"),
+    NONDIFF,
+    lambda *a: V.AnyT,
+)
+prim(
+    "Core.hostref_get",
+    lambda r: r.value,
+    HostOnly("host references are read on the host"),
+    NONDIFF,
+    lambda *a: V.AnyT,
+)
+
+
+# --- optimiser trees -----------------------------------------------------------------------------
+
+
+def _opt_gather(state: Any, model: Any, grad: Any) -> tuple:
+    """The optimiser leaves of a state tree made by `Flux.setup` that have a gradient, with
+    their rules, states, parameters and gradients, as five tuples. The state tree, the
+    model it was made for and a gradient of that model (Zygote's NamedTuple/tuple
+    structure) are walked in parallel; branches whose state or gradient is `nothing` are
+    skipped. A leaf is any struct in the state tree."""
+    out: list = []
+
+    def field(x: Any, name: str) -> Any:
+        if isinstance(x, V.StructValue):
+            return x.getfield(name)
+        if isinstance(x, V.NamedTuple):
+            return x.get(name)
+        raise ZylaError(
+            "ArgumentError",
+            f"update!: the model has no field `{name}` that the optimiser state has",
+        )
+
+    def mismatch() -> ZylaError:
+        return ZylaError(
+            "ArgumentError", "update!: the gradient does not match the model's structure"
+        )
+
+    def walk(s: Any, x: Any, g: Any) -> None:
+        if s is None or g is None:
+            return
+        if isinstance(s, V.StructValue):
+            if not (isinstance(x, np.ndarray) and is_array(g)):
+                raise mismatch()
+            out.append((s, s.getfield("rule"), s.getfield("state"), x, g))
+        elif isinstance(s, tuple):
+            gs = g.values if isinstance(g, V.NamedTuple) else g
+            if not (isinstance(x, tuple) and isinstance(gs, tuple) and len(s) == len(x) == len(gs)):
+                raise mismatch()
+            for si, xi, gi in zip(s, x, gs, strict=True):
+                walk(si, xi, gi)
+        elif isinstance(s, V.NamedTuple):
+            if not isinstance(g, V.NamedTuple):
+                raise mismatch()
+            for name, si in zip(s.names, s.values, strict=True):
+                walk(si, field(x, name), g.get(name) if name in g.names else None)
+        else:
+            raise ZylaError("ArgumentError", f"update!: unexpected optimiser state {s!r}")
+
+    walk(state, model, grad)
+    return tuple(tuple(t[k] for t in out) for k in range(5))
+
+
+def _setup(interp: Any, rule: Any, model: Any) -> Any:
+    """Optimisers.setup: the model's tree (structs as NamedTuples of their fields, tuples
+    as tuples) with a `Leaf(rule, Core.opt_init(rule, x))` for every float array x and
+    `nothing` elsewhere; of a struct, only the fields `trainable(x)` names (a NamedTuple;
+    `nothing`, the default, for all of them). A primitive, so that a top-level
+    `Flux.setup(...)` is not a candidate for compilation."""
+    rt = interp.rt
+    init, leaf, trainable = rt.lookup("Core.opt_init"), rt.lookup("Leaf"), rt.lookup("trainable")
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, np.ndarray):
+            if x.dtype.kind != "f":
+                return None
+            return interp.call_value(leaf, [rule, interp.call_value(init, [rule, x])])
+        if isinstance(x, tuple):
+            return tuple(walk(v) for v in x)
+        if isinstance(x, V.NamedTuple):
+            return V.NamedTuple(x.names, tuple(walk(v) for v in x.values))
+        if isinstance(x, V.StructValue):
+            keep = interp.call_value(trainable, [x])  # Optimisers.trainable: a NamedTuple
+            names = tuple(x.type.fields)
+            if isinstance(keep, V.NamedTuple):
+                return V.NamedTuple(
+                    names,
+                    tuple(
+                        walk(v) if n in keep.names else None
+                        for n, v in zip(names, x.fields, strict=True)
+                    ),
+                )
+            return V.NamedTuple(names, tuple(walk(v) for v in x.fields))
+        return None
+
+    return walk(model)
+
+
+prim(
+    "Core.setup",
+    _setup,
+    HostOnly("optimiser state is made on the host"),
+    NONDIFF,
+    lambda *a: V.AnyT,
+    needs_interp=True,
+)
+
+
+def _opt_commit(leaves: tuple, xs: tuple, results: tuple) -> None:
+    """After `Core.apply_rules`: each leaf keeps its new state and its parameter array has
+    the step subtracted in place (the model's arrays are the caller's)."""
+    for leaf, x, (state, step) in zip(leaves, xs, results, strict=True):
+        leaf.fields[leaf.type.fields.index("state")] = state
+        x -= np.asarray(step, dtype=x.dtype).reshape(x.shape)
+        V.note_write(x)  # the compile tier's device copy of x is stale now
+    return None
+
+
+prim(
+    "Core.opt_gather",
+    _opt_gather,
+    HostOnly("optimiser trees are walked on the host"),
+    NONDIFF,
+    lambda *a: V.AnyT,
+)
+prim(
+    "Core.opt_commit!",
+    _opt_commit,
+    HostOnly("parameters are updated in place on the host"),
+    NONDIFF,
+    lambda *a: V.NothingT,
+)
+
+
+def _fields(x: Any) -> tuple:
+    """The field values of a struct (Functors' children), or () for anything else."""
+    return tuple(x.fields) if isinstance(x, V.StructValue) else ()
+
+
+def _rebuild(x: Any, values: Any) -> Any:
+    """A struct of x's type with new field values (Functors' re-constructor): a new
+    instance for an immutable struct, x itself updated for a mutable one."""
+    if not isinstance(x, V.StructValue) or len(values) != len(x.fields):
+        raise ZylaError("ArgumentError", "rebuild needs a struct and one value per field")
+    if x.type.mutable:
+        x.fields[:] = list(values)
+        return x
+    return V.StructValue(x.type, list(values))
+
+
+prim("Functors.children", _fields, _jx(lambda xp, x: _fields(x)), NONDIFF, lambda *a: V.AnyT)
+prim(
+    "Functors.rebuild",
+    _rebuild,
+    HostOnly("structs are rebuilt on the host"),
+    NONDIFF,
+    lambda *a: V.AnyT,
+)
+
+
+# --- host services: offloading, files, progress bars ---------------------------------------------
+
+
+def _offload_call(interp: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """`f(args...)`, run as one compiled executable when the compile tier accepts it,
+    as calls from top-level code are (a library function such as `Flux.train!` uses it
+    for its gradient step); otherwise on the interpreter, the reason kept in
+    `offload_reasons`."""
+    if getattr(interp, "offload", False):
+        done, v = interp.try_offload(f, list(args), kwargs or None)
+        if done:
+            return v
+    return interp.call_value(f, list(args), kwargs or None)
+
+
+prim(
+    "Core.offload_call",
+    _offload_call,
+    HostOnly("offloading is decided on the host"),
+    NONDIFF,
+    lambda *a, **k: V.AnyT,
+    needs_interp=True,
+)
+
+
+def _readdlm(
+    path: Any,
+    delim: Any = None,
+    t: Any = None,
+    eol: Any = None,
+    skipstart: int = 0,
+    header: bool = False,
+) -> Any:
+    """DelimitedFiles' `readdlm(path, delim=',', T=Float64; skipstart, header)`: a
+    Matrix{T} with one row per line (blank lines skipped)."""
+    if not isinstance(path, str):
+        raise ZylaError("MethodError", "readdlm needs a file name")
+    if isinstance(delim, V.JType) and t is None:
+        delim, t = None, delim
+    sep = delim.value if isinstance(delim, V.Char) else (delim if isinstance(delim, str) else None)
+    d = V.JTYPE_TO_DTYPE.get(t, N.F64) if t is not None else N.F64
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = [ln.rstrip("\r\n") for ln in fh]
+    except OSError as e:
+        raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
+    lines = [ln for ln in lines[int(skipstart) :] if ln.strip()]
+    head = None
+    if header and lines:
+        head = lines[0].split(sep) if sep else lines[0].split()
+        lines = lines[1:]
+    rows = [ln.split(sep) if sep else ln.split() for ln in lines]
+    if rows and len({len(r) for r in rows}) != 1:
+        raise ZylaError(
+            "ArgumentError", f"readdlm: rows of {path} have different numbers of fields"
+        )
+    try:
+        if d.kind in "iu":
+            a = np.array([[int(v) for v in r] for r in rows], dtype=d)
+        else:
+            a = np.array([[float(v) for v in r] for r in rows], dtype=d)
+    except ValueError as e:
+        raise ZylaError(
+            "ArgumentError", f"readdlm: cannot parse {path} as {V.type_name(t or V.Float64T)}: {e}"
+        ) from None
+    if not rows:
+        a = np.zeros((0, 0), dtype=d)
+    out = np.ascontiguousarray(a.T)  # Julia (rows, cols) is numpy (cols, rows)
+    if head is not None:
+        hdr = np.empty((1, len(head)), dtype=object)
+        hdr[0, :] = head
+        return (out, np.ascontiguousarray(hdr.T))
+    return out
+
+
+def _host(name: str, f: Callable[..., Any], reason: str, needs_interp: bool = False) -> None:
+    prim(name, f, HostOnly(reason), NONDIFF, lambda *a, **k: V.AnyT, needs_interp=needs_interp)
+
+
+def _read_text(path: Any, t: Any = None) -> Any:
+    """`read(path, String)`: a whole text file as a String."""
+    if not isinstance(path, str) or (t is not None and t is not V.StringT):
+        raise ZylaError("MethodError", "read: only read(path::String, String) is supported")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as e:
+        raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
+
+
+def _readlines(path: Any) -> Any:
+    """`readlines(path)`: the lines of a text file, without their newlines."""
+    text = _read_text(path)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    out = np.empty(len(lines), dtype=object)
+    out[:] = lines
+    return out
+
+
+_host("read", _read_text, "file I/O runs on the host")
+_host("readlines", _readlines, "file I/O runs on the host")
+_host("readdlm", _readdlm, "file I/O runs on the host")
+_host("DelimitedFiles.readdlm", _readdlm, "file I/O runs on the host")
+
+
+class Progress:
+    """ProgressMeter's bar: `n` steps, redrawn on stderr at most every `dt` seconds as
+    `desc 100%|██████████| Time: 0:00:01`, with a final newline when done."""
+
+    WIDTH = 30
+
+    def __init__(
+        self, n: int | None, desc: str = "Progress: ", dt: float = 0.1, enabled: bool = True
+    ) -> None:
+        self.n = n
+        self.desc = desc
+        self.dt = dt
+        self.count = 0
+        self.t0 = time.perf_counter()
+        self.last = -math.inf
+        self.done = False
+        self.enabled = enabled
+        self.jtype = V.JType("ProgressMeter.Progress", V.AnyT)
+
+    def jl_show(self) -> str:
+        return f"Progress({self.count}/{self.n if self.n is not None else '?'})"
+
+    def _elapsed(self) -> str:
+        s = int(time.perf_counter() - self.t0)
+        return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+    def render(self) -> str:
+        if self.n:
+            frac = min(1.0, self.count / self.n)
+            full = int(frac * self.WIDTH)
+            bar = "█" * full + " " * (self.WIDTH - full)
+            eta = ""
+            if not self.done and self.count:
+                rest = (time.perf_counter() - self.t0) * (self.n - self.count) / self.count
+                r = int(rest)
+                eta = f" ETA: {r // 3600}:{r // 60 % 60:02d}:{r % 60:02d}"
+            tail = f" Time: {self._elapsed()}" if self.done else eta
+            return f"{self.desc}{int(frac * 100):3d}%|{bar}|{tail}"
+        return f"{self.desc}{self.count} steps  Time: {self._elapsed()}"
+
+    def draw(self, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (not force and now - self.last < self.dt):
+            return
+        self.last = now
+        sys.stderr.write("\r" + self.render())
+        sys.stderr.flush()
+
+    def next(self, step: int = 1) -> None:
+        self.count += step
+        if self.n is not None and self.count >= self.n:
+            self.finish()
+        else:
+            self.draw()
+
+    def finish(self) -> None:
+        if self.done:
+            return
+        if self.n is not None:
+            self.count = max(self.count, self.n)
+        self.done = True
+        self.draw(force=True)
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+class ProgressIter:
+    """An iterable wrapper drawing a `Progress` as the wrapped iterable is consumed
+    (what `@showprogress for x in xs` loops over)."""
+
+    def __init__(self, inner: Any, bar: Progress) -> None:
+        self.inner = inner
+        self.bar = bar
+        self.jtype = V.JType("ProgressMeter.ProgressIter", V.AnyT)
+
+    def jl_show(self) -> str:
+        return "ProgressIter(" + self.bar.jl_show() + ")"
+
+    def jl_iter(self, rt: Any) -> Iterator[Any]:
+        self.bar.draw(force=True)
+        for x in rt.iterate(self.inner):
+            yield x
+            self.bar.next()
+        self.bar.finish()
+
+
+def _length_of(interp: Any, x: Any) -> int | None:
+    try:
+        n = interp.call_value(interp.rt.lookup("length"), [x])
+    except ZylaError:
+        return None
+    return int(n) if isinstance(n, (int, np.integer)) else None
+
+
+def _desc(desc: Any) -> str:
+    s = desc if isinstance(desc, str) else "Progress: "
+    return s if s.endswith(" ") else s + " "
+
+
+def _progress_iter(
+    interp: Any, xs: Any, desc: Any = None, dt: Any = 0.1, enabled: Any = True
+) -> ProgressIter:
+    return ProgressIter(xs, Progress(_length_of(interp, xs), _desc(desc), float(dt), bool(enabled)))
+
+
+def _progress(
+    n: Any = None, desc: Any = None, dt: Any = 0.1, enabled: Any = True, **_: Any
+) -> Progress:
+    return Progress(int(n) if n is not None else None, _desc(desc), float(dt), bool(enabled))
+
+
+def _next(p: Any, step: Any = 1, **_: Any) -> None:
+    if not isinstance(p, Progress):
+        raise ZylaError("MethodError", "next! needs a ProgressMeter.Progress")
+    p.next(int(step))
+    return None
+
+
+def _finish(p: Any, **_: Any) -> None:
+    if not isinstance(p, Progress):
+        raise ZylaError("MethodError", "finish! needs a ProgressMeter.Progress")
+    p.finish()
+    return None
+
+
+_host(
+    "ProgressMeter.progress_iter",
+    _progress_iter,
+    "progress bars are drawn on the host",
+    needs_interp=True,
+)
+for _n in ("Progress", "ProgressMeter.Progress"):
+    _host(_n, _progress, "progress bars are drawn on the host")
+for _n in ("next!", "ProgressMeter.next!"):
+    _host(_n, _next, "progress bars are drawn on the host")
+for _n in ("finish!", "ProgressMeter.finish!"):
+    _host(_n, _finish, "progress bars are drawn on the host")
+
+
+def _joinpath(*parts: Any) -> str:
+    for p in parts:
+        if not isinstance(p, str):
+            raise ZylaError("MethodError", f"joinpath needs strings, got {p!r}")
+    return os.path.join(*parts) if parts else ""
+
+
+for _n, _f in {
+    "joinpath": _joinpath,
+    "dirname": lambda p: os.path.dirname(p),
+    "basename": lambda p: os.path.basename(p),
+    "isfile": lambda p: os.path.isfile(p),
+    "isdir": lambda p: os.path.isdir(p),
+    "abspath": lambda p: os.path.abspath(p),
+}.items():
+    _host(_n, _f, "file system access runs on the host")

@@ -1,0 +1,72 @@
+# NamedTuples, Pairs, Dicts, generators and iteration helpers.
+using Test
+
+@testset "collections" begin
+    @testset "NamedTuple" begin
+        a = 1; b = "x"
+        nt = (; a, b)
+        @test nt.a == 1 && nt.b == "x"
+        @test keys(nt) == (:a, :b)
+        one_field = (a = 1,)
+        @test one_field isa NamedTuple
+        @test length(one_field) == 1
+        @test (x = 1, y = 2.0).y === 2.0
+        @test string((a = 1, b = 2)) == "(a = 1, b = 2)"
+    end
+    @testset "Pair" begin
+        p = "k" => 2
+        @test p.first == "k" && p.second == 2
+        @test first(p) == "k" && last(p) == 2
+        @test repr(1 => 2) == "1 => 2"
+        k, v = p
+        @test k == "k" && v == 2
+    end
+    @testset "Dict" begin
+        d = Dict("a" => 1, "b" => 2)
+        d["c"] = 3
+        @test d["a"] == 1
+        @test length(d) == 3
+        @test haskey(d, "b") && !haskey(d, "z")
+        @test get(d, "z", 0) == 0
+        @test sort(collect(keys(d))) == ["a", "b", "c"]
+        @test sum(values(d)) == 6
+        total = 0
+        for (k, v) in d
+            total += v
+        end
+        @test total == 6
+        @test get!(d, "n", 10) == 10 && d["n"] == 10
+        delete!(d, "n")
+        @test !haskey(d, "n")
+        @test_throws KeyError d["missing"]
+        e = Dict{String,Float64}()
+        e["x"] = 1
+        @test e["x"] === 1.0
+        @test Dict([(1, "a"), (2, "b")])[2] == "b"
+        @test typeof(Dict(1 => 2.0)) == Dict{Int64,Float64}
+    end
+    @testset "generators" begin
+        xs = [1, 2, 3]
+        @test sum(x^2 for x in xs) == 14
+        @test maximum(abs(x - 2) for x in xs) == 1
+        @test collect(x for x in 1:4 if iseven(x)) == [2, 4]
+        @test [i * j for i in 1:2, j in 1:3] == [1 2 3; 2 4 6]
+    end
+    @testset "iteration helpers" begin
+        out = Int[]
+        for (i, x) in enumerate([10, 20, 30])
+            push!(out, i * x)
+        end
+        @test out == [10, 40, 90]
+        @test collect(enumerate("ab")) == [(1, 'a'), (2, 'b')]
+        @test [a + b for (a, b) in zip([1, 2, 3], [10, 20])] == [11, 22]
+        @test collect(eachindex([5, 6, 7])) == [1, 2, 3]
+        A = [1 2; 3 4]
+        @test [sum(c) for c in eachcol(A)] == [4, 6]
+        @test [sum(r) for r in eachrow(A)] == [3, 7]
+        P = collect(Iterators.product(1:2, 1:3))
+        @test size(P) == (2, 3)
+        @test P[2, 3] == (2, 3)
+        @test axes(A, 1) == 1:2
+    end
+end

@@ -1,0 +1,91 @@
+# Parametric, mutable and keyword structs, abstract types, `where`, Vararg and splatting.
+using Test
+
+struct Bar{T}
+    a::T
+end
+mutable struct Counter
+    n::Int
+end
+Base.@kwdef struct Config
+    lr::Float64 = 0.1
+    epochs::Int = 10
+    name::String = "run"
+end
+Base.@kwdef struct Req
+    a::Int
+    b::Int = a + 1
+end
+abstract type Animal end
+abstract type Pet <: Animal end
+struct Dog <: Pet
+    name::String
+end
+struct Fish <: Animal end
+sound(a::Animal) = "..."
+sound(d::Dog) = "woof"
+kind(p::Pet) = "pet"
+kind(a::Animal) = "animal"
+const LIMIT = 3
+payload(b::Bar{T}) where T = T
+makezeros(x::T, n) where {T<:Real} = zeros(T, n)
+eltype_of(v::Vector{T}) where T = T
+firsttwo(xs::AbstractArray{T}) where {T<:Number} = T[xs[1], xs[2]]
+nargs(xs...) = length(xs)
+total(a, rest...) = a + sum(rest)
+typed_sum(xs::Int...) = sum(xs)
+
+@testset "types" begin
+    @testset "parametric structs" begin
+        b = Bar{Float64}(1)
+        @test b.a === 1.0
+        @test typeof(b) == Bar{Float64}
+        @test typeof(Bar(2)) == Bar{Int64}
+        @test Bar("s") isa Bar{String}
+        @test Bar(2) isa Bar
+        @test payload(Bar(2.5f0)) == Float32
+    end
+    @testset "mutable struct" begin
+        c = Counter(0)
+        for i in 1:3
+            c.n += i
+        end
+        @test c.n == 6
+        @test_throws ErrorException (Bar(1).a = 2)
+    end
+    @testset "kwdef" begin
+        @test Config().lr == 0.1
+        c = Config(epochs=3)
+        @test c.epochs == 3 && c.name == "run"
+        @test Req(a=1).b == 2
+        @test_throws UndefKeywordError Req(b=1)
+    end
+    @testset "abstract types and dispatch" begin
+        @test sound(Dog("rex")) == "woof"
+        @test sound(Fish()) == "..."
+        @test kind(Dog("a")) == "pet"
+        @test kind(Fish()) == "animal"
+        @test Dog <: Animal
+        @test !(Fish <: Pet)
+        @test Dog("x") isa Animal
+    end
+    @testset "const and where" begin
+        @test LIMIT == 3
+        z = makezeros(1.0f0, 2)
+        @test eltype(z) == Float32 && length(z) == 2
+        @test eltype_of([1, 2]) == Int64
+        @test firsttwo([1.5, 2.5, 3.5]) == [1.5, 2.5]
+        @test_throws MethodError makezeros("a", 2)
+    end
+    @testset "varargs and splatting" begin
+        @test nargs() == 0
+        @test nargs(1, 2, 3) == 3
+        t = (1, 2, 3)
+        @test nargs(t...) == 3
+        @test total(1, 2, 3) == 6
+        @test total([10, 20]...) == 30
+        @test typed_sum(1, 2) == 3
+        @test max([4, 9, 2]...) == 9
+        @test [t..., 4] == [1, 2, 3, 4]
+    end
+end

@@ -1,0 +1,274 @@
+"""The AD API beyond `gradient`: checkpointing, ignored derivatives, forward mode via the
+transposed pullback, Jacobians and Hessians, nested AD, custom rules, Zygote's names,
+mutation, and reverse mode through data-dependent `while` loops compiled to one XLA
+executable. Every expected value is computed independently (finite differences or
+closed forms)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lang.api import Zyla
+
+SRC = r"""
+f(x) = sin(x) * x + x^3
+g_ckpt(x) = @checkpoint f(x)
+
+function loop_plain(x, n)
+    s = x
+    t = zero(eltype(x))
+    for i in 1:n
+        s = tanh.(s .* 0.9 .+ x)
+        t += sum(s)
+    end
+    t
+end
+
+function loop_ckpt(x, n)
+    s = x
+    t = zero(eltype(x))
+    @checkpoint for i in 1:n
+        s = tanh.(s .* 0.9 .+ x)
+        t += sum(s)
+    end
+    t
+end
+
+h_ignore(x) = x * ignore_derivatives(() -> x^2)
+h_ignore_macro(x) = x * @ignore_derivatives x^2
+
+function decay(x, c, r)
+    # a while loop whose trip count depends on the data: shrink x until it is below c
+    n = 0
+    while x > c
+        x = x * r + 0.001 * sin(x)
+        n += 1
+    end
+    x * n
+end
+function trips(x, c, r)
+    n = 0
+    while x > c
+        x = x * r + 0.001 * sin(x)
+        n += 1
+    end
+    n
+end
+grad_decay(x, c, r) = gradient(decay, x, c, r)[1]
+
+sq(x) = x .^ 2
+third(x) = x^4 / 12
+
+struct Scale
+    a
+end
+(s::Scale)(x) = s.a * x
+
+using ChainRulesCore
+myexp(x) = exp(x)
+function ChainRulesCore.rrule(::typeof(myexp), x)
+    y = myexp(x)
+    back(dy) = (NoTangent(), @thunk(dy * y))
+    return y, back
+end
+mysq(x) = x^2
+function ChainRulesCore.rrule(::typeof(mysq), x)
+    mysq_back(dy) = (ZeroTangent(), 2 * dy * x)
+    return mysq(x), mysq_back
+end
+
+function swapper(a, b, n)
+    for i in 1:n
+        a, b = b, a * 1.5
+    end
+    a + 2b
+end
+
+function fanout(x)
+    s = zero(x)
+    for i in 1:50
+        s += x * i
+    end
+    s
+end
+
+function accumulate_into(x)
+    y = zeros(length(x))
+    for i in eachindex(x)
+        y[i] = x[i]^2
+        if i > 1
+            y[i] += y[i - 1]
+        end
+    end
+    sum(y)
+end
+
+function push_local(x)
+    v = Float64[]
+    for i in eachindex(x)
+        push!(v, 2 * x[i])
+    end
+    sum(v .* v)
+end
+"""
+
+
+@pytest.fixture(scope="module")
+def z() -> Zyla:
+    zz = Zyla()
+    zz.eval(SRC)
+    return zz
+
+
+def fd(f, x: float, h: float = 1e-6) -> float:
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(-2, 2))
+def test_checkpointed_call_matches_plain(z: Zyla, x: float) -> None:
+    assert z.gradient("g_ckpt", x)[0] == pytest.approx(z.gradient("f", x)[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 7, 49, 50])
+def test_checkpointed_loop_matches_plain_and_fd(z: Zyla, n: int) -> None:
+    x = np.linspace(-1, 1, 5)
+    gp = z.gradient("loop_plain", x, n)
+    gc = z.gradient("loop_ckpt", x, n)
+    assert gp[1] is None and gc[1] is None
+    np.testing.assert_allclose(gc[0], gp[0], rtol=1e-10)
+    e = np.zeros(5)
+    e[2] = 1e-6
+    num = (z.call("loop_plain", x + e, n) - z.call("loop_plain", x - e, n)) / 2e-6
+    assert gp[0][2] == pytest.approx(num, rel=1e-5)
+    np.testing.assert_allclose(z.gradient("loop_ckpt", x, n, compiled=True)[0], gp[0], rtol=1e-10)
+
+
+def test_checkpoint_keeps_fewer_residuals(z: Zyla) -> None:
+    """XLA's temporary memory for the gradient of a 2000-step loop: @checkpoint keeps
+    about sqrt(n) states instead of n sets of residuals."""
+    from backend.compile import compiled_call
+    from backend.structure import split
+    from lang import values as V
+
+    x = np.linspace(-1, 1, 50)
+    mem = {}
+    for name in ("loop_plain", "loop_ckpt"):
+        gf = z.rt.lookup("gradient")
+        f = z.rt.lookup(name)
+        compiled_call(z.rt, gf, [f, x, 2000])
+        from backend.compile import cached_entry
+
+        leaves, _ = split((gf, (f, x, 2000), V.NamedTuple((), ())), static_ints=True)
+        entry = cached_entry(z.rt, gf, [f, x, 2000])
+        comp = entry.jitted.lower([], [np.asarray(v) for v in leaves]).compile()
+        mem[name] = comp.memory_analysis().temp_size_in_bytes
+    assert mem["loop_ckpt"] * 5 < mem["loop_plain"], mem
+
+
+def test_ignore_derivatives(z: Zyla) -> None:
+    assert z.gradient("h_ignore", 3.0) == (9.0,)
+    assert z.gradient("h_ignore_macro", 3.0) == (9.0,)
+
+
+def test_jvp_and_pushforward(z: Zyla) -> None:
+    y, t = z.eval("jvp(x -> [x[1] * x[2], sin(x[1])], [2.0, 3.0], [1.0, 0.5])")
+    np.testing.assert_allclose(y, [6.0, np.sin(2.0)])
+    np.testing.assert_allclose(t, [3.0 * 1.0 + 2.0 * 0.5, np.cos(2.0)])
+
+
+def test_jacobian_and_hessians(z: Zyla) -> None:
+    J = z.eval("jacobian(x -> [x[1]^2 * x[2], exp(x[2])], [2.0, 0.5])[1]")
+    np.testing.assert_allclose(J, [[2 * 2.0 * 0.5, 4.0], [0.0, np.exp(0.5)]])
+    H = z.eval("hessian(x -> x[1]^2 * x[2] + x[2]^3, [2.0, 0.5])")
+    np.testing.assert_allclose(H, [[2 * 0.5, 2 * 2.0], [2 * 2.0, 6 * 0.5]])
+    np.testing.assert_allclose(z.eval("hessian_reverse(x -> x[1]^2 * x[2] + x[2]^3, [2.0, 0.5])"), H)
+
+
+@pytest.mark.xfail(strict=True, reason="third-order reverse mode loses the cotangent (returns "
+                   "nothing); second order works")
+@settings(max_examples=10, deadline=None)
+@given(st.floats(-1.5, 1.5))
+def test_third_order_nested_gradient(z: Zyla, x: float) -> None:
+    # d^3/dx^3 (x^4 / 12) = 2x
+    d3 = z.eval(f"gradient(a -> gradient(b -> gradient(third, b)[1], a)[1], {x!r})")[0]
+    assert d3 == pytest.approx(2 * x, abs=1e-9)
+
+
+def test_gradient_of_closure_and_callable_struct(z: Zyla) -> None:
+    g = z.eval("let a = 3.0; gradient(c -> c(2.0), x -> a * x)[1] end")
+    assert g == {"a": 2.0}
+    assert z.eval("gradient(s -> s(4.0), Scale(2.0))[1]") == {"a": 4.0}
+
+
+def test_custom_rules_with_thunks_and_zero_tangents(z: Zyla) -> None:
+    assert z.gradient("myexp", 1.0)[0] == pytest.approx(np.exp(1.0))
+    assert z.gradient("mysq", 3.0) == (6.0,)
+    # rules compose with nested AD: d2/dx2 mysq = 2
+    assert z.eval("gradient(x -> gradient(mysq, x)[1], 3.0)") == (2.0,)
+
+
+def test_zygote_names(z: Zyla) -> None:
+    assert z.eval("using Zygote; Zygote.gradient(x -> 3x^2, 2.0)") == (12.0,)
+    assert z.eval("Zygote.withgradient(x -> x^2, 3.0)") == {"val": 9.0, "grad": (6.0,)}
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_loop_carried_swap(z: Zyla, n: int) -> None:
+    a, b = 1.3, -0.7
+    num_a = fd(lambda t: z.call("swapper", t, b, n), a)
+    num_b = fd(lambda t: z.call("swapper", a, t, n), b)
+    ga, gb, gn = z.gradient("swapper", a, b, n)
+    assert gn is None
+    assert ga == pytest.approx(num_a, rel=1e-6, abs=1e-8)
+    assert gb == pytest.approx(num_b, rel=1e-6, abs=1e-8)
+
+
+def test_fan_out_accumulation(z: Zyla) -> None:
+    assert z.gradient("fanout", 2.0) == (sum(range(1, 51)),)
+    assert z.gradient("fanout", 2.0, compiled=True) == (sum(range(1, 51)),)
+
+
+def test_mutation_reading_back_what_was_written(z: Zyla) -> None:
+    x = np.array([1.0, 2.0, 3.0])
+    # sum of prefix sums of squares: d/dx_i = 2 x_i (n - i + 1)
+    expected = 2 * x * np.array([3, 2, 1])
+    np.testing.assert_allclose(z.gradient("accumulate_into", x)[0], expected)
+    np.testing.assert_allclose(z.gradient("accumulate_into", x, compiled=True)[0], expected)
+
+
+def test_push_into_a_local_array(z: Zyla) -> None:
+    x = np.array([1.0, -2.0])
+    np.testing.assert_allclose(z.gradient("push_local", x)[0], 8 * x)
+
+
+def test_while_gradient_compiled_for_trip_counts_1_to_10000(z: Zyla) -> None:
+    """One executable per signature (the tape grows by recompiling) for every trip count
+    from 1 to 10000 in one process; gradients equal finite differences."""
+    from backend.compile import compiled_call
+
+    gd = z.rt.lookup("grad_decay")
+    seen = []
+    for x, c, r in ((1.5, 1.0, 0.5), (40.0, 1.0, 0.5), (3.0e3, 1.0e-3, 0.5), (1.0, 0.05, 0.99),
+                    (1.0, 1.0e-4, 0.999)):
+        n = z.call("trips", x, c, r, compiled=True)
+        seen.append(n)
+        g = compiled_call(z.rt, gd, [x, c, r])
+        h = 1e-7 * max(1.0, abs(x))
+        num = (z.call("decay", x + h, c, r, compiled=True) - z.call("decay", x - h, c, r, compiled=True)) / (2 * h)
+        assert g == pytest.approx(num, rel=1e-4, abs=1e-7), (x, c, r, n)
+        if n < 100:  # the host interpreter agrees (long loops are slow to interpret)
+            assert g == pytest.approx(z.gradient("decay", x, c, r)[0], rel=1e-9)
+    assert min(seen) == 1 and max(seen) >= 9000, seen
+    assert not z.rt.compile_cache.failures
+
+
+def test_code_hlo_of_while_gradient_is_one_module_with_a_loop(z: Zyla) -> None:
+    from backend.compile import lower_text
+
+    text = lower_text(z.rt, z.rt.lookup("grad_decay"), [1.0, 0.5, 0.9])
+    assert text.count("HloModule") == 1
+    assert text.count(" while(") >= 2  # the forward loop and the adjoint walk over its tape

@@ -1,0 +1,216 @@
+"""The REPL in a real pseudo-terminal: what a person types, and the screen they see.
+
+`zyla` is started under a pty (pexpect) and its output is fed to a terminal emulator
+(pyte), so each check reads the rendered screen, as a person would, after typing: a
+multi-line function with a docstring, a call, name / LaTeX / struct-field completions,
+`?name`, an erroring line (the session keeps its state), Ctrl-C during a long loop,
+Ctrl-D; and, in a second session, the persistent history with prefix search.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+pyte = pytest.importorskip("pyte")
+
+ROOT = Path(__file__).resolve().parents[1]
+COLS, ROWS = 110, 300
+
+# pexpect forks (then at once execs `zyla`) from this process, which may hold JAX's
+# threads; the child only execs, so Python's warning about forking threads is moot here
+pytestmark = pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
+
+if sys.platform == "win32":  # pragma: no cover
+    pytest.skip("needs a POSIX pty", allow_module_level=True)
+
+
+def zyla_cmd() -> tuple[str, list[str]]:
+    exe = ROOT / ".venv" / "bin" / "zyla"
+    if exe.exists():
+        return str(exe), []
+    return sys.executable, ["-m", "lang.cli"]
+
+
+class Terminal:
+    """A `zyla` process on a pty, with the screen it has drawn so far."""
+
+    def __init__(self, history: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
+        env.update(ZYLA_HISTORY=str(history), TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1",
+                   JAX_PLATFORMS="cpu", COLUMNS=str(COLS), LINES=str(ROWS))
+        exe, args = zyla_cmd()
+        self.child = pexpect.spawn(exe, args, env=env, dimensions=(ROWS, COLS),
+                                   encoding="utf-8", timeout=60, cwd=str(ROOT))
+        self.screen = pyte.Screen(COLS, ROWS)
+        self.stream = pyte.Stream(self.screen)
+
+    def pump(self) -> None:
+        while True:
+            try:
+                data = self.child.read_nonblocking(1 << 16, timeout=0.05)
+            except (pexpect.TIMEOUT, pexpect.EOF):
+                return
+            self.stream.feed(data)
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display).rstrip()
+
+    def wait(self, pred: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self.pump()
+            shown = self.text()
+            if pred(shown):
+                return shown
+            time.sleep(0.05)
+        raise AssertionError(f"screen never showed {what}:\n{self.text()}")
+
+    def wait_for(self, needle: str, timeout: float = 60.0) -> str:
+        return self.wait(lambda s: needle in s, repr(needle), timeout)
+
+    def output(self) -> list[str]:
+        """The non-empty lines between the last input's prompt and the new prompt."""
+        lines = self.text().splitlines()
+        marks = [i for i, line in enumerate(lines) if line.startswith("zyla>")]
+        if len(marks) < 2:
+            return []
+        return [line for line in lines[marks[-2] + 1: marks[-1]] if line.strip()]
+
+    def prompts(self) -> int:
+        return sum(1 for line in self.screen.display if line.startswith("zyla> "))
+
+    def type(self, keys: str) -> None:
+        self.child.send(keys)
+
+    def submit(self, line: str) -> None:
+        """Type a line and Enter, then wait until the next prompt is drawn."""
+        before = self.prompts()
+        self.type(line + "\r")
+        self.wait(lambda s: self.prompts() > before and self.text().endswith("zyla>"),
+                  f"a new prompt after {line!r}")
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+@pytest.fixture(scope="module")
+def history_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("repl") / "history"
+
+
+@pytest.fixture(scope="module")
+def term(history_file: Path) -> Terminal:
+    t = Terminal(history_file)
+    t.wait(lambda s: s.endswith("zyla>"), "the first prompt", timeout=120)
+    yield t
+    t.close()
+
+
+def test_multiline_function_with_docstring(term: Terminal) -> None:
+    term.type('"""\r')
+    # an open string: Enter continued the input instead of submitting it
+    shown = term.wait_for('zyla> """')
+    assert "ERROR" not in shown
+    for line in ("    addmul(a, b)", "", "Add, then double.", '"""', "function addmul(a, b)",
+                 "    s = a + b", "    return s * 2"):
+        term.type(line + "\r")
+    time.sleep(0.3)
+    term.pump()
+    assert "generic function" not in term.text()  # still waiting for `end`
+    term.submit("end")
+    assert "addmul (generic function with 1 method)" in term.text()
+    term.submit("addmul(3, 4)")
+    assert term.output() == ["14"]
+
+
+def test_name_completion(term: Terminal) -> None:
+    term.type("addm\t")
+    term.wait_for("zyla> addmul")
+    term.submit("(1, 1)")
+    assert term.output() == ["4"]
+
+
+def test_latex_completion(term: Terminal) -> None:
+    term.type("\\alpha\t")
+    term.wait_for("zyla> α")
+    term.submit(" = 2.5")
+    assert term.output() == ["2.5"]
+    term.type("x\\hat\t")
+    term.wait_for("zyla> x\u0302")
+    term.type("\x15")  # Ctrl-U clears the line
+    term.wait(lambda s: s.endswith("zyla>"), "a cleared line")
+
+
+def test_struct_field_completion(term: Terminal) -> None:
+    term.submit("struct Pt; alpha_field; beta; end; p = Pt(1, 2);")
+    term.type("p.al\t")
+    term.wait_for("zyla> p.alpha_field")
+    term.submit("")
+    assert term.output() == ["1"]
+
+
+def test_help_mode(term: Terminal) -> None:
+    term.submit("?addmul")
+    shown = term.text()
+    assert "Add, then double." in shown
+    assert "addmul(a, b) @ REPL[" in shown
+
+
+def test_error_keeps_state(term: Terminal) -> None:
+    term.submit("undefined_thing + 1")
+    shown = term.text()
+    assert "ERROR: UndefVarError: `undefined_thing` not defined" in shown
+    assert "Traceback" not in shown
+    term.submit("addmul(1, 2)")
+    assert term.output() == ["6"]
+
+
+def test_ans_and_semicolon(term: Terminal) -> None:
+    term.submit("q = 41;")
+    assert term.output() == []
+    term.submit("ans + 1")
+    assert term.output() == ["42"]
+
+
+def test_ctrl_c_interrupts_a_long_loop(term: Terminal) -> None:
+    before = term.prompts()
+    term.type("s = 0; for i in 1:10^12; s += 1; end\r")
+    time.sleep(1.0)
+    term.pump()
+    assert term.prompts() == before  # still computing
+    term.child.sendintr()
+    term.wait_for("InterruptException")
+    term.wait(lambda s: term.prompts() > before and s.endswith("zyla>"), "the prompt back")
+    term.submit("addmul(2, 2)")
+    assert term.output() == ["8"]
+
+
+def test_ctrl_d_exits(term: Terminal) -> None:
+    term.type("\x04")
+    term.child.expect(pexpect.EOF, timeout=30)
+    term.child.close()
+    assert term.child.exitstatus == 0
+
+
+def test_history_persists_with_prefix_search(term: Terminal, history_file: Path) -> None:
+    assert history_file.exists() and "q = 41;" in history_file.read_text()
+    t = Terminal(history_file)
+    try:
+        t.wait(lambda s: s.endswith("zyla>"), "the first prompt", timeout=120)
+        t.type("q =")
+        t.wait_for("zyla> q =")
+        t.type("\x1b[A")  # Up: the last entry starting with `q =`
+        t.wait_for("zyla> q = 41;")
+        t.submit("")
+        t.submit("q + 1")
+        assert t.output() == ["42"]
+    finally:
+        t.close()
