@@ -119,7 +119,7 @@ def build(rt: Any, skel: Any, leaves: list, capacity: int) -> Entry:
     # pass 1: find the global arrays the code reads
     jax.eval_shape(make(None, None), [], [jnp.asarray(x) for x in leaves])
     gnames = list(dict.fromkeys(names_box))
-    entry = Entry(None, gnames, [], capacity)
+    entry = Entry(None, gnames, capacity=capacity)
     entry.jitted = jax.jit(make(gnames, entry))
     entry.trace_seconds = time.perf_counter() - t0
     return entry

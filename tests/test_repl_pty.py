@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
-pexpect = pytest.importorskip("pexpect")
-pyte = pytest.importorskip("pyte")
+try:
+    import pexpect
+    import pyte
+except ImportError:  # pragma: no cover - the pty tests skip, the unit tests still run
+    pexpect = pyte = None
 
 ROOT = Path(__file__).resolve().parents[1]
 COLS, ROWS = 110, 300
@@ -27,8 +30,6 @@ COLS, ROWS = 110, 300
 # threads; the child only execs, so Python's warning about forking threads is moot here
 pytestmark = pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 
-if sys.platform == "win32":  # pragma: no cover
-    pytest.skip("needs a POSIX pty", allow_module_level=True)
 
 
 def zyla_cmd() -> tuple[str, list[str]]:
@@ -108,6 +109,8 @@ def history_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def term(history_file: Path) -> Terminal:
+    if pexpect is None or pyte is None or sys.platform == "win32":
+        pytest.skip("needs pexpect, pyte and a POSIX pty")
     t = Terminal(history_file)
     t.wait(lambda s: s.endswith("zyla>"), "the first prompt", timeout=120)
     yield t
@@ -214,3 +217,43 @@ def test_history_persists_with_prefix_search(term: Terminal, history_file: Path)
         assert t.output() == ["42"]
     finally:
         t.close()
+
+
+# --- the pieces, without a terminal ---------------------------------------------------------
+
+
+def test_is_complete() -> None:
+    from lang.repl import is_complete
+
+    assert is_complete("1 + 2")
+    assert not is_complete("function f(x)")
+    assert not is_complete('"""doc')
+    assert not is_complete("[1,")
+    assert is_complete("?sin")
+    assert is_complete("")
+    assert is_complete("1 +* 2")  # an error is submitted (and reported), not continued
+
+
+def test_trailing_semicolon() -> None:
+    from lang.repl import _ends_with_semicolon
+
+    assert _ends_with_semicolon("x = 1;")
+    assert _ends_with_semicolon("x = 1;  # quiet")
+    assert not _ends_with_semicolon('s = "a;"')
+    assert not _ends_with_semicolon('s = "#";  x')
+
+
+def test_completions() -> None:
+    from lang.repl import Session, completions
+
+    rt = Session().rt
+    rt.run_source("struct Pt\n    alpha\n    beta\nend\np = Pt(1, (u = 1, v = 2))\n", "REPL[1]")
+    assert completions(rt, "\\alp") == (4, [("α", "\\alpha α")])
+    assert ("∈", "\\in ∈") in completions(rt, "x \\in")[1]
+    assert completions(rt, "x\\hat")[1][0][0] == "\u0302"
+    assert completions(rt, "p.")[1] == [("alpha", "alpha"), ("beta", "beta")]
+    assert completions(rt, "p.beta.")[1] == [("u", "u"), ("v", "v")]
+    assert ("gradient", "gradient") in completions(rt, "gradi")[1]
+    assert ("@testset", "@testset") in completions(rt, "@tes")[1]
+    assert ("sqrt", "sqrt") in completions(rt, "Base.sq")[1]
+    assert all(n.rstrip("!").isidentifier() for n, _ in completions(rt, "LinearAlgebra.")[1])
