@@ -153,6 +153,7 @@ def enrich(err: ZylaError, rt: Any = None) -> ZylaError:
 
 
 def _undef_hint(err: ZylaError, rt: Any) -> str | None:
+    """Why a name is missing (an unsupported Julia construct), or the closest names."""
     m = _UNDEF_MACRO.match(err.message)
     if m:
         name = m.group("name").split(".")[-1]
@@ -216,15 +217,14 @@ def _did_you_mean(names: list[str]) -> str | None:
     return "did you mean " + ", ".join(f"`{n}`" for n in names[:-1]) + f" or `{names[-1]}`?"
 
 
-_COND_START = re.compile(r"^\s*(?:(?:else)?if|while|elseif)\b|(?:&&|\|\|)\s*$")
-
-
 def _parse_hint(err: ZylaError) -> str | None:
+    """A hint for a syntax error, from its message and the source around it."""
     msg = err.message
     line = err.source.line(err.span.line) if err.source is not None and err.span is not None else ""
     col = err.span.col if err.span is not None else 0
     before = line[: max(col - 1, 0)]
-    head = "\n".join(err.source.text.splitlines()[: err.span.line]) if (
+    # the lines up to the error (a `@generated` body fails to parse at its `:(...)`)
+    head = "\n".join(err.source.text.splitlines()[max(0, err.span.line - 20): err.span.line]) if (
         err.source is not None and err.span is not None) else ""
     if re.search(r"@generated\b", head):
         return UNSUPPORTED["@generated"]

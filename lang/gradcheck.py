@@ -329,11 +329,22 @@ def _score(a: float, r: float, atol: float, rtol: float) -> float:
 def _finite_differences(rt: Any, f: Any, args: list, index: int, leaf: Any,
                         eps: float | None) -> np.ndarray:
     """Central differences of f in every element of leaf number `index`."""
+    return one_sided_differences(rt, f, args, index, leaf, eps, central_only=True)[0]
+
+
+def one_sided_differences(rt: Any, f: Any, args: list, index: int, leaf: Any,
+                          eps: float | None, *,
+                          central_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(central, forward, backward) differences of f in every element of leaf number
+    `index`. Where forward and backward differ, f has a kink there (e.g. a branch
+    boundary within the step), so no finite difference is a derivative. With
+    `central_only` the one-sided ones are not computed (returned as zeros)."""
     base = float_leaves(tuple(args))
     is_np = isinstance(leaf, np.ndarray | np.floating)
     dtype = np.dtype(leaf.dtype) if is_np else np.dtype(np.float64)
     flat = np.array(leaf, dtype=dtype).reshape(-1)
-    out = np.zeros(flat.size)
+    central, forward, backward = np.zeros(flat.size), np.zeros(flat.size), np.zeros(flat.size)
+    y0 = math.nan if central_only else (_scalar(_call(rt, f, list(args))) or 0.0)
     for k in range(flat.size):
         x = float(flat[k])
         h = _fd_step(x, dtype, eps)
@@ -348,8 +359,11 @@ def _finite_differences(rt: Any, f: Any, args: list, index: int, leaf: Any,
             y = _scalar(_call(rt, f, list(a2)))
             vals.append((y if y is not None else math.nan, hk))
         (yp, hp), (ym, hm) = vals
-        out[k] = (yp - ym) / (hp - hm) if hp != hm else 0.0
-    return out
+        central[k] = (yp - ym) / (hp - hm) if hp != hm else 0.0
+        if not central_only:
+            forward[k] = (yp - y0) / hp if hp else 0.0
+            backward[k] = (y0 - ym) / -hm if hm else 0.0
+    return central, forward, backward
 
 
 def _with_leaf(leaf: Any, flat: np.ndarray) -> Any:
