@@ -628,7 +628,7 @@ CONTROL = [
              end
              s
          end
-         """, args(fl(), st.just(0)), ("*",)),
+         """, args(fl(), st.just(0)), ()),
 ]
 
 
