@@ -133,21 +133,26 @@ class _Timeout(BaseException):
 
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise `_Timeout` in this (main) thread after `seconds` (no-op off the main thread)."""
+    """Raise `_Timeout` in this (main) thread after `seconds`, and again every 0.25 s
+    until the block ends (an exception raised where Python swallows it, e.g. in a
+    finalizer, must not let the block run on); a no-op off the main thread."""
     import threading
 
     if seconds <= 0 or threading.current_thread() is not threading.main_thread():
         yield
         return
+    active = [True]
 
     def alarm(*_: object) -> None:
-        raise _Timeout()
+        if active[0]:
+            raise _Timeout()
 
     old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.25)
     try:
         yield
     finally:
+        active[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
 
