@@ -106,6 +106,11 @@ def _subtype(a: Any, b: Any) -> bool:
 def apply_type(base: Any, *params: Any) -> Any:
     if isinstance(base, V.JType):
         fam = base.family
+        if fam is V.UnionT:
+            try:
+                return V.make_union(params)
+            except TypeError as e:
+                raise ZylaError("TypeError", f"in Union, {e}") from None
         if base.params and any(isinstance(p, V.TypeVar) for p in base.params):
             # an alias like Vector = Array{T,1}: fill its type variables in order
             it = iter(params)

@@ -139,7 +139,7 @@ def format_attr(v: Any) -> str:
 
     if isinstance(v, TypeVar):  # not just `T`, which would read back as a type named T
         ub = "" if v.ub is None else ", " + format_attr(v.ub)
-        return f"TypeVar(:{v.name}{ub})"
+        return f"{type(v).__name__}(:{v.name}{ub})"  # TypeVar or SelfRef
     from lang.show import jl_show  # constants print as Julia shows them
 
     return jl_show(v)

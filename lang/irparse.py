@@ -672,13 +672,15 @@ def _symbol_call(p: _Parser) -> Any:
     return Symbol(args[0])
 
 
-def _typevar(p: _Parser) -> Any:
-    from lang.values import Symbol, TypeVar
+def _typevar(p: _Parser, word: str = "TypeVar") -> Any:
+    """`TypeVar(:T[, ub])`, or `SelfRef(:Name)` for a struct's own name in its fields."""
+    from lang.values import SelfRef, Symbol, TypeVar
 
-    args = p.call_args("TypeVar")
+    args = p.call_args(word)
     if not 1 <= len(args) <= 2 or not isinstance(args[0], Symbol):
-        raise p.error("`TypeVar(...)` takes a symbol and an optional upper bound")
-    return TypeVar(args[0].name, args[1] if len(args) == 2 else None)
+        raise p.error(f"`{word}(...)` takes a symbol and an optional upper bound")
+    cls = SelfRef if word == "SelfRef" else TypeVar
+    return cls(args[0].name, args[1] if len(args) == 2 else None)
 
 
 def _float16(p: _Parser) -> Any:
@@ -695,6 +697,7 @@ _WORDS: dict[str, Callable[[_Parser], Any]] = {
     "Colon": _colon,
     "Symbol": _symbol_call,
     "TypeVar": _typevar,
+    "SelfRef": lambda p: _typevar(p, "SelfRef"),
     "Float16": _float16,
 }
 

@@ -834,7 +834,11 @@ class Lowerer:
 
     def l_StructDef(self, n: A.StructDef) -> Value:
         pnames = [p.name if isinstance(p, A.Ident) else _where_name(p) for p in n.params]
-        types = [self._type_value(ft, {p: _tv(A.Ident(p)) for p in pnames}) for _, ft in n.fields]
+        from lang.values import SelfRef
+
+        tvs: dict = {p: _tv(A.Ident(p)) for p in pnames}
+        tvs.setdefault(n.name, SelfRef(n.name))
+        types = [self._type_value(ft, tvs) for _, ft in n.fields]
         sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
         self.global_names.add(n.name)
         return self.emit("struct", [sup] + types, span=n.span, name=n.name, binding=self.gname(n.name),

@@ -33,7 +33,7 @@ _BUILTIN_TYPES = {
     "Function": V.FunctionT, "Type": V.TypeT, "DataType": V.DataTypeT, "Module": V.ModuleT,
     "Tuple": V.TupleT, "NamedTuple": V.NamedTupleT, "AbstractArray": V.AbstractArrayT,
     "DenseArray": V.DenseArrayT, "Array": V.ArrayT, "AbstractRange": V.AbstractRangeT,
-    "UnitRange": V.UnitRangeT, "StepRange": V.StepRangeT, "Vararg": V.VarargT,
+    "UnitRange": V.UnitRangeT, "StepRange": V.StepRangeT, "Vararg": V.VarargT, "Union": V.UnionT,
     "Exception": V.ExceptionT,
 }
 
@@ -233,7 +233,7 @@ class Runtime:
         params = op.attrs.get("params", ())
         t = V.JType(name, sup if isinstance(sup, V.JType) else V.AnyT, arity=len(params))
         t.fields = list(op.attrs["fields"])
-        t.field_types = ftypes
+        t.field_types = [V.substitute_self(ft, t) for ft in ftypes]
         t.mutable = op.attrs["mutable"]
         t.is_struct = True
         t.param_names = list(params)

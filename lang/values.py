@@ -48,6 +48,26 @@ class TypeVar:
         return self.name
 
 
+_UNION: list = [None]  # UnionT, once defined below (JType's equality needs it)
+
+
+class SelfRef(TypeVar):
+    """A struct's own name inside its field types (`next::Union{Node,Nothing}`), replaced
+    by the struct's type once it exists (`substitute_self`)."""
+
+
+def substitute_self(t: Any, new: "JType") -> Any:
+    """`t` with every SelfRef replaced by `new`, unions and parameters rebuilt."""
+    if isinstance(t, SelfRef):
+        return new
+    if isinstance(t, JType) and t.params:
+        ps = tuple(substitute_self(p, new) for p in t.params)
+        if all(a is b for a, b in zip(ps, t.params)):
+            return t
+        return make_union(ps) if t.family is UnionT else apply_type(t.family, ps)
+    return t
+
+
 class JType:
     """A Julia type. A family (`Array`, `Tuple`) with fewer `params` than its arity
     stands for the UnionAll over the missing ones (`Array{Float64}` is any-rank)."""
@@ -82,9 +102,14 @@ class JType:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, JType):
             return False
+        if self.family is _UNION[0] and other.family is self.family:  # members are a set
+            return len(self.params) == len(other.params) and all(
+                p in other.params for p in self.params)
         return self.family is other.family and self.params == other.params
 
     def __hash__(self) -> int:
+        if self.family is _UNION[0]:
+            return hash((id(self.family), frozenset(self.params)))
         return hash((id(self.family), self.params))
 
     def __repr__(self) -> str:
@@ -96,6 +121,8 @@ def type_name(t: Any) -> str:
     if not isinstance(t, JType):
         return repr(t)
     fam = t.family
+    if fam is UnionT and not t.params:
+        return "Union{}"
     if fam is ArrayT and len(t.params) == 2 and t.params[1] in (1, 2):
         alias = "Vector" if t.params[1] == 1 else "Matrix"
         return f"{alias}{{{type_name(t.params[0])}}}"
@@ -198,6 +225,17 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
         return True
     if isinstance(b, TypeVar):
         return _param_le(a, b, env)
+    am = _union_members(a)
+    if am is not None:
+        return all(issubtype(m, b, env) for m in am)
+    bm = _union_members(b)
+    if bm is not None:
+        for m in bm:
+            trial = dict(env)
+            if issubtype(a, m, trial):
+                env.update(trial)
+                return True
+        return False
     if b.family is TupleT and a.family is TupleT:
         if not b.params:
             return True
@@ -220,6 +258,35 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
 
 
 VarargT = _family("Vararg", AnyT, arity=2)
+UnionT = _family("Union", AnyT, arity=-1, abstract=True)
+_UNION[0] = UnionT
+
+
+def make_union(members: tuple) -> Any:
+    """`Union{...}`: nested unions flattened, duplicates and members already covered by
+    another dropped; one member is that type itself; none is the empty `Union{}`."""
+    flat: list = []
+    for m in members:
+        parts = m.params if isinstance(m, JType) and m.family is UnionT else (m,)
+        for p in parts:
+            if not isinstance(p, (JType, TypeVar)):
+                raise TypeError(f"Union member {p!r} is not a type")
+            if p not in flat:
+                flat.append(p)
+    kept = [p for p in flat if not any(
+        q is not p and isinstance(p, JType) and isinstance(q, JType) and issubtype(p, q)
+        and not issubtype(q, p) for q in flat)]
+    if len(kept) == 1:
+        return kept[0]
+    t = JType("Union", None, tuple(kept), True, -1, UnionT)
+    return t
+
+
+def _union_members(t: JType) -> tuple | None:
+    """The members of a Union type (empty for `Union{}`), or None for any other type."""
+    if getattr(t, "family", None) is UnionT:
+        return t.params
+    return None
 
 
 # --- values -----------------------------------------------------------------------------

@@ -171,6 +171,12 @@ struct Affine
 end
 (m::Affine)(x) = m.W * x .+ m.b
 """,
+    "selfref": """
+struct Link
+    val::Int
+    next::Union{Link,Nothing}
+end
+""",
 }
 
 AD_CASES = ("ifelse", "for", "while")

@@ -35,6 +35,17 @@ nargs(xs...) = length(xs)
 total(a, rest...) = a + sum(rest)
 typed_sum(xs::Int...) = sum(xs)
 
+# Union types, and a struct whose field type names the struct itself
+describe(x::Union{Nothing,Int}) = x === nothing ? "none" : "int"
+describe(x) = "other"
+twice(x::Union{Float64,Float32}) = 2x
+struct Link
+    val::Int
+    next::Union{Link,Nothing}
+end
+chainlength(l::Nothing) = 0
+chainlength(l::Link) = 1 + chainlength(l.next)
+
 @testset "types" begin
     @testset "parametric structs" begin
         b = Bar{Float64}(1)
@@ -87,5 +98,26 @@ typed_sum(xs::Int...) = sum(xs)
         @test typed_sum(1, 2) == 3
         @test max([4, 9, 2]...) == 9
         @test [t..., 4] == [1, 2, 3, 4]
+    end
+    @testset "Union" begin
+        @test describe(nothing) == "none"
+        @test describe(3) == "int"
+        @test describe(2.5) == "other"
+        @test twice(1.5) === 3.0
+        @test twice(1.5f0) === 3.0f0
+        @test_throws MethodError twice(1)
+        @test 1 isa Union{Int,String} && "a" isa Union{Int,String}
+        @test !(1.0 isa Union{Int,String})
+        @test Int <: Union{Int,Nothing}
+        @test !(Union{Int,Nothing} <: Int)
+        @test Union{Int,Nothing} <: Union{Int,Nothing,String}
+        @test Union{Int} === Int
+        @test Union{Int,Nothing} == Union{Nothing,Int}
+        @test Union{Int,Union{Float64,Int}} == Union{Int,Float64}
+        @test string(Union{Int,Float64}) == "Union{Int64, Float64}"
+        @test string(Union{}) == "Union{}"
+        @test Union{} <: Int
+        @test chainlength(Link(1, Link(2, Link(3, nothing)))) == 3
+        @test Link(1, nothing).next === nothing
     end
 end
