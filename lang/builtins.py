@@ -467,6 +467,9 @@ def _push(x: Any, *vs: Any) -> Any:
         for p in vs:
             x[p.fields[0]] = p.fields[1]
         return x
+    push = getattr(x, "jl_push", None)
+    if push is not None:
+        return push(*vs)
     raise ZylaError("MethodError", f"no method matching push!(::{V.type_name(typeof(x))}, ...)")
 
 
@@ -939,6 +942,9 @@ def _in(x: Any, xs: Any) -> bool:
             return float(k).is_integer() and 0 <= k < xs.length
     if isinstance(xs, dict):
         return x in xs
+    contains = getattr(xs, "jl_contains", None)
+    if contains is not None:
+        return contains(x)
     return any(jl_equal(x, y) for y in _rt().iterate(xs))
 
 
@@ -999,6 +1005,8 @@ def _isempty(x: Any) -> bool:
         return len(x) == 0
     if isinstance(x, np.ndarray):
         return x.size == 0
+    if hasattr(x, "items") and isinstance(x.items, list):
+        return not x.items
     return False
 
 

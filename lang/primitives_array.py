@@ -689,6 +689,11 @@ def _collect(xp: Any, x: Any) -> Any:
         return out
     if xp is np and isinstance(x, np.ndarray):
         return x.copy()
+    if isinstance(x, dict) or isinstance(getattr(x, "items", None), list):
+        from lang.builtins import _rt, collect_results  # a Dict or Set: its elements
+
+        vals = list(_rt().iterate(x))
+        return collect_results(vals, (len(vals),))
     return x
 
 

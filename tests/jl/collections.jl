@@ -69,4 +69,33 @@ using Test
         @test P[2, 3] == (2, 3)
         @test axes(A, 1) == 1:2
     end
+    @testset "Set and set functions" begin
+        s = Set([1, 2, 2, 3])
+        @test length(s) == 3 && 2 in s && !(5 in s) && 5 ∉ s
+        @test s isa Set{Int64} && s isa AbstractSet
+        push!(s, 7)
+        @test sort(collect(s)) == [1, 2, 3, 7]
+        delete!(s, 1)
+        @test sort(collect(s)) == [2, 3, 7]
+        @test isempty(Set()) && !isempty(s)
+        @test typeof(Set()) == Set{Any}
+        t = Set{String}()
+        push!(t, "a")
+        @test "a" in t && length(t) == 1
+        @test_throws MethodError push!(t, 3)
+        @test union([1, 2], [2, 3]) == [1, 2, 3]
+        @test intersect([1, 2], [2, 3]) == [2]
+        @test setdiff([1, 2, 3], [2]) == [1, 3]
+        @test symdiff([1, 2], [2, 3]) == [1, 3]
+        @test unique([3, 1, 3, 2]) == [3, 1, 2]
+        @test [1, 2] ⊆ [1, 2, 3] && !issubset([1, 4], [1, 2, 3])
+        @test Set([1]) ∪ Set([2]) == Set([2, 1])
+        @test Set([1]) != Set([1, 2])
+        u = Set([1, 2])
+        union!(u, [5])
+        @test sort(collect(u)) == [1, 2, 5]
+        @test sum(x for x in Set([4, 5])) == 9
+        @test string(Set([1])) == "Set([1])"
+        @test sort(collect(Dict(1 => 2, 3 => 4)), by=first) == [1 => 2, 3 => 4]
+    end
 end
