@@ -99,7 +99,7 @@ class Transform:
         self.fwd = Function(
             name=f"{primal.name}#fwd", body=Region([]), params=list(primal.params), nkw=primal.nkw,
             vararg=primal.vararg, ncaptures=primal.ncaptures, span=primal.span, file=primal.file,
-            self_arg=primal.self_arg,
+            self_arg=primal.self_arg, kwvararg=primal.kwvararg,
         )
         self.vmap: dict[int, Value] = {}
         self.inactive: set[int] = set()

@@ -79,9 +79,37 @@ def field_type(t: V.JType, ft: Any) -> Any:
     return ft
 
 
+def make_namedtuple(t: V.JType, args: list, kwargs: dict | None) -> V.NamedTuple:
+    """`NamedTuple()`, `NamedTuple(nt)`, `NamedTuple(pairs)` (`:a => 1`, ...) and
+    `NamedTuple{(:a, :b)}(values)`."""
+    from lang.builtins import _rt
+
+    if t.params and isinstance(t.params[0], tuple):
+        names = tuple(n.name if isinstance(n, V.Symbol) else str(n) for n in t.params[0])
+        vals = tuple(_rt().iterate(args[0])) if args else ()
+        if len(vals) != len(names):
+            raise ZylaError("ArgumentError", f"NamedTuple{{{names}}} needs {len(names)} "
+                                             f"values, got {len(vals)}")
+        return V.NamedTuple(names, vals)
+    if not args:
+        return V.NamedTuple((), ())
+    if len(args) == 1 and isinstance(args[0], V.NamedTuple):
+        return args[0]
+    if len(args) == 1:
+        items = list(_rt().iterate(args[0]))
+        if all(isinstance(p, V.StructValue) and p.type.name == "Pair"
+               and isinstance(p.fields[0], V.Symbol) for p in items):
+            return V.NamedTuple(tuple(p.fields[0].name for p in items),
+                                tuple(p.fields[1] for p in items))
+    raise ZylaError("MethodError", "no method matching NamedTuple with these arguments",
+                    hint="NamedTuple(), NamedTuple(pairs of :name => value) or "
+                         "NamedTuple{names}(values)")
+
+
 def install(rt: Any) -> None:
     """Register these built-ins in `rt.builtins`."""
     b = rt.builtins
+    V.NamedTupleT.constructor = make_namedtuple  # type: ignore[attr-defined]
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     b["Core.static_param"] = prim("Core.static_param", static_param, static_param, NONDIFF, anyt)
     b["Core.typevar"] = prim("Core.typevar", make_typevar, make_typevar, NONDIFF, anyt)

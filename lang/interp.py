@@ -157,8 +157,11 @@ class Interpreter:
         if fn.nkw:
             kwnames = fn.params[len(fn.params) - fn.nkw:]
             kw = dict(kwargs or {})
-            for k in kwnames:
+            for k in kwnames[:-1] if fn.kwvararg else kwnames:
                 out.append(kw.pop(k, UNSET))
+            if fn.kwvararg:  # `kw...` collects the rest, as a NamedTuple
+                out.append(V.NamedTuple(tuple(kw), tuple(kw.values())))
+                kw = {}
             if kw:
                 if kwnames and kwnames[-1].startswith("#kw"):
                     pass

@@ -89,6 +89,7 @@ class Function:
     params: list[str]
     nkw: int = 0
     vararg: bool = False
+    kwvararg: bool = False  # the last keyword parameter collects the others (`kw...`)
     ncaptures: int = 0
     span: Span = NOSPAN
     file: str = "<input>"
@@ -209,6 +210,8 @@ def format_function(fn: Function, types: bool = False) -> str:
         meta.append(f"kw={fn.nkw}")
     if fn.vararg:
         meta.append("vararg")
+    if fn.kwvararg:
+        meta.append("kwvararg")
     if fn.self_arg:
         meta.append("self")
     names = ", ".join(format_name(p) for p in fn.params)

@@ -12,7 +12,7 @@ a `# line N` right after an op, which sets `op.span = Span(N, 0)`):
 
     module    := function*
     function  := "func" "@" NAME "(" [def ("," def)*] ")" "[" [NAME ("," NAME)*] "]"
-                 ("captures=" INT | "kw=" INT | "vararg" | "self")* "{" op* "}"
+                 ("captures=" INT | "kw=" INT | "vararg" | "kwvararg" | "self")* "{" op* "}"
     def       := "%" INT ["::" TYPE]
     op        := [def ("," def)* "="] OPNAME [" " PRIMARY] ["(" [use ("," use)*] ")"]
                  ["[" KEY "=" attr ("," KEY "=" attr)* "]"] region* ["# line" INT]
@@ -341,6 +341,8 @@ class _Parser:
                     fn.nkw = n
             elif word == "vararg":
                 fn.vararg = True
+            elif word == "kwvararg":
+                fn.kwvararg = True
             elif word == "self":
                 fn.self_arg = True
             else:

@@ -356,6 +356,7 @@ class Lowerer:
         fn.ncaptures = len(captures)
         fn.nkw = len(kwparams)
         fn.vararg = bool(params) and params[-1].vararg
+        fn.kwvararg = bool(kwparams) and kwparams[-1].vararg
         fn.self_arg = receiver is not None
         self.sc = Scope(fn, {}, set(), False, region=fn.body)
         try:
@@ -373,7 +374,7 @@ class Lowerer:
                     continue
                 p = ptypes[i - len(captures)]
                 v = a
-                if p.default is None and i - len(captures) >= len(allp) and p.name:
+                if p.default is None and i - len(captures) >= len(allp) and p.name and not p.vararg:
                     # a required keyword argument
                     p = A.Param(p.name, p.type, A.Call(A.Ident("Core.undef_keyword"),
                                 [A.Literal(p.name, "String")], span=p.span), span=p.span)
@@ -787,7 +788,7 @@ class Lowerer:
         types = [self._type_value(p.type, tvnames) for p in params]
         nreq = sum(1 for p in params if p.default is None and not p.vararg)
         vararg = bool(params) and params[-1].vararg
-        kwnames = tuple(p.name for p in n.kwparams if p.name)
+        kwnames = tuple(p.name for p in n.kwparams if p.name and not p.vararg)
         self.global_names.add(name if n.receiver is None else name)
         return self.emit(
             "method", types, span=n.span, name=name, func=fn, nreq=nreq, vararg=vararg,

@@ -46,6 +46,12 @@ end
 chainlength(l::Nothing) = 0
 chainlength(l::Link) = 1 + chainlength(l.next)
 
+# keyword varargs
+kwinner(x; a=1, b=2) = x + a + b
+kwforward(x; kw...) = kwinner(x; kw...)
+kwcollect(; kws...) = kws
+kwmixed(x; scale=1.0, rest...) = (scale * x, length(rest), keys(rest))
+
 @testset "types" begin
     @testset "parametric structs" begin
         b = Bar{Float64}(1)
@@ -98,6 +104,19 @@ chainlength(l::Link) = 1 + chainlength(l.next)
         @test typed_sum(1, 2) == 3
         @test max([4, 9, 2]...) == 9
         @test [t..., 4] == [1, 2, 3, 4]
+    end
+    @testset "keyword varargs" begin
+        @test kwforward(1) == 4
+        @test kwforward(1; b=10) == 12
+        @test kwforward(1; a=0, b=0) == 1
+        @test kwcollect(a=1, b="x") == (a = 1, b = "x")
+        @test kwcollect() == NamedTuple()
+        @test kwmixed(2.0; scale=3.0, c=1, d=2) == (6.0, 2, (:c, :d))
+        @test kwmixed(2.0) == (2.0, 0, ())
+        @test [k for (k, v) in pairs(kwcollect(p=1, q=2))] == [:p, :q]
+        @test_throws MethodError kwforward(1; c=3)
+        @test NamedTuple([:a => 1, :b => 2]) == (a = 1, b = 2)
+        @test NamedTuple{(:x, :y)}((1, 2.0)) == (x = 1, y = 2.0)
     end
     @testset "Union" begin
         @test describe(nothing) == "none"
