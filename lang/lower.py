@@ -106,6 +106,26 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
     return out
 
 
+def global_decls(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names a `global` declaration in `node` makes global for the whole enclosing scope
+    (`global x`, `global x = v`, `global x += v`), not looking inside nested functions."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            global_decls(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
+        pass
+    elif isinstance(node, A.Global):
+        for x in node.names:
+            _target_names(getattr(x, "target", x), out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                global_decls(v, out)
+    return out
+
+
 def _target_names(t: A.Node, out: set[str]) -> None:
     if isinstance(t, A.Ident):
         out.add(t.name)
@@ -281,6 +301,7 @@ class Scope:
     region: Region | None = None
     soft_globals: set[str] = field(default_factory=set)
     static_params: set[str] = field(default_factory=set)  # `where` type variables
+    declared_globals: set[str] = field(default_factory=set)  # `global x` in a function
 
 
 class Lowerer:
@@ -364,8 +385,10 @@ class Lowerer:
             fn.body.args = args
             body_list = body.stmts if isinstance(body, A.Block) else [body]
             ptypes = [p for p in allp] + list(kwparams)
+            self.sc.declared_globals = global_decls(body_list) - set(names)
             self.sc.locals_ = assigned_names(body_list) | set(names)
             self._setup_boxes(body_list, params=names[len(captures):])
+            self.sc.boxed -= self.sc.declared_globals
             for i, (n, a) in enumerate(zip(names, args)):
                 if i < len(captures):
                     self.sc.env[n] = a  # captured boxes stay boxes
@@ -452,6 +475,10 @@ class Lowerer:
 
     def bind(self, name: str, v: Value, span: A.Span | None = None) -> None:
         sc = self.sc
+        if name in sc.declared_globals:
+            self.emit("setglobal", [v], 0, span=span, name=self.gname(name))
+            self.global_names.add(name)
+            return
         if name in sc.boxed:
             if name in sc.env:
                 self.call("Core.setbox", [sc.env[name], v], span)
@@ -466,7 +493,7 @@ class Lowerer:
 
     def read(self, name: str, node: A.Node) -> Value:
         sc = self.sc
-        if name in sc.env:
+        if name in sc.env and name not in sc.declared_globals:
             v = sc.env[name]
             if name in sc.boxed:
                 return self.call("Core.unbox", [v], node.span)
@@ -885,7 +912,7 @@ class Lowerer:
         for x in n.names:
             if isinstance(x, A.Ident):
                 self.sc.env.pop(x.name, None)
-            elif isinstance(x, A.Assign):
+            else:  # `global x = v`, `global x += v`
                 self.lower(x)
         return self.const(None)
 

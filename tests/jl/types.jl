@@ -52,6 +52,24 @@ kwforward(x; kw...) = kwinner(x; kw...)
 kwcollect(; kws...) = kws
 kwmixed(x; scale=1.0, rest...) = (scale * x, length(rest), keys(rest))
 
+# `global` declarations: in a top-level loop and inside functions
+gsum = 0
+for i in 1:3
+    global gsum += i
+end
+gcount = 0
+function gbump!()
+    global gcount += 1
+    return gcount
+end
+function gdefine()
+    global gnew = 5
+end
+function gscale()
+    global gcount
+    gcount = gcount * 10
+end
+
 @testset "types" begin
     @testset "parametric structs" begin
         b = Bar{Float64}(1)
@@ -117,6 +135,15 @@ kwmixed(x; scale=1.0, rest...) = (scale * x, length(rest), keys(rest))
         @test_throws MethodError kwforward(1; c=3)
         @test NamedTuple([:a => 1, :b => 2]) == (a = 1, b = 2)
         @test NamedTuple{(:x, :y)}((1, 2.0)) == (x = 1, y = 2.0)
+    end
+    @testset "global declarations" begin
+        @test gsum == 6
+        gbump!(); gbump!()
+        @test gcount == 2
+        gdefine()
+        @test gnew == 5
+        gscale()
+        @test gcount == 20
     end
     @testset "Union" begin
         @test describe(nothing) == "none"
