@@ -259,13 +259,22 @@ def _tuple(*xs: Any) -> tuple:
 
 
 def _zip(*xs: Any) -> Any:
-    """`zip(xs...)`: a vector of tuples, as long as the shortest argument."""
+    """`zip(xs...)`: a vector of tuples, as long as the shortest argument (lazy when an
+    argument is a lazy iterator)."""
+    from lang.builtins_iter import LazyIter, lazy_zip
+
+    if any(isinstance(x, LazyIter) for x in xs):
+        return lazy_zip(*xs)
     items = [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs])]
     return _tuples(items)
 
 
 def _enumerate(x: Any) -> Any:
-    """`enumerate(x)`: a vector of `(i, x[i])` tuples."""
+    """`enumerate(x)`: a vector of `(i, x[i])` tuples (lazy for a lazy iterator)."""
+    from lang.builtins_iter import LazyIter, lazy_enumerate
+
+    if isinstance(x, LazyIter):
+        return lazy_enumerate(x)
     return _tuples([(i + 1, v) for i, v in enumerate(_rt().iterate(x))])
 
 

@@ -116,6 +116,8 @@ def _length(xp: Any, x: Any) -> int:
         return n
     if hasattr(x, "items") and isinstance(getattr(x, "items"), list):
         return len(x.items)
+    if hasattr(x, "jl_length"):
+        return x.jl_length()
     if N.is_scalar(x):
         return 1
     raise ZylaError("MethodError", f"no method matching length({x!r})")
@@ -689,8 +691,9 @@ def _collect(xp: Any, x: Any) -> Any:
         return out
     if xp is np and isinstance(x, np.ndarray):
         return x.copy()
-    if isinstance(x, dict) or isinstance(getattr(x, "items", None), list):
-        from lang.builtins import _rt, collect_results  # a Dict or Set: its elements
+    if isinstance(x, dict) or isinstance(getattr(x, "items", None), list) or hasattr(
+            x, "jl_iter"):
+        from lang.builtins import _rt, collect_results  # a Dict, Set or lazy iterator
 
         vals = list(_rt().iterate(x))
         return collect_results(vals, (len(vals),))

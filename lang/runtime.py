@@ -39,10 +39,11 @@ _BUILTIN_TYPES = {
 
 
 def _extra_builtins() -> list[Any]:
-    from lang import builtins_dict, builtins_io, builtins_set, builtins_types, modules
+    from lang import builtins_dict, builtins_io, builtins_iter, builtins_set, builtins_types
+    from lang import modules
     from lang import diagnostics, gradcheck, plots, safety  # REPL/diagnostics/testing (issue 6)
 
-    return [builtins_types, builtins_io, builtins_dict, builtins_set, modules, diagnostics, safety, gradcheck,
+    return [builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter, modules, diagnostics, safety, gradcheck,
             plots]
 
 

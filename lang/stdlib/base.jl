@@ -36,6 +36,17 @@ minimum(f::Function, x) = minimum(broadcast(f, x))
 max(x) = x
 min(x) = x
 
+# lazy iterators (Iterators.take, ...) are collected first
+sum(x::Iterators.LazyIterator) = sum(collect(x))
+sum(f::Function, x::Iterators.LazyIterator) = sum(f, collect(x))
+prod(x::Iterators.LazyIterator) = prod(collect(x))
+maximum(x::Iterators.LazyIterator) = maximum(collect(x))
+minimum(x::Iterators.LazyIterator) = minimum(collect(x))
+maximum(f::Function, x::Iterators.LazyIterator) = maximum(f, collect(x))
+minimum(f::Function, x::Iterators.LazyIterator) = minimum(f, collect(x))
+mean(x::Iterators.LazyIterator) = mean(collect(x))
+map(f, x::Iterators.LazyIterator) = map(f, collect(x))
+
 mean(x; dims=nothing) = dims === nothing ? sum(x) / length(x) : sum(x; dims=dims) ./ (length(x) ÷ length(sum(x; dims=dims)))
 mean(f::Function, x) = mean(broadcast(f, x))
 function var(x; dims=nothing, corrected=true)

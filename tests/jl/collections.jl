@@ -98,4 +98,28 @@ using Test
         @test string(Set([1])) == "Set([1])"
         @test sort(collect(Dict(1 => 2, 3 => 4)), by=first) == [1 => 2, 3 => 4]
     end
+    @testset "lazy iterators" begin
+        @test collect(Iterators.take(Iterators.countfrom(5), 3)) == [5, 6, 7]
+        @test collect(Iterators.partition(1:7, 3)) == [[1, 2, 3], [4, 5, 6], [7]]
+        @test [i for (i, b) in enumerate(Iterators.partition(1:7, 3))] == [1, 2, 3]
+        @test length(Iterators.partition(1:10, 4)) == 3
+        @test collect(Iterators.flatten([[1, 2], [3]])) == [1, 2, 3]
+        @test collect(Iterators.take(Iterators.cycle([1, 2]), 5)) == [1, 2, 1, 2, 1]
+        @test collect(zip(1:3, Iterators.countfrom(10))) == [(1, 10), (2, 11), (3, 12)]
+        @test collect(Iterators.filter(isodd, 1:10)) == [1, 3, 5, 7, 9]
+        @test sum(Iterators.map(x -> x^2, 1:4)) == 30
+        @test collect(Iterators.drop(1:5, 2)) == [3, 4, 5]
+        @test collect(Iterators.repeated(7, 3)) == [7, 7, 7]
+        @test collect(Iterators.takewhile(x -> x < 4, 1:10)) == [1, 2, 3]
+        @test collect(Iterators.dropwhile(x -> x < 8, 1:10)) == [8, 9, 10]
+        @test collect(Iterators.reverse(1:3)) == [3, 2, 1]
+        @test collect(Iterators.accumulate(+, [1, 2, 3])) == [1, 3, 6]
+        it = Iterators.take(1:5, 2)
+        @test collect(it) == collect(it) == [1, 2]  # iterating twice starts over
+        @test first(Iterators.countfrom(3)) == 3
+        @test sum(x -> 2x, Iterators.take(1:10, 3)) == 12
+        @test maximum(Iterators.take([3, 9, 2], 2)) == 9
+        @test_throws MethodError length(Iterators.countfrom(1))
+        @test_throws ArgumentError Iterators.partition(1:3, 0)
+    end
 end
