@@ -91,6 +91,11 @@ class ZylaError(Exception):
         if span is not None and span.line > 0:
             self.trace.append((span, source))
 
+    def __reduce__(self) -> tuple:
+        """Pickle by kind, message and hint (crossing a process boundary, e.g. from a
+        worker of a batch run); the source file and thrown value stay behind."""
+        return (ZylaError, (self.kind, self.message, self.span, None, self.hint))
+
     def located(self, span: Span | None, source: SourceFile | None) -> ZylaError:
         """Attach a location if the error has none yet (innermost location wins); every
         location passed is also recorded in `trace`."""

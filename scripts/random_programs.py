@@ -50,7 +50,10 @@ def _worker(job: tuple[int, int, int, int, bool]) -> tuple[collections.Counter, 
     @given(R.programs(known_bugs=known_bugs))
     def run(prog: R.Program) -> None:
         compiled = compiled_every > 0 and counts["programs"] % compiled_every == 0
-        out = R.check(rt, prog, compiled=compiled)
+        try:
+            out = R.check(rt, prog, compiled=compiled)
+        except Exception as e:  # an internal error is a finding, not the end of the batch
+            out = R.Outcome("crash", f"{type(e).__name__}: {e}")
         counts["programs"] += 1
         counts[out.status] += 1
         counts["with while"] += prog.has_while
