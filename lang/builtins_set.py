@@ -8,7 +8,8 @@ runtime's collection protocol: `.items` (a list, for iteration and `length`),
 
 `union`/`∪`, `intersect`/`∩`, `setdiff`, `symdiff` and `unique` return a `Set` when the
 first argument is a set and a vector otherwise (order of first occurrence), as in Julia;
-`issubset`/`⊆`, `union!`, `intersect!`, `setdiff!`, `delete!`, `pop!` are the rest.
+`issubset`/`⊆`, `union!`, `intersect!`, `setdiff!` and `delete!` are the rest (`pop!` on a
+Set is not implemented).
 """
 
 from __future__ import annotations
