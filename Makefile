@@ -36,8 +36,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# the benchmark suite of issue 5 (under 15 minutes on 2 cores); writes bench/RESULTS.md.
+# BENCH_ARGS=--quick for a smoke run, BENCH_ARGS='--only micro,front' for some groups
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(STAMP) *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -20,6 +20,14 @@ How each op transforms:
   iteration on a tape (`attrs["tape"]`), which the adjoint walks in reverse.
 - Residuals are only pullback closures and tapes: the adjoint never reads primal values
   directly, so the forward and adjoint functions are independent IR functions.
+- Nested AD through loops: a loop that already records k tapes (`tape=k`, the forward
+  loop of a function being differentiated again) is an ordinary loop whose body yields k
+  extra per-iteration values; its forward copy records one tape more (`tape=k+1`), and its
+  adjoint walks the pullback tape zipped with the cotangents of those k tapes
+  (`Core.tape_zip`). The adjoint's own walk over a tape is a `for` over an iterable, so
+  differentiating it collects the entries' cotangents (`Core.iter_cot`); the tape
+  primitives (`Core.reverse_tape`, `Core.tape_zip`, `Core.iter_cot`) have pullback rules
+  (autodiff.runtime), so this composes to any order.
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ from lang.ir import Function, Op, Region, Value, walk_ops
 _INACTIVE_OPS = ("const", "global", "method", "struct", "setglobal")
 
 # built-ins whose results never carry a cotangent (ranges, sizes, indices)
-NO_TANGENT_RESULTS = {":", "eachindex", "axes", "length", "size", "ndims", "Core.endof", "lastindex",
+NO_TANGENT_RESULTS = {":", "eachindex", "axes", "length", "size", "ndims", "Core.endof",
+                      "lastindex",
                       "firstindex", "keys", "typeof", "eltype", "isa", "==", "!=", "<", "<=", ">",
                       ">=", "===", "!==", "!", "Core.or", "iseven", "isodd", "isnothing"}
 
@@ -64,9 +73,11 @@ class _Builder:
         self.fn = fn
         self.region = region
 
-    def op(self, opname: str, operands: list[Value], nres: int = 1, regions: list[Region] | None = None,
+    def op(self, opname: str, operands: list[Value], nres: int = 1,
+           regions: list[Region] | None = None,
            **attrs: Any) -> Op:
-        op = Op(opname, list(operands), [self.fn.new_value() for _ in range(nres)], attrs, regions or [])
+        op = Op(opname, list(operands), [self.fn.new_value() for _ in range(nres)], attrs,
+                regions or [])
         self.region.ops.append(op)
         return op
 
@@ -84,7 +95,8 @@ class _Record:
 
     __slots__ = ("op", "res", "free", "lens")
 
-    def __init__(self, op: Op, res: int, free: list[Value] | None = None, lens: list[int] | None = None) -> None:
+    def __init__(self, op: Op, res: int, free: list[Value] | None = None,
+                 lens: list[int] | None = None) -> None:
         self.op = op
         self.res = res
         self.free = free or []
@@ -125,7 +137,8 @@ class Transform:
     def m(self, v: Value) -> Value:
         return self.vmap[v.id]
 
-    def region(self, r: Region, b: _Builder, free: list[Value], is_body: bool = False) -> tuple[list[Value], Value]:
+    def region(self, r: Region, b: _Builder, free: list[Value],
+               is_body: bool = False) -> tuple[list[Value], Value]:
         """Transform the ops of primal region r into builder b; returns the forward values
         the region yields and its pullback closure."""
         records: list[_Record] = []
@@ -156,7 +169,7 @@ class Transform:
         new = b.op(op.name, [self.m(v) for v in op.operands], len(op.results),
                    [self.plain_region(r) for r in op.regions], **op.attrs)
         new.span = op.span
-        for old, nv in zip(op.results, new.results):
+        for old, nv in zip(op.results, new.results, strict=False):
             self.vmap[old.id] = nv
         return new
 
@@ -215,13 +228,15 @@ class Transform:
             operands = list(op.operands)
         t = p.new_value()
         splat = tuple(i + (1 if op.name == "pcall" else 0) for i in op.attrs.get("splat") or ())
-        call = Op("call", operands, [t], {"fn": "Core.pullback_call", "kw": op.attrs.get("kw") or (),
+        call = Op("call", operands, [t], {"fn": "Core.pullback_call",
+                                          "kw": op.attrs.get("kw") or (),
                                           "splat": splat}, [], op.span)
         self._pcall(call, b, rec, res)
         for k, r in enumerate(op.results):
             c = p.new_value()
             self.f_const(Op("const", [], [c], {"value": k + 1}), b, rec, res)
-            self._pcall(Op("call", [t, c], [r], {"fn": "Core.indexed_iterate", "kw": (), "splat": ()},
+            self._pcall(Op("call", [t, c], [r],
+                           {"fn": "Core.indexed_iterate", "kw": (), "splat": ()},
                            [], op.span), b, rec, res)
 
     f_pcall = _desugar_pcall
@@ -248,7 +263,7 @@ class Transform:
             regions.append(nr)
         new = b.op("if", [self.m(op.operands[0])], len(op.results) + 1, regions, **op.attrs)
         new.span = op.span
-        for old, nv in zip(op.results, new.results):
+        for old, nv in zip(op.results, new.results, strict=False):
             self.vmap[old.id] = nv
         rec.append(_Record(op, len(res), free))
         res.append(new.results[-1])
@@ -260,20 +275,14 @@ class Transform:
         rb.op("yield", outs + [closure], 0)
         return nr
 
-    def _no_nested_loop(self, op: Op) -> None:
-        if op.attrs.get("tape") or op.attrs.get("reverse_tape"):
-            raise ADError("differentiating the adjoint of a loop (nested AD through a loop) is "
-                          "not supported yet")
-
     def f_for(self, op: Op, b: _Builder, rec: list, res: list) -> None:
-        self._no_nested_loop(op)
         body = op.regions[0]
         free = self._active_free([body])
         nbody = self._loop_body(body, free)
         new = b.op("for", [self.m(v) for v in op.operands], len(op.results) + 1, [nbody],
-                   **{**op.attrs, "tape": True})
+                   **{**op.attrs, "tape": _one_more_tape(op)})
         new.span = op.span
-        for old, nv in zip(op.results, new.results):
+        for old, nv in zip(op.results, new.results, strict=False):
             self.vmap[old.id] = nv
         rc = _Record(op, len(res), free)
         rec.append(rc)
@@ -285,15 +294,14 @@ class Transform:
             res.append(self.m(it))
 
     def f_while(self, op: Op, b: _Builder, rec: list, res: list) -> None:
-        self._no_nested_loop(op)
         cond, body = op.regions
         free = self._active_free([body])
         ncond = self.plain_region(cond)
         nbody = self._loop_body(body, free)
         new = b.op("while", [self.m(v) for v in op.operands], len(op.results) + 1, [ncond, nbody],
-                   **{**op.attrs, "tape": True})
+                   **{**op.attrs, "tape": _one_more_tape(op)})
         new.span = op.span
-        for old, nv in zip(op.results, new.results):
+        for old, nv in zip(op.results, new.results, strict=False):
             self.vmap[old.id] = nv
         rec.append(_Record(op, len(res), free))
         res.append(new.results[-1])
@@ -357,7 +365,8 @@ class Transform:
                 self._loop_adjoint(op, rc, b, resv, cot, add)
         return self._finish(adj, b, r, free, cot, is_body)
 
-    def _scatter_call(self, op: Op, rc: _Record, g: Value, b: _Builder, resv: list[Value], add: Any) -> None:
+    def _scatter_call(self, op: Op, rc: _Record, g: Value, b: _Builder, resv: list[Value],
+                      add: Any) -> None:
         kw = op.attrs.get("kw") or ()
         splat = op.attrs.get("splat") or ()
         npos = len(op.operands) - len(kw)
@@ -371,28 +380,50 @@ class Transform:
         for j, v in enumerate(op.operands[first:npos]):
             add(v, b.call("Core.getgrad", [g, b.const(j + 2)]))
 
-    def _loop_adjoint(self, op: Op, rc: _Record, b: _Builder, resv: list[Value], cot: dict, add: Any) -> None:
+    def _loop_adjoint(self, op: Op, rc: _Record, b: _Builder, resv: list[Value], cot: dict,
+                      add: Any) -> None:
+        """The adjoint of a loop: a `for` over its reversed tape of iteration pullbacks,
+        carrying the cotangents of the loop-carried values and of the free values.
+
+        A loop that itself records tapes (the forward loop of an adjoint being differentiated
+        again: nested AD) has k tape results after its m carried ones; their cotangents are
+        tapes of per-iteration cotangents, zipped with the pullback tape
+        (`Core.tape_zip`), so that each adjoint iteration feeds its pullback the cotangents
+        of everything that iteration yielded."""
         is_for = op.name == "for"
-        m = len(op.results)
+        k = tape_count(op)
+        m = len(op.results) - k
         nfree = len(rc.free)
-        ds = [cot.get(v.id) for v in op.results]
-        if all(x is None for x in ds) and True:
+        ds = [cot.get(v.id) for v in op.results[:m]]
+        dts = [cot.get(v.id) for v in op.results[m:]]
+        if all(x is None for x in ds + dts):
             return
         none = b.const(None)
         dinit = [x if x is not None else none for x in ds]
-        rev = b.call("Core.reverse_tape", [resv[rc.res]])
+        tape = resv[rc.res]
+        zipped = any(x is not None for x in dts)
+        if zipped:
+            tape = b.call("Core.tape_zip", [tape] + [x if x is not None else none for x in dts])
+        rev = b.call("Core.reverse_tape", [tape])
         body = Region([])
         adjfn = b.fn
-        bv = adjfn.new_value("B")
-        dc = [adjfn.new_value(f"dc{k}") for k in range(m)]
-        df = [adjfn.new_value(f"df{k}") for k in range(nfree)]
-        body.args = [bv] + dc + df
+        ev = adjfn.new_value("B")
+        dc = [adjfn.new_value(f"dc{j}") for j in range(m)]
+        df = [adjfn.new_value(f"df{j}") for j in range(nfree)]
+        body.args = [ev] + dc + df
         bb = _Builder(adjfn, body)
-        g = bb.call("Core.back", [bv, bb.call("tuple", dc) if dc else bb.const(())])
+        if zipped:
+            bv = bb.call("Core.getgrad", [ev, bb.const(1)])
+            drec = [bb.call("Core.getgrad", [ev, bb.const(j + 2)]) for j in range(k)]
+        else:
+            bv = ev
+            drec = [bb.const(None) for _ in range(k)]
+        douts = dc + drec
+        g = bb.call("Core.back", [bv, bb.call("tuple", douts) if douts else bb.const(())])
         off = 2 if is_for else 1  # the iteration variable's cotangent comes first
-        newdc = [bb.call("Core.getgrad", [g, bb.const(off + k)]) for k in range(m)]
-        newdf = [bb.call("Core.accum", [df[k], bb.call("Core.getgrad", [g, bb.const(off + m + k)])])
-                 for k in range(nfree)]
+        newdc = [bb.call("Core.getgrad", [g, bb.const(off + j)]) for j in range(m)]
+        newdf = [bb.call("Core.accum", [df[j], bb.call("Core.getgrad", [g, bb.const(off + m + j)])])
+                 for j in range(nfree)]
         collect_dx = is_for and bool(rc.lens)
         extra = [bb.call("Core.getgrad", [g, bb.const(1)])] if collect_dx else []
         bb.op("yield", newdc + newdf + extra, 0)
@@ -401,10 +432,10 @@ class Transform:
             attrs["tape"] = True
         loop = b.op("for", [rev] + dinit + [none] * nfree, m + nfree + len(extra), [body], **attrs)
         inits = op.operands[1:] if is_for else op.operands
-        for k, v in enumerate(inits):
-            add(v, loop.results[k])
-        for k, v in enumerate(rc.free):
-            add(v, loop.results[m + k])
+        for j, v in enumerate(inits):
+            add(v, loop.results[j])
+        for j, v in enumerate(rc.free):
+            add(v, loop.results[m + j])
         if collect_dx:
             add(op.operands[0], b.call("Core.iter_cot", [resv[rc.lens[0]], loop.results[-1]]))
 
@@ -425,7 +456,8 @@ class Transform:
         npos = len(args) - p.ncaptures - p.nkw
         pos = args[p.ncaptures: p.ncaptures + npos]
         if p.ncaptures:
-            self_d = b.call("Core.namedtuple", [b.const(tuple(p.params[: p.ncaptures]))] + [d(c) for c in caps])
+            names = b.const(tuple(p.params[: p.ncaptures]))
+            self_d = b.call("Core.namedtuple", [names] + [d(c) for c in caps])
         elif p.self_arg and pos:
             self_d, pos = d(pos[0]), pos[1:]
         else:
@@ -437,6 +469,19 @@ class Transform:
             out = b.call("tuple", ds)
         b.op("return", [out], 0)
         return adj
+
+
+def tape_count(op: Op) -> int:
+    """How many tapes a loop op records (see lang.interp.tape_count)."""
+    t = op.attrs.get("tape")
+    return int(t) if t else 0
+
+
+def _one_more_tape(op: Op) -> bool | int:
+    """The `tape` attribute of a loop's forward copy: one tape more than the primal loop
+    records (its iteration pullbacks come last). A plain loop gets `true`."""
+    k = tape_count(op)
+    return True if k == 0 else k + 1
 
 
 _CACHE: dict[int, tuple[Function, Function]] = {}
@@ -458,7 +503,8 @@ def adjoint_functions(fn: Function) -> list[Function]:
     fwd = forward(fn)
     out: list[Function] = []
     for op in walk_ops(fwd.body):
-        if op.name == "closure" and isinstance(op.attrs.get("func"), Function) and "#adj" in op.attrs["func"].name:
+        func = op.attrs.get("func")
+        if op.name == "closure" and isinstance(func, Function) and "#adj" in func.name:
             out.append(op.attrs["func"])
     out.sort(key=lambda f: (f.name.count("#adj") and not f.name.endswith("#adj"), f.name))
     return out

@@ -11,7 +11,17 @@ import numpy as np
 from lang import numeric as N
 from lang import values as V
 from lang.lower import COLON
-from lang.primitives import INFER_BY_LOWERING, NONDIFF, _hx, _jx, _result, as_array, is_array, jl_size, prim
+from lang.primitives import (
+    INFER_BY_LOWERING,
+    NONDIFF,
+    _hx,
+    _jx,
+    _result,
+    as_array,
+    is_array,
+    jl_size,
+    prim,
+)
 
 
 def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
@@ -96,6 +106,8 @@ def convert_cot(x: Any, dz: Any) -> Any:
 def permute_back(xp: Any, dz: Any, x: Any, *p: Any) -> Any:
     from lang.primitives_array import _permutedims
 
+    if np.ndim(as_array(x)) == 1:  # permutedims(v) of a vector is a 1×n row: back to a vector
+        return xp.reshape(as_array(dz, xp), np.shape(as_array(x)))
     if not p:
         return _permutedims(xp, dz)
     perm = p[0]
@@ -168,7 +180,9 @@ def hvcat_back(xp: Any, dz: Any, rows: tuple, *xs: Any) -> tuple:
     r0 = 0
     for n in rows:
         piece = xs[k:k + n]
-        h = max((as_array(x).shape[-1] if is_array(x) and np.ndim(as_array(x)) == 2 else 1) for x in piece)
+        # the row's height: a matrix's rows (numpy's last axis), a vector's length
+        h = max((as_array(x).shape[-1] if is_array(x) and np.ndim(as_array(x)) in (1, 2) else 1)
+                for x in piece)
         c0 = 0
         for x in piece:
             xa = as_array(x, xp)
@@ -183,13 +197,17 @@ def hvcat_back(xp: Any, dz: Any, rows: tuple, *xs: Any) -> tuple:
     return tuple(out)
 
 
-def onehot_like(y: Any, i: int) -> Any:
-    ya = as_array(y)
+def onehot_like(xp: Any, y: Any, i: Any) -> Any:
+    """Zeros shaped like y (a float type) with a one at linear index i (i may be traced)."""
+    ya = as_array(y, xp)
     if not is_array(ya):
         return 1.0
-    out = np.zeros(ya.shape, dtype=ya.dtype if N.dtype_of(ya).kind == "f" else N.F64)
-    out.reshape(-1)[i - 1] = 1.0
-    return out
+    d = ya.dtype if N.dtype_of(ya).kind == "f" else N.F64
+    if xp is np:
+        out = np.zeros(ya.shape, dtype=d)
+        out.reshape(-1)[i - 1] = 1.0
+        return out
+    return (xp.arange(ya.size) == i - 1).astype(d).reshape(ya.shape)
 
 
 def stack_rows(rows: Any, x: Any) -> Any:
@@ -238,13 +256,39 @@ def _static_findall(m: Any) -> Any:
 
 
 def rule_of(p: Any) -> Any:
-    from lang.builtins import _rt
     from autodiff.runtime import _state
+    from lang.builtins import _rt
 
     return _state(_rt().interp).rule(p)
 
 
+def frule_for(interp: Any, f: Any, args: list, ds: tuple) -> Any:
+    """The user's `ChainRulesCore.frule` generic function if one of its methods applies to
+    `frule(ds, f, args...)` (ds = (df, dargs...)) with a specific `::typeof(f)` (user rules
+    win over the built-in forward rules and the transform); None otherwise."""
+    from lang.functions import GenericFunction, typeof
+
+    fr = interp.rt.globals.get("frule") or interp.rt.builtins.get("frule")
+    if not isinstance(fr, GenericFunction) or not fr.methods:
+        return None
+    types = [typeof(ds), typeof(f)] + [typeof(a) for a in args]
+    for m in fr.methods:
+        if m.fn is None or len(m.sig) < 2:
+            continue
+        specific = isinstance(m.sig[1], V.JType) and m.sig[1] is not V.AnyT
+        if specific and m.applicable(types) is not None:
+            return fr
+    return None
+
+
 def install(rt: Any) -> None:
+    from autodiff import forward
+
+    _install(rt)
+    forward.install(rt)
+
+
+def _install(rt: Any) -> None:
     b = rt.builtins
 
     def numeric(name: str, f: Any, rule: str) -> None:
@@ -257,7 +301,8 @@ def install(rt: Any) -> None:
             "(ddz, z, dz, x, i...) -> (getindex(ddz, i...), nothing, map(k -> nothing, i)...)")
     numeric("Core.broadcast_to", broadcast_to, "(ddz, z, dz, x) -> (Core.unbroadcast(dz, ddz), nothing)")
     numeric("Core.permute_back", permute_back, "(ddz, z, dz, x, p...) -> (permutedims(ddz, p...), nothing, map(k -> nothing, p)...)")
-    numeric("Core.findext_back", findext_back, NONDIFF)
+    numeric("Core.findext_back", findext_back,
+            "(ddx, y, dz, z, x) -> ((ddx[z[2]], nothing), nothing, nothing)")
     numeric("Core.vcat_back", vcat_back, "(ddz, z, dz, xs...) -> (vcat(ddz...), map(k -> nothing, xs)...)")
     numeric("Core.hcat_back", hcat_back, "(ddz, z, dz, xs...) -> (hcat(ddz...), map(k -> nothing, xs)...)")
     numeric("Core.vect_back", vect_back, "(ddz, z, dz, xs...) -> (Core.vect(ddz...), map(k -> nothing, xs)...)")
@@ -266,7 +311,7 @@ def install(rt: Any) -> None:
     plain("Core.prepend_nothing", prepend_nothing, "(dz, z, g) -> (Core.tail_cot(dz),)")
     plain("Core.tail_cot", tail_cot, "(dz, z, g) -> (Core.prepend_nothing(dz),)")
     plain("Core.convert_cot", convert_cot, "(dz, z, x, d) -> (nothing, dz)")
-    plain("Core.onehot_like", onehot_like, NONDIFF)
+    numeric("Core.onehot_like", onehot_like, NONDIFF)
     plain("Core.stack_rows", stack_rows, NONDIFF)
     plain("Core.rule_of", rule_of, NONDIFF)
     plain("Core.tail", lambda t: tuple(t[1:]), "(dz, z, t) -> (Core.prepend_nothing(dz),)")
@@ -274,3 +319,48 @@ def install(rt: Any) -> None:
                                 INFER_BY_LOWERING)
     b["Core.findall_true"] = prim("Core.findall_true", findall_true, _jx(lambda xp, m: _static_findall(m)),
                                   NONDIFF, INFER_BY_LOWERING)
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "Core.convert_cot": "(d, z, x, dz) -> Core.convert_cot(x, d[2])",
+    "Core.getindex_back": "(d, z, dz, x, i...) -> Core.getindex_back(d[1], x, i...)",
+    "Core.broadcast_to": "(d, z, dz, x) -> Core.broadcast_to(d[1], x)",
+    "Core.permute_back": "(d, z, dz, x, p...) -> Core.permute_back(d[1], x, p...)",
+    "Core.findext_back": "(d, z, dz, zz, x) -> Core.findext_back(d[1], zz, x)",
+    "Core.vcat_back": "(d, z, dz, xs...) -> Core.vcat_back(d[1], xs...)",
+    "Core.hcat_back": "(d, z, dz, xs...) -> Core.hcat_back(d[1], xs...)",
+    "Core.vect_back": "(d, z, dz, xs...) -> Core.vect_back(d[1], xs...)",
+    "Core.hvcat_back": "(d, z, dz, rows, xs...) -> Core.hvcat_back(d[1], rows, xs...)",
+    "Core.prepend_nothing": "(d, z, g) -> Core.prepend_nothing(d[1])",
+    "Core.tail_cot": "(d, z, g) -> Core.tail_cot(d[1])",
+    "Core.tail": "(d, z, t) -> Core.tail(d[1])",
+    "Core.iter_array": "(d, z, it) -> d[1] === nothing ? nothing : Core.iter_array(d[1])",
+    "Core.indexed_iterate": "(d, z, x, i) -> Core.indexed_iterate(d[1], i)",
+    "Core.namedtuple": "(d, z, names, xs...) -> Core.namedtuple(names, Core.tail(d)...)",
+    "tuple": "(d, z, xs...) -> tuple(d...)",
+    "getproperty": "(d, z, x, s) -> Core.fwd_field(d[1], s)",
+    "float": "(d, z, x) -> d[1]",
+    "Core.accum": "(d, z, a, b) -> Core.accum(d[1], d[2])",
+    "Core.getgrad": "(d, z, g, i) -> Core.getgrad(d[1], i)",
+    "Core.grads_out": "(d, z, g, args) -> Core.grads_out(d[1], args)",
+    "Core.iter_cot": "(d, z, it, t) -> Core.iter_cot(it, d[2])",
+    "Core.onehot_cot": "(d, z, x, i, dz) -> Core.onehot_cot(x, i, d[3])",
+    "Core.field_cot": "(d, z, x, s, dz) -> Core.field_cot(x, s, d[3])",
+    "Core.regroup": "(d, z, g, spec, lens...) -> Core.regroup(d[1], spec, lens...)",
+    "Core.reverse_tape": "(d, z, t) -> Core.reverse_tape(d[1])",
+    "Core.splice_last": "(d, z, ds...) -> Core.fwd_splice(d, ds)",
+    "Core.tuple_cot": "(d, z, g, n) -> Core.tuple_cot(d[1], n)",
+    "Core.struct_fields_cot": "(d, z, g, n) -> Core.struct_fields_cot(d[1], n)",
+    "Core.forward_callable": ("(d, z, h, args...) -> "
+                              "d[1] === nothing ? nothing : Core.forward_callable(d[1], args...)"),
+    "unthunk": "(d, z, x) -> d[1]",
+    "Core.pullback_call": "SPECIAL",
+    "Core.back": "SPECIAL",
+    "broadcast": "SPECIAL",
+    "checkpointed": "SPECIAL",
+    "Core.tape_zip": "noforward",
+    "Zyla.shard_batch": "(d, z, x) -> d[1]",
+}

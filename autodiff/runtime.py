@@ -29,7 +29,8 @@ from lang.interp import OP_HANDLERS, Interpreter, Tape
 from lang.primitives import NONDIFF, PRIMITIVES, HostOnly, Primitive, is_array, prim, unbroadcast
 from lang.primitives_array import MUTATING
 
-_INPLACE = {"setindex!", "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!", "pop!"}
+_INPLACE = {"setindex!", "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!",
+            "pop!"}
 
 # Rules used when a primitive is broadcast, where they differ from its own rule
 # (`*` on arrays is matmul, `.*` is elementwise).
@@ -104,7 +105,10 @@ def _make_closure(interp: Interpreter, helper: str, *args: Any) -> Any:
 # --- the dispatcher ------------------------------------------------------------------------------
 
 
-def pullback_call(interp: Interpreter, f: Any, args: list, kwargs: dict | None = None) -> tuple[Any, Any]:
+def pullback_call(interp: Interpreter, f: Any, args: list,
+                  kwargs: dict | None = None) -> tuple[Any, Any]:
+    """`(y, B)` for the call f(args...; kwargs...), choosing how to differentiate it
+    (see the module docstring)."""
     st = _state(interp)
     rt = interp.rt
     if f is _BACK or (isinstance(f, Primitive) and f.name == "Core.back"):
@@ -154,7 +158,8 @@ def pullback_call(interp: Interpreter, f: Any, args: list, kwargs: dict | None =
     if isinstance(f, V.StructValue):
         gf = getattr(f.type.family, "call_gf", None)
         if gf is None:
-            raise ZylaError("MethodError", f"objects of type {V.type_name(f.type)} are not callable")
+            raise ZylaError("MethodError",
+                            f"objects of type {V.type_name(f.type)} are not callable")
         m = gf.dispatch([typeof(a) for a in [f] + list(args)])
         fwd = _forward_fn(m.fn)
         bound = interp.bind_args(m.fn, [], [f] + list(args), kwargs)
@@ -191,15 +196,57 @@ def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
             return Closure(_forward_fn(m.fn), (), g.name + "#fwd")
         if m.prim is not None:
             return forward_callable(interp, m.prim, args)
+    if isinstance(g, V.JType):
+        return _type_forward(interp, g, args)
     if isinstance(g, Primitive) and g.name == "broadcast":
+        if args and isinstance(args[0], V.JType) and args[0] in V.JTYPE_TO_DTYPE:
+            return _zyla_helper(interp, "bcast_convert")
         return interp.rt.lookup("Core.bcast_pullback")
     if isinstance(g, Primitive) and g.name == "Core.pullback_call":
         return interp.rt.lookup("Core.pc_fwd")
     if isinstance(g, Primitive) and g.name == "Core.back":
-        return interp.rt.lookup("Core.back_fwd")
+        return _zyla_helper(interp, "back")
     if isinstance(g, Primitive):
         return interp.call_value(interp.rt.lookup("Core.prim_pullback_fn"), [g])
     return PyCallable(lambda *a: pullback_call(interp, g, list(a)), "pullback")
+
+
+# Forward callables of types (constructors and conversions), written in Zyla so that they
+# differentiate again: they return what `pullback_call` returns for a call of the type.
+_TYPE_FORWARDS = {
+    "struct": "T -> (xs...) -> (T(xs...), Core.struct_back(length(xs)))",
+    "convert": "T -> x -> (T(x), Core.convert_back(x))",
+    "other": "T -> (xs...) -> (T(xs...), Core.zero_back(length(xs) + 1))",
+    # `Core.back(b, dy)` differentiated: like Core.back, a zero dy gives zero without
+    # running the pullback (which need not accept `nothing`)
+    "back": "(b, dy) -> Core.is_zero_cot(dy) ? (nothing, Core.zero_back(3)) : Core.back_fwd(b, dy)",
+    # broadcasting a conversion, `Float64.(v)`
+    "bcast_convert": "(T, xs...) -> (broadcast(T, xs...), Core.bcast_convert_back(xs))",
+}
+
+
+def _zyla_helper(interp: Interpreter, kind: str) -> Any:
+    """The function `_TYPE_FORWARDS[kind]`, compiled once per runtime."""
+    st = _state(interp)
+    key = "#type_forward_" + kind
+    h = st.helpers.get(key)
+    if h is None:
+        h = st.helpers[key] = st.compile_rule(_TYPE_FORWARDS[kind])
+    return h
+
+
+def _type_forward(interp: Interpreter, t: V.JType, args: list) -> Any:
+    """The forward callable of a call of the type t (for differentiating pullback_call)."""
+    m = interp.rt.constructor_method(t, args)
+    if m is not None and m.fn is not None:
+        return Closure(_forward_fn(m.fn), (), t.name + "#fwd")
+    if t.is_struct:
+        kind = "struct"
+    elif t in V.JTYPE_TO_DTYPE and len(args) == 1:
+        kind = "convert"
+    else:
+        kind = "other"
+    return interp.call_value(_zyla_helper(interp, kind), [t])
 
 
 def _user_rrule(interp: Interpreter, f: Any, args: list) -> Any:
@@ -219,7 +266,8 @@ def _same_in_jax(f: Any) -> Any:
     return f
 
 
-def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, kwargs: dict | None) -> tuple:
+def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
+                   kwargs: dict | None) -> tuple:
     if p.name == "broadcast":
         return _broadcast_pullback(interp, st, args, kwargs)
     if p.pullback == "CHECKPOINT":
@@ -232,7 +280,8 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list, k
         # pullback that captured it)
         args = [args[0].copy()] + list(args[1:])
     elif isinstance(p.jax, HostOnly) and p.name in _INPLACE:
-        raise ZylaError("AD error", f"`{p.name}` mutates an array that is not a local variable of the "
+        raise ZylaError("AD error", f"`{p.name}` mutates an array that is not a local variable "
+                        "of the "
                         "differentiated code (a global, a field, or a captured variable); Zyla "
                         "functionalises writes to local arrays only",
                         hint="copy the array into a local variable first, e.g. y = copy(x)")
@@ -283,7 +332,8 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
     backs = []
     ys = []
     for k in range(n):
-        el = [N.host_scalar(fl[k]) if fl is not None else a for a, fl in zip(arrs, flat)]
+        el = [N.host_scalar(fl[k]) if fl is not None else a
+              for a, fl in zip(arrs, flat, strict=True)]
         yk, bk = pullback_call(interp, f, el)
         ys.append(yk)
         backs.append(bk)
@@ -320,7 +370,7 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
     return y, PyCallable(back, "#broadcast_pullback")
 
 
-# --- cotangent algebra and helpers (host) ------------------------------------------------------------
+# --- cotangent algebra and helpers (host) -------------------------------------------------
 
 
 def _is_zero(d: Any) -> bool:
@@ -338,12 +388,16 @@ def accum(a: Any, b: Any) -> Any:
     if b is None or b is NO_TANGENT:
         return a
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return tuple(accum(x, y) for x, y in zip(a, b))
+        return tuple(accum(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, Tape) and isinstance(b, Tape):
+        return Tape([accum(x, y) for x, y in zip(a.items, b.items, strict=True)])
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
         if a.names == b.names:
-            return V.NamedTuple(a.names, tuple(accum(x, y) for x, y in zip(a.values, b.values)))
+            return V.NamedTuple(a.names, tuple(accum(x, y)
+                                               for x, y in zip(a.values, b.values, strict=True)))
         names = list(a.names) + [n for n in b.names if n not in a.names]
-        vals = tuple(accum(a.get(n) if n in a.names else None, b.get(n) if n in b.names else None) for n in names)
+        vals = tuple(accum(a.get(n) if n in a.names else None,
+                           b.get(n) if n in b.names else None) for n in names)
         return V.NamedTuple(tuple(names), vals)
     from lang.primitives import plus
 
@@ -366,8 +420,40 @@ def back_call(interp: Interpreter, b: Any, dy: Any) -> Any:
     return interp.call_value(b, [dy])
 
 
-def reverse_tape(t: Tape) -> Any:
+def reverse_tape(t: Tape | None) -> Tape | None:
+    """The tape in reverse order (`nothing`, the zero cotangent of a tape, stays)."""
+    if t is None:
+        return None
     return Tape(list(reversed(t.items)))
+
+
+def tape_zip(t: Tape, *ds: Any) -> Tape:
+    """`Core.tape_zip(t, d1, ..., dk)`: the tape of tuples `(t[i], d1[i], ..., dk[i])`; a
+    `nothing` among the d's (a zero tape of cotangents) gives `nothing` entries."""
+    cols = [d.items if isinstance(d, Tape) else [None] * len(t.items) for d in ds]
+    return Tape([(x,) + tuple(c[i] for c in cols) for i, x in enumerate(t.items)])
+
+
+def tape_unzip(dz: Any, k: int) -> tuple:
+    """The cotangents of the arguments of `Core.tape_zip(t, d1..dk)` from the cotangent
+    dz of the zipped tape (a tape of tuples): `(dt, dd1, ..., ddk)`."""
+    if not isinstance(dz, Tape):
+        return (None,) * (k + 1)
+    return tuple(Tape([None if e is None else e[j] for e in dz.items]) for j in range(k + 1))
+
+
+def iter_cot_back(it: Any, t: Any, dz: Any) -> Any:
+    """The pullback of `Core.iter_cot(it, t)` with respect to the recorded tape t: the
+    iterable's cotangent dz, one entry per element, in the tape's (reversed) order."""
+    if dz is None or not isinstance(t, Tape):
+        return None
+    if isinstance(dz, Tape):
+        return reverse_tape(dz)
+    if isinstance(dz, tuple):
+        return Tape(list(reversed(dz)))
+    if isinstance(dz, np.ndarray):
+        return Tape([N.host_scalar(v) for v in reversed(dz.reshape(-1))])
+    return None
 
 
 def iter_cot(it: Any, t: Any) -> Any:
@@ -378,6 +464,8 @@ def iter_cot(it: Any, t: Any) -> Any:
         return _iter_cot_stacked(it, t)
     if isinstance(it, tuple):
         return tuple(items)
+    if isinstance(it, Tape):  # a loop over a tape: the adjoint walk, differentiated again
+        return Tape(items)
     if isinstance(it, np.ndarray) and it.dtype.kind == "f":
         if all(x is None for x in items):
             return None
@@ -387,9 +475,8 @@ def iter_cot(it: Any, t: Any) -> Any:
 
 
 def _iter_cot_stacked(it: Any, t: Any) -> Any:
-    from backend.structure import join
-
-    if not (hasattr(it, "shape") and getattr(it, "dtype", None) is not None and np.dtype(it.dtype).kind == "f"):
+    dtype = getattr(it, "dtype", None)
+    if not (hasattr(it, "shape") and dtype is not None and np.dtype(dtype).kind == "f"):
         return None
     if t.skel[0] == "const":
         return None
@@ -473,7 +560,8 @@ def sensitivity(y: Any) -> Any:
         return 1.0
     if hasattr(y, "shape") and getattr(y, "ndim", 1) == 0:
         return np.ones((), dtype=y.dtype)
-    raise ZylaError("AD error", f"output of `gradient` must be a real number, got {V.type_name(typeof(y))}",
+    raise ZylaError("AD error", "output of `gradient` must be a real number, got "
+                    f"{V.type_name(typeof(y))}",
                     hint="use `jacobian` or `pullback` for non-scalar outputs")
 
 
@@ -482,7 +570,8 @@ def grads_out(g: Any, args: tuple) -> tuple:
     for integer (non-differentiable) arguments."""
     if g is None:
         return (None,) * len(args)
-    return tuple(None if _is_integer(a) else _clean(x) for x, a in zip(g[1:], args))
+    return tuple(None if _is_integer(a) else _clean(x)
+                 for x, a in zip(g[1:], args, strict=False))
 
 
 def _is_integer(a: Any) -> bool:
@@ -514,14 +603,21 @@ def install(rt: Any) -> None:
     ad_prim("Core.forward_callable", lambda it, h, *a: forward_callable(it, h, list(a)),
             "(dz, z, h, args...) -> (dz, map(a -> nothing, args)...)", interp=True)
     ad_prim("Core.accum", accum, "(dz, z, a, b) -> (dz, dz)")
+    ad_prim("Core.is_zero_cot", _is_zero)
     ad_prim("Core.getgrad", getgrad, "(dz, z, g, i) -> (Core.onehot_cot(g, i, dz), nothing)")
-    ad_prim("Core.reverse_tape", reverse_tape, "(dz, z, t) -> (nothing,)")
-    ad_prim("Core.iter_cot", iter_cot, "(dz, z, it, t) -> (nothing, nothing)")
+    ad_prim("Core.reverse_tape", reverse_tape, "(dz, z, t) -> (Core.reverse_tape(dz),)")
+    ad_prim("Core.tape_zip", tape_zip, "(dz, z, t, ds...) -> Core.tape_unzip(dz, length(ds))")
+    ad_prim("Core.tape_unzip", tape_unzip)
+    ad_prim("Core.iter_cot", iter_cot,
+            "(dz, z, it, t) -> (nothing, Core.iter_cot_back(it, t, dz))")
+    ad_prim("Core.iter_cot_back", iter_cot_back)
     ad_prim("Core.regroup", regroup, "(dz, z, g, spec, lens...) -> (nothing,)")
     ad_prim("Core.splice_last", splice_last, "(dz, z, ds...) -> (nothing,)")
     ad_prim("Core.tuple_cot", tuple_cot, "(dz, z, d, n) -> (dz, nothing)")
-    ad_prim("Core.onehot_cot", onehot_cot, "(dz, z, x, i, d) -> (nothing, nothing, Core.getgrad(dz, i))")
-    ad_prim("Core.field_cot", field_cot, "(dz, z, x, s, d) -> (nothing, nothing, getproperty(dz, s))")
+    ad_prim("Core.onehot_cot", onehot_cot,
+            "(dz, z, x, i, d) -> (nothing, nothing, Core.getgrad(dz, i))")
+    ad_prim("Core.field_cot", field_cot,
+            "(dz, z, x, s, d) -> (nothing, nothing, getproperty(dz, s))")
     ad_prim("Core.struct_fields_cot", struct_fields_cot, NONDIFF)
     ad_prim("Core.sensitivity", sensitivity)
     ad_prim("Core.grads_out", grads_out, "(dz, z, g, args) -> ((nothing, dz...), nothing)")
@@ -556,7 +652,7 @@ def install(rt: Any) -> None:
     _ = (Interpreter, OP_HANDLERS)
 
 
-# --- op handlers for the forward functions -----------------------------------------------------------
+# --- op handlers for the forward functions --------------------------------------------------
 
 
 def op_pcall(self: Interpreter, op: Any, env: dict, fn: Any) -> Any:

@@ -2,16 +2,32 @@
 
 `compiled_call(rt, f, args, kwargs)` splits the arguments into array leaves and a static
 skeleton (types, shapes, host integers and booleans, closure bodies) — the signature —
-and runs the cached executable for it, building it on a miss: the call is traced by
+and runs the cached executable for it, building it on a miss: the call is traced by a
 `JaxInterpreter` inside `jax.jit`. Global arrays the code reads become inputs of the
 executable (not constants), so later in-place updates of those arrays are seen. A
 `while` loop's AD tape that overflows its capacity triggers a rebuild with a larger one.
+Only array values may change between calls of one signature: they never cause a new trace
+or XLA compile (`CompileCache.traces` / `.builds` count them).
+
+In-place semantics. A call may write into the caller's arrays (`x .-= step`, Flux's
+`update!`) and into fields of the caller's mutable structs (an optimiser `Leaf`'s state).
+The executable computes the new values functionally and returns them; the host then
+writes them into the caller's objects, so the caller sees Julia's semantics. The old
+device buffers of written arrays are donated to the executable, and the new buffers are
+kept as those arrays' device copies (`device_leaf`), so a training step does not copy its
+parameters in again on the next call. Writes inside a compiled loop or branch, and writes
+into arguments that share memory, are not lowered: such calls run on the host.
+
+Multi-device (backend.sharding): with a mesh, inputs are placed batch-sharded or
+replicated and XLA's SPMD partitioner partitions the executable.
 
 When a call cannot be offloaded the reason is kept (`explain`) and the host runs it.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -19,32 +35,54 @@ from typing import Any
 
 import numpy as np
 
-from backend.structure import OffloadError, join, split
+from backend import sharding as S
+from backend.lower_jax import JaxInterpreter
+from backend.structure import OffloadError, _Id, _join, _split, _unid
 from lang import numeric as N
 from lang import values as V
 from lang.errors import ZylaError
 from lang.functions import Closure, GenericFunction
+from lang.interp import Interpreter
+from lang.primitives_array import MUTATING
 
 
 @dataclass
 class Entry:
-    """One compiled signature."""
+    """One compiled signature: the jitted function and what the host does around a call.
+
+    Positions in `writes` and `out_alias` index the executable's inputs: the global arrays
+    (`global_names`) first, then the call's distinct array leaves."""
 
     jitted: Any
     global_names: list[str]
-    out_skel: list = field(default_factory=list)
-    out_alias: list = field(default_factory=list)
+    out_skel: Any = None
+    out_alias: list[int] = field(default_factory=list)  # per result: input passed through or -1
+    writes: tuple[int, ...] = ()  # inputs written in place (their new values follow the results)
+    donated: tuple[int, ...] = ()  # the same, as positions among the distinct leaves
+    # (mutable struct, field, skeleton of its new value, number of leaves)
+    field_writes: list[tuple[int, int, Any, int]] = field(default_factory=list)
+    n_out: int = 0
+    has_flag: bool = False  # the last output is a tape-overflow flag
+    plain: bool = False  # none of the above: no globals, writes or flag (the fast path)
     capacity: int = 64
     trace_seconds: float = 0.0
+    traces: int = 0
     calls: int = 0
 
 
 class CompileCache:
+    """The executables of one runtime, by call signature, and counters of real work:
+    `traces` counts traces of the call under jax.jit (a JAX retrace counts again),
+    `builds` the executables built (each is traced and XLA-compiled once)."""
+
     def __init__(self, rt: Any) -> None:
         self.rt = rt
         self.entries: dict[Any, Entry] = {}
         self.failures: dict[Any, str] = {}
+        self.fast: dict[Any, tuple[Any, Any]] = {}  # cheap key -> (f, full key)
         self.last_reason: str | None = None
+        self.traces = 0
+        self.builds = 0
 
 
 def _cache(rt: Any) -> CompileCache:
@@ -54,150 +92,670 @@ def _cache(rt: Any) -> CompileCache:
     return c
 
 
-_DEVICE: dict[int, tuple[Any, int, Any]] = {}
+# --- device copies of host arrays -----------------------------------------------------------
+
+# Lowering writes into the caller's arrays and mutable structs (on by default; ZYLA_INPLACE=0
+# restores the old behaviour, where such calls run on the host, for comparisons)
+INPLACE = os.environ.get("ZYLA_INPLACE", "1") != "0"
+
+# host -> device copies made by device_leaf (for measurements): count and bytes
+TRANSFERS = {"count": 0, "bytes": 0}
+
+# id(host array) -> (weakref, write version, sharding or None, device array)
+_DEVICE: dict[int, tuple[Any, int, Any, Any]] = {}
 _DEVICE_MIN_SIZE = 1024
 
 
-def device_leaf(x: Any) -> Any:
+def device_leaf(x: Any, sharding: Any = None) -> Any:
     """The device buffer of a host array argument, reused across calls while the array is
     alive and unwritten (writes bump lang.values.write_version), so repeated calls with
-    the same parameters do not copy them in every time."""
-    if not isinstance(x, np.ndarray) or x.size < _DEVICE_MIN_SIZE:
-        return np.asarray(x) if not hasattr(x, "aval") else x
+    the same parameters do not copy them in every time. Small arrays and scalars go in as
+    they are unless a sharding is asked for."""
+    t = type(x)
+    if t is float:
+        return np.float64(x)  # a strong Float64, as in Julia (a Python float is weakly typed)
+    if t is not np.ndarray or (x.size < _DEVICE_MIN_SIZE and sharding is None):
+        return x
     key = id(x)
     hit = _DEVICE.get(key)
     ver = V.write_version(x)
-    if hit is not None and hit[0]() is x and hit[1] == ver:
-        return hit[2]
+    if (hit is not None and hit[0]() is x and hit[1] == ver and hit[2] == sharding
+            and not hit[3].is_deleted()):
+        return hit[3]
     import jax
 
-    d = jax.device_put(x)
-    _DEVICE[key] = (weakref.ref(x, lambda _r, k=key: _DEVICE.pop(k, None)), ver, d)
+    d = jax.device_put(x, sharding) if sharding is not None else jax.device_put(x)
+    TRANSFERS["count"] += 1
+    TRANSFERS["bytes"] += x.nbytes
+    _remember(x, d, sharding)
     return d
 
 
+def _remember(x: np.ndarray, d: Any, sharding: Any = None) -> None:
+    """Record `d` as the device copy of host array `x` at its current write version."""
+    key = id(x)
+    _DEVICE[key] = (weakref.ref(x, lambda _r, k=key: _DEVICE.pop(k, None)),
+                    V.write_version(x), sharding, d)
+
+
 def _to_host(x: Any) -> Any:
-    a = np.asarray(x)
+    a = np.array(x)  # a writable host copy in Julia's layout
     if a.ndim == 0:
         return N.host_scalar(a[()])
-    return np.array(a)  # a writable host copy in Julia's layout
+    return a
 
 
-def build(rt: Any, skel: Any, leaves: list, capacity: int) -> Entry:
-    import jax
+# --- signatures -------------------------------------------------------------------------------
 
-    from backend.lower_jax import JaxInterpreter
+def _split_value(v: Any, leaves: list, muts: list, memo: dict) -> Any:
+    """structure.split's skeleton of v (integers static), extended to mutable structs: the
+    first occurrence of one is ("mut", k, type, fields), later ones ("mref", k); `muts[k]`
+    is the object. Without mutable structs the skeleton equals structure.split's."""
+    t = type(v)
+    if t is tuple:
+        return ("tuple", tuple(_split_value(x, leaves, muts, memo) for x in v))
+    if t is V.NamedTuple:
+        return ("nt", v.names, tuple(_split_value(x, leaves, muts, memo) for x in v.values))
+    if t is V.StructValue:
+        if not v.type.mutable:
+            return ("struct", _Id(v.type),
+                    tuple(_split_value(x, leaves, muts, memo) for x in v.fields))
+        if not INPLACE:
+            raise OffloadError(f"mutable struct {v.type.name} cannot enter compiled code")
+        k = memo.get(id(v))
+        if k is not None:
+            return ("mref", k)
+        k = memo[id(v)] = len(muts)
+        muts.append(v)
+        return ("mut", k, _Id(v.type), tuple(_split_value(x, leaves, muts, memo) for x in v.fields))
+    return _split(v, leaves, True)
 
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
 
-    def make(global_names: list[str] | None, entry: Entry | None) -> Any:
-        def traced(gleaves: list, leaves_: list) -> Any:
-            interp = JaxInterpreter(rt, capacity)
-            if global_names is not None:
-                interp.global_inputs = dict(zip(global_names, gleaves))
-            f, args, kw = join(skel, leaves_)
-            interp.input_ids = {id(x) for x in list(leaves_) + list(gleaves)}
-            out = interp.call_value(f, list(args), dict(zip(kw.names, kw.values)) if kw.names else None)
-            out_leaves, out_skel = split(out)
-            if entry is not None:
-                entry.out_skel[:] = [out_skel]
-                # an output that is an input passed through (an accessor like `m.W`) must
-                # be the caller's own array, not a copy: Julia's aliasing
-                pos = {id(x): i for i, x in enumerate(leaves_)}
-                entry.out_alias[:] = [pos.get(id(x), -1) for x in out_leaves]
-            else:
-                names_box.extend(interp.global_reads)
-            flags = interp.overflow_flags
-            over = jnp.any(jnp.stack([jnp.asarray(f_) for f_ in flags])) if flags else jnp.asarray(False)
-            return [jnp.asarray(x) for x in out_leaves], over
+def _join_value(s: Any, it: Any, muts: list) -> Any:
+    """The inverse of _split_value. A "mut" skeleton makes a new struct (at trace time, the
+    stand-in for the caller's) unless `muts` already holds object k (the caller's own)."""
+    k = s[0]
+    if k == "tuple":
+        return tuple(_join_value(c, it, muts) for c in s[1])
+    if k == "nt":
+        return V.NamedTuple(s[1], tuple(_join_value(c, it, muts) for c in s[2]))
+    if k == "struct":
+        return V.StructValue(_unid(s[1]), [_join_value(c, it, muts) for c in s[2]])
+    if k == "mut":
+        fields = [_join_value(c, it, muts) for c in s[3]]
+        if s[1] < len(muts):
+            return muts[s[1]]
+        obj = V.StructValue(_unid(s[2]), fields)
+        muts.append(obj)
+        return obj
+    if k == "mref":
+        return muts[s[1]]
+    return _join(s, it)
 
-        return traced
 
-    names_box: list[str] = []
-    t0 = time.perf_counter()
-    # pass 1: find the global arrays the code reads
-    jax.eval_shape(make(None, None), [], [jnp.asarray(x) for x in leaves])
-    gnames = list(dict.fromkeys(names_box))
-    entry = Entry(None, gnames, capacity=capacity)
-    entry.jitted = jax.jit(make(gnames, entry))
-    entry.trace_seconds = time.perf_counter() - t0
-    return entry
+def _fast_key(f: Any, args: list) -> tuple[tuple, list] | None:
+    """A cheap key for the common call shapes (a Zyla function of distinct arrays and
+    numbers) and the call's leaves, or None. Equal cheap keys imply equal full signatures
+    (checked when one is recorded)."""
+    if type(f) is not GenericFunction:
+        return None
+    key: list = [id(f)]
+    leaves = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            key.append((a.dtype, a.shape))
+            leaves.append(a)
+        elif t is float or t is np.float32 or t is np.float64:
+            key.append(t)
+            leaves.append(a)
+        elif t is int or t is bool:
+            key.append((t, a))
+        else:
+            return None
+    if not _distinct(leaves):
+        return None
+    return tuple(key), leaves
 
+
+def _signature(rt: Any, f: Any, args: list, kwargs: dict | None) -> tuple[Any, list, list]:
+    """(key, leaves, mutable structs) of a call. The key is (skeleton, extra): extra is the
+    world age, widened to (world, duplicates, sharded inputs) when either is present."""
+    leaves: list = []
+    muts: list = []
+    kw = V.NamedTuple(tuple(kwargs or {}), tuple((kwargs or {}).values()))
+    skel = _split_value((f, tuple(args), kw), leaves, muts, {})
+    return (skel, _extra(rt, leaves)), leaves, muts
+
+
+def _extra(rt: Any, leaves: list) -> Any:
+    """The part of the key beyond the skeleton: the world age (redefining a method
+    invalidates what was compiled before, as Julia's world age does), which leaves are the
+    same array object, and which are batch-sharded."""
+    world = getattr(rt, "world", 0)
+    dups = None
+    arrays = [id(x) for x in leaves if type(x) is np.ndarray]
+    if len(arrays) > 1 and len(set(arrays)) != len(arrays):
+        first: dict[int, int] = {}
+        dups = tuple(first.setdefault(id(x), i) if type(x) is np.ndarray else i
+                     for i, x in enumerate(leaves))
+    marks = None
+    if S.active():
+        marks = tuple(i for i, x in enumerate(leaves) if S.is_marked(x))
+    if dups is None and marks is None:
+        return world
+    return (world, dups, marks)
+
+
+def _distinct(leaves: list) -> bool:
+    """Whether no array object occurs twice among the leaves."""
+    if len(leaves) < 2:
+        return True
+    ids = [id(x) for x in leaves if type(x) is np.ndarray]
+    return len(set(ids)) == len(ids)
+
+
+def _unique(leaves: list, extra: Any) -> list:
+    """The distinct leaves (the executable's array inputs after the globals)."""
+    if type(extra) is int or extra[1] is None:
+        return leaves
+    dups = extra[1]
+    return [x for i, x in enumerate(leaves) if dups[i] == i]
+
+
+# --- the call ---------------------------------------------------------------------------------
 
 def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> Any:
     """Run f(args...) as one XLA executable (raises OffloadError if it cannot be)."""
-    kw = V.NamedTuple(tuple(kwargs or {}), tuple((kwargs or {}).values()))
-    leaves, skel = split((f, tuple(args), kw), static_ints=True)
-    # redefining any method invalidates what was compiled before (Julia's world age)
-    skel = (skel, getattr(rt, "world", 0))
     cache = _cache(rt)
-    if skel in cache.entries or skel in cache.failures:
-        return _run_cached(rt, cache, skel, leaves)
-    from lang.diagnostics import call_label, compile_notice
+    fast = None
+    if not kwargs and not S.active():
+        fast = _fast_key(f, args)
+        if fast is not None:
+            hit = cache.fast.get(fast[0])
+            if hit is not None and hit[0] is f and hit[1] == getattr(rt, "world", 0):
+                entry = hit[3]
+                if entry.plain:
+                    return _run_plain(entry, fast[1])
+                return _run_cached(rt, cache, hit[2], fast[1], [])
+    key, leaves, muts = _signature(rt, f, args, kwargs)
+    if key in cache.entries or key in cache.failures:
+        out = _run_cached(rt, cache, key, leaves, muts)
+    else:
+        from lang.diagnostics import call_label, compile_notice
 
-    # a long build (trace + XLA compile on the first run) is announced on stderr
-    with compile_notice(lambda: call_label(f, args, kwargs)):
-        return _run_cached(rt, cache, skel, leaves)
+        # a long build (trace + XLA compile on the first run) is announced on stderr
+        with compile_notice(lambda: call_label(f, args, kwargs)):
+            out = _run_cached(rt, cache, key, leaves, muts)
+    entry = cache.entries.get(key)
+    if (fast is not None and entry is not None and not muts and type(key[1]) is int
+            and len(fast[1]) == len(leaves)
+            and all(a is b for a, b in zip(fast[1], leaves, strict=True))):
+        cache.fast[fast[0]] = (f, key[1], key, entry)
+    return out
 
 
-def _run_cached(rt: Any, cache: CompileCache, skel: Any, leaves: list) -> Any:
-    """Run the executable cached for `skel`, building it first if needed."""
-    if skel in cache.failures:
-        raise OffloadError(cache.failures[skel])
-    entry = cache.entries.get(skel)
+def _run_plain(entry: Entry, leaves: list) -> Any:
+    """The fast path of _run: no globals, no writes, no overflow flag, no mutable structs."""
+    outs = entry.jitted([], [device_leaf(x) for x in leaves])
+    entry.calls += 1
+    alias = entry.out_alias
+    if max(alias, default=-1) < 0:
+        host = [_to_host(x) for x in outs]
+    else:
+        host = [leaves[alias[i]] if alias[i] >= 0 and type(leaves[alias[i]]) is np.ndarray
+                else _to_host(x) for i, x in enumerate(outs)]
+    skel = entry.out_skel
+    if skel[0] == "arr" or skel[0] == "num":
+        return host[0]
+    return _join_value(skel, iter(host), [])
+
+
+def _run_cached(rt: Any, cache: CompileCache, key: Any, leaves: list, muts: list) -> Any:
+    """Run the executable cached for `key`, building it first if needed."""
+    if key in cache.failures:
+        raise OffloadError(cache.failures[key])
+    entry = cache.entries.get(key)
     capacity = 64
     while True:
         if entry is None:
             try:
-                entry = build(rt, skel[0], leaves, capacity)
+                entry = build(rt, key, leaves, muts, capacity)
             except OffloadError as e:
-                cache.failures[skel] = str(e)
+                cache.failures[key] = str(e)
                 raise
             except ZylaError as e:
-                cache.failures[skel] = f"{e.kind}: {e.message}"
-                raise OffloadError(cache.failures[skel]) from None
+                cache.failures[key] = f"{e.kind}: {e.message}"
+                raise OffloadError(cache.failures[key]) from None
             except Exception as e:  # a construct JAX cannot trace
-                cache.failures[skel] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-                raise OffloadError(cache.failures[skel]) from None
-            cache.entries[skel] = entry
-        gvals = [device_leaf(rt.lookup(n)) for n in entry.global_names]
+                cache.failures[key] = _describe(e)
+                raise OffloadError(cache.failures[key]) from None
+            cache.entries[key] = entry
+            cache.builds += 1
         try:
-            outs, over = entry.jitted(gvals, [device_leaf(x) for x in leaves])
-        except OffloadError as e:
-            cache.failures[skel] = str(e)
-            cache.entries.pop(skel, None)
-            raise
-        except Exception as e:
-            msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            cache.failures[skel] = msg
-            cache.entries.pop(skel, None)
-            raise OffloadError(msg) from None
-        if bool(over):
+            return _run(rt, cache, key, entry, leaves, muts)
+        except _Overflow:
             capacity = entry.capacity * 4
             entry = None
-            cache.entries.pop(skel, None)
-            continue
-        entry.calls += 1
-        alias = entry.out_alias
-        host = [leaves[alias[i]] if alias and alias[i] >= 0 and isinstance(leaves[alias[i]], np.ndarray)
-                else _to_host(x) for i, x in enumerate(outs)]
-        return join(entry.out_skel[0], host)
+            cache.entries.pop(key, None)
+            cache.fast.clear()
 
+
+class _Overflow(Exception):
+    """A while loop's tape overflowed: rebuild with a larger capacity."""
+
+
+def _describe(e: Exception) -> str:
+    return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+
+def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, muts: list) -> Any:
+    """One call of a built executable: place the inputs, run, write back, convert."""
+    extra = key[1]
+    uniq = _unique(leaves, extra)
+    host_in = [rt.lookup(n) for n in entry.global_names] + uniq if entry.global_names else uniq
+    if entry.writes and _shares_memory(host_in):
+        raise OffloadError("the arguments share memory and the call writes into one of them")
+    inputs = _place(host_in)
+    try:
+        outs = entry.jitted(*_arguments(entry, inputs))
+    except OffloadError as e:
+        _fail(cache, key, entry, host_in, str(e))
+        raise
+    except Exception as e:
+        msg = _describe(e)
+        _fail(cache, key, entry, host_in, msg)
+        raise OffloadError(msg) from None
+    if entry.has_flag and bool(outs[-1]):
+        for pos in entry.writes:  # the donated buffers are gone; nothing was written back
+            _DEVICE.pop(id(host_in[pos]), None)
+        raise _Overflow()
+    entry.calls += 1
+    n = entry.n_out
+    for pos, new in zip(entry.writes, outs[n:n + len(entry.writes)], strict=True):
+        x = host_in[pos]
+        x[...] = np.asarray(new).reshape(x.shape)
+        V.note_write(x)
+        _remember(x, new, _sharding_of(new))
+    k = n + len(entry.writes)
+    for si, fi, skel, m in entry.field_writes:
+        vals = [_to_host(v) for v in outs[k:k + m]]
+        for h, d in zip(vals, outs[k:k + m], strict=True):
+            if type(h) is np.ndarray and h.size >= _DEVICE_MIN_SIZE:
+                _remember(h, d, _sharding_of(d))
+        muts[si].fields[fi] = _join_value(skel, iter(vals), list(muts))
+        k += m
+    alias = entry.out_alias
+    host = [host_in[alias[i]] if alias[i] >= 0 and type(host_in[alias[i]]) is np.ndarray
+            else _to_host(x) for i, x in enumerate(outs[:n])]
+    return _join_value(entry.out_skel, iter(host), list(muts))
+
+
+def _place(host_in: list) -> list:
+    """The executable's inputs: device copies of the host arrays; with a mesh, marked
+    arrays batch-sharded and the rest replicated."""
+    if not S.active():
+        return [device_leaf(x) for x in host_in]
+    return [device_leaf(x, S.spec_for(x, S.is_marked(x))) if _is_array(x) else device_leaf(x)
+            for x in host_in]
+
+
+def _arguments(entry: Entry, inputs: list) -> tuple:
+    """The executable's arguments from its flat inputs: (global arrays, the distinct leaves
+    it does not write, and, when it writes some, those, which are donated)."""
+    ng = len(entry.global_names)
+    g, u = inputs[:ng], inputs[ng:]
+    if not entry.donated:
+        return g, u
+    d = set(entry.donated)
+    return g, [x for i, x in enumerate(u) if i not in d], [u[i] for i in entry.donated]
+
+
+def _sharding_of(d: Any) -> Any:
+    return d.sharding if S.active() else None
+
+
+def _is_array(x: Any) -> bool:
+    return type(x) is np.ndarray and x.ndim > 0
+
+
+def _fail(cache: CompileCache, key: Any, entry: Entry, host_in: list, msg: str) -> None:
+    cache.failures[key] = msg
+    cache.entries.pop(key, None)
+    cache.fast.clear()
+    for pos in entry.writes:
+        _DEVICE.pop(id(host_in[pos]), None)
+
+
+def _root(x: np.ndarray) -> np.ndarray:
+    while isinstance(x.base, np.ndarray):
+        x = x.base
+    return x
+
+
+def _shares_memory(host_in: list) -> bool:
+    """Whether two distinct input arrays are views of one buffer (a write through one
+    would have to show through the other)."""
+    arrays = [x for x in host_in if type(x) is np.ndarray]
+    if all(x.base is None for x in arrays):
+        return False
+    roots = [id(_root(x)) for x in arrays]
+    return len(set(roots)) != len(roots)
+
+
+# --- building -------------------------------------------------------------------------------
+
+def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
+    """Trace the call for `key` (once to learn the global arrays it reads and the inputs it
+    writes, then under jax.jit) and return its entry; XLA compiles on the first call."""
+    import jax
+
+    jnp = N.jax_numpy()  # also turns on 64-bit types, which Julia semantics need
+    enable_persistent_cache(default_only=True)
+    skel, extra = key
+    dups = None if type(extra) is int else extra[1]
+    uniq = _unique(leaves, extra)
+
+    def make(global_names: list[str] | None, entry: Entry | None, probe: dict) -> Any:
+        ng = len(global_names or [])
+
+        def traced(gvals: list, kept: list, donated: list) -> list:
+            u = list(kept)
+            for pos, x in zip(probe.get("donated", ()), donated, strict=True):
+                u.insert(pos, x)
+            inputs = list(gvals) + u
+            if entry is not None:
+                entry.traces += 1
+                _cache(rt).traces += 1
+            interp = InPlaceInterpreter(rt, capacity, list(inputs))
+            if global_names is not None:
+                interp.global_inputs = dict(zip(global_names, inputs[:ng], strict=True))
+            if dups is None:
+                lv = u
+            else:  # the same array object everywhere it occurs
+                first = [i for i, d in enumerate(dups) if d == i]
+                at = {i: k for k, i in enumerate(first)}
+                lv = [u[at[d]] for d in dups]
+            proxies: list = []
+            f, args, kw = _join_value(skel, iter(lv), proxies)
+            before = [list(p.fields) for p in proxies]
+            kwargs = dict(zip(kw.names, kw.values, strict=True)) if kw.names else None
+            out = interp.call_value(f, list(args), kwargs)
+            out_leaves: list = []
+            memo = {id(p): k for k, p in enumerate(proxies)}
+            out_skel = _split_value(out, out_leaves, list(proxies), memo)
+            out_leaves = [interp.current(x) for x in out_leaves]
+            writes = interp.written_inputs()
+            fw_leaves: list = []
+            fws: list = []
+            for k, p in enumerate(proxies):
+                for j, (old, new) in enumerate(zip(before[k], p.fields, strict=True)):
+                    if new is not old:
+                        n0 = len(fw_leaves)
+                        fs = _split_value(new, fw_leaves, list(proxies), dict(memo))
+                        fws.append((k, j, fs, len(fw_leaves) - n0))
+            fw_leaves = [interp.current(x) for x in fw_leaves]
+            if global_names is None:
+                probe["globals"] = list(dict.fromkeys(interp.global_reads))
+                probe["writes"] = writes
+            else:
+                if writes != probe["writes"]:
+                    raise OffloadError("writing into a global array runs on the host")
+                entry.out_skel = out_skel
+                entry.out_alias = [interp.input_position(x) for x in out_leaves]
+                entry.writes = tuple(writes)
+                entry.field_writes = fws
+                entry.n_out = len(out_leaves)
+            flags = interp.overflow_flags
+            res = [jnp.asarray(x) for x in out_leaves]
+            res += [interp.latest_of(p) for p in writes]
+            res += [jnp.asarray(x) for x in fw_leaves]
+            if flags:
+                res.append(jnp.any(jnp.stack([jnp.asarray(f_) for f_ in flags])))
+            if entry is not None:
+                entry.has_flag = bool(flags)
+                entry.plain = not (global_names or writes or fws or flags)
+            return res
+
+        if probe.get("donated"):
+            return traced
+
+        # without donated inputs, two parameters: no defaults, which keep jax.jit on its
+        # fast C++ dispatch path
+        def traced2(gvals: list, kept: list) -> list:
+            return traced(gvals, kept, [])
+
+        return traced2
+
+    t0 = time.perf_counter()
+    probe: dict = {}
+    # pass 1: find the global arrays the code reads and the inputs it writes
+    jax.eval_shape(make(None, None, probe), [], [_abstract(x) for x in uniq])
+    gnames = probe["globals"]
+    ng = len(gnames)
+    # pass 1 numbered the written inputs without globals; shift them past the globals
+    probe["donated"] = tuple(probe["writes"])
+    probe["writes"] = [p + ng for p in probe["writes"]]
+    entry = Entry(None, gnames, capacity=capacity, donated=probe["donated"])
+    donate = (2,) if entry.donated else ()
+    entry.jitted = jax.jit(make(gnames, entry, probe), donate_argnums=donate)
+    entry.trace_seconds = time.perf_counter() - t0
+    return entry
+
+
+def _abstract(x: Any) -> Any:
+    import jax
+
+    a = np.asarray(x)
+    return jax.ShapeDtypeStruct(a.shape, a.dtype)
+
+
+# --- writes into the caller's arrays, lowered functionally ------------------------------------
+
+def _prim_pullback_code() -> Any:
+    from autodiff import runtime as ad_runtime
+
+    return ad_runtime._prim_pullback.__code__
+
+
+class InPlaceInterpreter(JaxInterpreter):
+    """A JaxInterpreter that lowers writes into the call's input arrays functionally.
+
+    A write (`Core.broadcast_assign_fn(x, v)` and the other MUTATING primitives, or an
+    optimiser's `Core.opt_commit!`) into an input array, or into a newer version of one,
+    makes a new value; every later primitive that gets any version of that array gets the
+    newest (Julia's aliasing: the caller's variables see the write), and the newest
+    values are outputs of the executable, written back by the host. Under AD (a write the
+    host makes into a copy) nothing is tracked, as on the host."""
+
+    def __init__(self, rt: Any, capacity: int, inputs: list) -> None:
+        super().__init__(rt, capacity)
+        self.positions = {id(x): i for i, x in enumerate(inputs)}
+        self.inputs = list(inputs)
+        self.version_of: dict[int, int] = {}  # id of any written version -> its array's key
+        self.newest: dict[int, Any] = {}  # key (input position, or negative for locals) -> value
+        self.alive: list = []  # keeps every version alive, so no id is reused during the trace
+        self.nested = 0
+        self.nested_writes = 0
+        self.ad_code = _prim_pullback_code()
+        self.handlers = {**self.handlers, "for": InPlaceInterpreter.op_for,
+                         "while": InPlaceInterpreter.op_while}
+
+    # --- versions ---
+
+    def current(self, x: Any) -> Any:
+        k = self.version_of.get(id(x))
+        return x if k is None else self.newest[k]
+
+    def latest_of(self, pos: int) -> Any:
+        return self.newest[pos]
+
+    def written_inputs(self) -> list[int]:
+        return sorted(k for k in self.newest if k >= 0)
+
+    def input_position(self, x: Any) -> int:
+        k = self.version_of.get(id(x))
+        if k is not None:
+            return k if k >= 0 and self.newest[k] is x else -1
+        return self.positions.get(id(x), -1)
+
+    def tracked(self, x: Any) -> bool:
+        return id(x) in self.version_of or id(x) in self.positions
+
+    def write(self, old: Any, new: Any) -> None:
+        """Record `new` as the value of the array `old` is a version of."""
+        if not INPLACE:
+            raise OffloadError("in-place updates of the caller's arrays run on the host")
+        if self.nested:
+            raise OffloadError("writing into an array the caller passed in, inside a compiled "
+                               "loop, branch or broadcast, runs on the host")
+        k = self.version_of.get(id(old))
+        if k is None:
+            k = self.positions.get(id(old), -1 - len(self.newest))
+        self.version_of[id(old)] = self.version_of[id(new)] = k
+        self.newest[k] = new
+        self.alive += [old, new]
+
+    # --- hooks ---
+
+    def call_primitive(self, p: Any, args: list, kwargs: dict | None) -> Any:
+        if self.version_of and args:
+            args = [self.current(a) for a in args]
+        special = _SPECIAL.get(p.name)
+        if special is not None:
+            return special(self, p, args, kwargs)
+        if p.name in MUTATING and self.nested:
+            self.nested_writes += 1
+        if (p.name in MUTATING and args and self.tracked(args[0])
+                and sys._getframe(1).f_code is not self.ad_code):
+            new = super().call_primitive(p, args, kwargs)
+            self.write(args[0], new)
+            return new
+        return super().call_primitive(p, args, kwargs)
+
+    def isolated(self, fn: Any) -> tuple[Any, Any]:
+        self.nested += 1
+        try:
+            return super().isolated(fn)
+        finally:
+            self.nested -= 1
+
+    # A loop variable that starts as (a version of) an input array and is written inside
+    # the loop body would be a write into the caller's array that the loop's functional
+    # carry hides; the body's writes are counted and such a loop runs on the host. (A loop
+    # over a tuple runs unrolled, not nested, so its writes are tracked as usual.)
+
+    def op_for(self, op: Any, env: dict, fn: Any) -> Any:
+        return self._guard_loop([env[v.id] for v in op.operands[1:]],
+                                lambda: super(InPlaceInterpreter, self).op_for(op, env, fn))
+
+    def op_while(self, op: Any, env: dict, fn: Any) -> Any:
+        return self._guard_loop([env[v.id] for v in op.operands],
+                                lambda: super(InPlaceInterpreter, self).op_while(op, env, fn))
+
+    def _guard_loop(self, inits: list, run: Any) -> Any:
+        if not any(self.tracked(v) for v in inits):
+            return run()
+        n0 = self.nested_writes
+        out = run()
+        if self.nested_writes != n0:
+            raise OffloadError("a compiled loop that writes into an array the caller passed "
+                               "in runs on the host")
+        return out
+
+
+def _offload_call(interp: InPlaceInterpreter, p: Any, args: list, kwargs: dict | None) -> Any:
+    """`Core.offload_call(f, args...)` inside compiled code is just the call."""
+    return interp.call_value(args[0], list(args[1:]), kwargs)
+
+
+def _host_walk(interp: InPlaceInterpreter, p: Any, args: list, kwargs: dict | None) -> Any:
+    """A host primitive that only walks and rearranges values, run at trace time."""
+    return Interpreter.call_primitive(interp, p, args, kwargs)
+
+
+def _opt_commit(interp: InPlaceInterpreter, p: Any, args: list, kwargs: dict | None) -> Any:
+    """Flux's `Core.opt_commit!(leaves, xs, results)`: each leaf (a mutable struct) takes
+    its new state, each parameter array its value minus the step, as writes."""
+    leaves, xs, results = args
+    jnp = interp.jnp
+    for leaf, x, (state, step) in zip(leaves, xs, results, strict=True):
+        leaf.fields[leaf.type.fields.index("state")] = state
+        x = interp.current(x)
+        new = x - jnp.reshape(jnp.asarray(step, dtype=x.dtype), x.shape)
+        if interp.nested:
+            raise OffloadError("update! inside a compiled loop or branch runs on the host")
+        interp.write(x, new)
+    return None
+
+
+_SPECIAL = {
+    "Core.offload_call": _offload_call,
+    "Core.opt_gather": _host_walk,
+    "Core.opt_commit!": _opt_commit,
+}
+
+
+# --- persistent compilation cache ------------------------------------------------------------
+
+_PERSISTENT: list[str | None] = []
+# the CLI sets this: `zyla run` keeps executables between runs unless ZYLA_XLA_CACHE=off
+PERSISTENT_DEFAULT = False
+
+
+def persistent_cache_dir() -> str | None:
+    """Where XLA executables are kept between runs: $ZYLA_XLA_CACHE if set ("0", "off" or
+    "" disable it), else $XDG_CACHE_HOME/zyla/xla (~/.cache/zyla/xla)."""
+    env = os.environ.get("ZYLA_XLA_CACHE")
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "no", "false") else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "zyla", "xla")
+
+
+def enable_persistent_cache(default_only: bool = False) -> str | None:
+    """Turn on JAX's persistent compilation cache (once per process) and return its
+    directory, or None when disabled. With default_only, only an explicit $ZYLA_XLA_CACHE
+    turns it on (library use and tests stay hermetic; the CLI turns it on by default)."""
+    if _PERSISTENT:
+        return _PERSISTENT[0]
+    if default_only and not PERSISTENT_DEFAULT and "ZYLA_XLA_CACHE" not in os.environ:
+        return None
+    path = persistent_cache_dir()
+    _PERSISTENT.append(path)
+    if path is None:
+        return None
+    import jax
+
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        _PERSISTENT[0] = None
+        return None
+    jax.config.update("jax_compilation_cache_dir", path)
+    # every executable is worth keeping: the front end is fast, XLA is the slow part
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return path
+
+
+# --- dumps and policy -----------------------------------------------------------------------
 
 def cached_entry(rt: Any, f: Any, args: list) -> Entry:
     """The cache entry an earlier compiled_call(rt, f, args) made."""
-    leaves, skel = split((f, tuple(args), V.NamedTuple((), ())), static_ints=True)
-    return _cache(rt).entries[(skel, getattr(rt, "world", 0))]
+    key, _leaves, _muts = _signature(rt, f, args, None)
+    return _cache(rt).entries[key]
 
 
 def lower_text(rt: Any, f: Any, args: list, optimized: bool = True) -> str:
-    """The HLO text of the executable for f(args...)."""
-    kw = V.NamedTuple((), ())
-    leaves, skel = split((f, tuple(args), kw), static_ints=True)
-    entry = build(rt, skel, leaves, 64)
-    gvals = [rt.lookup(n) for n in entry.global_names]
-    lowered = entry.jitted.lower(gvals, [np.asarray(x) for x in leaves])
+    """The HLO text of the executable for f(args...), with its inputs placed as a call
+    places them (so a sharded call shows its collectives)."""
+    key, leaves, muts = _signature(rt, f, args, None)
+    entry = build(rt, key, leaves, muts, 64)
+    extra = key[1]
+    host_in = [rt.lookup(n) for n in entry.global_names] + _unique(leaves, extra)
+    inputs = _place(host_in)
+    lowered = entry.jitted.lower(*_arguments(entry, inputs))
     if optimized:
         return lowered.compile().as_text()
     return lowered.as_text()

@@ -5,7 +5,9 @@ lowering; `if` on a traced condition becomes `lax.cond`; `for` becomes `lax.scan
 trip count) or a `lax.while_loop` (traced trip count); `while` becomes `lax.while_loop`.
 Loops are never unrolled. A loop with `tape=True` (made by autodiff) stores each
 iteration's pullback closure: as `scan` outputs, or in a fixed-capacity buffer for `while`,
-whose overflow is reported so the caller can recompile with a larger capacity.
+whose overflow is reported so the caller can recompile with a larger capacity. A loop may
+record several tapes (nested AD: `tape=k`); a tape's valid entries are always its first
+`count`, and reversing it (`Core.reverse_tape`) keeps that layout.
 Everything that cannot run inside XLA raises OffloadError with the reason.
 """
 
@@ -29,7 +31,7 @@ from backend.structure import (
 from lang import numeric as N
 from lang import values as V
 from lang.functions import Closure, elementwise_primitive
-from lang.interp import Interpreter, Tape
+from lang.interp import Interpreter, Tape, tape_count
 from lang.ir import Function, Op, Region
 from lang.primitives import HostOnly, Primitive
 from lang.primitives_array import MUTATING
@@ -45,7 +47,9 @@ TRACE_SAFE = {
     "Core.apply_type", "isnothing", "Core.rule_of", "Core.convert_cot", "keys", "values",
     "haskey", "first", "last", "map", "Core.assert", "ignore_derivatives", "error", "throw",
     "Core.comprehension", "foreach", "reduce", "filter", "convert", "isempty", "eachindex", "axes",
-    "Core.sensitivity", "Core.accum", "eachindex", "Core.iter_cot", "one", "zero", "oneunit", "typemax", "typemin", "eps",
+    "Core.sensitivity", "Core.accum", "Core.forward_callable", "Core.iter_cot", "one", "zero",
+    "Core.is_zero_cot",
+    "oneunit", "typemax", "typemin", "eps",
 }
 
 
@@ -56,13 +60,15 @@ class JaxInterpreter(Interpreter):
         super().__init__(rt)
         from lang.interp import OP_HANDLERS
 
-        self.handlers = {**OP_HANDLERS, **{k: getattr(JaxInterpreter, "op_" + k) for k in _OVERRIDDEN}}
+        self.handlers = {**OP_HANDLERS,
+                         **{k: getattr(JaxInterpreter, "op_" + k) for k in _OVERRIDDEN}}
         self.offload = False
         self.tape_capacity = tape_capacity
         self.overflow_flags: list[Any] = []
         self.global_reads: dict[str, Any] = {}
         self.global_inputs: dict[str, Any] | None = None
         self.input_ids: set[int] = set()  # ids of the traced arguments (mutating them is host-only)
+        self.adjoint_rows: dict[int, Any] = {}  # `v'` rows this trace made (adjoint_vector_op)
         import jax
         from jax import lax
 
@@ -76,6 +82,12 @@ class JaxInterpreter(Interpreter):
             return self.broadcast(args[0], args[1:])
         if p.name == "map" and args[1:] and all(_is_array(a) for a in args[1:]):
             return self.broadcast(args[0], args[1:])
+        if p.name in ("adjoint", "transpose", "*") and args and not kwargs:
+            done, out = self.adjoint_vector_op(p.name, args[:2])
+            if done:
+                return self.call_primitive(p, [out] + args[2:], None) if args[2:] else out
+        if p.name in _TAPE_PRIMS and any(isinstance(a, StackedTape) for a in args):
+            return self.tape_primitive(p.name, args)
         if p.name == "Core.reverse_tape":
             return self.tape_reverse(args[0])
         if p.name in MUTATING and id(args[0]) in self.input_ids:
@@ -93,6 +105,48 @@ class JaxInterpreter(Interpreter):
         if p.needs_interp:
             return impl(self, *args, **kwargs) if kwargs else impl(self, *args)
         return impl(*args, **kwargs) if kwargs else impl(*args)
+
+    def adjoint_vector_op(self, name: str, args: list) -> tuple[bool, Any]:
+        """`v'` of a vector v is a 1×n row whose product with a vector is a scalar and
+        whose adjoint is v again. The host tags such rows (an ndarray subclass); traced
+        arrays cannot be tagged, so the rows this trace made are remembered by identity
+        (and kept alive, so that identities are not reused)."""
+        rows = self.adjoint_rows
+        a = args[0]
+        if name == "*":
+            b = args[1] if len(args) == 2 else None
+            if id(a) in rows and rows[id(a)] is a and _is_array(b) and np.ndim(b) == 1:
+                return True, self.jnp.dot(self.jnp.reshape(a, (-1,)), b)
+            return False, None
+        if len(args) != 1 or not _is_array(a) or isinstance(a, V.Range):
+            return False, None
+        if id(a) in rows and rows[id(a)] is a:
+            return True, self.jnp.reshape(a, (-1,))
+        if np.ndim(a) == 1:
+            row = self.jnp.reshape(self.jnp.asarray(a), (np.shape(a)[0], 1))
+            rows[id(row)] = row
+            return True, row
+        return False, None
+
+    def tape_primitive(self, name: str, args: list) -> Any:
+        """The AD runtime's tape primitives on stacked tapes."""
+        if name == "Core.reverse_tape":
+            return self.tape_reverse(args[0])
+        if name == "Core.tape_zip":
+            return self.tape_zip(args[0], list(args[1:]))
+        if name == "Core.tape_unzip":
+            return self.tape_unzip(args[0], args[1])
+        if name == "Core.iter_cot":
+            if isinstance(args[0], StackedTape):
+                return self.iter_cot(args[0], args[1])
+            from autodiff.runtime import iter_cot
+
+            return iter_cot(*args)
+        if name == "Core.iter_cot_back":
+            return self.iter_cot_back(*args)
+        if name == "Core.accum":
+            return self.accum_tapes(*args)
+        raise OffloadError(f"internal: no stacked-tape version of `{name}`")
 
     def broadcast(self, f: Any, args: list) -> Any:
         jnp = self.jnp
@@ -112,7 +166,7 @@ class JaxInterpreter(Interpreter):
 
         def elem(*xs: Any) -> Any:
             full = list(args)
-            for i, x in zip(idx, xs):
+            for i, x in zip(idx, xs, strict=True):
                 full[i] = x
             out, flag = self.isolated(lambda: self.call_value(f, full))
             leaves, skel = split(out)
@@ -144,7 +198,7 @@ class JaxInterpreter(Interpreter):
 
         def elem(*els: Any) -> list:
             full = list(xs)
-            for i, e in zip(idx, els):
+            for i, e in zip(idx, els, strict=True):
                 full[i] = e
             (y, b), flag = self.isolated(lambda: pullback_call(self, f, full))
             leaves, skel = split((y, b), static_ints=True)
@@ -211,7 +265,8 @@ class JaxInterpreter(Interpreter):
         if isinstance(f, BatchedBack):
             return self.batched_back(f, args[0])
         if isinstance(f, BranchUnion):
-            return self.switch(f.index, [lambda a=a: self.call_value(a, args, kwargs) for a in f.alts])
+            return self.switch(f.index, [lambda a=a: self.call_value(a, args, kwargs)
+                                         for a in f.alts])
         return super().call_value(f, args, kwargs)
 
     # --- ops ----------------------------------------------------------------------------------
@@ -278,7 +333,8 @@ class JaxInterpreter(Interpreter):
                 return out + [flag]
             return run
 
-        outs = lax.switch(self.jnp.asarray(index, dtype=np.int32), [make(i, b) for i, b in enumerate(branches)])
+        outs = lax.switch(self.jnp.asarray(index, dtype=np.int32),
+                          [make(i, b) for i, b in enumerate(branches)])
         self.overflow_flags.append(outs[-1])
         return _join_union(target, outs[:-1])
 
@@ -286,7 +342,7 @@ class JaxInterpreter(Interpreter):
         it = env[op.operands[0].id]
         inits = [env[v.id] for v in op.operands[1:]]
         body = op.regions[0]
-        tape = bool(op.attrs.get("tape"))
+        ntape = tape_count(op)
         if isinstance(it, StackedTape):
             return self._for_stacked(op, it, inits, body, env, fn)
         if isinstance(it, Tape):
@@ -294,7 +350,8 @@ class JaxInterpreter(Interpreter):
         if isinstance(it, V.Range):
             if _traced(it.length) or _traced(it.start) or _traced(it.step):
                 return self._for_dynamic(op, it, inits, body, env, fn)
-            xs = self.jnp.asarray(it.start + self.jnp.arange(it.length, dtype=N.dtype_of(it.start)) * it.step)
+            steps = self.jnp.arange(it.length, dtype=N.dtype_of(it.start))
+            xs = self.jnp.asarray(it.start + steps * it.step)
             n = it.length
         elif _is_array(it):
             xs = self.jnp.reshape(self.jnp.asarray(it), (-1,))
@@ -304,25 +361,27 @@ class JaxInterpreter(Interpreter):
         else:
             raise OffloadError(f"cannot compile a loop over a {type(it).__name__}")
         if n == 0:
-            out = list(inits) + ([StackedTape(("tuple", ()), [], 0, 0)] if tape else [])
+            out = list(inits) + [StackedTape(("tuple", ()), [], 0, 0) for _ in range(ntape)]
             return out[0] if len(op.results) == 1 else out
 
         def step(carry: list, x: Any, skel: Any) -> tuple[list, Any]:
             vals = join(skel, carry)
             env2 = dict(env)
-            for a, v in zip(body.args, [x] + list(vals)):
+            for a, v in zip(body.args, [x] + list(vals), strict=False):
                 env2[a.id] = v
             return self.run_region(body, env2, fn)
 
-        carry_skel, carry_leaves = self._fix_carry(inits, lambda vals: step(split(vals)[0], xs[0], split(vals)[1])[: len(inits)])
+        n_carry = len(inits)
+        carry_skel, carry_leaves = self._fix_carry(
+            inits, lambda vals: step(split(vals)[0], xs[0], split(vals)[1])[:n_carry])
         box: list = []
 
         def scan_body(carry: list, x: Any) -> tuple[list, list]:
             out, flag = self.isolated(lambda: step(carry, x, carry_skel))
-            new = coerce(tuple(out[: len(inits)]), carry_skel)
-            if tape:
+            new = coerce(tuple(out[:n_carry]), carry_skel)
+            if ntape:
                 # a tape entry's Python ints are constants of the traced body: keep them static
-                leaves, skel = split(out[-1], static_ints=True)
+                leaves, skel = split(tuple(out[n_carry:]), static_ints=True)
                 box.append(skel)
                 return new, [self.jnp.asarray(v) for v in leaves] + [flag]
             return new, [flag]
@@ -331,19 +390,18 @@ class JaxInterpreter(Interpreter):
         self.overflow_flags.append(self.jnp.any(ys[-1]))
         ys = ys[:-1]
         res = list(join(carry_skel, final))
-        if tape:
-            res.append(StackedTape(box[-1], list(ys), n, n))
+        if ntape:
+            res += _tapes(box[-1], list(ys), n, n)
         return res[0] if len(op.results) == 1 else res
 
     def _fix_carry(self, inits: list, body_fn: Any) -> tuple[Any, list]:
         """The carry skeleton of a loop: the init's, widened until the body preserves it."""
-        jax = self.jax
         vals = tuple(inits)
         skel = split(vals)[1]
         for _ in range(4):
             box: list = []
 
-            def probe(leaves: list, skel: Any = skel) -> list:
+            def probe(leaves: list, skel: Any = skel, box: list = box) -> list:
                 out = body_fn(join(skel, leaves))
                 lv, sk = split(tuple(out))
                 box.append(sk)
@@ -357,36 +415,36 @@ class JaxInterpreter(Interpreter):
             skel = new
         raise OffloadError("a loop variable keeps changing type across iterations")
 
-    def _for_stacked(self, op: Op, t: StackedTape, inits: list, body: Region, env: dict, fn: Function) -> Any:
-        """The adjoint walk over a forward loop's tape (already reversed by reverse_tape)."""
+    def _for_stacked(self, op: Op, t: StackedTape, inits: list, body: Region, env: dict,
+                     fn: Function) -> Any:
+        """A loop over a tape (the adjoint walk over a forward loop's reversed tape). The
+        tape's valid entries are its first `count`; a loop that records tapes itself (the
+        walk differentiated again) writes entry k of its tapes in iteration k, so they have
+        the same layout and count."""
         lax, jnp = self.lax, self.jnp
+        ntape = tape_count(op)
         if t.capacity == 0:  # the forward loop ran no iteration
-            res = list(inits) + ([StackedTape(("const", None), [], 0, 0)] if op.attrs.get("tape") else [])
+            res = list(inits) + [StackedTape(("const", None), [], 0, 0) for _ in range(ntape)]
             return res[0] if len(op.results) == 1 else res
 
         def step(carry_vals: tuple, k: Any) -> list:
             entry = join(t.skel, [leaf[k] for leaf in t.leaves])
             env2 = dict(env)
-            for a, v in zip(body.args, [entry] + list(carry_vals)):
+            for a, v in zip(body.args, [entry] + list(carry_vals), strict=False):
                 env2[a.id] = v
             return self.run_region(body, env2, fn)
 
         n_carry = len(inits)
         carry_skel, carry_leaves = self._fix_carry(inits, lambda vals: step(vals, 0)[:n_carry])
-        record = bool(op.attrs.get("tape"))
-        if record and (_traced(t.count) or t.count != t.capacity):
-            # a partially filled tape comes from a loop over a range of run-time length,
-            # whose elements have no cotangent: record nothing
-            record = False
-        if record:
-            # the adjoint also records a value per iteration (an iterated array's element
-            # cotangents): a scan over the full tape
+        full = not _traced(t.count) and t.count == t.capacity
+        if ntape and full:
+            # a scan over the full tape, stacking what each iteration records
             box: list = []
 
             def scan_body(state: tuple, k: Any) -> tuple:
                 carry, over = state
                 out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
-                leaves, skel = split(out[-1], static_ints=True)
+                leaves, skel = split(tuple(out[n_carry:]), static_ints=True)
                 box.append(skel)
                 new = coerce(tuple(out[:n_carry]), carry_skel)
                 return (new, jnp.logical_or(over, flag)), [jnp.asarray(v) for v in leaves]
@@ -394,7 +452,35 @@ class JaxInterpreter(Interpreter):
             (final, over), ys = lax.scan(scan_body, (carry_leaves, jnp.asarray(False)),
                                          jnp.arange(t.capacity))
             self.overflow_flags.append(over)
-            res = list(join(carry_skel, final)) + [StackedTape(box[-1], list(ys), t.capacity, t.capacity)]
+            res = list(join(carry_skel, final)) + _tapes(box[-1], list(ys), t.capacity, t.capacity)
+            return res[0] if len(op.results) == 1 else res
+        if ntape:
+            # a partly filled tape (from a `while` loop): record into buffers of its capacity
+            ebox: list = []
+
+            def probe(leaves: list) -> list:
+                out = step(join(carry_skel, leaves), jnp.asarray(0))
+                lv, sk = split(tuple(out[n_carry:]), static_ints=True)
+                ebox.append(sk)
+                return [jnp.asarray(x) for x in lv]
+
+            shapes = self.probe_shape(probe, carry_leaves)
+            entry_skel = ebox[0]
+            bufs = [jnp.zeros((t.capacity,) + tuple(s_.shape), dtype=s_.dtype) for s_ in shapes]
+
+            def fbody_rec(k: Any, state: tuple) -> tuple:
+                carry, bufs_, over = state
+                out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
+                entry = coerce(tuple(out[n_carry:]), entry_skel)
+                bufs2 = [lax.dynamic_update_index_in_dim(b_, jnp.asarray(e, dtype=b_.dtype), k, 0)
+                         for b_, e in zip(bufs_, entry, strict=True)]
+                new = coerce(tuple(out[:n_carry]), carry_skel)
+                return new, bufs2, jnp.logical_or(over, flag)
+
+            final, bufs, over = lax.fori_loop(0, t.count, fbody_rec,
+                                              (carry_leaves, bufs, jnp.asarray(False)))
+            self.overflow_flags.append(over)
+            res = list(join(carry_skel, final)) + _tapes(entry_skel, bufs, t.count, t.capacity)
             return res[0] if len(op.results) == 1 else res
 
         def fbody(k: Any, state: tuple) -> tuple:
@@ -402,71 +488,73 @@ class JaxInterpreter(Interpreter):
             out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
             return coerce(tuple(out[:n_carry]), carry_skel), jnp.logical_or(over, flag)
 
-        # the tape holds `count` valid entries; reversed, they sit at the end
-        start = t.capacity - t.count
-        final, over = lax.fori_loop(start, t.capacity, fbody, (carry_leaves, jnp.asarray(False)))
+        final, over = lax.fori_loop(0, t.count, fbody, (carry_leaves, jnp.asarray(False)))
         self.overflow_flags.append(over)
         res = list(join(carry_skel, final))
-        if op.attrs.get("tape"):
-            res.append(StackedTape(("const", None), [], 0, 0))
         return res[0] if len(op.results) == 1 else res
 
-    def _for_dynamic(self, op: Op, r: V.Range, inits: list, body: Region, env: dict, fn: Function) -> Any:
+    def _for_dynamic(self, op: Op, r: V.Range, inits: list, body: Region, env: dict,
+                     fn: Function) -> Any:
         """`for` over a range whose length is only known at run time: a while loop."""
-        tape = bool(op.attrs.get("tape"))
         jnp = self.jnp
 
         def step(vals: tuple, k: Any) -> list:
             x = r.start + k * r.step
             env2 = dict(env)
-            for a, v in zip(body.args, [x] + list(vals)):
+            for a, v in zip(body.args, [x] + list(vals), strict=False):
                 env2[a.id] = v
             return self.run_region(body, env2, fn)
 
         def cond(vals: tuple, k: Any) -> Any:
             return k < r.length
 
-        return self._while_loop(op, inits, cond, step, tape, counter=jnp.asarray(0, dtype=np.int64))
+        return self._while_loop(op, inits, cond, step, tape_count(op),
+                                counter=jnp.asarray(0, dtype=np.int64))
 
     def op_while(self, op: Op, env: dict, fn: Function) -> Any:
         inits = [env[v.id] for v in op.operands]
         cond_r, body = op.regions
-        tape = bool(op.attrs.get("tape"))
 
         def run(r: Region, vals: tuple) -> list:
             env2 = dict(env)
-            for a, v in zip(r.args, vals):
+            for a, v in zip(r.args, vals, strict=False):
                 env2[a.id] = v
             return self.run_region(r, env2, fn)
 
         return self._while_loop(op, inits, lambda vals, k: run(cond_r, vals)[0],
-                                lambda vals, k: run(body, vals), tape)
+                                lambda vals, k: run(body, vals), tape_count(op))
 
-    def _while_loop(self, op: Op, inits: list, cond: Any, step: Any, tape: bool, counter: Any = None) -> Any:
-        jax, lax, jnp = self.jax, self.lax, self.jnp
+    def _while_loop(self, op: Op, inits: list, cond: Any, step: Any, ntape: int,
+                    counter: Any = None) -> Any:
+        """A `lax.while_loop`; with `ntape` tapes, each iteration's trailing `ntape` values
+        go into buffers of the interpreter's tape capacity (overflow is flagged)."""
+        lax, jnp = self.lax, self.jnp
         n_carry = len(inits)
-        carry_skel, carry_leaves = self._fix_carry(inits, lambda vals: step(vals, jnp.asarray(0))[:n_carry])
+        carry_skel, carry_leaves = self._fix_carry(
+            inits, lambda vals: step(vals, jnp.asarray(0))[:n_carry])
         k0 = jnp.asarray(0, dtype=np.int64)
-        if not tape:
+        if not ntape:
             def c(state: tuple) -> Any:
                 leaves, k = state
-                return jnp.asarray(self.isolated(lambda: cond(join(carry_skel, leaves), k))[0], dtype=bool)
+                ok = self.isolated(lambda: cond(join(carry_skel, leaves), k))[0]
+                return jnp.asarray(ok, dtype=bool)
 
             def b(state: tuple) -> tuple:
                 leaves, k, over = state
                 out, flag = self.isolated(lambda: step(join(carry_skel, leaves), k))
                 return coerce(tuple(out[:n_carry]), carry_skel), k + 1, jnp.logical_or(over, flag)
 
-            final, _, over = lax.while_loop(lambda st: c(st[:2]), b, (carry_leaves, k0, jnp.asarray(False)))
+            final, _, over = lax.while_loop(lambda st: c(st[:2]), b,
+                                            (carry_leaves, k0, jnp.asarray(False)))
             self.overflow_flags.append(over)
             res = list(join(carry_skel, final))
             return res[0] if len(op.results) == 1 else res
-        # with a tape: learn the per-iteration pullback's structure, then fill a buffer
+        # with tapes: learn the per-iteration entries' structure, then fill buffers
         box: list = []
 
         def probe(leaves: list) -> list:
             out = step(join(carry_skel, leaves), k0)
-            lv, sk = split(out[-1], static_ints=True)
+            lv, sk = split(tuple(out[n_carry:]), static_ints=True)
             box.append(sk)
             return [jnp.asarray(x) for x in lv]
 
@@ -477,39 +565,124 @@ class JaxInterpreter(Interpreter):
 
         def c(state: tuple) -> Any:
             leaves, k, bufs_, over = state
-            return jnp.asarray(self.isolated(lambda: cond(join(carry_skel, leaves), k))[0], dtype=bool)
+            ok = self.isolated(lambda: cond(join(carry_skel, leaves), k))[0]
+            return jnp.asarray(ok, dtype=bool)
 
         def b(state: tuple) -> tuple:
             leaves, k, bufs_, over = state
             out, flag = self.isolated(lambda: step(join(carry_skel, leaves), k))
             over = jnp.logical_or(over, flag)
             new = coerce(tuple(out[:n_carry]), carry_skel)
-            entry = coerce(out[-1], entry_skel)
+            entry = coerce(tuple(out[n_carry:]), entry_skel)
             slot = jnp.minimum(k, cap - 1)
             bufs2 = [lax.dynamic_update_index_in_dim(buf, jnp.asarray(e, dtype=buf.dtype), slot, 0)
-                     for buf, e in zip(bufs_, entry)]
+                     for buf, e in zip(bufs_, entry, strict=True)]
             return new, k + 1, bufs2, jnp.logical_or(over, k >= cap)
 
-        final, count, bufs, over = lax.while_loop(c, b, (carry_leaves, k0, bufs, jnp.asarray(False)))
+        final, count, bufs, over = lax.while_loop(c, b,
+                                                  (carry_leaves, k0, bufs, jnp.asarray(False)))
         self.overflow_flags.append(over)
-        res = list(join(carry_skel, final))
-        res.append(StackedTape(entry_skel, bufs, count, cap))
+        res = list(join(carry_skel, final)) + _tapes(entry_skel, bufs, count, cap)
         return res[0] if len(op.results) == 1 else res
 
-    def tape_reverse(self, t: Any) -> Any:
-        if isinstance(t, StackedTape):
-            return StackedTape(t.skel, [self.jnp.flip(x, axis=0) for x in t.leaves], t.count, t.capacity)
-        return Tape(list(reversed(t.items)))
+    # --- tapes (see autodiff.runtime for their host versions) ---------------------------------
+    # A StackedTape's valid entries are always its first `count`.
 
+    def tape_reverse(self, t: Any) -> Any:
+        """The tape in reverse order: entry j is entry count-1-j (of the valid ones)."""
+        if t is None:
+            return None
+        if not isinstance(t, StackedTape):
+            return Tape(list(reversed(t.items)))
+        jnp = self.jnp
+        if not _traced(t.count) and t.count == t.capacity:
+            return StackedTape(t.skel, [jnp.flip(x, axis=0) for x in t.leaves], t.count, t.capacity)
+        idx = jnp.mod(t.count - 1 - jnp.arange(t.capacity), t.capacity)
+        return StackedTape(t.skel, [jnp.take(x, idx, axis=0) for x in t.leaves], t.count,
+                           t.capacity)
+
+    def tape_zip(self, t: StackedTape, ds: list) -> StackedTape:
+        """`Core.tape_zip` of stacked tapes: entries `(t[i], d1[i], ...)`; a `nothing`
+        tape of cotangents gives `nothing` entries."""
+        skels = [t.skel]
+        leaves = list(t.leaves)
+        for d in ds:
+            if d is None:
+                skels.append(("const", None))
+                continue
+            if not isinstance(d, StackedTape) or d.capacity != t.capacity:
+                raise OffloadError("internal: zipping tapes of different layouts")
+            skels.append(d.skel)
+            leaves += d.leaves
+        return StackedTape(("tuple", tuple(skels)), leaves, t.count, t.capacity)
+
+    def tape_unzip(self, dz: Any, k: int) -> tuple:
+        """The pullback of `Core.tape_zip`: a stacked tape of tuples split into k + 1."""
+        if dz is None or (isinstance(dz, StackedTape) and dz.skel[0] == "const"):
+            return (None,) * (k + 1)
+        parts = dz.skel[1]
+        return tuple(_tapes(("tuple", parts), dz.leaves, dz.count, dz.capacity))
+
+    def iter_cot(self, it: Any, t: Any) -> Any:
+        """`Core.iter_cot` where the iterable is a stacked tape: the recorded cotangents of
+        its entries, which the adjoint recorded in reverse order."""
+        if t is None or (isinstance(t, StackedTape) and t.capacity == 0):
+            return None
+        return self.tape_reverse(t)
+
+    def iter_cot_back(self, it: Any, t: Any, dz: Any) -> Any:
+        """`Core.iter_cot_back` on stacked tapes (see autodiff.runtime.iter_cot_back)."""
+        if dz is None or not isinstance(t, StackedTape) or t.capacity == 0:
+            return None
+        if isinstance(it, StackedTape):
+            return self.tape_reverse(dz)
+        if t.skel[0] not in ("num", "arr") or len(t.leaves) != 1:
+            return None
+        leaf = t.leaves[0]
+        flat = self.jnp.flip(self.jnp.reshape(self.jnp.asarray(dz), (-1,)), axis=0)
+        return StackedTape(t.skel, [flat.reshape(leaf.shape).astype(leaf.dtype)], t.count,
+                           t.capacity)
+
+    def accum_tapes(self, a: Any, b: Any) -> Any:
+        """`Core.accum` of two stacked tapes of cotangents (same layout)."""
+        if a is None:
+            return b
+        if b is None:
+            return a
+        if a.skel != b.skel or a.capacity != b.capacity:
+            target = unify(a.skel, b.skel)
+            la, lb = coerce(join(a.skel, a.leaves), target), coerce(join(b.skel, b.leaves), target)
+        else:
+            target, la, lb = a.skel, a.leaves, b.leaves
+        return StackedTape(target, [x + y for x, y in zip(la, lb, strict=True)], a.count,
+                           a.capacity)
+
+
+def _tapes(skel: Any, leaves: list, count: Any, capacity: int) -> list[StackedTape]:
+    """The StackedTapes of a loop that records several values per iteration: `skel` is
+    the tuple skeleton of one iteration's entries, `leaves` their stacked leaves."""
+    out = []
+    k = 0
+    for part in skel[1]:
+        n = _count(part)
+        out.append(StackedTape(part, list(leaves[k:k + n]), count, capacity))
+        k += n
+    return out
+
+
+_TAPE_PRIMS = {"Core.reverse_tape", "Core.tape_zip", "Core.tape_unzip", "Core.iter_cot",
+               "Core.iter_cot_back", "Core.accum"}
 
 _OVERRIDDEN = ("if", "for", "while", "global", "setglobal", "method", "struct")
 
 _SIDE_EFFECTS = {"time", "print", "println", "show", "display", "Core.show_expr", "setindex!",
                  "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!", "pop!",
                  "Random.seed!", "rand", "randn", "Core.setbox", "Core.box", "Core.unbox",
-                 "Test.do_test", "Test.do_testset", "Test.do_test_throws", "Core.time", "Core.elapsed"}
+                 "Test.do_test", "Test.do_testset", "Test.do_test_throws", "Core.time",
+                 "Core.elapsed"}
 _STATIC_OK = {"size", "length", "ndims", "eltype", ":", "Core.endof", "zeros", "ones", "fill",
-              "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "÷", "%", "!", "Core.or", "max", "min",
+              "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "÷", "%", "!", "Core.or", "max",
+              "min",
               "Core.neg", "rem", "mod", "div", "abs", "/", "^", "one", "zero", "float"}
 
 

@@ -110,7 +110,10 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
                 _split(v.length, leaves, True))
     if isinstance(v, StackedTape):
         leaves.extend(v.leaves)
-        return ("stacked", v.skel, v.capacity, _split(v.count, leaves, False), len(v.leaves))
+        # a static count (a loop of static trip count) stays static: the walk over the tape
+        # is then a scan, which JAX can differentiate
+        count = _split(v.count, leaves, type(v.count) is int)
+        return ("stacked", v.skel, v.capacity, count, len(v.leaves))
     if isinstance(v, BranchUnion):
         return ("union", _split(v.index, leaves, False), tuple(_split(a, leaves, si) for a in v.alts))
     if isinstance(v, Tape):

@@ -32,16 +32,14 @@ grad_ckpt(x, n) = gradient(ckpt, x, n)[1]
 
 
 def executable_memory(rt: Any, f: Any, args: list) -> int:
-    """Bytes of temporary buffers XLA allocates for the (already compiled, cached)
-    executable of f(args...)."""
-    from backend.structure import split
-    from lang import values as V
+    """Bytes of temporary buffers XLA allocates for the executable of f(args...), which an
+    earlier compiled_call made (lowered again with the same inputs, as lower_text does)."""
+    from common import lower_built
 
-    from backend.compile import cached_entry
+    from backend import compile as C
 
-    leaves, _ = split((f, tuple(args), V.NamedTuple((), ())), static_ints=True)
-    entry = cached_entry(rt, f, args)
-    comp = entry.jitted.lower([], [np.asarray(x) for x in leaves]).compile()
+    key, leaves, _muts = C._signature(rt, f, args, None)
+    comp = lower_built(rt, key, leaves, C.cached_entry(rt, f, args)).compile()
     return int(comp.memory_analysis().temp_size_in_bytes)
 
 

@@ -27,6 +27,7 @@ from lang.errors import ZylaError, format_error
 USAGE = """\
 usage: zyla [--allow-shell]                       start the REPL
        zyla [--allow-shell] run FILE.jl [ARGS...] run a program
+       zyla run --devices N FILE.jl [ARGS...]     ... data-parallel over N devices (SHARDING.md)
        zyla [--allow-shell] FILE.jl [ARGS...]     the same
        zyla -e CODE                               evaluate CODE
        zyla explain FILE.jl 'f(x)'                does f(x) offload to XLA, and if not, why
@@ -34,7 +35,9 @@ usage: zyla [--allow-shell]                       start the REPL
                                                   check gradients: FILE's @gradcheck properties
                                                   (those of FUNC), or FUNC's signature
 environment: ZYLA_DEBUG=1 (Python tracebacks), ZYLA_COMPILE=auto|never|always,
-             ZYLA_COMPILE_NOTICE=SECONDS (announce compiles longer than this; default 2)"""
+             ZYLA_COMPILE_NOTICE=SECONDS (announce compiles longer than this; default 2),
+             ZYLA_XLA_CACHE=DIR|off (XLA executables kept between runs; default
+             $XDG_CACHE_HOME/zyla/xla)"""
 
 VERSION = "zyla 0.1.0"
 
@@ -247,15 +250,43 @@ def _int_option(argv: list[str], name: str) -> tuple[int | None, str | None]:
     return value, None
 
 
+def _leading_options(argv: list[str], opts: dict) -> tuple[list[str], str | None]:
+    """Take `--allow-shell` and `--devices N` from the front of argv into opts; (rest, error)."""
+    while argv and argv[0] in ("--allow-shell", "--devices"):
+        if argv[0] == "--allow-shell":
+            opts["allow_shell"] = True
+            argv = argv[1:]
+            continue
+        if len(argv) < 2 or not argv[1].isdigit() or int(argv[1]) < 1:
+            return argv, "--devices needs a positive number of devices"
+        opts["devices"] = int(argv[1])
+        argv = argv[2:]
+    return argv, None
+
+
+def _use_devices(n: int | None) -> None:
+    """`--devices N`: run compiled calls data-parallel over N devices (backend.sharding);
+    on CPU, XLA simulates them, which must be asked for before JAX starts."""
+    from backend import compile as backend_compile
+
+    backend_compile.PERSISTENT_DEFAULT = True  # zyla run: keep XLA executables between runs
+    if n is not None and n > 1:
+        from backend.sharding import request_host_devices
+
+        request_host_devices(n)
+
+
 def dispatch(argv: list[str]) -> int:
     """Run the command line `argv` (without the program name); the exit status."""
-    allow_shell = False
-    while argv and argv[0] == "--allow-shell":
-        allow_shell = True
-        argv = argv[1:]
+    opts: dict = {"allow_shell": False, "devices": None}
+    argv, err = _leading_options(argv, opts)
+    if err:
+        return usage(err)
+    allow_shell = opts["allow_shell"]
     if not argv:
         from lang.repl import repl
 
+        _use_devices(opts["devices"])
         return repl(allow_shell=allow_shell)
     cmd = argv[0]
     if cmd in ("-h", "--help", "help"):
@@ -265,16 +296,17 @@ def dispatch(argv: list[str]) -> int:
         print(VERSION)
         return 0
     if cmd == "run":
-        rest = argv[1:]
-        while rest and rest[0] == "--allow-shell":
-            allow_shell = True
-            rest = rest[1:]
+        rest, err = _leading_options(argv[1:], opts)
+        if err:
+            return usage(err)
         if not rest:
             return usage("run needs a file")
-        return run_file(rest[0], rest[1:], allow_shell)
+        _use_devices(opts["devices"])
+        return run_file(rest[0], rest[1:], opts["allow_shell"])
     if cmd == "-e":
         if len(argv) < 2:
             return usage("-e needs code")
+        _use_devices(opts["devices"])
         return run_code(argv[1], allow_shell)
     if cmd == "explain":
         if len(argv) != 3:
@@ -290,6 +322,7 @@ def dispatch(argv: list[str]) -> int:
             return usage("gradcheck needs a file and optionally a function name")
         return gradcheck(rest[0], rest[1] if len(rest) == 2 else None, examples, seed)
     if cmd.endswith(".jl"):
+        _use_devices(opts["devices"])
         return run_file(cmd, argv[1:], allow_shell)
     return usage(f"unknown command {cmd!r}")
 

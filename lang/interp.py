@@ -256,26 +256,25 @@ class Interpreter:
         carried = [env[v.id] for v in op.operands[1:]]
         body = op.regions[0]
         args = body.args
-        tape = op.attrs.get("tape")
-        rec: list = []
+        ntape = tape_count(op)
+        recs: list[list] = [[] for _ in range(ntape)]
         for x in self.rt.iterate(it):
             env[args[0].id] = x
             for a, v in zip(args[1:], carried):
                 env[a.id] = v
             out = self.run_region(body, env, fn)
-            if tape:
-                rec.append(out[-1])
-                out = out[:-1]
+            if ntape:
+                out = _record(out, recs)
             carried = out
-        if tape:
-            carried = carried + [Tape(rec)]
+        if ntape:
+            carried = carried + [Tape(r) for r in recs]
         return carried[0] if len(op.results) == 1 else carried
 
     def op_while(self, op: Op, env: dict, fn: Function) -> Any:
         carried = [env[v.id] for v in op.operands]
         cond_r, body = op.regions
-        tape = op.attrs.get("tape")
-        rec: list = []
+        ntape = tape_count(op)
+        recs: list[list] = [[] for _ in range(ntape)]
         while True:
             for a, v in zip(cond_r.args, carried):
                 env[a.id] = v
@@ -287,12 +286,11 @@ class Interpreter:
             for a, v in zip(body.args, carried):
                 env[a.id] = v
             out = self.run_region(body, env, fn)
-            if tape:
-                rec.append(out[-1])
-                out = out[:-1]
+            if ntape:
+                out = _record(out, recs)
             carried = out
-        if tape:
-            carried = carried + [Tape(rec)]
+        if ntape:
+            carried = carried + [Tape(r) for r in recs]
         return carried[0] if len(op.results) == 1 else carried
 
     def op_method(self, op: Op, env: dict, fn: Function) -> Any:
@@ -304,6 +302,21 @@ class Interpreter:
         return self.rt.define_struct(op, vals[0], vals[1:])
 
     handlers: dict[str, Callable[..., Any]] = {}
+
+
+def tape_count(op: Op) -> int:
+    """How many tapes a loop records (attrs `tape`: true is one, an int k is k): its body
+    yields that many trailing values per iteration, and the loop returns one Tape each."""
+    t = op.attrs.get("tape")
+    return int(t) if t else 0
+
+
+def _record(out: list, recs: list[list]) -> list:
+    """Append the trailing tape entries of a loop body's yield to `recs`; return the rest."""
+    k = len(out) - len(recs)
+    for r, v in zip(recs, out[k:]):
+        r.append(v)
+    return out[:k]
 
 
 def _kw_splat(v: Any) -> dict:

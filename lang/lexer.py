@@ -22,7 +22,10 @@ merged lookaheads and default reductions.
 
 The lexer is O(n): each character is scanned once, and each parser query costs a few
 table lookups. String interpolations `$(expr)` are parsed recursively, in place, by a
-nested parse of the same text (`LexInput.subparse`).
+nested parse of the same text (`LexInput.subparse`). For speed, the main loop recognises
+the commonest tokens (plain names and numbers, commas) with one regular expression and
+emits them directly wherever no context decision applies to them (`_Run.tokens`); the
+tests check that this shortcut yields the very tokens the general methods would.
 """
 
 from __future__ import annotations
@@ -124,6 +127,8 @@ _PLAIN_KEYWORDS = {
 }
 KEYWORDS = frozenset(_BLOCK_KEYWORDS) | frozenset(_MID_KEYWORDS) | frozenset(_PLAIN_KEYWORDS)
 KEYWORDS |= {"end"}
+#: Words the main loop leaves to `_Run.word`.
+_SLOW_WORDS = KEYWORDS | {"mutable", "abstract"}
 
 # ---- operators ------------------------------------------------------------------------
 
@@ -184,8 +189,11 @@ _VALUE_OPERATOR_TYPES = frozenset(
 # ---- character classes ----------------------------------------------------------------
 
 _ID_START = r"[^\W\d]|[∂∇℘]"
-_ID_CONT = r"[\w′″‴∂∇℘\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]|!(?!=)"
-_IDENT_RE = re.compile(rf"(?:{_ID_START})(?:{_ID_CONT})*")
+#: A name: a start character, then continuation characters and `!`s not followed by `=`
+#: (written so that the common case, no `!`, is one run of a character class).
+_ID_CONT_CHAR = r"[\w′″‴∂∇℘\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+_ID_REST = rf"{_ID_CONT_CHAR}*(?:!(?!=){_ID_CONT_CHAR}*)*"
+_IDENT_RE = re.compile(rf"(?:{_ID_START}){_ID_REST}")
 _ID_START_RE = re.compile(_ID_START)
 _QUALIFIED_MACRO_RE = re.compile(rf"(?:(?:{_IDENT_RE.pattern})\.)+@((?:{_IDENT_RE.pattern})|\.)")
 _MACRO_RE = re.compile(rf"@((?:{_IDENT_RE.pattern})|\.)")
@@ -201,6 +209,23 @@ _NUMBER_RE = re.compile(
     re.VERBOSE,
 )
 _SPACES_RE = re.compile(r"[ \t\r]+")
+#: Spaces, newlines and line comments (not block comments `#= ... =#`).
+_BLANK_RE = re.compile(r"(?:[ \t\r\n]+|#(?!=)[^\n]*)*")
+#: One step of the main loop: spaces (group 1), then maybe one of the commonest tokens:
+#: an all-ASCII name, a plain decimal integer or float, or a comma; `lastgroup` says which
+#: (None: only spaces, or none of these). A name or number followed by a character that
+#: could continue it (`push!`, `x̂`, `σ²`, `1e3`, `1.`, `2x`) is left to the general
+#: methods. ASCII-only character classes keep the regex engine off the Unicode database,
+#: and the possessive quantifiers (`*+`, `++`) keep it from matching a shorter prefix.
+_FAST_RE = re.compile(
+    r"""([ \t\r]*)(?:
+      (?P<name>[A-Za-z_][A-Za-z0-9_]*+)(?![^\x00-\x7f]|!(?!=))
+    | (?P<int>[0-9]++)(?![0-9A-Za-z_.]|[^\x00-\x7f])
+    | (?P<float>[0-9]++\.[0-9]++)(?![0-9A-Za-z_.]|[^\x00-\x7f])
+    | (?P<comma>,)
+    )?""",
+    re.VERBOSE,
+)
 _STRING_CHUNK_RE = re.compile(r'[^"\\$\n]+')
 _BLOCK_COMMENT_RE = re.compile(r"#=|=#|\n")
 _MUTABLE_RE = re.compile(r"[ \t]+struct\b")
@@ -348,8 +373,12 @@ class JuliaLexer(Lexer):
         return _Run(job, parser_state).tokens()
 
 
+_new_str = str.__new__
+
+
 class JlToken(Token):
-    """A Lark token with a direct constructor (the lexer makes one per token)."""
+    """A Lark token with a direct constructor (the lexer makes one per token; its hot
+    paths inline this constructor: `_new_str(JlToken, value)`, then all eight slots)."""
 
     __slots__ = ()
 
@@ -424,7 +453,16 @@ class _Run:
         self.prev_end = end
         self.prev_line = line
         self.pos = end
-        return JlToken(ttype, value, start, line, col, line, col + end - start, end)
+        tok = _new_str(JlToken, value)  # as JlToken(...), without its Python-level call
+        tok.type = ttype
+        tok.value = value
+        tok.start_pos = start
+        tok.line = line
+        tok.column = col
+        tok.end_line = line
+        tok.end_column = col + end - start
+        tok.end_pos = end
+        return tok
 
     def marker(self, ttype: str, pos: int) -> JlToken:
         """A zero-width token at `pos`; it does not change the previous token."""
@@ -466,36 +504,94 @@ class _Run:
     # -- the main loop ----------------------------------------------------------------
 
     def tokens(self) -> Iterator[Token]:
-        """Yield the tokens of the job; stop at its end (or at the `)` of an interpolation)."""
+        """Yield the tokens of the job; stop at its end (or at the `)` of an interpolation).
+
+        Each step matches `_FAST_RE` at the current position: it skips spaces and
+        recognises the commonest tokens (a plain name, a plain number, a comma). Where
+        no context decides anything for them (no block header pending, no juxtaposition
+        or space-separated elements possible, not a keyword), they are emitted right
+        here; everything else goes through the methods below, which decide the same
+        way for these tokens."""
         text = self.text
         n = self.n
+        frames = self.frames
         single = JlToken
-        space = _SPACES_RE.match
+        fast = _FAST_RE.match
+        new_str = str.__new__
+        slow_words = _SLOW_WORDS
+        space_sensitive = _SPACE_SENSITIVE
+        juxt_left = _JUXT_LEFT
+        qualified_macro = _QUALIFIED_MACRO_RE.match
+        operand_end = _OPERAND_END
+        dispatch = _DISPATCH
         while not self.done:
-            pos = self.pos
+            m = fast(text, self.pos)
+            pos = m.end(1)
+            kind = m.lastgroup
+            frame = frames[-1]
+            if kind is not None:
+                end = m.end()
+                if kind == "comma":
+                    # (`header_end` never separates before a comma)
+                    if frame.kind == MACRO:
+                        ttype = None
+                    else:
+                        word = ","
+                        ttype = COMMA
+                        if frame.kind == VECT or frame.kind == INDEX:
+                            frame.comma = True
+                elif (frame.header and self.prev_line == self.line and self.prev_end != pos
+                        and self.prev_type in operand_end):
+                    ttype = None  # maybe the end of a one-line block's header: `header_end`
+                elif (frame.kind in space_sensitive if self.prev_end != pos
+                        else self.prev_type in juxt_left):
+                    ttype = None  # maybe a marker first: `operand_marker`
+                elif kind == "name":
+                    word = m.group(kind)
+                    if (word not in slow_words and self.prev_type != CATCH
+                            and (end == n or text[end] != "."
+                                 or qualified_macro(text, pos) is None)):
+                        ttype = NAME
+                    else:
+                        ttype = None
+                else:
+                    word = m.group(kind)
+                    ttype = INT if kind == "int" else FLOAT
+                if ttype is not None:
+                    line = self.line
+                    col = pos - self.line_start + 1
+                    self.prev_type = ttype
+                    self.prev_end = end
+                    self.prev_line = line
+                    self.pos = end
+                    tok = new_str(single, word)
+                    tok.type = ttype
+                    tok.value = word
+                    tok.start_pos = pos
+                    tok.line = line
+                    tok.column = col
+                    tok.end_line = line
+                    tok.end_column = col + end - pos
+                    tok.end_pos = end
+                    yield tok
+                    continue
+            self.pos = pos
             if pos >= n:
                 yield from self.end_of_input()
                 break
             c = text[pos]
-            if c == " " or c == "\t" or c == "\r":
-                self.pos = space(text, pos).end()  # type: ignore[union-attr]
-                continue
-            if self.frames[-1].header and c != "\n" and c != "#":
+            if frame.header and c != "\n" and c != "#":
                 sep = self.header_end(pos)
                 if sep is not None:
                     yield sep
-            if c == "\n":
-                out = self.newline()
+            handler = dispatch.get(c)
+            if handler is not None:
+                out = handler(self, pos)
                 if out is None:
                     continue
-            elif c == "#":
-                self.skip_comment(pos)
-                continue
-            elif c.isalpha() or c == "_" or c in "∂∇℘":
+            elif c.isalpha() or c in "∂∇℘":
                 out = self.word(pos)
-            elif "0" <= c <= "9":  # ASCII digits only (`¹`, `٣` are not numbers)
-                out = self.number(pos)
-            else:
+            else:  # digits are ASCII only (`¹`, `٣` are not numbers)
                 out = self.punctuation(c, pos)
             if out.__class__ is single:
                 yield out  # type: ignore[misc]
@@ -537,23 +633,18 @@ class _Run:
     def skip_space(self) -> None:
         """Skip spaces, comments and newlines (counting lines) up to the next token."""
         text = self.text
-        n = self.n
         pos = self.pos
-        while pos < n:
-            c = text[pos]
-            if c == " " or c == "\t" or c == "\r":
-                pos += 1
-            elif c == "\n":
-                pos += 1
-                self.line += 1
-                self.line_start = pos
-            elif c == "#":
-                self.pos = pos
-                self.skip_comment(pos)
-                pos = self.pos
-            else:
+        while True:
+            end = _BLANK_RE.match(text, pos).end()  # type: ignore[union-attr]
+            lines = text.count("\n", pos, end)
+            if lines:
+                self.line += lines
+                self.line_start = text.rindex("\n", pos, end) + 1
+            if not text.startswith("#=", end):
                 break
-        self.pos = pos
+            self.skip_block_comment(end)
+            pos = self.pos
+        self.pos = end
 
     def newline(self) -> Emitted | None:
         """A newline (and any blank or comment lines after it): a statement end, a matrix
@@ -780,6 +871,9 @@ class _Run:
 
     # -- punctuation and operators ------------------------------------------------------
 
+    def punctuation_at(self, pos: int) -> Emitted:
+        return self.punctuation(self.text[pos], pos)
+
     def punctuation(self, c: str, pos: int) -> Emitted:
         handler = _PUNCTUATION.get(c)
         if handler is not None:
@@ -934,7 +1028,8 @@ class _Run:
         if ttype in _VALUE_OPERATOR_TYPES and self.stands_alone(end):
             # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`
             return self.operand(NAME, op, pos, end)
-        if ttype in _VALUE_OPERATOR_TYPES and text.startswith("(", end) and self.names_operator(end):
+        if (ttype in _VALUE_OPERATOR_TYPES and text.startswith("(", end)
+                and self.names_operator(end)):
             # an operator called by name: `+(1, 2)`, and the method definitions
             # `*(a::T, b::T) = ...`, `-(a::T) = ...`, `function ==(a, b) ... end`
             return self.operand(NAME, op, pos, end)
@@ -1027,6 +1122,26 @@ _PUNCTUATION: dict[str, Callable[[_Run, int], Emitted]] = {
     "@": _Run.at_sign,
     ":": _Run.colon,
     ".": _Run.dot,
+}
+
+
+def _newline_at(run: _Run, pos: int) -> Emitted | None:
+    return run.newline()
+
+
+def _comment_at(run: _Run, pos: int) -> None:
+    run.skip_comment(pos)
+
+
+#: What the main loop does at an ASCII character (other than a space): start a token
+#: (the handler returns it), or skip a comment or a newline (the handler may return None).
+_DISPATCH: dict[str, Callable[[_Run, int], Emitted | None]] = {
+    **{chr(i): _Run.punctuation_at for i in range(128)},
+    **{c: _Run.word for c in "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+    **{c: _Run.number for c in "0123456789"},
+    "\n": _newline_at,
+    "#": _comment_at,
+    **_PUNCTUATION,
 }
 
 

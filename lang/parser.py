@@ -7,11 +7,14 @@ the unexpected token, or the block keyword or bracket left open and where it ope
 
 The grammar (`grammar/julia.lark`) is LALR(1) and built by Lark; the lexer (`lang.lexer`)
 feeds it marker tokens for Julia's context-dependent syntax. `parse` runs Lark's tables
-and rule callbacks with `_Driver`, a tight LALR loop that also answers the lexer's
-"can you accept this token now?" questions; `get_parser().parse(...)` (Lark's own loop,
-the lexer reading Lark's `ParserState`) gives the same result more slowly and is kept as
-the reference. The AST is built while parsing, by the methods of `_AstBuilder` (no parse
-tree is built); each node's span is the line and column of its first token.
+with `_Driver`, a tight LALR loop that also answers the lexer's "can you accept this token
+now?" questions; its reduction callbacks are made from Lark's rules by `_rule_callback`
+(same children, same `_AstBuilder` methods, without Lark's wrapper objects), and chains of
+length-one reductions are memoized (`_Tables.chain`). `get_parser().parse(...)` (Lark's
+own loop and callbacks, the lexer reading Lark's `ParserState`) gives the same result more
+slowly and is kept as the reference. The AST is built while parsing, by the methods of
+`_AstBuilder` (no parse tree is built); each node's span is the line and column of its
+first token. Throughput is measured by `bench/parser_input.py`.
 
 Julia's method definitions are recognised only once their `=` or `end` is seen, so the
 builder keeps, for the duration of one parse, the raw argument list of every call (a
@@ -38,6 +41,7 @@ Representation choices beyond `lang.ast`'s docstrings:
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -921,57 +925,78 @@ def _lambda_params(lhs: A.Node) -> list[A.Param]:
 # ---- the LALR driver ------------------------------------------------------------------
 
 
-class _Tables:
-    """Lark's LALR tables and rule callbacks, recompiled for `_Driver`.
+class _Splice(list):  # type: ignore[type-arg]
+    """The children of an inlined rule (`_rule`, and Lark's `__x_star_N` helpers for
+    `(...)*`): spliced into the children of the rule that contains it."""
 
-    `actions[state][symbol]` is a shift or goto target (>= 0) or `~i` for a reduction by
-    `rules[i] = (length, lhs name, callback)`. A callback of None marks a unit rule that
-    Lark would inline (`?rule: other`), whose reduction only changes the state."""
+    __slots__ = ()
 
-    def __init__(self, lark: Lark) -> None:
-        inner = lark.parser.parser.parser  # ParsingFrontend → LALR_Parser → _Parser
-        table = inner.parse_table
-        callbacks = inner.callbacks
-        index: dict[int, int] = {}
-        self.rules: list[tuple[int, str, Callable[[list[Any]], Any] | None]] = []
-        self.actions: list[dict[str, int]] = [{} for _ in range(len(table.states))]
-        for state, row in table.states.items():
-            out = self.actions[state]
-            for symbol, (action, arg) in row.items():
-                if action is Shift:
-                    out[symbol] = arg
-                    continue
-                i = index.get(id(arg))
-                if i is None:
-                    i = index[id(arg)] = len(self.rules)
-                    self.rules.append((len(arg.expansion), arg.origin.name,
-                                       None if _is_unit(arg) else callbacks[arg]))
-                out[symbol] = ~i
-        self.start_states: dict[str, int] = dict(table.start_states)
-        self.end_states: dict[str, int] = dict(table.end_states)
-        assert len(self.actions) < 1 << 16
-        self._chains: dict[str, dict[int, int]] = {}
 
-    def unit_chains(self, ttype: str) -> dict[int, int]:
-        """The memo of unit-reduction chains on lookahead `ttype`: (below << 16 | top) →
-        the top state after every unit reduction that lookahead causes."""
-        chains = self._chains.get(ttype)
-        if chains is None:
-            chains = self._chains[ttype] = {}
-        return chains
+def _rule_callback(rule: Any, builder: _AstBuilder) -> Callable[[list[Any]], Any] | None:
+    """The reduction callback of one of Lark's rules, with the meaning of the callback
+    Lark builds for it (`lark.parse_tree_builder`: filtered and inlined children, `?rule`
+    single-child expansion, then the builder's method), but without Lark's wrapper
+    objects. None for a unit rule, whose value is its only child."""
+    if _is_unit(rule):
+        return None
+    plan: list[tuple[int, bool]] = []  # (child index, splice it?)
+    for i, sym in enumerate(rule.expansion):
+        if sym.is_term and sym.filter_out:
+            continue
+        plan.append((i, not sym.is_term and sym.name.startswith("_")))
+    method = getattr(builder, rule.alias or rule.origin.name, None)
+    if method is None:
+        if not rule.origin.name.startswith("_"):
+            raise AssertionError(f"no builder method for rule {rule.origin.name}")
+        method = _Splice
+    expand1 = bool(rule.options.expand1 and not rule.alias)
+    size = len(rule.expansion)
+    if not any(splice for _, splice in plan):
+        if len(plan) == size:  # every child is kept as it is
+            if expand1:
+                return lambda c: c[0] if len(c) == 1 else method(c)
+            return method
+        keep = tuple(i for i, _ in plan)
+        if expand1:
+            def expand_kept(c: list[Any]) -> Any:
+                kept = [c[i] for i in keep]
+                return kept[0] if len(kept) == 1 else method(kept)
+            return expand_kept
+        if len(keep) == 1:
+            only = keep[0]
+            return lambda c: method([c[only]])
+        return lambda c: method([c[i] for i in keep])
 
-    def unit_chain(self, below: int, top: int, ttype: str) -> int:
-        """Apply unit reductions to `top` (above `below`) while `ttype` calls for them."""
-        actions = self.actions
-        rules = self.rules
-        while True:
-            act = actions[top].get(ttype)
-            if act is None or act >= 0:
-                return top
-            _, lhs, callback = rules[~act]
-            if callback is not None:
-                return top
-            top = actions[below][lhs]
+    rest = tuple(i for i, _ in plan[1:])
+    if (method is _Splice and plan[0] == (0, True) and len(rest) == 2
+            and not any(splice for _, splice in plan[1:])):
+        first, second = rest
+
+        def extend_left(c: list[Any]) -> Any:  # `__x: __x COMMA arg` and the like
+            out = c[0]
+            out.append(c[first])
+            out.append(c[second])
+            return out
+
+        return extend_left
+
+    def spliced(c: list[Any]) -> Any:
+        out: list[Any] = []
+        for i, splice in plan:
+            if splice:
+                if out:
+                    out += c[i]
+                else:  # left recursion: reuse the inner list
+                    out = c[i]
+            else:
+                out.append(c[i])
+        if method is _Splice:
+            return out if out.__class__ is _Splice else _Splice(out)
+        if expand1 and len(out) == 1:
+            return out[0]
+        return method(out if out.__class__ is list else list(out))  # a plain list, as Lark's
+
+    return spliced
 
 
 def _is_unit(rule: Any) -> bool:
@@ -982,83 +1007,212 @@ def _is_unit(rule: Any) -> bool:
     return not symbol.name.startswith("_") and not getattr(symbol, "filter_out", False)
 
 
+#: The most `accepts` answers memoized per lookahead token type.
+_ACCEPT_MEMO_LIMIT = 4096
+
+
+class _Tables:
+    """Lark's LALR tables, recompiled for `_Driver`, with callbacks made from the rules.
+
+    `actions[state][symbol]` is a shift or goto target (>= 0) or `~i` for a reduction by
+    `rules[i] = (length, lhs name, callback)`; a callback of None marks a unit rule
+    (`?rule: other`), whose reduction only changes the state. The callbacks have the
+    meaning of those Lark builds (the reference parse, `get_parser().parse`) and call the
+    same `_AstBuilder` methods.
+
+    A reduction by a rule of length one replaces only the top of the stack, and which
+    state it leads to depends on the state below only. `chain(ttype, below, top)` follows
+    all such reductions that a `ttype` lookahead causes at once and memoizes the result:
+    the new top state and the callbacks to apply to the top value, in order."""
+
+    def __init__(self, lark: Lark, builder: _AstBuilder) -> None:
+        table = lark.parser.parser.parser.parse_table  # ParsingFrontend → LALR → _Parser
+        index: dict[int, int] = {}
+        self.rules: list[tuple[int, str, Callable[[list[Any]], Any] | None]] = []
+        self.actions: list[dict[str, int]] = [{} for _ in range(len(table.states))]
+        terminals: set[str] = set()
+        for state, row in table.states.items():
+            out = self.actions[state]
+            for symbol, (action, arg) in row.items():
+                if symbol.isupper() or symbol == "$END":
+                    terminals.add(symbol)
+                if action is Shift:
+                    out[symbol] = arg
+                    continue
+                i = index.get(id(arg))
+                if i is None:
+                    i = index[id(arg)] = len(self.rules)
+                    self.rules.append((len(arg.expansion), arg.origin.name,
+                                       _rule_callback(arg, builder)))
+                out[symbol] = ~i
+        self.start_states: dict[str, int] = dict(table.start_states)
+        self.end_states: dict[str, int] = dict(table.end_states)
+        assert len(self.actions) < 1 << 16
+        #: per lookahead: (below << 16 | top) → what `chain` returns
+        self.chains: dict[str, dict[int, tuple[int, tuple[Any, ...], int | None]]]
+        self.chains = {t: {} for t in terminals}
+        #: `_Driver.accepts` answers that needed reductions, per lookahead: the top of the
+        #: stack those reductions read (a tuple of states) → the answer; and per top
+        #: state, the lengths of the stack tops recorded for it.
+        self.accept_memo: dict[str, dict[tuple[int, ...], bool]] = {t: {} for t in terminals}
+        self.accept_lengths: dict[str, dict[int, list[int]]] = {t: {} for t in terminals}
+
+    def remember_accept(self, ttype: str, top: tuple[int, ...], answer: bool) -> None:
+        """Record that `ttype` is (or is not) accepted above any stack ending in `top`.
+        Bounded: past a few lengths per state or entries per lookahead, nothing more is
+        recorded (answers are then simulated each time)."""
+        memo = self.accept_memo[ttype]
+        if len(memo) >= _ACCEPT_MEMO_LIMIT:
+            return
+        lengths = self.accept_lengths[ttype].setdefault(top[-1], [])
+        if len(top) not in lengths:
+            if len(lengths) >= 8:
+                return
+            lengths.append(len(top))
+        memo[top] = answer
+
+    def chain(self, ttype: str, below: int, top: int) -> tuple[int, tuple[Any, ...], int | None]:
+        """Apply every length-one reduction that `ttype` calls for to `top` (above
+        `below`); return the resulting top state, the callbacks met on the way, and the
+        action on `ttype` in the resulting state (as in `actions`; None: an error)."""
+        key = below << 16 | top
+        actions = self.actions
+        rules = self.rules
+        callbacks: list[Callable[[list[Any]], Any]] = []
+        while True:
+            act = actions[top].get(ttype)
+            if act is None or act >= 0:
+                break
+            size, lhs, callback = rules[~act]
+            if size != 1:
+                break
+            if callback is not None:
+                callbacks.append(callback)
+            top = actions[below][lhs]
+        entry = (top, tuple(callbacks), act)
+        self.chains[ttype][key] = entry
+        return entry
+
+
 class _Driver:
     """One LALR(1) parse: Lark's tables, run by a tight loop. It is the parser state the
     lexer sees: `accepts(ttype)` simulates the reductions a `ttype` token would cause, on
     a virtual copy of the stack top, and says whether the token would then be shifted.
+    Both use the memoized chains of length-one reductions of `_Tables`."""
 
-    Chains of unit reductions (`atom` → `postfix` → ... → `expr`: most of an LALR parse
-    of an expression grammar) replace only the top state, and where they end depends on
-    the state below it, the top state and the lookahead only; `_Tables.unit_chains`
-    memoizes them, so each chain costs one lookup."""
-
-    __slots__ = ("tables", "actions", "rules", "stack")
+    __slots__ = ("tables", "actions", "rules", "chains", "stack")
 
     def __init__(self, tables: _Tables, start: str) -> None:
         self.tables = tables
         self.actions = tables.actions
         self.rules = tables.rules
+        self.chains = tables.chains
         self.stack: list[int] = [tables.start_states[start]]
 
     def accepts(self, ttype: str) -> bool:
+        stack = self.stack
+        state = stack[-1]
+        act = self.actions[state].get(ttype)
+        if act is None:
+            return False
+        if act >= 0:
+            return True
+        # Reductions first: the answer depends on the part of the stack they reach,
+        # which `_simulate` reports; answers are memoized by that part (`_Tables`).
+        memo = self.tables.accept_memo[ttype]
+        lengths = self.tables.accept_lengths[ttype].get(state)
+        if lengths is not None:
+            for k in lengths:
+                answer = memo.get(tuple(stack[-k:]))
+                if answer is not None:
+                    return answer
+        answer, low = self._simulate(ttype, act)
+        self.tables.remember_accept(ttype, tuple(stack[low:]), answer)
+        return answer
+
+    def _simulate(self, ttype: str, act: int) -> tuple[bool, int]:
+        """Run the reductions a `ttype` lookahead causes (starting with the reduction
+        `act` of the top state) on a virtual copy of the stack top. Return whether the
+        token is then shifted, and the lowest index of the real stack that was read."""
         actions = self.actions
         rules = self.rules
         stack = self.stack
-        chains = self.tables.unit_chains(ttype)
+        chains = self.chains[ttype]
+        # The virtual stack is stack[:depth] + pushed; `state` is its top.
         depth = len(stack)
-        pushed: list[int] = []
+        low = depth - 1
         state = stack[-1]
+        pushed: list[int] = []
         while True:
-            act = actions[state].get(ttype)
             if act is None:
-                return False
+                return False, low
             if act >= 0:
-                return True
-            size, lhs, callback = rules[~act]
+                return True, low
+            size, lhs, _ = rules[~act]
+            if size == 1:
+                if len(pushed) > 1:
+                    below = pushed[-2]
+                else:
+                    index = depth - 2 + len(pushed)
+                    low = min(low, index)
+                    below = stack[index]
+                entry = chains.get(below << 16 | state)
+                if entry is None:
+                    entry = self.tables.chain(ttype, below, state)
+                state, _, act = entry
+                if pushed:
+                    pushed[-1] = state
+                else:
+                    pushed.append(state)
+                    depth -= 1
+                continue
             if size:
                 if size <= len(pushed):
                     del pushed[-size:]
                 else:
                     depth -= size - len(pushed)
                     pushed.clear()
-            below = pushed[-1] if pushed else stack[depth - 1]
-            if callback is None:
-                key = below << 16 | state
-                state = chains.get(key)
-                if state is None:
-                    state = chains[key] = self.tables.unit_chain(below, key & 0xFFFF, ttype)
+            if pushed:
+                below = pushed[-1]
             else:
-                state = actions[below][lhs]
+                low = min(low, depth - 1)
+                below = stack[depth - 1]
+            state = actions[below][lhs]
             pushed.append(state)
+            act = actions[state].get(ttype)
 
     def run(self, tokens: Iterator[Token], end_state: int) -> Any:
         """Feed all tokens, then the end of input; return the start rule's value."""
         tables = self.tables
         actions = self.actions
         rules = self.rules
+        all_chains = self.chains
         stack = self.stack
         values: list[Any] = []
+        push_state = stack.append
+        push_value = values.append
         tok: Token | None = None
         for tok in tokens:
             ttype = tok.type
-            chains = None
+            act = actions[stack[-1]].get(ttype)
             while True:
-                act = actions[stack[-1]].get(ttype)
                 if act is None:
                     raise UnexpectedToken(tok, self._expected())
                 if act >= 0:
-                    stack.append(act)
-                    values.append(tok)
+                    push_state(act)
+                    push_value(tok)
                     break
                 size, lhs, callback = rules[~act]
-                if callback is None:
-                    if chains is None:
-                        chains = tables.unit_chains(ttype)
-                    key = stack[-2] << 16 | stack[-1]
-                    top = chains.get(key)
-                    if top is None:
-                        top = chains[key] = tables.unit_chain(stack[-2], stack[-1], ttype)
-                    stack[-1] = top
+                if size == 1:
+                    entry = all_chains[ttype].get(stack[-2] << 16 | stack[-1])
+                    if entry is None:
+                        entry = tables.chain(ttype, stack[-2], stack[-1])
+                    stack[-1], callbacks, act = entry
+                    if callbacks:
+                        value = values[-1]
+                        for f in callbacks:
+                            value = f([value])
+                        values[-1] = value
                     continue
                 if size:
                     args = values[-size:]
@@ -1066,8 +1220,10 @@ class _Driver:
                     del stack[-size:]
                 else:
                     args = []
-                values.append(callback(args))
-                stack.append(actions[stack[-1]][lhs])
+                push_value(callback(args))  # type: ignore[misc]
+                state = actions[stack[-1]][lhs]
+                push_state(state)
+                act = actions[state].get(ttype)
         end = Token.new_borrow_pos("$END", "", tok) if tok else Token("$END", "", 0, 1, 1)
         while True:
             act = actions[stack[-1]].get("$END")
@@ -1104,8 +1260,9 @@ def get_parser() -> Lark:
     if _PARSER is None:
         with _LOCK:
             if _PARSER is None:
-                lark = load_parser(_AstBuilder())
-                _TABLES = _Tables(lark)
+                builder = _AstBuilder()
+                lark = load_parser(builder)
+                _TABLES = _Tables(lark, builder)
                 _PARSER = lark
     return _PARSER
 
@@ -1210,11 +1367,22 @@ def _new_session(source: SourceFile) -> Iterator[_Session]:
 
 
 def parse(text: str, filename: str = "<input>") -> A.Program:
-    """Parse a whole file. Raises `ZylaParseError` (a ZylaError, kind "ParseError")."""
+    """Parse a whole file. Raises `ZylaParseError` (a ZylaError, kind "ParseError").
+
+    Python's cyclic garbage collector is paused while parsing (and restored after, if it
+    was enabled): a parse allocates many objects, none of them in reference cycles, and
+    the collections that allocation would trigger cost about a sixth of the parse time."""
     job = LexInput(text, filename, subparse=_subparse)
-    with _new_session(job.source) as session:
-        stmts: list[A.Node] = _run(job, "program")
-        session.check()
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        with _new_session(job.source) as session:
+            stmts: list[A.Node] = _run(job, "program")
+            session.check()
+    finally:
+        if collecting:
+            gc.enable()
     return A.Program(stmts, file=filename, source=text, span=Span(1, 1))
 
 

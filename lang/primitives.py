@@ -51,9 +51,15 @@ class Primitive:
     rule: Any = None  # the compiled pullback closure, set by the runtime
     needs_interp: bool = False  # host/jax take the running interpreter first
     jtype: V.JType | None = None
+    # forward-mode rule: Zyla source `(d, z, args...) -> tangent of z`, where d is the tuple
+    # of the arguments' tangents (zeros where they have none), or a marker of
+    # autodiff.forward (NONDIFF, NOFORWARD, SPECIAL); filled from the FORWARD tables
+    forward: str = ""
 
     def __post_init__(self) -> None:
         self.jtype = V.JType(f"typeof({self.name})", V.FunctionT)
+        if not self.forward and self.pullback == NONDIFF:
+            self.forward = NONDIFF  # no derivative in either mode
 
     def jl_show(self) -> str:
         return self.name
@@ -101,7 +107,7 @@ def as_array(x: Any, xp: Any = np) -> Any:
     if isinstance(x, V.Range):
         return x.to_array() if xp is np else xp.asarray(x.to_array())
     if isinstance(x, tuple):
-        return np.array(x)
+        return np.array(x) if xp is np else xp.asarray(x)
     return x
 
 
@@ -328,7 +334,7 @@ def _times2(xp: Any, a: Any, b: Any) -> Any:
             kind = "vector B has length" if b.ndim == 1 else "matrix B has dimensions"
             bs = str(sb[0]) if b.ndim == 1 else f"({sb[0]},{sb[1]})"
             raise dim_mismatch(f"matrix A has dimensions ({sa[0]},{sa[1]}), {kind} {bs}")
-        if getattr(a, "is_adjoint_vector", False) and b.ndim == 1:
+        if getattr(a, "is_adjoint_vector", False) and a.shape[1] == 1 and b.ndim == 1:
             return _result(xp.dot(xp.ravel(a), b), xp)
         out = xp.matmul(N.cast(b, d, xp), N.cast(a, d, xp))
         return _result(out, xp)
@@ -645,3 +651,41 @@ def _ifelse(xp: Any, c: Any, a: Any, b: Any) -> Any:
 numeric_prim("ifelse", _ifelse, "(dz, z, c, a, b) -> (nothing, dz .* c, dz .* (!).(c))", _ifelse)
 
 numeric_prim("identity", lambda xp, x: x, "(dz, z, x) -> (dz,)", lambda xp, x: x)
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "+": "(d, z, xs...) -> Core.fwd_plus(d)",
+    "-": "(d, z, x, y...) -> length(y) == 0 ? -d[1] : d[1] - d[2]",
+    "*": "(d, z, xs...) -> Core.mul_fwd(d, xs...)",
+    "/": "(d, z, x, y) -> (d[1] - z * d[2]) / y",
+    "^": "(d, z, x, p) -> Core.pow_fwd(d[1], d[2], z, x, p)",
+    "%": "(d, z, x, y) -> d[1] .- d[2] .* trunc.(x ./ y)",
+    "rem": "(d, z, x, y) -> d[1] .- d[2] .* trunc.(x ./ y)",
+    "mod": "(d, z, x, y) -> d[1] .- d[2] .* floor.(x ./ y)",
+    "max": "(d, z, xs...) -> Core.extremes_fwd(d, z, xs)",
+    "min": "(d, z, xs...) -> Core.extremes_fwd(d, z, xs)",
+    "sin": "(d, z, x) -> d[1] .* cos.(x)",
+    "cos": "(d, z, x) -> -d[1] .* sin.(x)",
+    "tan": "(d, z, x) -> d[1] .* (1 .+ z .^ 2)",
+    "exp": "(d, z, x) -> d[1] .* z",
+    "log": "(d, z, x) -> d[1] ./ x",
+    "sqrt": "(d, z, x) -> d[1] ./ (2 .* z)",
+    "tanh": "(d, z, x) -> d[1] .* (1 .- z .^ 2)",
+    "sinh": "(d, z, x) -> d[1] .* cosh.(x)",
+    "cosh": "(d, z, x) -> d[1] .* sinh.(x)",
+    "log1p": "(d, z, x) -> d[1] ./ (1 .+ x)",
+    "expm1": "(d, z, x) -> d[1] .* (z .+ 1)",
+    "asin": "(d, z, x) -> d[1] ./ sqrt.(1 .- x .^ 2)",
+    "acos": "(d, z, x) -> -d[1] ./ sqrt.(1 .- x .^ 2)",
+    "atan": "(d, z, x) -> d[1] ./ (1 .+ x .^ 2)",
+    "log2": "(d, z, x) -> d[1] ./ (x .* log(2.0))",
+    "log10": "(d, z, x) -> d[1] ./ (x .* log(10.0))",
+    "abs": "(d, z, x) -> d[1] .* sign.(x)",
+    "abs2": "(d, z, x) -> 2 .* d[1] .* x",
+    "Core.neg": "(d, z, x) -> -d[1]",
+    "ifelse": "(d, z, c, a, b) -> ifelse.(c, d[2], d[3])",
+    "identity": "(d, z, x) -> d[1]",
+}

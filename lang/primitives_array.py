@@ -159,9 +159,16 @@ class AdjointVector(np.ndarray):
     is_adjoint_vector = True
 
 
+def _is_row(x: Any) -> bool:
+    """x is `v'` of a vector v (numpy propagates the tag to results of other shapes)."""
+    return getattr(x, "is_adjoint_vector", False) and x.ndim == 2 and x.shape[1] == 1
+
+
 def _adjoint(xp: Any, x: Any) -> Any:
     if not is_array(x):
         return x
+    if _is_row(x):  # (v')' is v, a vector again
+        return np.asarray(x).reshape(-1)
     x = as_array(x, xp)
     if x.ndim == 1:
         row = xp.reshape(x, (x.shape[0], 1))
@@ -832,3 +839,43 @@ def prod_back(xp: Any, dz: Any, x: Any, dims: Any = None) -> Any:
 
 numeric("Core.cumsum_back", cumsum_back, "(ddz, z, dz, d...) -> (cumsum(ddz, d...), map(q -> nothing, d)...)")
 numeric("Core.prod_back", prod_back, NONDIFF)
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "fill": "(d, z, v, dims...) -> fill(d[1], dims...)",
+    "copy": "(d, z, x) -> copy(d[1])",
+    "collect": "(d, z, x) -> collect(d[1])",
+    "reshape": "(d, z, x, dims...) -> reshape(d[1], dims...)",
+    "vec": "(d, z, x) -> vec(d[1])",
+    "permutedims": "(d, z, x, p...) -> permutedims(d[1], p...)",
+    "adjoint": "(d, z, x) -> adjoint(d[1])",
+    "transpose": "(d, z, x) -> transpose(d[1])",
+    "Core.sum": "(d, z, x, dims...) -> Core.sum(d[1], dims...)",
+    "Core.prod": ("(d, z, x, dims...) -> Core.sum(Core.prod_back(one.(z), x, dims...) .* d[1], dims..."
+        ")"),
+    "Core.prod_back": "noforward",
+    "Core.maximum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
+    "Core.minimum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
+    "findmax": "(d, z, x) -> (d[1][z[2]], nothing)",
+    "findmin": "(d, z, x) -> (d[1][z[2]], nothing)",
+    "cumsum": "Core.cumsum_fwd",
+    "reverse": "(d, z, x) -> reverse(d[1])",
+    "vcat": "(d, z, xs...) -> vcat(d...)",
+    "hcat": "(d, z, xs...) -> hcat(d...)",
+    "Core.hvcat": "(d, z, rows, xs...) -> Core.hvcat(rows, Core.tail(d)...)",
+    "Core.vect": "(d, z, xs...) -> Core.vect(d...)",
+    "Core.typed_vect": "(d, z, T, xs...) -> Core.typed_vect(T, Core.tail(d)...)",
+    "getindex": "(d, z, x, i...) -> getindex(d[1], i...)",
+    "Core.unbroadcast": "(d, z, x, dx) -> Core.unbroadcast(x, d[2])",
+    "Core.setindex_fn": "(d, z, x, v, i...) -> Core.setindex_fn(d[1], d[2], i...)",
+    "Core.setindex_broadcast_fn": ("(d, z, x, v, i...) -> Core.setindex_broadcast_fn(d[1], d[2], i..."
+        ")"),
+    "Core.broadcast_assign_fn": "(d, z, x, v) -> Core.broadcast_assign_fn(d[1], d[2])",
+    "Core.zero_at": "(d, z, dz, i...) -> Core.zero_at(d[1], i...)",
+    "Core.push_fn": "(d, z, x, vs...) -> Core.push_fn(d...)",
+    "Core.append_fn": "(d, z, x, ys) -> Core.append_fn(d[1], d[2])",
+    "Core.cumsum_back": "(d, z, dz, r...) -> Core.cumsum_back(d[1], r...)",
+}

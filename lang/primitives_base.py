@@ -315,3 +315,28 @@ prim("Core.reduce_dims", reduce_dims, HostOnly("reducing with an arbitrary funct
 # the underlying primitives of Base functions that base.jl extends with more methods
 for _name in ("findmax", "findmin", "argmax", "argmin"):
     PRIMITIVES[f"Core.{_name}"] = PRIMITIVES[_name]
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "acosh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .- 1)",
+    "asinh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .+ 1)",
+    "atanh": "(d, z, x) -> d[1] ./ (1 .- x .^ 2)",
+    "Core.atan2": "(d, z, y, x) -> (d[1] .* x .- d[2] .* y) ./ (x .^ 2 .+ y .^ 2)",
+    "det": "(d, z, A) -> z * sum(transpose(inv(A)) .* d[1])",
+    "Core.matinv": "(d, z, A) -> -(z * d[1] * z)",
+    "\\": "(d, z, A, b) -> A \\ (d[2] - d[1] * z)",
+    "Core.cat": "(d, z, dims, xs...) -> Core.cat(dims, Core.tail(d)...)",
+    "Core.cat_back": "(t, z, dz, dims, xs...) -> Core.cat_back(t[1], dims, xs...)",
+    "Core.repeat_outer": "(d, z, x, c) -> Core.repeat_outer(d[1], c)",
+    "Core.repeat_inner": "(d, z, x, c) -> Core.repeat_inner(d[1], c)",
+    "Core.repeat_outer_back": "(d, z, dz, x, c) -> Core.repeat_outer_back(d[1], x, c)",
+    "Core.repeat_inner_back": "(d, z, dz, x, c) -> Core.repeat_inner_back(d[1], x, c)",
+    "Core.reduce_dims": "noforward",
+    "MLUtils.getobs": "(d, z, x, i) -> MLUtils.getobs(d[1], i)",
+    "MLUtils.getobs_back": "(d, z, dz, x, i) -> MLUtils.getobs_back(d[1], x, i)",
+    "Flux.cpu": "(d, z, x) -> d[1]",
+    "Flux.gpu": "(d, z, x) -> d[1]",
+}

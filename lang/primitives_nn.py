@@ -21,10 +21,11 @@ Contracts shared by the convolution primitives (S spatial dimensions):
   the exact adjoints of `conv` in its input and its kernel (the arrays `x`/`w` passed
   to them only give shapes), so their own rules (nested AD) are again convolutions.
 
-The host implementation is numpy ("shifted slices plus one matrix product"); the
-compiled tier lowers the forward convolution to `lax.conv_general_dilated` and each
-gradient to one more XLA convolution (see `CONV_GRAD_LOWERING`), pooling to
-`lax.reduce_window`; the pooling gradients are shifted slices in both tiers.
+The host implementation is numpy ("shifted slices plus one matrix product"). In the
+compiled tier the convolution, both its gradients and the pooling gradients have several
+lowerings that compute the same thing (tables `CONV_LOWERINGS`, `POOL_LOWERINGS`); the
+cost model (backend/costmodel.py) picks one per shape, dtype and geometry by measuring
+them on this machine, and `ZYLA_CONV_LOWERING` / `ZYLA_POOL_LOWERING` force a choice.
 """
 
 from __future__ import annotations
@@ -54,21 +55,6 @@ from lang.primitives import (
     jl_size,
     prim,
 )
-
-# How the compiled tier differentiates convolutions: "xla" (one XLA convolution per
-# gradient, the ones JAX's own conv rules emit, the default) or "slices" (shifted slices
-# and one matrix product, as on the host). Measured on XLA:CPU (2 cores, Float32, both
-# gradients of a 3x3 conv):
-# batch 128 8x8 1->16 slices 1.1 ms / xla 1.9 ms; 128 4x4 16->32: 2.0 / 1.0;
-# 16 32x32 3->16: 3.5 / 5.1; 16 32x32 16->16: 15.7 / 7.5; 16 16x16 32->64: 9.1 / 7.3.
-# Slices win only with very few input channels, so the default is "xla"; a cost model
-# choosing per shape belongs to the backend. ZYLA_CONV_GRAD=slices forces the other.
-CONV_GRAD_LOWERING = os.environ.get("ZYLA_CONV_GRAD", "xla")
-
-
-def _grad_lowering() -> str:
-    return "slices" if CONV_GRAD_LOWERING == "slices" else "xla"
-
 
 # --- geometry -------------------------------------------------------------------------------
 
@@ -189,6 +175,20 @@ def _flip(xp: Any, w: Any, flipped: bool) -> Any:
 # --- convolution: shifted slices (both tiers) ------------------------------------------------
 
 
+def _window_slices(
+    k: tuple, dil: tuple, stride: tuple, out: tuple
+) -> list[tuple[slice, ...]]:
+    """For each window offset (C order over k), the strided slices of a padded input that
+    the offset reads for all output positions."""
+    return [
+        tuple(
+            slice(o * d, o * d + s * (n - 1) + 1, s)
+            for o, d, s, n in zip(offs, dil, stride, out, strict=True)
+        )
+        for offs in itertools.product(*[range(kk) for kk in k])
+    ]
+
+
 def _cols(xp: Any, x: Any, g: Geometry) -> Any:
     """im2col: (N, C*K, P) patches of the padded input, K window offsets, P outputs."""
     xpad = _pad(xp, x, g)
@@ -214,36 +214,325 @@ def _scatter_windows(xp: Any, parts: Any, g: Geometry, shape: tuple, dtype: Any)
         for j, sl in enumerate(g.windows()):
             out[lead + sl] += parts[:, :, j]
         return out[g.crop()]
-    from jax import lax
-
     out = xp.zeros(padded_shape, dtype=dtype)
-    zero = xp.zeros((), dtype=dtype)
-    offsets = itertools.product(*[range(kk) for kk in g.k])
-    for j, offs in enumerate(offsets):
-        # place part j at its offset, strided: lax.pad with interior padding (dense, fuses)
-        cfg = [(0, 0, 0), (0, 0, 0)]
-        for o, d, s, n, p in zip(offs, g.dil, g.stride, g.out, g.padded, strict=True):
-            lo = o * d
-            hi = p - (lo + s * (n - 1) + 1)
-            cfg.append((lo, hi, s - 1))
-        out = out + lax.pad(parts[:, :, j], zero, cfg)
+    for j, cfg in enumerate(_placements(g, 2)):
+        out = out + _lax().pad(parts[:, :, j], xp.zeros((), dtype=dtype), cfg)
     return out[g.crop()]
 
 
-def _xcorr_data_back_slices(xp: Any, dy: Any, x: Any, w: Any, g: Geometry) -> Any:
+def _placements(g: Geometry, lead: int, trail: int = 0) -> list[list[tuple[int, int, int]]]:
+    """Per window offset, the `lax.pad` configuration that places an array of output
+    positions (with `lead` leading and `trail` trailing non-spatial axes) at that offset
+    in the padded input, strided (interior padding: dense, and it fuses)."""
+    cfgs = []
+    for offs in itertools.product(*[range(kk) for kk in g.k]):
+        cfg = [(0, 0, 0)] * lead
+        for o, d, s, n, p in zip(offs, g.dil, g.stride, g.out, g.padded, strict=True):
+            lo = o * d
+            cfg.append((lo, p - (lo + s * (n - 1) + 1), s - 1))
+        cfgs.append(cfg + [(0, 0, 0)] * trail)
+    return cfgs
+
+
+def _xcorr_data_back_slices(xp: Any, dy: Any, xshape: tuple, w: Any, g: Geometry) -> Any:
     n, o = dy.shape[:2]
     c = w.shape[1]
     dcols = xp.matmul(xp.transpose(w.reshape(o, -1)), dy.reshape(n, o, -1))
     dcols = dcols.reshape((n, c, g.nwin) + g.out)
-    return _scatter_windows(xp, dcols, g, x.shape, dy.dtype)
+    return _scatter_windows(xp, dcols, g, xshape, dy.dtype)
 
 
-def _xcorr_filter_back_slices(xp: Any, dy: Any, x: Any, w: Any, g: Geometry) -> Any:
+def _xcorr_filter_back_slices(xp: Any, dy: Any, x: Any, wshape: tuple, g: Geometry) -> Any:
     n, o = dy.shape[:2]
     cols = _cols(xp, x, g)  # (N, CK, P)
     dyt = xp.transpose(dy.reshape(n, o, -1), (1, 0, 2)).reshape(o, -1)
     colt = xp.transpose(cols, (1, 0, 2)).reshape(cols.shape[1], -1)
-    return xp.matmul(dyt, xp.transpose(colt)).reshape(w.shape)
+    return xp.matmul(dyt, xp.transpose(colt)).reshape(wshape)
+
+
+# --- convolution: the compiled tier's lowerings ------------------------------------------------
+#
+# Each lowering works on numpy-layout JAX arrays with the cross-correlation kernel `wc`
+# (O, C, *k): forward `(x, wc, g) -> y`, data gradient `(dy, wc, g) -> dx`, filter
+# gradient `(dy, x, g) -> dwc`. "xla": one XLA convolution (lhs-dilated for the data
+# gradient, batch and channels swapped for the filter gradient); "jax": JAX's own transpose
+# rule; "slices": channel-first im2col/col2im and one matrix product, as on the host;
+# "im2col"/"col2im"/"offsets_cl" move the channels last so that each window read is one
+# (N*P, C) matrix; "offsets": one matrix product per window offset, channel-first.
+
+
+def _lax() -> Any:
+    from jax import lax
+
+    return lax
+
+
+def _channels_last(a: Any) -> Any:
+    return N.jax_numpy().moveaxis(a, 1, -1)
+
+
+def _channels_first(a: Any) -> Any:
+    return N.jax_numpy().moveaxis(a, -1, 1)
+
+
+def _patches_last(xpad: Any, k: tuple, stride: tuple, dil: tuple, out: tuple) -> Any:
+    """im2col, channel-last: the (N*P, K*C) matrix of windows of a padded input (N, C, *P)."""
+    jnp = N.jax_numpy()
+    xt = _channels_last(xpad)
+    whole = (slice(None),)
+    cols = jnp.stack(
+        [xt[whole + sl + whole] for sl in _window_slices(k, dil, stride, out)], axis=-2
+    )
+    return cols.reshape(xpad.shape[0] * math.prod(out), -1)
+
+
+def _corr_im2col(xpad: Any, wc: Any, k: tuple, stride: tuple, dil: tuple, out: tuple) -> Any:
+    """Cross-correlation of a padded input as one matrix product of its channel-last
+    patches with the kernel."""
+    o = wc.shape[0]
+    cols = _patches_last(xpad, k, stride, dil, out)
+    wm = _channels_last(wc).reshape(o, -1)  # (O, K*C), K in the patches' order
+    y = _lax().dot_general(cols, wm, (((1,), (1,)), ((), ())))
+    return _channels_first(y.reshape((xpad.shape[0],) + out + (o,)))
+
+
+def _lax_pad(x: Any, cfg: list[tuple[int, int, int]]) -> Any:
+    if all(c == (0, 0, 0) for c in cfg):
+        return x
+    return _lax().pad(x, N.jax_numpy().zeros((), x.dtype), cfg)
+
+
+def _fwd_xla(x: Any, wc: Any, g: Geometry) -> Any:
+    return _lax().conv_general_dilated(
+        x, wc, window_strides=g.stride, padding=g.lax_padding(), rhs_dilation=g.dil
+    )
+
+
+def _fwd_im2col(x: Any, wc: Any, g: Geometry) -> Any:
+    xpad = _lax_pad(x, [(0, 0, 0)] * 2 + [(lo, hi, 0) for lo, hi in g.pads])
+    return _corr_im2col(xpad, wc, g.k, g.stride, g.dil, g.out)
+
+
+def _fwd_slices(x: Any, wc: Any, g: Geometry) -> Any:
+    return _xcorr_slices(N.jax_numpy(), x, wc, g)
+
+
+def _dilated(n: int, d: int) -> int:
+    return 0 if n == 0 else 1 + d * (n - 1)
+
+
+def _data_back_pads(g: Geometry) -> list[tuple[int, int]]:
+    """The padding that turns conv's input gradient into a stride-1 correlation of dy
+    dilated by the stride (negative where the forward padding was wider than the kernel)."""
+    pads = []
+    for n, k, s, d, o, (lo, _) in zip(g.insize, g.k, g.stride, g.dil, g.out, g.pads, strict=True):
+        before = _dilated(k, d) - lo - 1
+        after = n + _dilated(k, d) - 1 - _dilated(o, s) - before
+        pads.append((before, after))
+    return pads
+
+
+def _transposed_kernel(wc: Any) -> Any:
+    """The kernel of the data gradient's correlation: spatial axes reversed, in and out
+    channels swapped."""
+    return _lax().rev(wc, tuple(range(2, wc.ndim))).swapaxes(0, 1)
+
+
+def _dx_xla(dy: Any, wc: Any, g: Geometry) -> Any:
+    """conv's input cotangent as one XLA convolution: dy dilated by the stride (lhs
+    dilation), against the transposed kernel."""
+    return _lax().conv_general_dilated(
+        dy,
+        _transposed_kernel(wc),
+        window_strides=(1,) * len(g.k),
+        padding=_data_back_pads(g),
+        lhs_dilation=g.stride,
+        rhs_dilation=g.dil,
+    )
+
+
+def _dx_jax(dy: Any, wc: Any, g: Geometry) -> Any:
+    """What JAX itself emits: the transpose of its conv_general_dilated."""
+    import jax
+
+    xshape = (dy.shape[0], wc.shape[1]) + g.insize
+    fwd = lambda u: _fwd_xla(u, wc, g)  # noqa: E731
+    return jax.linear_transpose(fwd, jax.ShapeDtypeStruct(xshape, dy.dtype))(dy)[0]
+
+
+def _dx_im2col(dy: Any, wc: Any, g: Geometry) -> Any:
+    """dy dilated and padded (one lax.pad), then a stride-1 im2col correlation with the
+    transposed kernel."""
+    pads = zip(_data_back_pads(g), g.stride, strict=True)
+    cfg = [(0, 0, 0)] * 2 + [(lo, hi, s - 1) for (lo, hi), s in pads]
+    one = (1,) * len(g.k)
+    return _corr_im2col(_lax_pad(dy, cfg), _transposed_kernel(wc), g.k, one, g.dil, g.insize)
+
+
+def _dx_slices(dy: Any, wc: Any, g: Geometry) -> Any:
+    xshape = (dy.shape[0], wc.shape[1]) + g.insize
+    return _xcorr_data_back_slices(N.jax_numpy(), dy, xshape, wc, g)
+
+
+def _dx_col2im(dy: Any, wc: Any, g: Geometry) -> Any:
+    """Channel-last col2im: one matrix product gives every window's part of dx, and the
+    parts are added back at their offsets (strided pads that fuse into one loop)."""
+    jnp = N.jax_numpy()
+    n, o = dy.shape[:2]
+    c = wc.shape[1]
+    dyt = _channels_last(dy).reshape(-1, o)
+    wm = _channels_last(wc).reshape(o, -1)
+    parts = jnp.matmul(dyt, wm).reshape((n,) + g.out + (g.nwin, c))
+    s = len(g.k)
+    out = None
+    for j, cfg in enumerate(_placements(g, 1, 1)):
+        part = _lax_pad(parts[(slice(None),) * (1 + s) + (j,)], cfg)
+        out = part if out is None else out + part
+    crop = (slice(None),) + tuple(
+        slice(lo, lo + m) for (lo, _), m in zip(g.pads, g.insize, strict=True)
+    )
+    return _channels_first(out[crop])
+
+
+def _dw_xla(dy: Any, x: Any, g: Geometry) -> Any:
+    """conv's kernel cotangent as one XLA convolution: the input against dy, with batch
+    and channels exchanging roles (the kernel's dilation becomes the stride)."""
+    lax = _lax()
+    pads = []
+    for n, k, s, d, o, (lo, _) in zip(g.insize, g.k, g.stride, g.dil, g.out, g.pads, strict=True):
+        hi = (_dilated(o, s) - n) + (_dilated(k, d) - lo - 1)
+        pads.append((lo, hi))
+    swap = (1, 0) + tuple(range(2, x.ndim))
+    dn = lax.ConvDimensionNumbers(swap, swap, swap)
+    return lax.conv_general_dilated(
+        x, dy, window_strides=g.dil, padding=pads, rhs_dilation=g.stride, dimension_numbers=dn
+    )
+
+
+def _dw_jax(dy: Any, x: Any, g: Geometry) -> Any:
+    """What JAX itself emits: the transpose of its conv_general_dilated in the kernel."""
+    import jax
+
+    wshape = (dy.shape[1], x.shape[1]) + g.k
+    fwd = lambda v: _fwd_xla(x, v, g)  # noqa: E731
+    return jax.linear_transpose(fwd, jax.ShapeDtypeStruct(wshape, dy.dtype))(dy)[0]
+
+
+def _dw_slices(dy: Any, x: Any, g: Geometry) -> Any:
+    wshape = (dy.shape[1], x.shape[1]) + g.k
+    return _xcorr_filter_back_slices(N.jax_numpy(), dy, x, wshape, g)
+
+
+def _dw_im2col(dy: Any, x: Any, g: Geometry) -> Any:
+    """One matrix product of dy (N*P, O) with the channel-last patches (N*P, K*C)."""
+    o, c = dy.shape[1], x.shape[1]
+    xpad = _lax_pad(x, [(0, 0, 0)] * 2 + [(lo, hi, 0) for lo, hi in g.pads])
+    cols = _patches_last(xpad, g.k, g.stride, g.dil, g.out)
+    dyt = _channels_last(dy).reshape(-1, o)
+    dw = _lax().dot_general(dyt, cols, (((0,), (0,)), ((), ())))  # (O, K*C)
+    return _channels_first(dw.reshape((o,) + g.k + (c,)))
+
+
+def _dw_offsets(dy: Any, x: Any, g: Geometry) -> Any:
+    """One matrix product per window offset, dy (O, N*P) against that offset's input
+    slice (C, N*P) (channel-first: both contract along their contiguous axis); no patch
+    matrix is materialised."""
+    jnp = N.jax_numpy()
+    lax = _lax()
+    o, c = dy.shape[1], x.shape[1]
+    xpad = _lax_pad(x, [(0, 0, 0)] * 2 + [(lo, hi, 0) for lo, hi in g.pads])
+    dyc = jnp.moveaxis(dy, 1, 0).reshape(o, -1)
+    lead = (slice(None), slice(None))
+    blocks = [
+        lax.dot_general(
+            dyc, jnp.moveaxis(xpad[lead + sl], 1, 0).reshape(c, -1), (((1,), (1,)), ((), ()))
+        )
+        for sl in g.windows()
+    ]
+    return jnp.stack(blocks, axis=-1).reshape((o, c) + g.k)
+
+
+def _dw_offsets_cl(dy: Any, x: Any, g: Geometry) -> Any:
+    """As `_dw_offsets`, channel-last: dy (N*P, O) against each offset's slice (N*P, C)."""
+    jnp = N.jax_numpy()
+    lax = _lax()
+    o, c = dy.shape[1], x.shape[1]
+    xt = _channels_last(_lax_pad(x, [(0, 0, 0)] * 2 + [(lo, hi, 0) for lo, hi in g.pads]))
+    dyt = _channels_last(dy).reshape(-1, o)
+    whole = (slice(None),)
+    blocks = [
+        lax.dot_general(dyt, xt[whole + sl + whole].reshape(-1, c), (((0,), (0,)), ((), ())))
+        for sl in g.windows()
+    ]
+    return jnp.stack(blocks, axis=-1).reshape((o, c) + g.k)
+
+
+CONV_LOWERINGS: dict[str, dict[str, Callable[[Any, Any, Geometry], Any]]] = {
+    "conv": {"xla": _fwd_xla, "im2col": _fwd_im2col, "slices": _fwd_slices},
+    "conv_data_back": {
+        "xla": _dx_xla,
+        "jax": _dx_jax,
+        "im2col": _dx_im2col,
+        "col2im": _dx_col2im,
+        "slices": _dx_slices,
+    },
+    "conv_filter_back": {
+        "xla": _dw_xla,
+        "jax": _dw_jax,
+        "im2col": _dw_im2col,
+        "offsets": _dw_offsets,
+        "offsets_cl": _dw_offsets_cl,
+        "slices": _dw_slices,
+    },
+}
+
+
+def _conv_key(xshape: tuple, wshape: tuple, dtype: Any, g: Geometry) -> str:
+    """A convolution problem, as the cost model's cache keys it (sizes in Julia order)."""
+    rev = lambda t: tuple(reversed(t))  # noqa: E731
+    return (
+        f"x={rev(xshape)} w={rev(wshape)} {np.dtype(dtype).name} stride={rev(g.stride)} "
+        f"pad={rev(tuple(g.pads))} dilation={rev(g.dil)}"
+    )
+
+
+def conv_lowering(op: str, a: Any, b: Any, g: Geometry, xshape: tuple, wshape: tuple) -> Any:
+    """Emit `op` ("conv", "conv_data_back" or "conv_filter_back") on the JAX arrays `a`, `b`
+    (the operands of its `CONV_LOWERINGS` entries) with the lowering the cost model picks."""
+    from backend import costmodel
+
+    table = CONV_LOWERINGS[op]
+    work = 2.0 * xshape[0] * wshape[0] * wshape[1] * math.prod(g.out) * math.prod(g.k)
+    name = costmodel.choose(
+        op,
+        _conv_key(xshape, wshape, a.dtype, g),
+        lambda n: lambda p, q: table[n](p, q, g),
+        [(tuple(a.shape), a.dtype), (tuple(b.shape), b.dtype)],
+        work,
+        batch_axes=(0, 0 if op == "conv_filter_back" else None),
+    )
+    return table[name](a, b, g)
+
+
+# The lowerings the automatic choice measures. The others never won on XLA:CPU (2-core
+# Xeon, VGG19 and LeNet shapes, Float32/Float64): "jax" is the same XLA convolution as
+# "xla"; the "im2col"/"col2im" data gradients lost by 1.3-30x. They stay available to
+# force (ZYLA_CONV_LOWERING) for comparisons.
+CONV_MEASURED = {
+    "conv": ("xla", "im2col", "slices"),
+    "conv_data_back": ("xla", "slices"),
+    "conv_filter_back": ("xla", "slices", "im2col", "offsets", "offsets_cl"),
+}
+
+
+def _register_conv_lowerings() -> None:
+    from backend import costmodel
+
+    for op, table in CONV_LOWERINGS.items():
+        costmodel.register(op, tuple(table), "xla", "ZYLA_CONV_LOWERING", CONV_MEASURED[op])
+
+
+_register_conv_lowerings()
 
 
 # --- convolution: the primitives ---------------------------------------------------------------
@@ -263,54 +552,7 @@ def conv(
     wc = _flip(xp, w, flipped)
     if xp is np:
         return _xcorr_slices(np, x, wc, g)
-    from jax import lax
-
-    return lax.conv_general_dilated(
-        x, wc, window_strides=g.stride, padding=g.lax_padding(), rhs_dilation=g.dil
-    )
-
-
-def _dilated(n: int, d: int) -> int:
-    return 0 if n == 0 else 1 + d * (n - 1)
-
-
-def _xla_data_back(dy: Any, x: Any, wc: Any, g: Geometry) -> Any:
-    """conv's input cotangent as one XLA convolution: dy dilated by the stride, against
-    the kernel with its spatial axes reversed and its channel axes swapped."""
-    from jax import lax
-
-    pads = []
-    for n, k, s, d, o, (lo, _) in zip(g.insize, g.k, g.stride, g.dil, g.out, g.pads, strict=True):
-        before = _dilated(k, d) - lo - 1
-        after = n + _dilated(k, d) - 1 - _dilated(o, s) - before
-        pads.append((before, after))
-    spatial = tuple(range(2, wc.ndim))
-    kernel = lax.rev(wc, spatial).swapaxes(0, 1)
-    return lax.conv_general_dilated(
-        dy,
-        kernel,
-        window_strides=(1,) * len(spatial),
-        padding=pads,
-        lhs_dilation=g.stride,
-        rhs_dilation=g.dil,
-    )
-
-
-def _xla_filter_back(dy: Any, x: Any, g: Geometry) -> Any:
-    """conv's kernel cotangent as one XLA convolution: the input against dy, with batch
-    and channels exchanging roles (the kernel's dilation becomes the stride)."""
-    from jax import lax
-
-    pads = []
-    for n, k, s, d, o, (lo, _) in zip(g.insize, g.k, g.stride, g.dil, g.out, g.pads, strict=True):
-        hi = (_dilated(o, s) - n) + (_dilated(k, d) - lo - 1)
-        pads.append((lo, hi))
-    nd = x.ndim
-    swap = (1, 0) + tuple(range(2, nd))
-    dn = lax.ConvDimensionNumbers(swap, swap, swap)
-    return lax.conv_general_dilated(
-        x, dy, window_strides=g.dil, padding=pads, rhs_dilation=g.stride, dimension_numbers=dn
-    )
+    return conv_lowering("conv", x, wc, g, tuple(x.shape), tuple(w.shape))
 
 
 def conv_data_back(
@@ -328,9 +570,9 @@ def conv_data_back(
     x = as_array(x, xp)
     g = _geometry(x, w, stride, pad, dil)
     wc = _flip(xp, w, flipped)
-    if xp is not np and _grad_lowering() == "xla":
-        return _xla_data_back(dy, x, wc, g)
-    return _xcorr_data_back_slices(xp, dy, x, wc, g)
+    if xp is np:
+        return _xcorr_data_back_slices(np, dy, x.shape, wc, g)
+    return conv_lowering("conv_data_back", dy, wc, g, tuple(x.shape), tuple(w.shape))
 
 
 def conv_filter_back(
@@ -347,10 +589,10 @@ def conv_filter_back(
     dy, x = _float_arrays(xp, dy, x)
     w = as_array(w, xp)
     g = _geometry(x, w, stride, pad, dil)
-    if xp is not np and _grad_lowering() == "xla":
-        dwc = _xla_filter_back(dy, x, g)
+    if xp is np:
+        dwc = _xcorr_filter_back_slices(np, dy, x, w.shape, g)
     else:
-        dwc = _xcorr_filter_back_slices(xp, dy, x, w, g)
+        dwc = conv_lowering("conv_filter_back", dy, x, g, tuple(x.shape), tuple(w.shape))
     return _flip(xp, dwc, flipped)
 
 
@@ -407,13 +649,7 @@ def maxpool(xp: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
         for v in wins[1:]:
             out = np.maximum(out, v)
         return np.array(out)
-    from jax import lax
-
-    # a Python scalar initial value: JAX then uses its max-pooling primitive (which it can
-    # differentiate, for the oracle tests), not a generic reduction
-    return lax.reduce_window(
-        x, -np.inf, lax.max, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
-    )
+    return pool_lowering("maxpool", [x], g)
 
 
 def _argmax_masks(xp: Any, y: Any, x: Any, g: Geometry) -> list[Any]:
@@ -433,10 +669,193 @@ def _argmax_masks(xp: Any, y: Any, x: Any, g: Geometry) -> list[Any]:
     return masks
 
 
+def _maxpool_xla(x: Any, g: Geometry) -> Any:
+    # a Python scalar initial value: JAX then uses its max-pooling primitive (which it can
+    # differentiate, for the oracle tests), not a generic reduction
+    lax = _lax()
+    return lax.reduce_window(
+        x, -np.inf, lax.max, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
+    )
+
+
+def _meanpool_xla(x: Any, g: Geometry) -> Any:
+    lax = _lax()
+    s = lax.reduce_window(
+        x, 0.0, lax.add, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
+    )
+    return s / N.jax_numpy().asarray(g.nwin, dtype=x.dtype)
+
+
+def _maxpool_reshape(x: Any, g: Geometry) -> Any:
+    """Non-overlapping windows only: a maximum over the last axis of the tiled input."""
+    return N.jax_numpy().max(_windows_last(x, g, -np.inf), axis=-1)
+
+
+def _meanpool_reshape(x: Any, g: Geometry) -> Any:
+    """Non-overlapping windows only: a sum over the last axis of the tiled input."""
+    jnp = N.jax_numpy()
+    return jnp.sum(_windows_last(x, g, 0.0), axis=-1) / jnp.asarray(g.nwin, dtype=x.dtype)
+
+
+def _maxpool_back_slices(dy: Any, y: Any, x: Any, g: Geometry) -> Any:
+    jnp = N.jax_numpy()
+    masks = _argmax_masks(jnp, y, x, g)
+    parts = jnp.stack([jnp.where(m, dy, jnp.zeros((), dy.dtype)) for m in masks], axis=2)
+    return _scatter_windows(jnp, parts, g, x.shape, dy.dtype)
+
+
+def _maxpool_back_jax(dy: Any, y: Any, x: Any, g: Geometry) -> Any:
+    """What JAX itself emits for the gradient of reduce_window max: select_and_scatter_add."""
+    import jax
+
+    lax = _lax()
+    fwd = lambda u: lax.reduce_window(  # noqa: E731
+        u, -np.inf, lax.max, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
+    )
+    return jax.vjp(fwd, x)[1](dy)[0]
+
+
+def _tiles(g: Geometry) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """For non-overlapping windows (stride == window): the part of the padded input the
+    windows cover, the (N, C, o1, k1, o2, k2, ...) shape that tiles it, and the
+    permutation that gathers each window's entries on the last axes."""
+    used = tuple(o * k for o, k in zip(g.out, g.k, strict=True))
+    tiled = tuple(v for o, k in zip(g.out, g.k, strict=True) for v in (o, k))
+    s = len(g.k)
+    perm = (0, 1) + tuple(2 + 2 * i for i in range(s)) + tuple(3 + 2 * i for i in range(s))
+    return used, tiled, perm
+
+
+def _untile(parts: Any, g: Geometry) -> Any:
+    """parts (N, C, *out, K), one value per window entry, back to the input's layout: the
+    inverse of reading the tiles, zero where no window reads, padding cropped."""
+    used, tiled, perm = _tiles(g)
+    n, c = parts.shape[:2]
+    t = parts.reshape((n, c) + g.out + g.k).transpose(np.argsort(perm))
+    full = _lax_pad(
+        t.reshape((n, c) + used),
+        [(0, 0, 0)] * 2 + [(0, p - u, 0) for p, u in zip(g.padded, used, strict=True)],
+    )
+    return full[g.crop()]
+
+
+def _windows_last(x: Any, g: Geometry, fill: float) -> Any:
+    """Non-overlapping windows only: (N, C, *out, K), each window's entries on the last
+    axis (the input padded with `fill`, the part no window covers dropped)."""
+    jnp = N.jax_numpy()
+    used, tiled, perm = _tiles(g)
+    n, c = x.shape[:2]
+    xpad = _lax().pad(
+        x, jnp.asarray(fill, x.dtype), [(0, 0, 0)] * 2 + [(lo, hi, 0) for lo, hi in g.pads]
+    )
+    xw = xpad[(slice(None),) * 2 + tuple(slice(0, u) for u in used)]
+    return xw.reshape((n, c) + tiled).transpose(perm).reshape((n, c) + g.out + (g.nwin,))
+
+
+def _maxpool_back_reshape(dy: Any, y: Any, x: Any, g: Geometry) -> Any:
+    """Non-overlapping windows only: the input reshaped so each window is the last axis,
+    the first maximum of each window takes dy, reshaped back (no scatter at all)."""
+    jnp = N.jax_numpy()
+    xw = _windows_last(x, g, -np.inf)
+    zero = jnp.zeros((), dy.dtype)
+    taken = None
+    parts = []
+    for j in range(g.nwin):
+        m = xw[..., j] == y
+        m = m if taken is None else m & ~taken
+        taken = m if taken is None else taken | m
+        parts.append(jnp.where(m, dy, zero))
+    return _untile(jnp.stack(parts, axis=-1), g)
+
+
+def _meanpool_back_slices(dy: Any, g: Geometry) -> Any:
+    jnp = N.jax_numpy()
+    part = dy / jnp.asarray(g.nwin, dtype=dy.dtype)
+    parts = jnp.stack([part] * g.nwin, axis=2)
+    return _scatter_windows(jnp, parts, g, dy.shape[:2] + g.insize, dy.dtype)
+
+
+def _meanpool_back_jax(dy: Any, g: Geometry) -> Any:
+    """What JAX itself emits: the transpose of reduce_window add (a pad and a window sum)."""
+    import jax
+
+    lax = _lax()
+    xshape = tuple(dy.shape[:2]) + g.insize
+    fwd = lambda u: lax.reduce_window(  # noqa: E731
+        u, 0.0, lax.add, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
+    ) / N.jax_numpy().asarray(g.nwin, dtype=dy.dtype)
+    return jax.linear_transpose(fwd, jax.ShapeDtypeStruct(xshape, dy.dtype))(dy)[0]
+
+
+def _meanpool_back_reshape(dy: Any, g: Geometry) -> Any:
+    """Non-overlapping windows only: dy / K broadcast over each window, reshaped back."""
+    jnp = N.jax_numpy()
+    part = dy / jnp.asarray(g.nwin, dtype=dy.dtype)
+    return _untile(jnp.broadcast_to(part[..., None], part.shape + (g.nwin,)), g)
+
+
+POOL_LOWERINGS: dict[str, dict[str, Callable[..., Any]]] = {
+    "maxpool": {"xla": _maxpool_xla, "reshape": _maxpool_reshape},
+    "meanpool": {"xla": _meanpool_xla, "reshape": _meanpool_reshape},
+    "maxpool_back": {
+        "slices": _maxpool_back_slices,
+        "jax": _maxpool_back_jax,
+        "reshape": _maxpool_back_reshape,
+    },
+    "meanpool_back": {
+        "slices": _meanpool_back_slices,
+        "jax": _meanpool_back_jax,
+        "reshape": _meanpool_back_reshape,
+    },
+}
+
+
+def _tiling(g: Geometry) -> bool:
+    """Whether the windows tile the input (stride == window), as "reshape" needs."""
+    return g.stride == g.k
+
+
+def pool_lowering(op: str, arrays: list[Any], g: Geometry) -> Any:
+    """Emit `op` (a key of `POOL_LOWERINGS`) on the JAX arrays `arrays` (the operands of its
+    entries, the first one batch-first) with the lowering the cost model picks."""
+    from backend import costmodel
+
+    table = POOL_LOWERINGS[op]
+    rev = lambda t: tuple(reversed(t))  # noqa: E731
+    dy = arrays[0]
+    key = (
+        f"x={rev(tuple(dy.shape[:2]) + g.insize)} {np.dtype(dy.dtype).name} window={rev(g.k)} "
+        f"stride={rev(g.stride)} pad={rev(tuple(g.pads))}"
+    )
+    name = costmodel.choose(
+        op,
+        key,
+        lambda n: lambda *a: table[n](*a, g),
+        [(tuple(a.shape), a.dtype) for a in arrays],
+        float(math.prod(dy.shape[:2]) * math.prod(g.out) * g.nwin),
+        applicable=lambda n: n != "reshape" or _tiling(g),
+        batch_axes=[0] * len(arrays),
+    )
+    return table[name](*arrays, g)
+
+
+def _register_pool_lowerings() -> None:
+    from backend import costmodel
+
+    for op, table in POOL_LOWERINGS.items():
+        default = "xla" if "xla" in table else "slices"
+        costmodel.register(op, tuple(table), default, "ZYLA_POOL_LOWERING")
+
+
+_register_pool_lowerings()
+
+
 def maxpool_back(xp: Any, dy: Any, y: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
     """The cotangent of maxpool's input: dy routed to each window's (first) maximum."""
     (x, dy) = _float_arrays(xp, x, dy)
     g = _pool_geometry(x, k, stride, pad)
+    if xp is not np:
+        return pool_lowering("maxpool_back", [dy, as_array(y, xp), x], g)
     masks = _argmax_masks(xp, y, x, g)
     parts = xp.stack([xp.where(m, dy, xp.zeros((), dy.dtype)) for m in masks], axis=2)
     return _scatter_windows(xp, parts, g, x.shape, dy.dtype)
@@ -467,18 +886,15 @@ def meanpool(xp: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
         for v in wins[1:]:
             out += v
         return out / np.asarray(g.nwin, dtype=x.dtype)
-    from jax import lax
-
-    s = lax.reduce_window(
-        x, 0.0, lax.add, (1, 1) + g.k, (1, 1) + g.stride, [(0, 0), (0, 0)] + g.lax_padding()
-    )
-    return s / xp.asarray(g.nwin, dtype=x.dtype)
+    return pool_lowering("meanpool", [x], g)
 
 
 def meanpool_back(xp: Any, dy: Any, x: Any, k: Any, stride: Any = None, pad: Any = 0) -> Any:
     """The cotangent of meanpool's input (the adjoint of meanpool)."""
     (x, dy) = _float_arrays(xp, x, dy)
     g = _pool_geometry(x, k, stride, pad)
+    if xp is not np:
+        return pool_lowering("meanpool_back", [dy], g)
     part = dy / xp.asarray(g.nwin, dtype=dy.dtype)
     parts = xp.stack([part] * g.nwin, axis=2)
     return _scatter_windows(xp, parts, g, x.shape, dy.dtype)
@@ -967,7 +1383,7 @@ def _opt_gather(state: Any, model: Any, grad: Any) -> tuple:
         if s is None or g is None:
             return
         if isinstance(s, V.StructValue):
-            if not (isinstance(x, np.ndarray) and is_array(g)):
+            if not (is_array(x) and is_array(g)):  # host arrays, or traced in compiled code
                 raise mismatch()
             out.append((s, s.getfield("rule"), s.getfield("state"), x, g))
         elif isinstance(s, tuple):
@@ -1348,3 +1764,38 @@ for _n, _f in {
     "abspath": lambda p: os.path.abspath(p),
 }.items():
     _host(_n, _f, "file system access runs on the host")
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "Core.conv": ("(t, y, x, w, s, p, dl, f) -> Core.conv(t[1], w, s, p, dl, f)"
+        " .+ Core.conv(x, t[2], s, p, dl, f)"),
+    "Core.conv_data_back": ("(t, z, dy, x, w, s, p, dl, f) -> "
+                            "Core.conv_data_back(t[1], x, w, s, p, dl, f) .+ "
+                            "Core.conv_data_back(dy, x, t[3], s, p, dl, f)"),
+    "Core.conv_filter_back": ("(t, z, dy, x, w, s, p, dl, f) -> "
+                              "Core.conv_filter_back(t[1], x, w, s, p, dl, f) .+ "
+                              "Core.conv_filter_back(dy, t[2], w, s, p, dl, f)"),
+    "Core.maxpool": "(t, y, x, k, s, p) -> Core.maxpool_gather(t[1], y, x, k, s, p)",
+    "Core.maxpool_back": "(t, z, dy, y, x, k, s, p) -> Core.maxpool_back(t[1], y, x, k, s, p)",
+    "Core.maxpool_gather": "(t, z, ddx, y, x, k, s, p) -> Core.maxpool_gather(t[1], y, x, k, s, p)",
+    "Core.meanpool": "(t, y, x, k, s, p) -> Core.meanpool(t[1], k, s, p)",
+    "Core.meanpool_back": "(t, z, dy, x, k, s, p) -> Core.meanpool_back(t[1], x, k, s, p)",
+    "NNlib.relu": "(d, z, x) -> d[1] .* (x .> 0)",
+    "NNlib.relu6": "(d, z, x) -> d[1] .* (x .> 0) .* (x .< 6)",
+    "NNlib.hardtanh": "(d, z, x) -> d[1] .* (x .> -1) .* (x .< 1)",
+    "NNlib.sigmoid": "(d, z, x) -> d[1] .* z .* (1 .- z)",
+    "NNlib.hardsigmoid": "(d, z, x) -> d[1] .* (x .> -3) .* (x .< 3) ./ 6",
+    "NNlib.softplus": "(d, z, x) -> d[1] .* NNlib.sigmoid.(x)",
+    "NNlib.logsigmoid": "(d, z, x) -> d[1] .* (1 .- NNlib.sigmoid.(x))",
+    "NNlib.swish": "(d, z, x) -> d[1] .* NNlib.sigmoid.(x) .* (1 .+ x .- z)",
+    "NNlib.softsign": "(d, z, x) -> d[1] ./ (1 .+ abs.(x)) .^ 2",
+    "NNlib.gelu": "(d, z, x) -> (" + _GELU_RULE + ")(d[1], z, x)[1]",
+    "NNlib.selu": "(d, z, x) -> d[1] .* NNlib.selu_deriv.(x, z)",
+    "NNlib.leakyrelu": "(d, z, x, a...) -> d[1] .* NNlib.leakyrelu_deriv.(x, a...)",
+    "NNlib.elu": "(d, z, x, a...) -> d[1] .* NNlib.elu_deriv.(x, z, a...)",
+    "NNlib.selu_deriv": "(d, q, x, z) -> d[2] .* (x .<= 0)",
+    "NNlib.elu_deriv": "(d, q, x, z, a...) -> d[2] .* (x .<= 0)",
+}

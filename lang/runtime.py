@@ -74,6 +74,7 @@ class Runtime:
 
     def _install_builtins(self) -> None:
         from lang import builtins, primitives, primitives_array, primitives_base, primitives_nn  # noqa: F401  (registers)
+        from backend import sharding  # noqa: F401  (registers Zyla.shard_batch, Zyla.ndevices)
 
         b = self.builtins
         for name, t in _BUILTIN_TYPES.items():
@@ -100,7 +101,7 @@ class Runtime:
         for m in ("Base", "Core", "Main", "Test", "Random", "LinearAlgebra", "Statistics",
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
-                  "DelimitedFiles"):
+                  "DelimitedFiles", "Zyla"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 

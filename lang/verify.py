@@ -307,7 +307,8 @@ def _if(op: Op) -> str:
 
 
 def _tape(op: Op) -> int:
-    return 1 if op.attrs.get("tape") else 0
+    t = op.attrs.get("tape")  # true: one tape; an int k: k tapes (nested AD through loops)
+    return int(t) if t else 0
 
 
 def _results_problem(op: Op, want: int) -> str:

@@ -468,3 +468,193 @@ def test_global_array_mutation_with_explicit_compiled_calls() -> None:
 
 
 
+
+
+# --- (i): no recompilation when only array values change ---------------------------------------
+
+_XLA_COMPILES = [0]
+
+
+def _count_backend_compiles(event: str, duration: float, **kwargs: object) -> None:
+    if event == "/jax/core/compile/backend_compile_duration":
+        _XLA_COMPILES[0] += 1
+
+
+def xla_compiles() -> int:
+    """XLA compilations in this process so far (JAX's monitoring event, listened to once)."""
+    if not getattr(xla_compiles, "registered", False):
+        import jax.monitoring
+
+        jax.monitoring.register_event_duration_secs_listener(_count_backend_compiles)
+        xla_compiles.registered = True  # type: ignore[attr-defined]
+    return _XLA_COMPILES[0]
+
+
+def counters(z: Zyla) -> tuple[int, int, int]:
+    """(executables built, traces under jax.jit, XLA compiles) so far."""
+    cache = z.rt.compile_cache
+    return cache.builds, cache.traces, xla_compiles()
+
+
+STEP_SRC = """\
+using Flux
+Random.seed!(3)
+model = Chain(Dense(32 => 64, tanh), Dense(64 => 4))
+loss(m, x, y) = sum(abs2.(m(x) .- y)) / size(y, 2)
+function step!(m, opt, x, y)
+    l, gs = Flux.withgradient(mm -> loss(mm, x, y), m)
+    Flux.update!(opt, m, gs[1])
+    return l
+end
+"""
+
+
+def test_no_recompilation_when_only_values_change() -> None:
+    z = Zyla()
+    z.eval(CACHE_SRC + STEP_SRC + "opt = Flux.setup(Adam(0.01), model)\n")
+    rng = np.random.default_rng(5)
+    xla_compiles()
+    cases = [
+        ("sq", lambda: (rng.normal(size=7),), False),
+        ("sq", lambda: (rng.normal(size=7),), True),  # its gradient
+        ("step!", lambda: (z.rt.lookup("model"), z.rt.lookup("opt"),
+                           rng.normal(size=(32, 16)).astype(np.float32),
+                           rng.normal(size=(4, 16)).astype(np.float32)), False),
+    ]
+    for name, draw, grad in cases:
+        b0, t0, c0 = counters(z) if hasattr(z.rt, "compile_cache") else (0, 0, xla_compiles())
+        first = None
+        for i in range(12):
+            args = draw()
+            res = z.gradient(name, *args, compiled=True) if grad else z.call(name, *args,
+                                                                            compiled=True)
+            if i == 0:
+                first = counters(z)
+                assert first[0] == b0 + 1 and first[1] == t0 + 1, (name, grad, first)
+            assert np.all(np.isfinite(np.asarray(res[0] if grad else res, dtype=float)))
+        assert not failures(z), failures(z)
+        # exactly one trace and no XLA compile after the first call
+        assert counters(z) == first, (name, grad, first, counters(z))
+    # a new shape is a new signature: built, traced and compiled again
+    b, t, c = counters(z)
+    z.call("sq", rng.normal(size=8), compiled=True)
+    assert counters(z)[:2] == (b + 1, t + 1)
+    assert counters(z)[2] >= c + 1  # (unless a persistent cache answered it, which is off here)
+
+
+# --- (j): writes into the caller's arrays, lowered functionally and donated --------------------
+
+INPLACE_SRC = """\
+function scale!(x, a)
+    x .*= a
+    return nothing
+end
+function seta!(x)
+    x[1] = 5.0
+    return sum(x)
+end
+function alias!(x)
+    y = x
+    y .+= 1.0
+    return sum(x)
+end
+function loopw!(x)
+    for i in 1:length(x)
+        x[i] = 2.0 * x[i]
+    end
+    return x
+end
+function two!(a, b)
+    a .+= 1.0
+    return sum(b)
+end
+"""
+
+
+@pytest.mark.parametrize("name,args", [
+    ("scale!", (np.arange(3.0), 2.0)),
+    ("seta!", (np.arange(3.0),)),
+    ("alias!", (np.arange(3.0),)),
+])
+def test_writes_into_caller_arrays_compile(name: str, args: tuple) -> None:
+    z = Zyla()
+    z.eval(INPLACE_SRC)
+    rt = z.rt
+    from backend.compile import compiled_call
+
+    host_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    host = rt.interp.call_value(rt.lookup(name), host_args)
+    comp_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    comp = compiled_call(rt, rt.lookup(name), comp_args)
+    assert comp == host
+    np.testing.assert_array_equal(comp_args[0], host_args[0])  # the caller's array, written
+    assert not np.array_equal(comp_args[0], args[0])
+
+
+def test_same_array_passed_twice_sees_the_write() -> None:
+    z = Zyla()
+    z.eval(INPLACE_SRC)
+    from backend.compile import compiled_call
+
+    x = np.arange(3.0)
+    assert compiled_call(z.rt, z.rt.lookup("two!"), [x, x]) == 6.0  # sum after the write
+    np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
+
+
+def test_write_inside_compiled_loop_falls_back_to_host() -> None:
+    z = Zyla()
+    z.eval(INPLACE_SRC + "xs = [1.0, 2.0, 3.0]\nr = loopw!(xs)\n")
+    np.testing.assert_array_equal(z.eval("xs"), [2.0, 4.0, 6.0])
+    assert z.eval("r === xs") is True
+    assert "loop" in z.explain("loopw!")
+
+
+def test_donated_buffer_is_reused_not_copied_again() -> None:
+    from backend import compile as C
+
+    z = Zyla()
+    z.eval(INPLACE_SRC)
+    w = np.arange(4096.0)
+    f = z.rt.lookup("scale!")
+    C.compiled_call(z.rt, f, [w, 2.0])
+    before = C._DEVICE[id(w)][3]
+    n0 = C.TRANSFERS["count"]
+    for _ in range(5):
+        C.compiled_call(z.rt, f, [w, 2.0])
+    assert C.TRANSFERS["count"] == n0  # the new values stayed on the device
+    assert before.is_deleted()  # the old buffer was donated to the executable
+    np.testing.assert_array_equal(w, np.arange(4096.0) * 2.0 ** 6)
+
+
+@pytest.mark.parametrize("rule", ["Descent(0.01)", "Adam(0.01)"])
+def test_training_step_with_update_is_one_executable(rule: str) -> None:
+    from backend import compile as C
+
+    runs = {}
+    for mode in ("never", "auto"):
+        z = Zyla()
+        z.rt.compile_mode = mode
+        z.eval(STEP_SRC + f"opt = Flux.setup({rule}, model)\n"
+               "x = rand(Float32, 32, 64)\ny = rand(Float32, 4, 64)\n")
+        W = z.rt.lookup("model").fields[0][0].fields[0]
+        losses = []
+        for i in range(6):
+            if i == 1:
+                n0 = C.TRANSFERS["count"]
+            losses.append(float(z.eval("step!(model, opt, x, y)")))
+        transfers = C.TRANSFERS["count"] - n0
+        assert z.rt.lookup("model").fields[0][0].fields[0] is W  # the same array, written
+        runs[mode] = (losses, z.eval("model.layers[1].weight"), z.eval("model.layers[2].bias"),
+                      z.rt.run_source("opt.layers[1].weight.state", "<t>"), transfers, z)
+    (hl, hW, hb, hs, _, _), (cl, cW, cb, cs, transfers, z) = runs["never"], runs["auto"]
+    assert not z.rt.offload_reasons, z.rt.offload_reasons
+    assert z.rt.compile_cache.builds == 1 and z.rt.compile_cache.traces == 1
+    assert cl[-1] < cl[0]
+    np.testing.assert_allclose(cl, hl, rtol=1e-5)
+    np.testing.assert_allclose(cW, hW, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cb, hb, rtol=1e-5, atol=1e-6)
+    for a, b in zip(np.asarray(cs, dtype=object).ravel() if cs is not None else [],
+                    np.asarray(hs, dtype=object).ravel() if hs is not None else [], strict=True):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                                   rtol=1e-5, atol=1e-6)
+    assert transfers == 0  # parameters, state and data stayed on the device between steps

@@ -724,3 +724,127 @@ def test_fast_driver_agrees_with_lark_on_any_input(parts: list[str]) -> None:
     except Exception:  # Lark's loop raises Lark's own exceptions
         reference = "error"
     assert fast == reference
+
+
+# ---- speed work: the fast paths must not change anything ----------------------------------
+
+
+def _load_bench_input() -> object:
+    """`bench/parser_input.py` (the benchmark's generated source), loaded by path."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "parser_input.py"
+    spec = importlib.util.spec_from_file_location("parser_input", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _with_spans(x: object) -> object:
+    """An AST as nested tuples that include every node's span (`==` on nodes skips spans)."""
+    import dataclasses
+
+    if isinstance(x, A.Node):
+        fields = tuple((f.name, _with_spans(getattr(x, f.name)))
+                       for f in dataclasses.fields(x) if f.name not in ("span", "source"))
+        return (type(x).__name__, x.span, fields)
+    if isinstance(x, (list, tuple)):
+        return tuple(_with_spans(y) for y in x)
+    return x
+
+
+def _token_stream(text: str) -> list[tuple[object, ...]]:
+    """Every token the lexer gives the parser for `text`, with its position."""
+    from lark.lexer import LexerState
+
+    from lang.lexer import JuliaLexer
+    from lang.parser import _Driver, _tables
+
+    out: list[tuple[object, ...]] = []
+    job = LexInput(text, "t.jl", subparse=_subparse)
+    tables = _tables()
+    with _new_session(job.source):
+        driver = _Driver(tables, "program")
+
+        def record():  # type: ignore[no-untyped-def]
+            for tok in JuliaLexer(None).lex(LexerState(job), driver):
+                out.append((tok.type, str(tok), repr(tok.value), tok.start_pos, tok.line,
+                            tok.column, tok.end_line, tok.end_column, tok.end_pos))
+                yield tok
+
+        driver.run(record(), tables.end_states["program"])
+    return out
+
+
+def test_benchmark_input_is_deterministic_and_parses() -> None:
+    bench = _load_bench_input()
+    text = bench.generate(700)  # type: ignore[attr-defined]
+    assert text == bench.generate(700)  # type: ignore[attr-defined]
+    assert text.count("\n") == 700 and text.endswith("\n")
+    assert len(parse(text).stmts) > 50
+
+
+def test_fast_driver_agrees_with_lark_on_the_benchmark_input() -> None:
+    text = _load_bench_input().generate(400)  # type: ignore[attr-defined]
+    assert _with_spans(parse(text).stmts) == _with_spans(reference_parse(text))
+
+
+def test_lexer_fast_path_gives_the_same_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The main loop's shortcut (`_FAST_RE`) emits what the general methods would."""
+    import re
+
+    from lang import lexer
+
+    texts = [_load_bench_input().generate(400)]  # type: ignore[attr-defined]
+    if ACCEPTANCE.is_dir():
+        texts += [p.read_text(encoding="utf-8") for p in ACCEPTANCE_FILES if p != UNCLOSED]
+    fast = [_token_stream(t) for t in texts]
+    # a pattern that only ever skips spaces: every token then takes the general path
+    monkeypatch.setattr(lexer, "_FAST_RE", re.compile(r"([ \t\r]*)(?P<none>(?!))?"))
+    assert [_token_stream(t) for t in texts] == fast
+
+
+def test_parse_restores_the_garbage_collector() -> None:
+    import gc
+
+    assert gc.isenabled()
+    parse("x = 1")
+    assert gc.isenabled()
+    with pytest.raises(ZylaParseError):
+        parse("x = (")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse("x = 1")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_memoized_accepts_agrees_with_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_Driver.accepts` answers from its memo exactly what simulating would answer."""
+    from lang.parser import _Driver
+
+    memoized = _Driver.accepts
+    checked = []
+
+    def checking(self: _Driver, ttype: str) -> bool:
+        answer = memoized(self, ttype)
+        act = self.actions[self.stack[-1]].get(ttype)
+        if act is not None and act < 0:
+            assert self._simulate(ttype, act)[0] == answer
+            checked.append(ttype)
+        return answer
+
+    monkeypatch.setattr(_Driver, "accepts", checking)
+    text = _load_bench_input().generate(300)  # type: ignore[attr-defined]
+    parse(text)
+    parse(text)  # the second time, answers come from the memo
+    assert len(checked) > 100
+
+
+def test_statement_lists_are_plain_lists() -> None:
+    program = parse("\n\nx = 1\nfunction f()\n\n    x\nend\n")
+    assert type(program.stmts) is list
+    assert type(program.stmts[1].body.stmts) is list  # type: ignore[attr-defined]

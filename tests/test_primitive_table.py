@@ -1,6 +1,7 @@
 """The primitive table is complete (DESIGN.md, decision 2: "A test checks that each
-primitive has an entry in every table"), its pullback rules compile, and every
-differentiable primitive has a gradient test in tests/test_gradients.py.
+primitive has an entry in every table"), its pullback and forward rules compile, and every
+differentiable primitive has a gradient test in tests/test_gradients.py (which
+tests/test_forward.py also runs in forward mode).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pytest
 import test_gradients as tg
 from hypothesis import HealthCheck, Phase, assume, given, settings
 
+from autodiff import forward as ad_forward
 from autodiff import runtime as ad_runtime
 from autodiff.runtime import BCAST_RULES, _state
 from lang.functions import Closure, GenericFunction
@@ -33,8 +35,9 @@ def is_source(pullback: str) -> bool:
 
 
 def differentiable(p: Primitive) -> bool:
-    """Numeric and differentiable: it lowers to XLA and has a derivative."""
-    return not isinstance(p.jax, HostOnly) and p.pullback != NONDIFF
+    """Numeric and differentiable: it lowers to XLA and has a derivative (SPECIAL ones are
+    differentiated by the AD dispatcher itself, or refused there with an error)."""
+    return not isinstance(p.jax, HostOnly) and p.pullback not in (NONDIFF, "SPECIAL")
 
 
 def offenders(rt: Runtime, bad: Callable[[Primitive], bool]) -> list[str]:
@@ -65,7 +68,8 @@ def test_pullback_entries_are_rules_or_markers(rt: Runtime) -> None:
         if not isinstance(p.pullback, str) or not p.pullback.strip():
             return True
         # a rule is a lambda, or the name of a Zyla rule function (`Core.cumsum_rule`)
-        return is_source(p.pullback) and "->" not in p.pullback and not p.pullback.startswith("Core.")
+        named = p.pullback.startswith("Core.")
+        return is_source(p.pullback) and "->" not in p.pullback and not named
 
     assert offenders(rt, bad) == []
     used = {p.pullback for p in PRIMITIVES.values() if not is_source(p.pullback)}
@@ -158,3 +162,72 @@ def test_gradient_cases_differentiate_their_primitives(case: tg.Case,
 
         draw_one()
     assert sorted(set(case.prims) - seen) == []
+
+
+# --- forward mode (autodiff/forward.py) -------------------------------------------------------
+
+
+def test_forward_entries_are_rules_or_markers(rt: Runtime) -> None:
+    """Every primitive has a forward entry: Zyla source (a lambda, or the name of a Zyla
+    rule function) or one of forward mode's markers."""
+    def bad(p: Primitive) -> bool:
+        f = p.forward
+        if not isinstance(f, str) or not f.strip():
+            return True
+        return f not in ad_forward.FORWARD_MARKERS and "->" not in f and not f.startswith("Core.")
+
+    assert offenders(rt, bad) == []
+
+
+def test_differentiable_primitives_have_forward_rules(rt: Runtime) -> None:
+    """A primitive with a pullback has a forward rule too, or says why not (NOFORWARD, or
+    SPECIAL where the dispatcher differentiates it itself)."""
+    assert offenders(rt, lambda p: p.pullback != NONDIFF and p.forward == NONDIFF) == []
+
+
+def test_forward_sources_compile(rt: Runtime) -> None:
+    """Every forward rule written in Zyla compiles to a callable, and so does the
+    broadcast variant of every elementwise one."""
+    failures = []
+    for name, p in sorted(PRIMITIVES.items()):
+        if p.forward in ad_forward.FORWARD_MARKERS:
+            continue
+        variants = [False] + ([True] if p.elementwise is not None else [])
+        for bcast in variants:
+            try:
+                rule = ad_forward._forward_rule(rt.interp, p, bcast)
+            except Exception as e:  # report them all, not the first
+                failures.append(f"{name}{' (broadcast)' * bcast}: {type(e).__name__}: {e}")
+                continue
+            if not isinstance(rule, Closure | GenericFunction):
+                failures.append(f"{name}: the forward rule compiled to {rule!r}")
+    assert failures == []
+
+
+def test_every_forward_rule_has_a_test(rt: Runtime) -> None:
+    """Every lowerable primitive with a forward rule is named by a case that
+    tests/test_forward.py runs in forward mode (and checks it differentiates)."""
+    import test_forward as tf
+
+    covered = {p for case in tf.ALL_CASES for p in case.prims}
+
+    def untested(p: Primitive) -> bool:
+        return (not isinstance(p.jax, HostOnly) and p.forward not in ad_forward.FORWARD_MARKERS
+                and p.name not in covered)
+
+    assert offenders(rt, untested) == []
+
+
+def test_a_primitive_without_forward_rule_is_a_clear_error(rt: Runtime) -> None:
+    """NOFORWARD: forward mode stops with an AD error naming the primitive and the line."""
+    from lang.errors import ZylaError
+
+    rt.run_source("fwd_nofwd(x) = Core.prod_back(1.0, x)\n", "nofwd.jl")
+    f = rt.lookup("fwd_nofwd")
+    import numpy as np
+
+    with pytest.raises(ZylaError) as e:
+        rt.interp.call_value(rt.lookup("jvp"), [f, np.array([1.0, 2.0]), np.array([1.0, 0.0])])
+    text = str(e.value)
+    assert "Core.prod_back" in text and "forward" in text, text
+    assert e.value.span is not None and e.value.span.line == 1, text

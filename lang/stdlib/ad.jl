@@ -63,22 +63,68 @@ function withgradient(f, args...)
     (val = y, grad = Core.grads_out(Core.back(b, Core.sensitivity(y)), args))
 end
 
+# Jacobians: reverse mode row by row, or forward mode column by column when the input is
+# the smaller side (one pass per input direction instead of one per output).
 function jacobian(f, x)
+    y = f(x)
+    length(x) < length(y) && return (Core.jacobian_forward(f, x, y),)
+    (Core.jacobian_reverse(f, x),)
+end
+function Core.jacobian_reverse(f, x)
     y, b = Core.pullback_call(f, x)
     rows = [Core.grads_out(Core.back(b, Core.onehot_like(y, i)), (x,))[1] for i in 1:length(y)]
-    (Core.stack_rows(rows, x),)
+    Core.stack_rows(rows, x)
 end
+function Core.jacobian_forward(f, x, y)
+    J = zeros(length(y), length(x))
+    for i in 1:length(x)
+        J[:, i] = Core.fwd_column(Core.jvp_call(f, nothing, 1, x, Core.onehot_like(x, i))[2], y)
+    end
+    J
+end
+Core.fwd_column(d, y) = d === nothing ? zeros(length(y)) : (d isa Number ? [d] : vec(d))
 
-hessian(f, x) = jacobian(z -> gradient(f, z)[1], x)[1]
-hessian_reverse(f, x) = hessian(f, x)
+# Hessians: forward-over-reverse (the jvp of the gradient, one column per input direction),
+# and reverse-over-reverse (the Jacobian of the gradient, one row per output).
+function hessian(f, x)
+    g = z -> gradient(f, z)[1]
+    x isa Number && return jvp(g, x, one(x))[2]
+    Core.jacobian_forward(g, x, x)
+end
+hessian_reverse(f, x) = Core.jacobian_reverse(z -> gradient(f, z)[1], x)
 
-# forward mode as the transpose of reverse mode: the pullback u -> J'u is linear in u,
-# so differentiating <J'u, v> with respect to u gives J v
+# Forward mode (autodiff/forward.py): the tangent J v of f at x in direction v, with f's IR
+# transformed to carry (primal, tangent) pairs; user `frule`s win over the built-in rules.
 function jvp(f, x, v)
-    y, back = pullback(f, x)
-    (y, gradient(u -> sum(back(u)[1] .* v), zero(y))[1])
+    y, dy = Core.jvp_call(f, nothing, 1, x, Core.fwd_seed(x, v))
+    (y, Core.tangent_out(y, dy))
 end
+# integers are not differentiable (as in `gradient`): their tangent is dropped
+Core.fwd_seed(x, v) = x isa Integer || (x isa AbstractArray && eltype(x) <: Integer) ? nothing : v
 pushforward(f, x) = v -> jvp(f, x, v)[2]
+
+# Forward-rule helpers (the primitive table's `forward` entries call these).
+Core.mul_fwd(d, x) = d[1]
+Core.mul_fwd(d, x, y) = d[1] * y + x * d[2]
+Core.mul_fwd(d, x, y, z, rest...) =
+    Core.mul_fwd((d[1], Core.mul_fwd(Core.tail(d), y, z, rest...)), x, Core.times(y, z, rest...))
+Core.pow_fwd(dx, dp, z, x, p::Integer) = p == 0 ? zero(dx) : dx * p * x ^ (p - 1)
+Core.pow_fwd(dx, dp, z, x, p) = dp == 0 ? dx * p * x ^ (p - 1) : dx * p * x ^ (p - 1) + dp * z * log(x)
+Core.pow_bcast_fwd(dx, dp, z, x, p::Integer) = p == 0 ? zero(dx) : dx .* p .* x .^ (p - 1)
+# (the log term only where p has a tangent: a zero tangent of p adds nothing, not NaN)
+Core.pow_bcast_fwd(dx, dp, z, x, p) = dx .* p .* x .^ (p .- 1) .+ dp .* z .* log.(ifelse.(dp .== 0, 1.0, x))
+Core.fwd_bcast_sum(ds...) = broadcast(+, ds...)
+Core.fwd_plus(d) = length(d) == 1 ? d[1] : d[1] + Core.fwd_plus(Core.tail(d))
+# max(xs...)/min(xs...): the tangent of the first argument equal to the result (as the
+# pullback routes ties); a recursion over the (static) argument positions, which compiles
+Core.extremes_fwd(d, z, xs) = Core.extremes_pick(d, z, xs, 1)
+Core.extremes_pick(d, z, xs, i) =
+    i == length(xs) ? d[i] : ifelse(xs[i] == z, d[i], Core.extremes_pick(d, z, xs, i + 1))
+Core.cumsum_fwd(d, z, x, r...; dims=nothing) = dims === nothing ? cumsum(d[1], r...) : cumsum(d[1]; dims=dims)
+Core.fwd_field(dx, s) = dx === nothing ? nothing : (haskey(dx, s) ? getproperty(dx, s) : nothing)
+Core.fwd_splice(d, ds) = Core.splice_last(ntuple(i -> d[i], length(d) - 1)..., ds[length(ds)])
+# broadcasting a general function: each element's tangent through the forward transform
+Core.fwd_bcast_tangent(f, df, n, xs...) = broadcast((e...) -> Core.jvp_call(f, df, n, e...)[2], xs...)
 
 # Higher-order Base functions over arrays, written in Zyla so that they differentiate:
 # a comprehension or `map` over arrays is a broadcast; `filter` is an index selection;
