@@ -931,7 +931,8 @@ def fwd_tape_part(t: Any, j: int) -> Any:
     from backend.lower_jax import _count
     from backend.structure import StackedTape
 
-    assert isinstance(t, StackedTape)
+    if not isinstance(t, StackedTape):
+        raise TypeError(f"Core.fwd_tape_part: not a tape: {type(t).__name__}")
     if t.skel[0] != "tuple" or j > len(t.skel[1]):
         return StackedTape(("const", None), [], t.count, t.capacity)
     parts = t.skel[1]

@@ -191,7 +191,22 @@ class Transform:
     f_setglobal = f_const
 
     def f_default(self, op: Op, b: _Builder, rec: list, res: list) -> None:
-        self._copy(op, b)
+        """`default(arg) {region}` is `if isunset(arg) region else arg end`, differentiated
+        as that `if`: a passed argument's cotangent reaches it, and a default computed from
+        other arguments is differentiated too."""
+        arg = op.operands[0]
+        if arg.id in self.inactive and self._active_free(op.regions) == []:
+            self._copy(op, b)
+            self.inactive.add(op.results[0].id)
+            return
+        c = self.primal.new_value()
+        test = Op("call", [arg], [c], {"fn": "Core.fwd_isunset", "kw": (), "splat": ()},
+                  [], op.span)
+        self._copy(test, b)
+        self.inactive.add(c.id)
+        passed = Region([], [Op("yield", [arg], [], {}, [], op.span)])
+        self.f_if(Op("if", [c], list(op.results), {}, [op.regions[0], passed], op.span),
+                  b, rec, res)
 
     def f_closure(self, op: Op, b: _Builder, rec: list, res: list) -> None:
         self._copy(op, b)
@@ -379,6 +394,10 @@ class Transform:
             g = b.call("Core.regroup", [g, b.const(spec)] + lens)
         for j, v in enumerate(op.operands[first:npos]):
             add(v, b.call("Core.getgrad", [g, b.const(j + 2)]))
+        # a method with keyword parameters appends their cotangents (see `_finish`)
+        for name, v in zip(kw, op.operands[npos:], strict=True):
+            if v.id not in self.inactive:
+                add(v, b.call("Core.kwgrad", [g, b.const(name)]))
 
     def _loop_adjoint(self, op: Op, rc: _Record, b: _Builder, resv: list[Value], cot: dict,
                       add: Any) -> None:
@@ -463,10 +482,19 @@ class Transform:
         else:
             self_d = none
         ds = [self_d] + [d(a) for a in pos]
+        kwnames = p.params[len(p.params) - p.nkw:] if p.nkw else []
+        kwargs = args[len(args) - p.nkw:] if p.nkw else []
+        if p.kwvararg:  # the collected extra keywords get no cotangent
+            kwnames, kwargs = kwnames[:-1], kwargs[:-1]
+        # keyword cotangents come last, as one NamedTuple (read by `Core.kwgrad`)
+        kwd = [b.call("Core.kwcot", [b.call("Core.namedtuple", [b.const(tuple(kwnames))]
+                                            + [d(a) for a in kwargs])])] if kwnames else []
         if p.vararg:
             out = b.call("Core.splice_last", ds + [adj.body.args[self.vararg_len_index]])
+            if kwd:
+                out = b.call("tuple", [out] + kwd, splat=(0,))
         else:
-            out = b.call("tuple", ds)
+            out = b.call("tuple", ds + kwd)
         b.op("return", [out], 0)
         return adj
 

@@ -413,6 +413,48 @@ def getgrad(g: Any, i: int) -> Any:
     raise ZylaError("AD error", f"expected a tuple of cotangents, got {type(g).__name__}")
 
 
+class KwCot:
+    """The cotangents of a method's keyword arguments (a NamedTuple), appended last to the
+    tuple its pullback returns; `Core.kwgrad` reads it. A class of its own so that it is
+    never mistaken for the cotangent of a positional argument (a struct's is a NamedTuple)."""
+
+    __slots__ = ("nt",)
+
+    def __init__(self, nt: V.NamedTuple) -> None:
+        self.nt = nt
+
+    def __repr__(self) -> str:
+        return f"KwCot({self.nt!r})"
+
+
+def kwcot(nt: Any) -> Any:
+    """`Core.kwcot(nt)`: the keyword cotangents of a method's pullback (`nothing` stays)."""
+    return None if nt is None else KwCot(nt)
+
+
+def kwcot_back(dz: Any) -> Any:
+    return dz.nt if isinstance(dz, KwCot) else None
+
+
+def kwgrad(g: Any, name: str) -> Any:
+    """The cotangent of keyword argument `name` in a pullback result g (`nothing` unless the
+    callee is a method with keyword parameters: rules and primitives have none)."""
+    if not isinstance(g, tuple) or not g or not isinstance(g[-1], KwCot):
+        return None
+    nt = g[-1].nt
+    v = nt.values[nt.names.index(name)] if name in nt.names else None
+    return None if v is NO_TANGENT else v
+
+
+def kwgrad_back(g: Any, name: str, dz: Any) -> Any:
+    """The cotangent of g for `Core.kwgrad(g, name)` with result cotangent dz."""
+    if dz is None or kwgrad(g, name) is None:
+        return None
+    nt = g[-1].nt
+    inner = V.NamedTuple(nt.names, tuple(dz if n == name else None for n in nt.names))
+    return tuple(None for _ in g[:-1]) + (KwCot(inner),)
+
+
 def back_call(interp: Interpreter, b: Any, dy: Any) -> Any:
     """`Core.back(b, dy)`: run a pullback, short-circuiting zero cotangents."""
     if _is_zero(dy):
@@ -500,7 +542,8 @@ def regroup(g: Any, spec: tuple, *lens: int) -> Any:
         else:
             out.append(g[k])
             k += 1
-    return tuple(out)
+    # anything after the positional cotangents (a callee's keyword cotangents) stays last
+    return tuple(out) + tuple(g[k:])
 
 
 def splice_last(*ds: Any) -> tuple:
@@ -605,6 +648,11 @@ def install(rt: Any) -> None:
     ad_prim("Core.accum", accum, "(dz, z, a, b) -> (dz, dz)")
     ad_prim("Core.is_zero_cot", _is_zero)
     ad_prim("Core.getgrad", getgrad, "(dz, z, g, i) -> (Core.onehot_cot(g, i, dz), nothing)")
+    ad_prim("Core.kwcot", kwcot, "(dz, z, nt) -> (Core.kwcot_back(dz),)")
+    ad_prim("Core.kwcot_back", kwcot_back, "(dz, z, d) -> (Core.kwcot(dz),)")
+    ad_prim("Core.kwgrad", kwgrad, "(dz, z, g, name) -> (Core.kwgrad_back(g, name, dz), nothing)")
+    ad_prim("Core.kwgrad_back", kwgrad_back,
+            "(dz, z, g, name, d) -> (nothing, nothing, Core.kwgrad(dz, name))")
     ad_prim("Core.reverse_tape", reverse_tape, "(dz, z, t) -> (Core.reverse_tape(dz),)")
     ad_prim("Core.tape_zip", tape_zip, "(dz, z, t, ds...) -> Core.tape_unzip(dz, length(ds))")
     ad_prim("Core.tape_unzip", tape_unzip)

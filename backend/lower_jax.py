@@ -40,7 +40,8 @@ from lang.primitives_array import MUTATING
 # also correct at trace time
 TRACE_SAFE = {
     "tuple", "Core.namedtuple", "getproperty", "Core.indexed_iterate", "Core.pullback_call",
-    "Core.back", "Core.getgrad", "Core.regroup", "Core.splice_last", "Core.tuple_cot",
+    "Core.back", "Core.getgrad", "Core.kwgrad", "Core.kwgrad_back",
+    "Core.kwcot", "Core.kwcot_back", "Core.regroup", "Core.splice_last", "Core.tuple_cot",
     "Core.onehot_cot", "Core.field_cot", "Core.struct_fields_cot", "Core.grads_out",
     "NoTangent", "ZeroTangent", "ChainRulesCore.NoTangent", "ChainRulesCore.ZeroTangent",
     "unthunk", "Core.prepend_nothing", "Core.tail_cot", "typeof", "isa", "<:", "===", "!==",

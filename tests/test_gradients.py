@@ -418,6 +418,12 @@ ARRAYS = [
 ]
 
 STRUCTURED = [
+    # a positional argument with a default is differentiated whether passed or defaulted
+    # (a default computed from another argument included), next to keyword arguments
+    Case("optional_args", """
+         opt_args(a, b=2a, c=1.0; k=3.0) = a * b + c * k
+         F(x, y) = opt_args(x) + opt_args(x, y) + opt_args(x, y, y; k=x) + opt_args(y, x; k=y)
+         """, args(fl(-2.0, 2.0), fl(-2.0, 2.0)), ("*", "+")),
     Case("tuples", """
          function F(x, y, t, u, v)
              s = (x, y * 2.0)
