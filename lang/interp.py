@@ -41,6 +41,9 @@ class Tape:
         return f"Tape({len(self.items)})"
 
 
+_STOP_FLAGS = ("#brk", "#ret")
+
+
 class Interpreter:
     """Runs IR on the host. `rt` is the lang.runtime.Runtime holding globals."""
 
@@ -258,6 +261,10 @@ class Interpreter:
         args = body.args
         ntape = tape_count(op)
         recs: list[list] = [[] for _ in range(ntape)]
+        # `break`/`return` set a carried flag and the remaining iterations do nothing; stop
+        # when one is set (an infinite iterator needs it). A loop that records tapes keeps
+        # one entry per element, which its adjoint expects.
+        stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in _STOP_FLAGS]
         for x in self.rt.iterate(it):
             env[args[0].id] = x
             for a, v in zip(args[1:], carried):
@@ -266,6 +273,8 @@ class Interpreter:
             if ntape:
                 out = _record(out, recs)
             carried = out
+            if any(carried[k] is True or carried[k] is np.True_ for k in stops):
+                break
         if ntape:
             carried = carried + [Tape(r) for r in recs]
         return carried[0] if len(op.results) == 1 else carried

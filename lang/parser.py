@@ -334,6 +334,10 @@ class _AstBuilder:
         op, x = str(c[0]), c[1]
         if op in ("-", "+") and isinstance(x, A.Literal) and x.kind in _NUMERIC_KINDS:
             return A.Literal(-x.value if op == "-" else x.value, x.kind, span=_span(c[0]))
+        if (isinstance(x, A.TupleLit) and x.items and x.span.line == c[0].line
+                and x.span.col == c[0].column + len(op)):
+            # `-(a, b...)`: an operator written right before `(` is called, not applied
+            return A.Call(A.Ident(op, span=_span(c[0])), list(x.items), span=_span(c[0]))
         return _op_call(c[0], [x])
 
     def juxt(self, c: Children) -> A.Call:

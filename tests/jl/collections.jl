@@ -122,4 +122,25 @@ using Test
         @test_throws MethodError length(Iterators.countfrom(1))
         @test_throws ArgumentError Iterators.partition(1:3, 0)
     end
+    @testset "break and return leave a loop over an infinite iterator" begin
+        function first_above(xs, t)
+            for x in xs
+                x > t && return x
+            end
+            -1
+        end
+        @test first_above(Iterators.countfrom(1, 7), 100) == 106
+        total = 0
+        for i in Iterators.countfrom(1)
+            total += i
+            i >= 10 && break
+        end
+        @test total == 55
+        seen = Int[]
+        for (k, c) in enumerate(Iterators.cycle([1, 2, 3]))
+            k > 4 && break
+            push!(seen, c)
+        end
+        @test seen == [1, 2, 3, 1]
+    end
 end

@@ -50,4 +50,12 @@ using Test
         @test 1 / 2 == 0.5 && 2^10 == 1024 && 2.0^-1 == 0.5
         @test iszero(0.0) && isone(1)
     end
+    @testset "an operator called with splatted arguments" begin
+        t = (1, 2, 3)
+        r = +(t...)
+        @test r == 6
+        @test -(5, 2) == 3 && -(t[1:1]...) == -1 && max(t...) == 3
+        n = 4
+        @test +(n...) == 4
+    end
 end
