@@ -25,8 +25,9 @@ $(STAMP): pyproject.toml | $(PY)
 run: $(STAMP)
 	$(ZYLA) run examples/train_mlp.jl
 
+# the suite runs in parallel processes (pytest-xdist), one per core up to 4
 test: $(STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto --maxprocesses=4 tests
 	@if [ -f "$(ACCEPTANCE)" ]; then \
 		bash "$(ACCEPTANCE)" --xfail tests/acceptance_xfail.txt "$(ZYLA)"; \
 	else \

@@ -31,7 +31,7 @@ from backend.structure import (
 from lang import numeric as N
 from lang import values as V
 from lang.functions import Closure, elementwise_primitive
-from lang.interp import Interpreter, Tape, tape_count
+from lang.interp import STOP_FLAGS, Interpreter, Tape, tape_count
 from lang.ir import Function, Op, Region
 from lang.primitives import HostOnly, Primitive
 from lang.primitives_array import MUTATING
@@ -57,7 +57,9 @@ TRACE_SAFE = {
 class JaxInterpreter(Interpreter):
     """Interprets IR on traced JAX values (see module docstring)."""
 
-    def __init__(self, rt: Any, tape_capacity: int = 64) -> None:
+    def __init__(self, rt: Any, tape_capacity: int = 64, early_exit: bool = True) -> None:
+        """`early_exit=False` lowers a `for` with `break`/`return` as a scan over every
+        iteration (reverse-differentiable by JAX, for oracles) instead of a while loop."""
         super().__init__(rt)
         from lang.interp import OP_HANDLERS
 
@@ -65,6 +67,7 @@ class JaxInterpreter(Interpreter):
                          **{k: getattr(JaxInterpreter, "op_" + k) for k in _OVERRIDDEN}}
         self.offload = False
         self.tape_capacity = tape_capacity
+        self.early_exit = early_exit
         self.overflow_flags: list[Any] = []
         self.global_reads: dict[str, Any] = {}
         self.global_inputs: dict[str, Any] | None = None
@@ -351,12 +354,22 @@ class JaxInterpreter(Interpreter):
         if isinstance(it, V.Range):
             if _traced(it.length) or _traced(it.start) or _traced(it.step):
                 return self._for_dynamic(op, it, inits, body, env, fn)
-            steps = self.jnp.arange(it.length, dtype=N.dtype_of(it.start))
-            xs = self.jnp.asarray(it.start + steps * it.step)
+            # the index is computed from a counter in the carry: no n-element constant and no
+            # per-iteration output when nothing is recorded
+            dt = N.dtype_of(it.start)
+            start, stride = it.start, it.step
+            xs = None
             n = it.length
+
+            def elem(k: Any, x: Any) -> Any:
+                return self.jnp.asarray(start + k * stride, dtype=dt)
         elif _is_array(it):
             xs = self.jnp.reshape(self.jnp.asarray(it), (-1,))
+            dt = np.int32
             n = xs.shape[0]
+
+            def elem(k: Any, x: Any) -> Any:
+                return x
         elif isinstance(it, tuple):
             return super().op_for(op, env, fn)
         else:
@@ -372,24 +385,48 @@ class JaxInterpreter(Interpreter):
                 env2[a.id] = v
             return self.run_region(body, env2, fn)
 
+        jnp = self.jnp
+        stops = [] if ntape or not self.early_exit else [
+            i for i, a in enumerate(body.args[1:]) if a.hint in STOP_FLAGS]
+        if stops:
+            # a loop with `break`/`return` and nothing recorded: a while loop that ends when
+            # a flag is set, instead of running the remaining iterations as no-ops
+            def until(vals: tuple, k: Any) -> Any:
+                going = k < n
+                for i in stops:
+                    going = jnp.logical_and(going, jnp.logical_not(jnp.asarray(vals[i], bool)))
+                return going
+
+            def body_k(vals: tuple, k: Any) -> list:
+                x = elem(k, None if xs is None else xs[k])
+                env2 = dict(env)
+                for a, v in zip(body.args, [x] + list(vals), strict=False):
+                    env2[a.id] = v
+                return self.run_region(body, env2, fn)
+
+            return self._while_loop(op, inits, until, body_k, 0)
+        k0 = jnp.asarray(0, dtype=dt)
+        x0 = elem(k0, xs[0] if xs is not None else None)
         n_carry = len(inits)
         carry_skel, carry_leaves = self._fix_carry(
-            inits, lambda vals: step(split(vals)[0], xs[0], split(vals)[1])[:n_carry])
+            inits, lambda vals: step(split(vals)[0], x0, split(vals)[1])[:n_carry])
         box: list = []
 
-        def scan_body(carry: list, x: Any) -> tuple[list, list]:
-            out, flag = self.isolated(lambda: step(carry, x, carry_skel))
+        def scan_body(state: tuple, x: Any) -> tuple[tuple, list]:
+            carry, k, over = state
+            out, flag = self.isolated(lambda: step(carry, elem(k, x), carry_skel))
             new = coerce(tuple(out[:n_carry]), carry_skel)
+            state2 = (new, k + 1, jnp.logical_or(over, flag))
             if ntape:
                 # a tape entry's Python ints are constants of the traced body: keep them static
                 leaves, skel = split(tuple(out[n_carry:]), static_ints=True)
                 box.append(skel)
-                return new, [self.jnp.asarray(v) for v in leaves] + [flag]
-            return new, [flag]
+                return state2, [jnp.asarray(v) for v in leaves]
+            return state2, []
 
-        final, ys = self.lax.scan(scan_body, carry_leaves, xs)
-        self.overflow_flags.append(self.jnp.any(ys[-1]))
-        ys = ys[:-1]
+        (final, _, over), ys = self.lax.scan(
+            scan_body, (carry_leaves, k0, jnp.asarray(False)), xs, length=n)
+        self.overflow_flags.append(over)
         res = list(join(carry_skel, final))
         if ntape:
             res += _tapes(box[-1], list(ys), n, n)
@@ -442,16 +479,17 @@ class JaxInterpreter(Interpreter):
             # a scan over the full tape, stacking what each iteration records
             box: list = []
 
-            def scan_body(state: tuple, k: Any) -> tuple:
-                carry, over = state
+            def scan_body(state: tuple, _: Any) -> tuple:
+                carry, k, over = state
                 out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
                 leaves, skel = split(tuple(out[n_carry:]), static_ints=True)
                 box.append(skel)
                 new = coerce(tuple(out[:n_carry]), carry_skel)
-                return (new, jnp.logical_or(over, flag)), [jnp.asarray(v) for v in leaves]
+                return (new, k + 1, jnp.logical_or(over, flag)), [jnp.asarray(v) for v in leaves]
 
-            (final, over), ys = lax.scan(scan_body, (carry_leaves, jnp.asarray(False)),
-                                         jnp.arange(t.capacity))
+            (final, _, over), ys = lax.scan(
+                scan_body, (carry_leaves, jnp.asarray(0, dtype=np.int32), jnp.asarray(False)),
+                None, length=t.capacity)
             self.overflow_flags.append(over)
             res = list(join(carry_skel, final)) + _tapes(box[-1], list(ys), t.capacity, t.capacity)
             return res[0] if len(op.results) == 1 else res

@@ -114,7 +114,7 @@ class Zyla:
         def primal(*xs: Any) -> Any:
             import jax.numpy as jnp
 
-            interp = JaxInterpreter(rt)
+            interp = JaxInterpreter(rt, early_exit=False)
             lv = [jnp.transpose(jnp.asarray(x)) if np.ndim(x) else x for x in xs]
             g, a = join(skel, lv)
             return interp.call_value(g, list(a))

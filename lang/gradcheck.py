@@ -399,7 +399,7 @@ def jax_value_and_grad(rt: Any, f: Any,
 
         def primal(xs: list) -> Any:
             a2 = replace_leaves(tuple(args), iter(xs))
-            y = JaxInterpreter(rt).call_value(f, list(a2))
+            y = JaxInterpreter(rt, early_exit=False).call_value(f, list(a2))
             return jnp.asarray(y, dtype=jnp.float64).reshape(())
 
         value, grads = jax.value_and_grad(primal)([jnp.asarray(x) for x in leaves])

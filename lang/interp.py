@@ -41,7 +41,7 @@ class Tape:
         return f"Tape({len(self.items)})"
 
 
-_STOP_FLAGS = ("#brk", "#ret")
+STOP_FLAGS = ("#brk", "#ret")
 
 
 class Interpreter:
@@ -264,7 +264,7 @@ class Interpreter:
         # `break`/`return` set a carried flag and the remaining iterations do nothing; stop
         # when one is set (an infinite iterator needs it). A loop that records tapes keeps
         # one entry per element, which its adjoint expects.
-        stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in _STOP_FLAGS]
+        stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
         for x in self.rt.iterate(it):
             env[args[0].id] = x
             for a, v in zip(args[1:], carried):

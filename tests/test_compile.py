@@ -113,6 +113,36 @@ def test_compile_time_does_not_grow_with_trip_count() -> None:
     assert ratio < 2.0, (small, big)
 
 
+BREAK_SRC = """
+function first_square_above(n, t)
+    k = 0
+    for i in 1:n
+        if i * i > t
+            k = i
+            break
+        end
+    end
+    k
+end
+"""
+
+
+def test_a_compiled_loop_with_break_stops_when_it_breaks() -> None:
+    """`for i in 1:n` with `break` compiles to a loop that ends at the break: with n = 2^62
+    the executable returns at once (a loop running the remaining iterations as no-ops
+    would not finish). Run in a subprocess so that a regression fails by its timeout."""
+    code = ("from lang.api import Zyla\n"
+            "z = Zyla()\n"
+            f"z.eval({BREAK_SRC!r})\n"
+            "print(z.call('first_square_above', 2**62, 50.0, compiled=True))\n"
+            "print(len(z.rt.compile_cache.entries), dict(z.rt.compile_cache.failures))\n")
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["8", "1 {}"], out.stdout
+
+
 # --- (c): reverse mode through a while loop with a data-dependent trip count ----------------
 
 WHILE_SRC = """\
