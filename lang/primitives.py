@@ -337,12 +337,16 @@ def _times2(xp: Any, a: Any, b: Any) -> Any:
         if getattr(a, "is_adjoint_vector", False) and a.shape[1] == 1 and b.ndim == 1:
             return _result(xp.dot(xp.ravel(a), b), xp)
         out = xp.matmul(N.cast(b, d, xp), N.cast(a, d, xp))
+        if xp is np:
+            # numpy hands the row tag of `v'` to any product; in Julia only v' * M is a row
+            row = getattr(a, "is_adjoint_vector", False) and a.shape[1] == 1 and b.ndim == 2
+            out = np.asarray(out).view(type(a)) if row else np.asarray(out)
         return _result(out, xp)
     if a.ndim == 1 and b.ndim == 2:
         if b.shape[-1] != 1:
             raise dim_mismatch(f"A has dimensions ({a.shape[0]},1) but B has first dimension {jl_size(b)[0]}")
         out = xp.matmul(N.cast(b, d, xp), N.cast(a[None, :], d, xp))
-        return _result(out, xp)
+        return _result(np.asarray(out) if xp is np else out, xp)
     raise ZylaError("MethodError", f"no method matching *(arrays of sizes {jl_size(a)} and {jl_size(b)})",
                     hint="for elementwise multiplication use .*")
 

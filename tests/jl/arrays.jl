@@ -108,4 +108,13 @@ using Test
         @test M == [1.0 0.0; 5.0 6.0]
         @test A[end, end] == 6.0 && A[2, :] == [4.0, 5.0, 6.0] && A[:, 2] == [2.0, 5.0]
     end
+    @testset "a product with v' is a row only for v' * M (1-element sizes too)" begin
+        w = [3.0]
+        @test size((w * w')') == (1, 1)
+        @test size(w * w') == (1, 1) && w' * w == 9.0
+        v = [1.0, 2.0]
+        @test (v' * [1.0 2.0; 3.0 4.0])' == [7.0, 10.0]
+        W = reshape([0.5], 1, 1)
+        @test size(gradient(W -> sum(transpose(W) * [0.3]), W)[1]) == (1, 1)
+    end
 end
