@@ -143,6 +143,42 @@ def test_a_compiled_loop_with_break_stops_when_it_breaks() -> None:
     assert out.stdout.split("\n")[:2] == ["8", "1 {}"], out.stdout
 
 
+COMPREHENSION_SRC = """
+function escape_steps(zr, zi)
+    cr, ci = zr, zi
+    for n in 1:20
+        if zr * zr + zi * zi > 4.0
+            return n - 1
+        end
+        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+    end
+    return 20
+end
+grid(x0) = [escape_steps(r + x0, i + x0) for i in -1.0:0.25:1.0, r in -2.0:0.25:0.5]
+over_array(v) = [x * x for x in v]
+pairs_of(v) = [v[i] * j for i in 1:3, j in 1:2]
+"""
+
+
+def test_a_comprehension_compiles_to_one_vectorised_loop(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A comprehension over ranges known when compiling is f vmapped over the grid: the
+    same values as the host (Julia's column-major layout), and the loop in f appears once
+    in the HLO, not once per grid point (9 × 11 here)."""
+    z = Zyla()
+    z.eval(COMPREHENSION_SRC)
+    for name, arg in (("grid", 0.125), ("over_array", np.array([[1.0, 2.0], [3.0, 4.0]])),
+                      ("pairs_of", np.array([1.0, 2.0, 3.0]))):
+        host = np.asarray(z.call(name, arg))
+        np.testing.assert_array_equal(np.asarray(z.call(name, arg, compiled=True)), host)
+    assert np.asarray(z.call("grid", 0.125)).shape == (9, 11)
+    assert not failures(z)
+    capsys.readouterr()
+    z.eval("@code_hlo grid(0.125)")
+    text = capsys.readouterr().out
+    assert 1 <= len(re.findall(r"\bwhile\(", text)) <= 2, text[:2000]
+
+
 # --- (c): reverse mode through a while loop with a data-dependent trip count ----------------
 
 WHILE_SRC = """\
