@@ -86,10 +86,6 @@ class JaxInterpreter(Interpreter):
             return self.broadcast(args[0], args[1:])
         if p.name == "map" and args[1:] and all(_is_array(a) for a in args[1:]):
             return self.broadcast(args[0], args[1:])
-        if p.name == "Core.comprehension" and len(args) > 2 and args[1] is None and not kwargs:
-            out = self.vector_comprehension(args[0], args[2:])
-            if out is not None:
-                return out
         if p.name in ("adjoint", "transpose", "*") and args and not kwargs:
             done, out = self.adjoint_vector_op(p.name, args[:2])
             if done:
@@ -155,36 +151,6 @@ class JaxInterpreter(Interpreter):
         if name == "Core.accum":
             return self.accum_tapes(*args)
         raise OffloadError(f"internal: no stacked-tape version of `{name}`")
-
-    def vector_comprehension(self, f: Any, iters: tuple | list) -> Any:
-        """`[f(x, y) for x in xs, y in ys]` over ranges and arrays of sizes known when
-        compiling: f vmapped over the grid (one vectorised computation instead of one
-        traced copy of f per element). None where that does not apply (the caller then
-        unrolls, as the host does): a lazy iterator, a tuple, an empty or ragged grid, a
-        body that needs its element values while tracing (e.g. `zeros(i)`)."""
-        jnp = self.jnp
-        arrs = []
-        for it in iters:
-            if isinstance(it, V.Range):
-                if _traced(it.length) or _traced(it.start) or _traced(it.step):
-                    return None
-                a = jnp.asarray(it.to_array())
-            elif _is_array(it) and np.dtype(getattr(it, "dtype", object)).kind in "biuf":
-                a = jnp.asarray(it)
-            else:
-                return None
-            if a.size == 0 or (len(iters) > 1 and a.ndim != 1):
-                return None
-            arrs.append(a)
-        d = len(arrs)
-        if d > 1:
-            # Julia's first iterator varies fastest: it is the last numpy axis
-            arrs = [a.reshape(tuple(a.shape[0] if ax == d - 1 - k else 1 for ax in range(d)))
-                    for k, a in enumerate(arrs)]
-        try:
-            return self.broadcast(f, arrs)
-        except Exception:  # noqa: BLE001 — not vectorisable: the caller unrolls instead
-            return None
 
     def broadcast(self, f: Any, args: list) -> Any:
         jnp = self.jnp

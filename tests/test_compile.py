@@ -162,9 +162,9 @@ pairs_of(v) = [v[i] * j for i in 1:3, j in 1:2]
 
 def test_a_comprehension_compiles_to_one_vectorised_loop(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """A comprehension over ranges known when compiling is f vmapped over the grid: the
-    same values as the host (Julia's column-major layout), and the loop in f appears once
-    in the HLO, not once per grid point (9 × 11 here)."""
+    """A comprehension over ranges or arrays is a broadcast of its body (ad.jl), vmapped
+    when compiled: the same values as the host (Julia's column-major layout), and the loop
+    in the body appears once in the HLO, not once per grid point (9 × 11 here)."""
     z = Zyla()
     z.eval(COMPREHENSION_SRC)
     for name, arg in (("grid", 0.125), ("over_array", np.array([[1.0, 2.0], [3.0, 4.0]])),
