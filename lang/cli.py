@@ -37,7 +37,8 @@ usage: zyla [--allow-shell]                       start the REPL
 environment: ZYLA_DEBUG=1 (Python tracebacks), ZYLA_COMPILE=auto|never|always,
              ZYLA_COMPILE_NOTICE=SECONDS (announce compiles longer than this; default 2),
              ZYLA_XLA_CACHE=DIR|off (XLA executables kept between runs; default
-             $XDG_CACHE_HOME/zyla/xla)"""
+             $XDG_CACHE_HOME/zyla/xla), ZYLA_FRONTEND_CACHE=DIR|off (the parsed and
+             lowered standard library; default $XDG_CACHE_HOME/zyla/frontend)"""
 
 VERSION = "zyla 0.1.0"
 

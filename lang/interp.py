@@ -115,7 +115,7 @@ class Interpreter:
         if isinstance(f, PyCallable):
             return f.impl(*args, **(kwargs or {}))
         if isinstance(f, V.JType):
-            return self.rt.construct(f, args, kwargs)
+            return self.rt.construct(f, args, kwargs, self)
         if isinstance(f, V.StructValue):
             gf = getattr(f.type.family, "call_gf", None)
             if gf is None:

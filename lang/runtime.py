@@ -9,8 +9,10 @@ a file one top-level statement at a time, as Julia does.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -213,6 +215,14 @@ class Runtime:
             return None
         name = op.attrs["name"]
         bound = self.globals.get(name, self.builtins.get(name))
+        if isinstance(bound, V.JType) and "ctor_params" in op.attrs:
+            # `Pos{T}(x) where T = ...`: a constructor of the type's instances
+            callee = V.apply_type(bound.family, tuple(op.attrs["ctor_params"]))
+            bound.family.curly_ctors = [  # type: ignore[attr-defined]
+                (c, old) for c, old in getattr(bound.family, "curly_ctors", [])
+                if not (c == callee and old.sig == m.sig and old.nreq == m.nreq)] + [(callee, m)]
+            bound.family.curly_specs = {}  # type: ignore[attr-defined]
+            return bound
         if isinstance(bound, V.JType):
             # an outer constructor: a method of the type itself
             fam = bound.family
@@ -240,18 +250,56 @@ class Runtime:
         t.is_struct = True
         t.param_names = list(params)
         self.set_global(binding, t)
+        if op.attrs.get("inner"):
+            # inner constructors replace the default ones; `new` calls the hidden type
+            t.ctor_gf = GenericFunction(name)  # type: ignore[attr-defined]
+            new = V.JType(f"{name}#new", V.AnyT, arity=len(params))
+            new.is_struct, new.fields, new.param_names = True, t.fields, t.param_names
+            new.constructor = lambda nt, args, kw: self.new_instance(t, nt, args, kw)  # type: ignore[attr-defined]
+            self.set_global(binding + "#new", new)
         return None
 
-    def construct(self, t: V.JType, args: list, kwargs: dict | None) -> Any:
-        """Calling a type: a struct constructor, a conversion, or an array constructor."""
+    def new_instance(self, fam: V.JType, nt: V.JType, args: list, kwargs: dict | None) -> Any:
+        """`new(args...)` (nt the hidden `#new` type of `fam`) or `new{P...}(args...)`
+        (nt that type applied to P): an instance of `fam` (of `fam{P...}`) with the
+        arguments converted to the field types, as the default constructor makes it.
+        Every field must be given: `new` with fewer arguments (fields left undefined)
+        is not supported."""
+        t = V.apply_type(fam, nt.params) if nt.params else fam
+        if fam.param_names and len(nt.params) != len(fam.param_names):
+            raise ZylaError("ErrorException", f'too few type parameters specified in "new{{...}}" '
+                            f"for {fam.name}, which has {len(fam.param_names)}")
+        if kwargs:
+            raise ZylaError("ErrorException", "`new` takes no keyword arguments")
+        if len(args) != len(fam.fields):
+            few = len(args) < len(fam.fields)
+            raise ZylaError("ErrorException",
+                            f"new: {V.type_name(t)} has {len(fam.fields)} field(s) but new got "
+                            f"{len(args)} argument(s)",
+                            hint="`new` with fewer arguments than fields (leaving fields "
+                                 "undefined) is not supported: give every field a value"
+                            if few else None)
+        return self.default_construct(t, args)
+
+    def construct(self, t: V.JType, args: list, kwargs: dict | None,
+                  interp: Interpreter | None = None) -> Any:
+        """Calling a type: a struct constructor, a conversion, or an array constructor.
+
+        A user-defined constructor's body runs on `interp`, the interpreter that made
+        the call: the host one (the default), or the compiled tier's (whose `if` is a
+        `lax.cond`)."""
         from lang import builtins
 
         m = self.constructor_method(t, args)
         if m is not None and m.fn is not None:
-            return self.interp.invoke(m, args, kwargs)
+            return (interp or self.interp).invoke(m, args, kwargs)
         special = getattr(t.family, "constructor", None)
         if special is not None:
             return special(t, args, kwargs)
+        if t.is_struct and getattr(t.family, "ctor_gf", None) is not None and not any(
+                m.impl is not None for m in t.family.ctor_gf.methods):
+            # inner constructors replaced the default ones, and none of them applies
+            raise self._no_constructor(t, args)
         if t.is_struct:
             if len(args) != len(t.fields):
                 raise ZylaError("MethodError", f"no method matching {V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})",
@@ -269,7 +317,13 @@ class Runtime:
         return V.StructValue(t, vals)
 
     def constructor_method(self, t: V.JType, args: list) -> Method | None:
-        """A user-defined outer constructor applicable to args, if any."""
+        """A user-defined constructor applicable to a call of type `t` with args, if
+        any: for `Pos{Float64}(x)` one defined as `Pos{T}(x) where T` (its body
+        specialised to T = Float64, see `_specialise_ctor`), else for `Pos(x)` and for a
+        type without such constructors, an inner or outer one defined as `Pos(x)`."""
+        if t.params and t.family.is_struct:
+            # the methods of `Pos(x)` are not constructors of `Pos{Float64}`
+            return self._curly_constructor(t, args) if hasattr(t.family, "curly_ctors") else None
         gf = getattr(t.family, "ctor_gf", None)
         if gf is None:
             return None
@@ -277,6 +331,44 @@ class Runtime:
             return gf.dispatch([typeof(a) for a in args])
         except ZylaError:
             return None
+
+    def _curly_constructor(self, t: V.JType, args: list) -> Method | None:
+        """The most specific `Pos{T}(...) where T` constructor for a call of `t` with
+        args, its body specialised to `t`'s parameters (cached per method and type)."""
+        types = [typeof(a) for a in args]
+        best: tuple[Method, dict] | None = None
+        for callee, m in t.family.curly_ctors:  # type: ignore[attr-defined]
+            env: dict = {}
+            if not V.issubtype(t, callee, env) or len(types) < m.nreq or (
+                    not m.vararg and len(types) > len(m.sig)):
+                continue
+            if not all(V.issubtype(a, s, env) for a, s in zip(types, m.sig, strict=False)):
+                continue
+            if m.vararg and not all(V.issubtype(a, m.vararg_type, env) for a in types[len(m.sig):]):
+                continue
+            if best is None or m.more_specific_than(best[0]):
+                best = (m, env)
+        if best is None:
+            return None
+        m, env = best
+        specs: dict = t.family.curly_specs  # type: ignore[attr-defined]
+        key = (id(m), t)
+        if key not in specs:
+            assert m.fn is not None
+            specs[key] = Method(m.sig, m.nreq, fn=_specialise_ctor(m.fn, env), vararg=m.vararg,
+                                vararg_type=m.vararg_type, kwnames=m.kwnames,
+                                typevars=m.typevars, owner=m.owner)
+        return specs[key]
+
+    def _no_constructor(self, t: V.JType, args: list) -> ZylaError:
+        """The MethodError for a call of a struct type that no constructor accepts."""
+        sigs = [m.signature_text(t.family.name) for m in t.family.ctor_gf.methods]  # type: ignore[attr-defined]
+        sigs += [m.signature_text(V.type_name(c))
+                 for c, m in getattr(t.family, "curly_ctors", [])]
+        argtext = ", ".join("::" + V.type_name(typeof(a)) for a in args)
+        return ZylaError("MethodError", f"no method matching {V.type_name(t)}({argtext})",
+                         hint="the constructors of this struct are:\n  " + "\n  ".join(sigs)
+                         if sigs else None)
 
     def convert_field(self, ft: Any, v: Any) -> Any:
         if isinstance(ft, V.JType) and ft is not V.AnyT and ft.family in (V.Float64T, V.Float32T, V.Int64T):
@@ -312,15 +404,30 @@ class Runtime:
 
         return parse(text, filename)
 
-    def run_source(self, text: str, filename: str, echo: bool = False) -> Any:
-        """Parse and run a whole file, statement by statement; returns the last value."""
+    def run_source(self, text: str, filename: str, echo: bool = False, cache: bool = False) -> Any:
+        """Parse and run a whole file, statement by statement; returns the last value.
+
+        Each statement is lowered just before it runs (an error in statement k surfaces
+        after statements 1..k-1 ran). With `cache` (Zyla's own library files), the whole
+        file's thunks come from lang.frontcache instead, parsed and lowered once per
+        front-end version; if lowering fails, the file runs the uncached way, so that the
+        error surfaces where it would."""
         src = SourceFile(filename, text)
         self.sources[filename] = src
-        prog = self.parse(text, filename)
-        lo = Lowerer(src, module=self.module_stack[-1] if getattr(self, "module_stack", None) else None)
+        module = self.module_stack[-1] if getattr(self, "module_stack", None) else None
+        thunks: Iterable[Function] | None = None
+        if cache:
+            from lang import frontcache
+
+            try:
+                thunks = frontcache.lowered(text, filename, module,
+                                            lambda: list(self._lowered(text, src, module)))
+            except Exception:  # a parse/lowering error: rerun below, statement by statement
+                thunks = None
+        if thunks is None:
+            thunks = self._lowered(text, src, module)
         result = None
-        for stmt in prog.stmts:
-            fn = lo.lower_toplevel(stmt)
+        for fn in thunks:
             result = self.interp.run_function(fn, [])
             if echo:
                 from lang.show import jl_display
@@ -329,7 +436,16 @@ class Runtime:
                     self.stdout.write(jl_display(result) + "\n")
         return result
 
+    def _lowered(self, text: str, src: SourceFile, module: str | None) -> Iterator[Function]:
+        """The top-level thunks of a source text, parsed at once and lowered lazily."""
+        prog = self.parse(text, src.name)
+        lo = Lowerer(src, module=module)
+        for stmt in prog.stmts:
+            yield lo.lower_toplevel(stmt)
+
     def load_stdlib(self, name: str) -> None:
+        """Run one of Zyla's library files (lang/stdlib) into Base, once per runtime; its
+        parsed and lowered IR is cached (lang.frontcache)."""
         if name in self.loaded:
             return
         self.loaded.add(name)
@@ -337,7 +453,7 @@ class Runtime:
         was = self.loading_base
         self.loading_base = True
         try:
-            self.run_source(path.read_text(), str(path))
+            self.run_source(path.read_text(), str(path), cache=True)
         finally:
             self.loading_base = was
 
@@ -372,6 +488,24 @@ def static_type(t: A.Node) -> V.JType:
     if isinstance(t, A.Ident) and t.name in _BUILTIN_TYPES:
         return _BUILTIN_TYPES[t.name]
     raise ZylaError("UndefVarError", f"unknown type in where clause: {t}")
+
+
+def _specialise_ctor(fn: Function, env: dict) -> Function:
+    """A copy of the body of a constructor `Pos{T}(x) where T` in which the `const` ops
+    standing for T (attribute `ctor_param`, see `Lowerer.lower_method`) hold the type
+    parameter of the called type, `env[T]`. Only the top-level op list is new; nested
+    regions are shared with the original."""
+    from dataclasses import replace
+
+    from lang.ir import Region
+
+    ops = []
+    for op in fn.body.ops:
+        name = op.attrs.get("ctor_param") if op.name == "const" else None
+        if name is not None and name in env:
+            op = Op("const", [], op.results, {"value": env[name]}, [], op.span)
+        ops.append(op)
+    return replace(fn, body=Region(fn.body.args, ops))
 
 
 _ = (Closure, np)
