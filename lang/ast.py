@@ -256,7 +256,9 @@ class FunctionDef(Node):
     Dot (`ChainRulesCore.rrule`) kept as the dotted string "ChainRulesCore.rrule".
     A callable-struct method `(m::Affine)(x) = ...` has `name` None and
     `receiver=Param("m", Ident("Affine"))`. `where` lists the type variables
-    (`where {T}` / `where T<:Real`) as nodes."""
+    (`where {T}` / `where T<:Real`) as nodes. A constructor of a parametric type's
+    instances, `Pos{T}(x) where {T} = ...`, has `name` "Pos" and `type_params` the
+    nodes between the braces (`[Ident("T")]`); other methods have none."""
 
     name: str | None
     params: list[Param]
@@ -265,6 +267,7 @@ class FunctionDef(Node):
     receiver: Param | None = None
     where: list[Node] = field(default_factory=list)
     return_type: Node | None = None
+    type_params: list[Node] = field(default_factory=list)
 
 
 # --- statements (also expressions) ---------------------------------------------------
@@ -352,13 +355,17 @@ class Let(Node):
 
 @dataclass
 class StructDef(Node):
-    """`struct Name{T} <: Super a::T; b end`. fields are (name, type-or-None)."""
+    """`struct Name{T} <: Super a::T; b end`. fields are (name, type-or-None);
+    `constructors` are the inner constructors, the method definitions written in the
+    body (`Name(a) = new(a, 0)`), in order. A struct with inner constructors has no
+    default constructor, and `new(...)` inside them builds the instance."""
 
     name: str
     fields: list[tuple[str, Node | None]]
     mutable: bool = False
     params: list[Node] = field(default_factory=list)
     supertype: Node | None = None
+    constructors: list[FunctionDef] = field(default_factory=list)
 
 
 @dataclass

@@ -1029,7 +1029,7 @@ class _Run:
             # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`
             return self.operand(NAME, op, pos, end)
         if (ttype in _VALUE_OPERATOR_TYPES and text.startswith("(", end)
-                and self.names_operator(end)):
+                and self.names_operator(end, ttype)):
             # an operator called by name: `+(1, 2)`, and the method definitions
             # `*(a::T, b::T) = ...`, `-(a::T) = ...`, `function ==(a, b) ... end`
             return self.operand(NAME, op, pos, end)
@@ -1039,13 +1039,16 @@ class _Run:
                 return self.operand(ttype, op, pos, end)
         return self.token(ttype, op, pos, end)
 
-    def names_operator(self, paren: int) -> bool:
-        """Whether an operator directly followed by the `(` at `paren` is the function's
-        name: where an operand starts, at the start of a statement or after `function`
-        (a definition), or with a comma inside the parentheses (`x = +(1, 2)`)."""
+    def names_operator(self, paren: int, ttype: str) -> bool:
+        """Whether an operator of class `ttype` directly followed by the `(` at `paren`
+        is the function's name: where an operand starts, at the start of a statement or
+        after `function` (a definition), for an operator that cannot be unary
+        (`y = *(xs...)`), or with a comma inside the parentheses (`x = +(1, 2)`)."""
         if self.prev_type in _OPERAND_END and self.prev_line == self.line:
             return False
         if self.prev_type in (None, NL, FUNCTION) or self.prev_line != self.line:
+            return True
+        if ttype not in _PREFIX_TYPES:
             return True
         depth = 0
         text = self.text

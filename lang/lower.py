@@ -24,6 +24,7 @@ from lang import ast as A
 from lang.errors import SourceFile, ZylaError
 from lang.ir import Function, Op, Region, Value
 from lang.unparse import unparse
+from lang.values import TypeVar
 
 
 class Undef:
@@ -314,6 +315,8 @@ class Lowerer:
         self.sc: Scope = None  # type: ignore[assignment]
         self.nfun = 0
         self.module = module  # the user module (`M`, `M.N`) whose globals this code names
+        self.ntypevar = 0  # anonymous type variables made so far (`Vector{<:Real}`)
+        self.ctor: _InnerCtor | None = None  # the inner constructor being lowered
 
     def gname(self, name: str) -> str:
         """The global binding a plain name refers to: `f` inside `module M` is `M.f`
@@ -360,10 +363,16 @@ class Lowerer:
 
     def lower_method(self, name: str, params: list[A.Param], kwparams: list[A.Param],
                      body: A.Node, span: A.Span, captures: list[str] = (),
-                     receiver: A.Param | None = None, static_params: tuple[str, ...] = ()) -> Function:
+                     receiver: A.Param | None = None, static_params: tuple[str, ...] = (),
+                     callee_params: tuple[str, ...] = ()) -> Function:
         """A method or closure body: captures first, then receiver, positional, keyword.
         `static_params` are the method's `where` type variables; those the body mentions
-        are bound on entry by matching the argument types against the signature."""
+        are bound on entry by matching the argument types against the signature.
+        `callee_params` are those a constructor `Pos{T}(x) where T` takes from the type it
+        is called as (`Pos{Float64}(1)`): each is bound to a `const` op holding the
+        TypeVar with attribute `ctor_param`, which the runtime replaces by the type's
+        parameter in a copy of the body made per called type
+        (`Runtime.constructor_method`)."""
         outer = self.sc
         fn = self.new_fn(name)
         fn.span = span
@@ -411,7 +420,12 @@ class Lowerer:
                     self.sc.region = saved
                     v = op.result
                 self.bind(n, v)
-            self._bind_static_params(static_params, allp, body_list, span)
+            for t in callee_params:
+                self.bind(t, self.emit("const", [], span=span, value=TypeVar(t),
+                                       ctor_param=t).result, span)
+            self._bind_static_params(tuple(t for t in static_params if t not in callee_params),
+                                     allp, body_list, span)
+            self.sc.static_params |= set(callee_params)
             # a `return` that ends the body needs no early-exit flags
             has_ret = has_return(body_list[:-1]) or (
                 bool(body_list) and not isinstance(body_list[-1], A.Return) and has_return(body_list[-1]))
@@ -598,6 +612,9 @@ class Lowerer:
             x = self.lower(n.args[0])
             g = self.lower(n.args[1])
             return self.emit("callv", [g, x], span=n.span, kw=(), splat=()).result
+        if _is_new(f) and not self.is_local("new") and (
+                self.ctor is not None or "new" not in self.global_names):
+            return self.lower_new(n)
         args, kw, splat = self.lower_args(n.args, n.kwargs)
         if (isinstance(f, A.Ident) and f.name in ("push!", "append!") and not self.is_local(f.name)
                 and n.args and not kw and not splat and self.functional_target(n.args[0])):
@@ -610,6 +627,32 @@ class Lowerer:
             return self.call(f"{f.obj.name}.{f.name}", args, n.span, kw, splat)
         fv = self.lower(f)
         return self.emit("callv", [fv] + args, span=n.span, kw=kw,
+                         splat=tuple(i + 1 for i in splat)).result
+
+    def lower_new(self, n: A.Call) -> Value:
+        """`new(args...)` / `new{T}(args...)` inside an inner constructor: a call of the
+        struct's hidden `#new` type (see `Runtime.define_struct`), which builds the
+        instance from all its fields without running any constructor. A plain `new` in
+        `Pos{T}(x) where T` builds a `Pos{T}`. Outside a struct body `new` is an
+        ordinary name, and an error when nothing defines it."""
+        ctx = self.ctor
+        if ctx is None:
+            raise self.err("`new` is only available inside an inner constructor (a method "
+                           "defined inside a `struct ... end` body)", n)
+        if n.kwargs:
+            raise self.err("`new` takes no keyword arguments", n)
+        args, _, splat = self.lower_args(n.args, [])
+        params = n.func.params if isinstance(n.func, A.Curly) else ctx.type_params
+        if not params and ctx.nparams and not isinstance(n.func, A.Curly):
+            raise ZylaError("SyntaxError", 'too few type parameters specified in "new{...}"',
+                            n.span, self.source,
+                            hint=f"`{ctx.name}` is parametric: write `new{{T}}(...)`, or "
+                                 f"define the constructor as `{ctx.name}{{T}}(...) where T`")
+        if not params:
+            return self.call(ctx.binding + "#new", args, n.span, splat=splat)
+        t = self.emit("global", [], span=n.span, name=ctx.binding + "#new").result
+        t = self.call("Core.apply_type", [t] + [self.lower(p) for p in params], n.span)
+        return self.emit("callv", [t] + args, span=n.span, kw=(),
                          splat=tuple(i + 1 for i in splat)).result
 
     def l_Broadcast(self, n: A.Broadcast) -> Value:
@@ -715,7 +758,15 @@ class Lowerer:
         return self.call("getproperty", [obj, self.const(_sym(n.name))], n.span)
 
     def l_Curly(self, n: A.Curly) -> Value:
-        return self.call("Core.apply_type", [self.lower(n.obj)] + [self.lower(p) for p in n.params], n.span)
+        params = [self.bounded_typevar(p) if _is_bounded(p) else self.lower(p) for p in n.params]
+        return self.call("Core.apply_type", [self.lower(n.obj)] + params, n.span)
+
+    def bounded_typevar(self, p: A.Call) -> Value:
+        """`<:B` as a type parameter (`Vector{<:Real}`): a fresh anonymous type variable
+        with upper bound B, so that the type means `Vector{T} where T <: Real`."""
+        self.ntypevar += 1
+        name = self.const(f"#s{self.ntypevar}")
+        return self.call("Core.typevar", [name, self.lower(p.args[0])], p.span)
 
     def l_TypeAssert(self, n: A.TypeAssert) -> Value:
         return self.call("typeassert", [self.lower(n.value), self.lower(n.type)], n.span)
@@ -808,8 +859,11 @@ class Lowerer:
             if bound is not None and tv.ub is None:
                 # a bound that is not a built-in type (`T <: AbstractLayer`): made at run time
                 tvnames[tv.name] = self.call("Core.typevar", [self.const(tv.name), self.lower(bound)], w.span)
+        ctor_params = tuple(self._ctor_param(p, tvnames) for p in n.type_params)
         fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver,
-                               static_params=tuple(tvnames))
+                               static_params=tuple(tvnames),
+                               callee_params=tuple(tv.name for tv in ctor_params
+                                                   if isinstance(tv, TypeVar)))
         fn.name = name
         params = ([n.receiver] if n.receiver else []) + list(n.params)
         types = [self._type_value(p.type, tvnames) for p in params]
@@ -817,10 +871,24 @@ class Lowerer:
         vararg = bool(params) and params[-1].vararg
         kwnames = tuple(p.name for p in n.kwparams if p.name and not p.vararg)
         self.global_names.add(name if n.receiver is None else name)
+        extra = {"ctor_params": ctor_params} if ctor_params else {}
         return self.emit(
             "method", types, span=n.span, name=name, func=fn, nreq=nreq, vararg=vararg,
             kwnames=kwnames, callable=n.receiver is not None, typevars=tuple(typevars),
+            **extra,
         ).result
+
+    def _ctor_param(self, p: A.Node, tvnames: dict[str, Any]) -> Any:
+        """One parameter of the type a constructor `Pos{T}(x) where T` is defined for:
+        the `where` variable's TypeVar, or a type known without running code."""
+        if isinstance(p, A.Ident) and p.name in tvnames:
+            tv = tvnames[p.name]
+            return tv if isinstance(tv, TypeVar) else TypeVar(p.name)
+        t = self._static_type(p)
+        if t is None:
+            raise self.err("a constructor's type parameters must be `where` variables or "
+                           "built-in types", p)
+        return t
 
     def _typevar(self, w: A.Node) -> Any:
         """The TypeVar of a `where` item: `T`, `T <: Real` (a bound that is not a built-in
@@ -852,8 +920,9 @@ class Lowerer:
             return tv if isinstance(tv, Value) else self.const(tv)
         if isinstance(t, A.Curly):
             base = self._type_value(t.obj, tvs)
-            ps = [self._type_value(p, tvs) if not isinstance(p, A.Literal) else self.const(p.value)
-                  for p in t.params]
+            ps = [self.const(p.value) if isinstance(p, A.Literal)
+                  else self.bounded_typevar(p) if _is_bounded(p)
+                  else self._type_value(p, tvs) for p in t.params]
             return self.call("Core.apply_type", [base] + ps, t.span)
         if isinstance(t, A.Call) and isinstance(t.func, A.Ident) and t.func.name == "typeof":
             return self.lower(t)
@@ -869,9 +938,28 @@ class Lowerer:
         types = [self._type_value(ft, tvs) for _, ft in n.fields]
         sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
         self.global_names.add(n.name)
-        return self.emit("struct", [sup] + types, span=n.span, name=n.name, binding=self.gname(n.name),
-                         fields=tuple(f for f, _ in n.fields), mutable=n.mutable,
-                         params=tuple(pnames)).result
+        binding = self.gname(n.name)
+        extra = {"inner": True} if n.constructors else {}
+        v = self.emit("struct", [sup] + types, span=n.span, name=n.name, binding=binding,
+                      fields=tuple(f for f, _ in n.fields), mutable=n.mutable,
+                      params=tuple(pnames), **extra).result
+        for ctor in n.constructors:
+            self.lower_inner_constructor(n, ctor, binding, len(pnames))
+        return v
+
+    def lower_inner_constructor(self, n: A.StructDef, ctor: A.FunctionDef, binding: str,
+                                nparams: int) -> None:
+        """An inner constructor: a method of the struct's type whose body may call
+        `new` (see `lower_new`)."""
+        if ctor.name != n.name or ctor.receiver is not None:
+            raise self.err(f"a method defined inside `struct {n.name}` must be a constructor "
+                           f"named `{n.name}`", ctor)
+        saved = self.ctor
+        self.ctor = _InnerCtor(n.name, binding, nparams, ctor.type_params)
+        try:
+            self.define_method(ctor)
+        finally:
+            self.ctor = saved
 
     def l_AbstractTypeDef(self, n: A.AbstractTypeDef) -> Value:
         sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
@@ -1219,6 +1307,31 @@ class Lowerer:
 
 _MODULES = {"Base", "Core", "Test", "Random", "LinearAlgebra", "Statistics", "Flux", "NNlib",
             "Optimisers", "Zygote", "ChainRulesCore", "Printf", "Main", "Iterators", "GradCheck"}
+
+
+@dataclass
+class _InnerCtor:
+    """The inner constructor being lowered: its struct's name and global binding, the
+    number of the struct's type parameters, and the `{...}` it is defined for
+    (`Pos{T}(x) where T` has `[T]`)."""
+
+    name: str
+    binding: str
+    nparams: int
+    type_params: list[A.Node]
+
+
+def _is_new(f: A.Node) -> bool:
+    """`new` or `new{...}` as the called function."""
+    if isinstance(f, A.Curly):
+        f = f.obj
+    return isinstance(f, A.Ident) and f.name == "new"
+
+
+def _is_bounded(p: A.Node) -> bool:
+    """A type parameter written `<:B` (the parser's `Call(Ident("<:"), [B])`)."""
+    return (isinstance(p, A.Call) and isinstance(p.func, A.Ident) and p.func.name == "<:"
+            and len(p.args) == 1 and not p.kwargs)
 
 
 def _where_bound(w: A.Node) -> A.Node | None:

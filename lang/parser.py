@@ -37,6 +37,10 @@ Representation choices beyond `lang.ast`'s docstrings:
 - `x in xs` and `x isa T` alone are `Call(Ident("in"/"isa"), ...)`; inside a longer
   comparison chain they stay `Comparison` ops.
 - Operators used as values (`map(+, xs)`) are `Ident("+")`.
+- A type parameter given by its bound, `Vector{<:Real}`, is `Call(Ident("<:"), [Real])`
+  among the `Curly`'s params; `(a; b)` is a `Block`; a struct body is parsed as a block
+  whose method definitions become `StructDef.constructors` and whose other statements
+  must be field declarations.
 """
 
 from __future__ import annotations
@@ -305,6 +309,10 @@ class _AstBuilder:
     def curly_items(self, c: Children) -> list[A.Node]:
         return _nodes(c)
 
+    def bounded_param(self, c: Children) -> A.Call:
+        """`<:Real` as a type parameter (`Vector{<:Real}`): `Call(Ident("<:"), [Real])`."""
+        return A.Call(A.Ident("<:", span=_span(c[0])), [c[1]], span=_span(c[0]))
+
     def pair(self, c: Children) -> A.Node:
         return _op_call(c[1], [c[0], c[2]])
 
@@ -522,6 +530,18 @@ class _AstBuilder:
                 raise _error("expected `name` or `name = value` in a named tuple", x)
         return A.NamedTupleLit(names, values, span=_span(c[0]))
 
+    def paren_block(self, c: Children) -> A.Block:
+        """`(a; b)`: the statements run in order, the value is the last one's (a block
+        like `begin a; b end`, no new scope)."""
+        stmts: list[A.Node] = []
+        for x in _nodes(c):
+            if isinstance(x, _KwItem):
+                x = _assign(x.target, x.value)
+            elif isinstance(x, (A.Splat, _AnonType)):
+                raise _error("`...` and `::T` are not allowed in a `(a; b)` block", x)
+            stmts.append(x)
+        return A.Block(stmts, span=_span(c[0]))
+
     def generator(self, c: Children) -> A.Comprehension:
         node = _comprehension(c[1], c[2], generator=True)
         node.span = _span(c[0])
@@ -678,10 +698,18 @@ class _AstBuilder:
 
     def struct_e(self, c: Children) -> A.StructDef:
         head: _TypeHead = c[1]
-        fields: list[_Field] = c[2]
+        block: A.Block = c[2]
+        fields: list[_Field] = []
+        constructors: list[A.FunctionDef] = []
+        for stmt in block.stmts:
+            if isinstance(stmt, A.FunctionDef):
+                constructors.append(stmt)
+            else:
+                fields.append(_struct_field(stmt))
         node = A.StructDef(head.name, [(f.name, f.type) for f in fields],
                            mutable=c[0].type == "MUTABLE_STRUCT", params=head.params,
-                           supertype=head.supertype, span=_span(c[0]))
+                           supertype=head.supertype, constructors=constructors,
+                           span=_span(c[0]))
         defaults = [A.Kwarg(f.name, f.default, span=f.span) for f in fields if f.default]
         if defaults:
             session = _session()
@@ -705,18 +733,6 @@ class _AstBuilder:
             elif isinstance(x, Token) and x.type == "SUBTYPE":
                 supertype = c[i + 1]
         return _TypeHead(str(c[0]), params, supertype)
-
-    def struct_body(self, c: Children) -> list[_Field]:
-        return c
-
-    def field_decl(self, c: Children) -> _Field:
-        field = _Field(str(c[0]), None, None, _span(c[0]))
-        for i in range(1, len(c), 2):
-            if c[i].type == "DCOLON":
-                field.type = c[i + 1]
-            else:
-                field.default = c[i + 1]
-        return field
 
     def module_def(self, c: Children) -> A.ModuleDef:
         return A.ModuleDef(str(c[1]), _body(c[2], c[0]), span=_span(c[0]))
@@ -750,6 +766,20 @@ def _named_literal(part: A.Node | str) -> A.Node | str:
         value, kind = _NAMED_LITERALS[part.name]
         return A.Literal(value, kind, span=part.span)
     return part
+
+
+def _struct_field(stmt: A.Node) -> _Field:
+    """A statement of a struct body that is not a method: a field declaration `a`,
+    `a::T`, or (for `Base.@kwdef`) `a::T = default` / `a = default`."""
+    target, default = stmt, None
+    if isinstance(stmt, A.Assign):
+        target, default = stmt.target, stmt.value
+    if isinstance(target, A.Ident):
+        return _Field(target.name, None, default, target.span)
+    if isinstance(target, A.TypeAssert) and isinstance(target.value, A.Ident):
+        return _Field(target.value.name, target.type, default, target.span)
+    raise _error("expected a field (`name` or `name::Type`) or an inner constructor "
+                 "(`Name(args) = new(...)`) in a struct body", stmt)
 
 
 def _body(block: A.Block, keyword: Token) -> A.Block:
@@ -897,7 +927,13 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
     if raw is None:
         raise _error("expected a method signature such as `f(x)`", sig)
     _consume(sig)
-    name: str | None = _dotted_name(sig.func)
+    func = sig.func
+    type_params: list[A.Node] = []
+    if isinstance(func, A.Curly) and _dotted_name(func.obj) is not None:
+        # a constructor of a parametric type's instances: `Pos{T}(x) where {T} = ...`
+        type_params = list(func.params)
+        func = func.obj
+    name: str | None = _dotted_name(func)
     receiver = None
     if name is None:
         if isinstance(sig.func, (A.TypeAssert, _AnonType)):
@@ -906,7 +942,8 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
             raise _error("invalid method name", sig.func)
     params = [_param(p) for p in raw.positional]
     kwparams = [_param(p) for p in raw.keyword]
-    return A.FunctionDef(name, params, body, kwparams, receiver, where, return_type, span=span)
+    return A.FunctionDef(name, params, body, kwparams, receiver, where, return_type,
+                         type_params, span=span)
 
 
 def _long_function(sig: A.Node, body: A.Block, span: Span) -> A.Node:

@@ -45,6 +45,9 @@ class TypeVar:
         self.ub = ub
 
     def __repr__(self) -> str:
+        if self.name.startswith("#"):
+            # an anonymous one, from a bound written as a parameter: `Vector{<:Real}`
+            return "<:" + (type_name(self.ub) if self.ub is not None else "Any")
         return self.name
 
 

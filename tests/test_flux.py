@@ -370,6 +370,7 @@ def test_pooling_layers(z: Zyla) -> None:
         z.call(z.eval("MeanPool((3, 2); stride=1)"), x),
         ref_pool(x, (3, 2), (1, 1), 0, "mean"),
         rtol=1e-6,
+        atol=1e-6,  # Float32 sums of O(1) values; a window that cancels has no relative bound
     )
     np.testing.assert_allclose(
         z.call(z.eval("GlobalMeanPool()"), x),
@@ -384,6 +385,7 @@ def test_pooling_layers(z: Zyla) -> None:
         z.call(z.eval("AdaptiveMeanPool((3, 2))"), x),
         ref_pool(x, (2, 2), (2, 2), 0, "mean"),
         rtol=1e-6,
+        atol=1e-6,
     )
     assert z.call("Flux.flatten", x).shape == (72, 2)
 

@@ -447,6 +447,25 @@ STRUCTURED = [
              Struct("Affine", {"W": W, "b": c}), z),
              fl(), fl(), arr(2), fl(), fl(), fl(), arr(2, 3), arr(2), arr(3)),
          ("getproperty", "*", "+", "tanh")),
+    Case("inner_constructor", """
+         struct IvG
+             lo::Float64
+             hi::Float64
+             IvG(lo, hi; scale = 1.0) = lo <= hi ? new(lo * scale, hi * scale) : new(hi, lo)
+         end
+         struct PosG{T}
+             x::T
+             PosG{T}(x) where {T} = new{T}(x ^ 2 + one(T))
+         end
+         PosG(x::T) where {T} = PosG{T}(x)
+         function F(x, y)
+             i = IvG(x, y; scale = 1.5)
+             p = PosG(x * y)
+             q = PosG{Float64}(y)
+             i.hi * sin(i.lo) + p.x * q.x
+         end
+         """, args(fl(), fl()), ("*", "sin", "^"),
+         guard=lambda x, y: abs(x - y) > 1e-3, witnesses=((0.5, 1.5), (1.5, -0.5))),
     Case("higher_order_array", """
          h_ho(t) = t ^ 2 + sin(t)
          F(a, b) = sum(h_ho.(a)) + sum(map(h_ho, a) .* b[2]) + sum((t -> t * b[1]).(a)) +

@@ -524,6 +524,46 @@ def test_types() -> None:
     assert one("module M\n x = 1\nend") == A.ModuleDef("M", A.Block([A.Assign(x, N(1))]))
 
 
+def test_inner_constructors() -> None:
+    s = one("struct I\n    lo::Float64\n    I(lo) = new(lo)\nend")
+    assert s == A.StructDef("I", [("lo", I("Float64"))], constructors=[
+        A.FunctionDef("I", [P("lo")], A.Block([C("new", I("lo"))]))])
+    p = one("struct P{T}\n    x::T\n    function P{T}(x) where {T}\n        new{T}(x)\n"
+            "    end\nend")
+    assert p.constructors == [A.FunctionDef(
+        "P", [P("x")], A.Block([A.Call(A.Curly(I("new"), [I("T")]), [x])]), where=[I("T")],
+        type_params=[I("T")])]
+    assert one("P{T}(x::T) where T = 1").type_params == [I("T")]
+    assert stmts("mutable struct C; n::Int; C() = new(0); end")[0].constructors[0].params == []
+    with pytest.raises(ZylaParseError, match="expected a field"):
+        parse("struct S\n    1 + 2\nend", "t.jl")
+
+
+def test_bounded_type_parameters() -> None:
+    real = C("<:", I("Real"))
+    assert one("Vector{<:Real}") == A.Curly(I("Vector"), [real])
+    assert one("Dict{String, <:Any}") == A.Curly(I("Dict"), [I("String"), C("<:", I("Any"))])
+    assert one("f(xs::Vector{<:Real}) = 1").params == [P("xs", A.Curly(I("Vector"), [real]))]
+
+
+def test_paren_blocks() -> None:
+    assert one("(a; b)") == A.Block([a, b])
+    assert one("(a = 1; b = 2; a + b)") == A.Block([A.Assign(a, N(1)), A.Assign(b, N(2)),
+                                                    C("+", a, b)])
+    assert one("(a;)") == A.Block([a])
+    assert one("x = (f(a); 3)") == A.Assign(x, A.Block([C("f", a), N(3)]))
+    assert one("(; a, b)") == A.NamedTupleLit(["a", "b"], [a, b])
+    assert one("(; a = 1)") == A.NamedTupleLit(["a"], [N(1)])
+
+
+def test_operators_called_by_name() -> None:
+    assert one("y = *(xs...)") == A.Assign(I("y"), C("*", A.Splat(I("xs"))))
+    assert one("y = *(2, 3)") == A.Assign(I("y"), C("*", N(2), N(3)))
+    assert one("y = -(xs...)") == A.Assign(I("y"), C("-", A.Splat(I("xs"))))
+    assert one("y = a *(b)") == A.Assign(I("y"), C("*", a, b))
+    assert one("y = -(a)") == A.Assign(I("y"), C("-", a))
+
+
 def test_macros() -> None:
     cmp = A.Comparison([a, b], ["≈"])
     assert one("@test a ≈ b atol=1e-8") == A.MacroCall(

@@ -70,6 +70,58 @@ function gscale()
     gcount = gcount * 10
 end
 
+# inner constructors and `new`
+struct Interval
+    lo::Float64
+    hi::Float64
+    Interval(lo, hi) = lo <= hi ? new(lo, hi) : error("empty interval")
+end
+struct Pos{T}
+    x::T
+    function Pos{T}(x) where {T}
+        x > 0 || throw(ArgumentError("not positive"))
+        new{T}(x)
+    end
+end
+Pos(x::T) where {T} = Pos{T}(x)
+mutable struct Tally
+    n::Int
+    Tally() = new(0)
+    Tally(n::Int) = new(n)
+    Tally(s::String; scale=1) = new(length(s) * scale)
+end
+struct Pt2{T<:Real}
+    x::T
+    y::T
+    Pt2{T}(x, y) where {T<:Real} = new(x, y)  # a plain `new` builds a Pt2{T}
+end
+Pt2(x::T, y::T) where {T<:Real} = Pt2{T}(x, y)
+Pt2(x::Real, y::Real) = Pt2(float(x), float(y))
+struct Scaled
+    v::Vector{Float64}
+    function Scaled(v::Vector{<:Real}; by = 1.0)
+        w = [by * x for x in v]
+        new(w)
+    end
+end
+struct Wrapped
+    x
+    Wrapped(x) = new(x)
+    Wrapped(x, y) = new(x + y)
+end
+area(i::Interval) = i.hi - i.lo
+
+# type parameters given by a bound: `Vector{<:Real}`
+sumreal(xs::Vector{<:Real}) = sum(xs)
+sumreal(xs) = "not real"
+floaty(xs::AbstractArray{<:AbstractFloat}) = "float"
+floaty(xs::AbstractArray) = "other"
+nkeys(d::Dict{String, <:Any}) = length(d)
+bothreal(a::Vector{<:Real}, b::Vector{<:Real}) = length(a) + length(b)
+struct Holder
+    xs::Vector{<:Real}
+end
+
 @testset "types" begin
     @testset "parametric structs" begin
         b = Bar{Float64}(1)
@@ -165,5 +217,89 @@ end
         @test Union{} <: Int
         @test chainlength(Link(1, Link(2, Link(3, nothing)))) == 3
         @test Link(1, nothing).next === nothing
+    end
+    @testset "inner constructors" begin
+        i = Interval(1, 2)
+        @test i.lo === 1.0 && i.hi === 2.0
+        @test area(Interval(0.5, 2.0)) == 1.5
+        @test_throws ErrorException Interval(3.0, 2.0)
+        @test_throws MethodError Interval(1.0, 2.0, 3.0)
+        @test_throws MethodError Interval(1.0)
+        p = Pos(2.5)
+        @test p isa Pos{Float64} && p.x == 2.5
+        q = Pos{Float64}(3)
+        @test q isa Pos{Float64} && q.x === 3.0
+        @test Pos(2) isa Pos{Int64}
+        @test_throws ArgumentError Pos(-1)
+        @test_throws ArgumentError Pos{Float64}(0)
+        c = Tally()
+        c.n += 2
+        @test c.n == 2
+        @test Tally(5).n == 5
+        @test Tally("abc"; scale=2).n == 6
+        @test Tally("ab").n == 2
+        @test_throws MethodError Tally(1.5)
+        @test Pt2(1, 2.5) isa Pt2{Float64}
+        @test Pt2(1, 2) isa Pt2{Int64}
+        @test Pt2{Float64}(1, 2).y === 2.0
+        @test Scaled([1, 2]).v == [1.0, 2.0]
+        @test Scaled([1.0, 2.0]; by = 3).v == [3.0, 6.0]
+        @test_throws MethodError Scaled(["a"])
+        @test Wrapped(1).x == 1 && Wrapped(1, 2).x == 3
+        try
+            Interval(2.0, 1.0)
+        catch e
+            @test e.msg == "empty interval"
+        end
+        @test gradient(x -> Interval(x, 2x).hi, 1.0) == (2.0,)
+        @test gradient(x -> Pos{Float64}(x).x * Pos(x).x, 3.0) == (6.0,)
+        @test gradient(x -> Tally(3).n * x, 2.0) == (3.0,)
+    end
+    @testset "bounded type parameters" begin
+        @test sumreal([1.0, 2.0]) == 3.0
+        @test sumreal([1, 2]) == 3
+        @test sumreal(["a"]) == "not real"
+        @test floaty([1.0]) == "float"
+        @test floaty(Float32[1]) == "float"
+        @test floaty([1]) == "other"
+        @test nkeys(Dict("a" => 1, "b" => 2.0)) == 2
+        @test_throws MethodError nkeys(Dict(1 => 2))
+        @test bothreal([1.0], [1, 2]) == 3
+        @test [1.0] isa Vector{<:Real}
+        @test [1] isa AbstractVector{<:Integer}
+        @test !([1] isa AbstractArray{<:AbstractFloat})
+        @test !(["a"] isa Vector{<:Real})
+        @test Dict("a" => 1) isa Dict{String, <:Any}
+        @test Vector{Float64} <: Vector{<:Real}
+        @test !(Vector{String} <: Vector{<:Real})
+        @test string(Vector{<:Real}) == "Vector{<:Real}"
+        @test Holder([1, 2]).xs == [1, 2]
+    end
+    @testset "(a; b) blocks" begin
+        x = (println("hi"); 3)
+        @test x == 3
+        v = (a = 1; b = 2; a + b)
+        @test v == 3
+        @test a == 1 && b == 2
+        y = (z = 4; z * 2;)
+        @test y == 8
+        @test (1;) == 1
+        nt = (; a, b)
+        @test nt == (a = 1, b = 2)
+        @test (; a = 5) == (a = 5,)
+        f(v) = (w = 2v; w + 1)
+        @test f(1) == 3
+    end
+    @testset "operators called by name" begin
+        @test *(2, 3) == 6
+        xs = [2, 3, 4]
+        y = *(xs...)
+        @test y == 24
+        t = (1, 2)
+        @test +(t...) == 3
+        @test -(5, 2) == 3
+        z = /(6, 3)
+        @test z == 2.0
+        @test (*)(2, 3) == 6
     end
 end
