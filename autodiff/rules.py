@@ -43,7 +43,8 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
             key = to_np_index(np, idx[0], out.size, out, idx)
         else:
             key = _index_tuple(out, idx)
-        if isinstance(key, tuple) and all(isinstance(k, (int, slice)) for k in key) or isinstance(key, (int, slice)):
+        if (isinstance(key, tuple) and all(isinstance(k, (int, slice)) for k in key)
+                or isinstance(key, (int, slice))):
             tgt[key] += np.asarray(dz, dtype=d) if is_array(dz) else dz
         else:
             np.add.at(tgt, key, np.asarray(dz, dtype=d))
@@ -186,11 +187,13 @@ def hvcat_back(xp: Any, dz: Any, rows: tuple, *xs: Any) -> tuple:
         c0 = 0
         for x in piece:
             xa = as_array(x, xp)
-            w = xa.shape[0] if is_array(xa) and xa.ndim == 2 else (xa.shape[0] if is_array(xa) else 1)
+            w = (xa.shape[0] if is_array(xa) and xa.ndim == 2
+                 else (xa.shape[0] if is_array(xa) else 1))
             if is_array(xa) and xa.ndim == 1:
                 w = 1
             block = dz[c0:c0 + w, r0:r0 + h]
-            out.append(block.reshape(xa.shape) if is_array(xa) else _result(block.reshape(-1)[0], xp))
+            out.append(block.reshape(xa.shape) if is_array(xa)
+                       else _result(block.reshape(-1)[0], xp))
             c0 += w
         r0 += h
         k += n
@@ -212,9 +215,11 @@ def onehot_like(xp: Any, y: Any, i: Any) -> Any:
 
 def stack_rows(rows: Any, x: Any) -> Any:
     """A Jacobian from one gradient per output: J[i, :] = vec(rows[i])."""
-    flat = [np.asarray(as_array(r) if r is not None else np.zeros(np.shape(as_array(x))), dtype=np.float64).reshape(-1)
+    flat = [np.asarray(as_array(r) if r is not None
+                       else np.zeros(np.shape(as_array(x))), dtype=np.float64).reshape(-1)
             for r in rows]
-    m = np.stack(flat)  # numpy (n_out, n_in) = Julia (n_in, n_out) ... transpose for Julia (n_out, n_in)
+    # numpy (n_out, n_in) = Julia (n_in, n_out) ... transpose for Julia (n_out, n_in)
+    m = np.stack(flat)
     return np.ascontiguousarray(m.T)
 
 
@@ -222,7 +227,8 @@ def iter_array(xp: Any, it: Any) -> Any:
     """What a comprehension iterates over, as an array of the iterable's shape."""
     if isinstance(it, V.Range):
         return as_array(it, xp)
-    if hasattr(it, "shape") and getattr(it, "dtype", None) != object:
+    # (a numpy dtype compares equal to the type `object`; `is not` would differ)
+    if hasattr(it, "shape") and getattr(it, "dtype", None) != object:  # noqa: E721
         return it
     from lang.builtins import _rt, collect_results
 
@@ -232,7 +238,8 @@ def iter_array(xp: Any, it: Any) -> Any:
     out = np.empty(len(items), dtype=object)
     for i, v in enumerate(items):
         out[i] = v
-    if items and all(N.dtype_of(v) != N.OBJ for v in items) and not any(isinstance(v, tuple) for v in items):
+    if (items and all(N.dtype_of(v) != N.OBJ for v in items)
+            and not any(isinstance(v, tuple) for v in items)):
         return collect_results(items, (len(items),))
     return out
 
@@ -299,15 +306,21 @@ def _install(rt: Any) -> None:
 
     numeric("Core.getindex_back", getindex_back,
             "(ddz, z, dz, x, i...) -> (getindex(ddz, i...), nothing, map(k -> nothing, i)...)")
-    numeric("Core.broadcast_to", broadcast_to, "(ddz, z, dz, x) -> (Core.unbroadcast(dz, ddz), nothing)")
-    numeric("Core.permute_back", permute_back, "(ddz, z, dz, x, p...) -> (permutedims(ddz, p...), nothing, map(k -> nothing, p)...)")
+    numeric("Core.broadcast_to", broadcast_to,
+            "(ddz, z, dz, x) -> (Core.unbroadcast(dz, ddz), nothing)")
+    numeric("Core.permute_back", permute_back,
+            "(ddz, z, dz, x, p...) -> (permutedims(ddz, p...), nothing, map(k -> nothing, p)...)")
     numeric("Core.findext_back", findext_back,
             "(ddx, y, dz, z, x) -> ((ddx[z[2]], nothing), nothing, nothing)")
-    numeric("Core.vcat_back", vcat_back, "(ddz, z, dz, xs...) -> (vcat(ddz...), map(k -> nothing, xs)...)")
-    numeric("Core.hcat_back", hcat_back, "(ddz, z, dz, xs...) -> (hcat(ddz...), map(k -> nothing, xs)...)")
-    numeric("Core.vect_back", vect_back, "(ddz, z, dz, xs...) -> (Core.vect(ddz...), map(k -> nothing, xs)...)")
+    numeric("Core.vcat_back", vcat_back,
+            "(ddz, z, dz, xs...) -> (vcat(ddz...), map(k -> nothing, xs)...)")
+    numeric("Core.hcat_back", hcat_back,
+            "(ddz, z, dz, xs...) -> (hcat(ddz...), map(k -> nothing, xs)...)")
+    numeric("Core.vect_back", vect_back,
+            "(ddz, z, dz, xs...) -> (Core.vect(ddz...), map(k -> nothing, xs)...)")
     numeric("Core.hvcat_back", hvcat_back,
-            "(ddz, z, dz, rows, xs...) -> (Core.hvcat(rows, ddz...), nothing, map(k -> nothing, xs)...)")
+            "(ddz, z, dz, rows, xs...) -> (Core.hvcat(rows, ddz...), nothing, "
+            "map(k -> nothing, xs)...)")
     plain("Core.prepend_nothing", prepend_nothing, "(dz, z, g) -> (Core.tail_cot(dz),)")
     plain("Core.tail_cot", tail_cot, "(dz, z, g) -> (Core.prepend_nothing(dz),)")
     plain("Core.convert_cot", convert_cot, "(dz, z, x, d) -> (nothing, dz)")
@@ -315,9 +328,11 @@ def _install(rt: Any) -> None:
     plain("Core.stack_rows", stack_rows, NONDIFF)
     plain("Core.rule_of", rule_of, NONDIFF)
     plain("Core.tail", lambda t: tuple(t[1:]), "(dz, z, t) -> (Core.prepend_nothing(dz),)")
-    b["Core.iter_array"] = prim("Core.iter_array", iter_array_host, _jx(iter_array), "(dz, z, it) -> (dz,)",
+    b["Core.iter_array"] = prim("Core.iter_array", iter_array_host, _jx(iter_array),
+                                "(dz, z, it) -> (dz,)",
                                 INFER_BY_LOWERING)
-    b["Core.findall_true"] = prim("Core.findall_true", findall_true, _jx(lambda xp, m: _static_findall(m)),
+    b["Core.findall_true"] = prim("Core.findall_true", findall_true,
+                                  _jx(lambda xp, m: _static_findall(m)),
                                   NONDIFF, INFER_BY_LOWERING)
 
 

@@ -45,7 +45,6 @@ def typed_text(rt: Any, f: Any, args: list) -> str:
 
     from backend.lower_jax import JaxInterpreter
     from backend.structure import join, split
-
     from lang.numeric import jax_numpy
 
     jax_numpy()  # 64-bit types before any array is made

@@ -17,9 +17,9 @@ import numpy as np
 
 from lang import numeric as N
 from lang import values as V
+from lang.errors import Unwind
 from lang.functions import Closure
 from lang.interp import Tape
-from lang.errors import Unwind
 from lang.lower import UNDEF
 
 
@@ -103,7 +103,8 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
             raise OffloadError(f"mutable struct {v.type.name} cannot enter compiled code")
         return ("struct", _Id(v.type), tuple(_split(x, leaves, si) for x in v.fields))
     if isinstance(v, Closure):
-        return ("closure", _Id(v.fn), v.name, _Id(v.generic), tuple(_split(x, leaves, si) for x in v.captures))
+        return ("closure", _Id(v.fn), v.name, _Id(v.generic),
+                tuple(_split(x, leaves, si) for x in v.captures))
     if isinstance(v, V.Range):
         # a range's Python-int bounds stay static (its length decides shapes)
         return ("range", v.unit, _split(v.start, leaves, True), _split(v.step, leaves, True),
@@ -115,7 +116,8 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
         count = _split(v.count, leaves, type(v.count) is int)
         return ("stacked", v.skel, v.capacity, count, len(v.leaves))
     if isinstance(v, BranchUnion):
-        return ("union", _split(v.index, leaves, False), tuple(_split(a, leaves, si) for a in v.alts))
+        return ("union", _split(v.index, leaves, False),
+                tuple(_split(a, leaves, si) for a in v.alts))
     if isinstance(v, Tape):
         return ("tape", tuple(_split(x, leaves, si) for x in v.items))
     if isinstance(v, BatchedBack):
@@ -201,7 +203,8 @@ def _join(s: Any, it: Any) -> Any:
 def leaf_avals(leaves: list) -> list[tuple[tuple, np.dtype]]:
     out = []
     for x in leaves:
-        out.append((tuple(np.shape(x)), np.dtype(N.dtype_of(x)) if not hasattr(x, "dtype") else np.dtype(x.dtype)))
+        out.append((tuple(np.shape(x)), np.dtype(N.dtype_of(x))
+                    if not hasattr(x, "dtype") else np.dtype(x.dtype)))
     return out
 
 
@@ -223,20 +226,22 @@ def unify(a: Any, b: Any) -> Any:
         sa = () if ka == "num" else a[2]
         sb = () if kb == "num" else b[2]
         if sa != sb:
-            raise OffloadError(f"a value changes shape between branches or loop iterations ({sa} vs {sb})")
+            raise OffloadError("a value changes shape between branches or loop iterations "
+                               f"({sa} vs {sb})")
         return ("arr", d.str, sa)
     if ka == "const" and kb in ("num", "arr") and isinstance(a[1], (int, float, bool)):
         return unify(("num", np.dtype(N.dtype_of(a[1])).str), b)
     if kb == "const" and ka in ("num", "arr") and isinstance(b[1], (int, float, bool)):
         return unify(a, ("num", np.dtype(N.dtype_of(b[1])).str))
     if ka == kb == "tuple" and len(a[1]) == len(b[1]):
-        return ("tuple", tuple(unify(x, y) for x, y in zip(a[1], b[1])))
+        return ("tuple", tuple(unify(x, y) for x, y in zip(a[1], b[1], strict=True)))
     if ka == kb == "nt" and a[1] == b[1]:
-        return ("nt", a[1], tuple(unify(x, y) for x, y in zip(a[2], b[2])))
+        return ("nt", a[1], tuple(unify(x, y) for x, y in zip(a[2], b[2], strict=False)))
     if ka == kb == "struct" and a[1] == b[1]:
-        return ("struct", a[1], tuple(unify(x, y) for x, y in zip(a[2], b[2])))
+        return ("struct", a[1], tuple(unify(x, y) for x, y in zip(a[2], b[2], strict=False)))
     if ka == kb == "closure" and a[1] == b[1] and len(a[4]) == len(b[4]):
-        return ("closure", a[1], a[2], a[3], tuple(unify(x, y) for x, y in zip(a[4], b[4])))
+        return ("closure", a[1], a[2], a[3],
+                tuple(unify(x, y) for x, y in zip(a[4], b[4], strict=True)))
     if ka == kb == "range" and a[1] == b[1]:
         return ("range", a[1], unify(a[2], b[2]), unify(a[3], b[3]), unify(a[4], b[4]))
     if ka == "union" or kb == "union" or ka == "closure" or kb == "closure":
@@ -305,7 +310,7 @@ def _coerce(v: Any, t: Any, out: list, jnp: Any, which: int | None) -> None:
     if k == "union":
         if isinstance(v, BranchUnion):
             _coerce(v.index, t[1], out, jnp, None)
-            for a, ta in zip(v.alts, t[2]):
+            for a, ta in zip(v.alts, t[2], strict=False):
                 _coerce(a, ta, out, jnp, None)
             return
         idx = which if which is not None else 0
@@ -320,16 +325,16 @@ def _coerce(v: Any, t: Any, out: list, jnp: Any, which: int | None) -> None:
         zeros_for(t, out, jnp)
         return
     if k == "tuple":
-        for x, c in zip(v, t[1]):
+        for x, c in zip(v, t[1], strict=False):
             _coerce(x, c, out, jnp, which)
     elif k == "nt":
-        for x, c in zip(v.values, t[2]):
+        for x, c in zip(v.values, t[2], strict=False):
             _coerce(x, c, out, jnp, which)
     elif k == "struct":
-        for x, c in zip(v.fields, t[2]):
+        for x, c in zip(v.fields, t[2], strict=False):
             _coerce(x, c, out, jnp, which)
     elif k == "closure":
-        for x, c in zip(v.captures, t[4]):
+        for x, c in zip(v.captures, t[4], strict=False):
             _coerce(x, c, out, jnp, which)
     elif k == "range":
         _coerce(v.start, t[2], out, jnp, which)

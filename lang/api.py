@@ -14,7 +14,8 @@ reversed, see lang.values; the conversion here is a transpose).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def from_zyla(x: Any) -> Any:
     if isinstance(x, tuple):
         return tuple(from_zyla(v) for v in x)
     if isinstance(x, V.NamedTuple):
-        return {k: from_zyla(v) for k, v in zip(x.names, x.values)}
+        return {k: from_zyla(v) for k, v in zip(x.names, x.values, strict=False)}
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return from_zyla(np.asarray(x)) if np.ndim(x) else np.asarray(x)[()]
     return x
@@ -97,7 +98,8 @@ class Zyla:
         return self.call(self.rt.lookup("gradient"), self._f(f), *args, compiled=compiled)
 
     def pullback(self, f: str | Any, *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
-        y, back = self.rt.interp.call_value(self.rt.lookup("pullback"), [self._f(f)] + [to_zyla(a) for a in args])
+        y, back = self.rt.interp.call_value(self.rt.lookup("pullback"),
+                                            [self._f(f)] + [to_zyla(a) for a in args])
         return from_zyla(y), lambda dy: from_zyla(self.rt.interp.call_value(back, [to_zyla(dy)]))
 
     def jax_primal(self, f: str | Any, *example: Any) -> Callable[..., Any]:

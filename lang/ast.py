@@ -15,7 +15,6 @@ assignment-like forms and `?:` get nodes of their own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ class Literal(Node):
 class StringInterp(Node):
     """`"a $x b $(f(y))"`: parts are literal strs and expression nodes, in order."""
 
-    parts: list[Union[str, Node]]
+    parts: list[str | Node]
 
 
 @dataclass

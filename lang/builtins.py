@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,6 @@ from lang.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
     HostOnly,
-    Primitive,
     _hx,
     _jx,
     as_array,
@@ -127,15 +127,20 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
     d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
     if d is not None:
         if is_array(x):
-            raise ZylaError("MethodError", f"Cannot `convert` an object of type {V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+            raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                                           f"{V.type_name(typeof(x))} to an object of type "
+                                           f"{V.type_name(t)}")
         if d.kind == "i" and N.dtype_of(x).kind == "f":
             fx = float(x)
             if not fx.is_integer():
                 raise ZylaError("InexactError", f"{V.type_name(t)}({fx!r})")
         if N.dtype_of(x) == N.OBJ:
             if isinstance(x, str) and d.kind == "f":
-                raise ZylaError("MethodError", f"Cannot `convert` an object of type String to an object of type {V.type_name(t)}")
-            raise ZylaError("MethodError", f"Cannot `convert` an object of type {V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+                raise ZylaError("MethodError", "Cannot `convert` an object of type String to an "
+                                               f"object of type {V.type_name(t)}")
+            raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                                           f"{V.type_name(typeof(x))} to an object of type "
+                                           f"{V.type_name(t)}")
         return N.cast(x, d, np) if not hasattr(x, "aval") else x.astype(d)
     if t.family is V.ArrayT and t.params and isinstance(t.params[0], V.JType):
         dd = V.JTYPE_TO_DTYPE.get(t.params[0])
@@ -154,7 +159,8 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
             dims = args[1:]
             if not dims and len(t.params) > 1:
                 dims = (0,) * t.params[1]
-            shape = tuple(int(x) for x in reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
+            shape = tuple(int(x) for x in
+                          reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
             return np.zeros(shape, dtype=d) if d != N.OBJ else np.empty(shape, dtype=object)
         if len(args) == 1:
             return convert(rt, t, args[0])
@@ -172,7 +178,8 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
     if len(args) == 1 and t in V.JTYPE_TO_DTYPE:
         x = args[0]
         if is_array(x):
-            raise ZylaError("MethodError", f"no method matching {V.type_name(t)}(::{V.type_name(typeof(x))})",
+            raise ZylaError("MethodError",
+                            f"no method matching {V.type_name(t)}(::{V.type_name(typeof(x))})",
                             hint=f"to convert each element use {V.type_name(t)}.(x)")
         if t is V.Int64T and N.dtype_of(x).kind == "f":
             if not float(x).is_integer():
@@ -180,7 +187,9 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
         return convert(rt, t, x)
     if len(args) == 1 and isinstance(args[0], V.StructValue) and args[0].type == t:
         return args[0]
-    raise ZylaError("MethodError", f"no method matching {V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})")
+    raise ZylaError("MethodError",
+                    "no method matching "
+                    f"{V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})")
 
 
 class _UndefInit:
@@ -193,7 +202,8 @@ UNDEF_INIT = _UndefInit()
 
 def _typeassert(x: Any, t: Any) -> Any:
     if isinstance(t, V.JType) and not V.issubtype(typeof(x), t):
-        raise ZylaError("TypeError", f"in typeassert, expected {V.type_name(t)}, got a value of type {V.type_name(typeof(x))}")
+        raise ZylaError("TypeError", f"in typeassert, expected {V.type_name(t)}, got a value of "
+                                     f"type {V.type_name(typeof(x))}")
     return x
 
 
@@ -223,14 +233,16 @@ def indexed_iterate(x: Any, i: int) -> Any:
     """The i-th element of a destructured value (tuple, NamedTuple, array, range)."""
     if isinstance(x, tuple):
         if i > len(x):
-            raise ZylaError("BoundsError", f"attempt to access {len(x)}-element Tuple at index [{i}]")
+            raise ZylaError("BoundsError",
+                            f"attempt to access {len(x)}-element Tuple at index [{i}]")
         return x[i - 1]
     if isinstance(x, V.NamedTuple):
         return x.values[i - 1]
     if isinstance(x, V.Range):
         return x[i - 1]
     if hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1:
-        return N.host_scalar(x.reshape(-1)[i - 1]) if isinstance(x, np.ndarray) else x.reshape(-1)[i - 1]
+        return (N.host_scalar(x.reshape(-1)[i - 1]) if isinstance(x, np.ndarray)
+                else x.reshape(-1)[i - 1])
     if isinstance(x, V.StructValue) and x.type.name == "Pair":
         return x.fields[i - 1]
     items = list(_rt().iterate(x))
@@ -244,7 +256,8 @@ def _getproperty(x: Any, s: V.Symbol) -> Any:
 def _setproperty(x: Any, s: V.Symbol, v: Any) -> Any:
     if isinstance(x, V.StructValue):
         if not x.type.mutable:
-            raise ZylaError("ErrorException", f"setfield!: immutable struct of type {x.type.name} cannot be changed")
+            raise ZylaError("ErrorException",
+                            f"setfield!: immutable struct of type {x.type.name} cannot be changed")
         i = x.type.fields.index(s.name)
         x.fields[i] = _rt().convert_field(x.type.field_types[i], v)
         return v
@@ -265,7 +278,7 @@ def _zip(*xs: Any) -> Any:
 
     if any(isinstance(x, LazyIter) for x in xs):
         return lazy_zip(*xs)
-    items = [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs])]
+    items = [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs], strict=False)]
     return _tuples(items)
 
 
@@ -364,7 +377,8 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
             )
         return interp.call_value(f, list(args))
     p = elementwise_primitive(f, args)
-    if p is not None and not any(getattr(a, "dtype", None) == object for a in args):
+    # (a numpy dtype compares equal to the type `object`; `is` would differ)
+    if p is not None and not any(getattr(a, "dtype", None) == object for a in args):  # noqa: E721
         # (arrays of strings or other objects take the element loop below)
         _check_broadcast(args)
         return p.elementwise(np, *args)
@@ -380,7 +394,8 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
     out = []
     call = interp.call_value
     for k in range(n):
-        el = [N.host_scalar(arr[k]) if arr is not None else a for a, arr in zip(args, arrs)]
+        el = [N.host_scalar(arr[k]) if arr is not None else a
+              for a, arr in zip(args, arrs, strict=True)]
         out.append(call(f, el))
     return collect_results(out, tuple(reversed(shape)))
 
@@ -391,12 +406,13 @@ def _check_broadcast(args: tuple) -> tuple[int, ...]:
         return np.broadcast_shapes(*shapes)
     except ValueError:
         sizes = ", ".join(str(tuple(reversed(s))) for s in shapes)
-        raise ZylaError("DimensionMismatch", f"arrays could not be broadcast to a common size; got sizes {sizes}") from None
+        raise ZylaError("DimensionMismatch", "arrays could not be broadcast to a common size; got "
+                                             f"sizes {sizes}") from None
 
 
 def _map(interp: Any, f: Any, *xs: Any) -> Any:
     if all(isinstance(x, tuple) for x in xs):
-        return tuple(interp.call_value(f, list(v)) for v in zip(*xs))
+        return tuple(interp.call_value(f, list(v)) for v in zip(*xs, strict=False))
     if len(xs) == 1 and isinstance(xs[0], V.NamedTuple):
         return V.NamedTuple(xs[0].names, tuple(interp.call_value(f, [v]) for v in xs[0].values))
     if all(is_array(x) for x in xs):
@@ -406,13 +422,13 @@ def _map(interp: Any, f: Any, *xs: Any) -> Any:
             arrs = [a.reshape(-1)[:n] for a in arrs]
         return broadcast_host(interp, f, *arrs)
     items = [list(interp.rt.iterate(x)) for x in xs]
-    out = [interp.call_value(f, list(v)) for v in zip(*items)]
+    out = [interp.call_value(f, list(v)) for v in zip(*items, strict=False)]
     return collect_results(out, (len(out),))
 
 
 def _foreach(interp: Any, f: Any, *xs: Any) -> None:
     items = [list(interp.rt.iterate(x)) for x in xs]
-    for v in zip(*items):
+    for v in zip(*items, strict=False):
         interp.call_value(f, list(v))
     return None
 
@@ -449,7 +465,8 @@ def _filter(interp: Any, f: Any, xs: Any) -> Any:
         return tuple(x for x in xs if interp.call_value(f, [x]))
     out = [x for x in interp.rt.iterate(xs) if interp.call_value(f, [x])]
     if isinstance(xs, np.ndarray):
-        return np.array(out, dtype=xs.dtype) if out or xs.dtype != object else np.empty(0, dtype=object)
+        return (np.array(out, dtype=xs.dtype) if out or xs.dtype != object
+                else np.empty(0, dtype=object))
     return collect_results(out, (len(out),))
 
 
@@ -517,7 +534,9 @@ def _conv_elem(v: Any, d: np.dtype) -> Any:
     if d.kind == "i" and N.dtype_of(v).kind == "f" and not float(v).is_integer():
         raise ZylaError("InexactError", f"Int64({v})")
     if N.dtype_of(v) == N.OBJ:
-        raise ZylaError("MethodError", f"Cannot `convert` an object of type {V.type_name(typeof(v))} to an object of type {V.type_name(V.DTYPE_TO_JTYPE.get(d, V.AnyT))}")
+        raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                                       f"{V.type_name(typeof(v))} to an object of type "
+                                       f"{V.type_name(V.DTYPE_TO_JTYPE.get(d, V.AnyT))}")
     return v
 
 
@@ -547,11 +566,14 @@ def isapprox(a: Any, b: Any, atol: Any = 0.0, rtol: Any = None, nans: bool = Fal
         if a.shape != b.shape:
             return False
         d = float(np.linalg.norm((a - b).ravel()))
-        return d <= max(atol, rtol * max(float(np.linalg.norm(a.ravel())), float(np.linalg.norm(b.ravel()))))
+        return d <= max(atol, rtol * max(float(np.linalg.norm(a.ravel())),
+                                         float(np.linalg.norm(b.ravel()))))
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(isapprox(x, y, atol, rtol) for x, y in zip(a, b))
+        return len(a) == len(b) and all(isapprox(x, y, atol, rtol)
+                                        for x, y in zip(a, b, strict=True))
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
-        return a.names == b.names and all(isapprox(x, y, atol, rtol) for x, y in zip(a.values, b.values))
+        return a.names == b.names and all(isapprox(x, y, atol, rtol)
+                                          for x, y in zip(a.values, b.values, strict=False))
     a, b = float(a), float(b)
     if a == b:
         return True
@@ -604,7 +626,8 @@ def translate_exception(e: Exception) -> ZylaError:
         return ZylaError("DivideError", "integer division error")
     if isinstance(e, IndexError):
         return ZylaError("BoundsError", str(e))
-    if isinstance(e, (ValueError,)) and ("shape" in str(e) or "broadcast" in str(e) or "dimension" in str(e)):
+    if isinstance(e, (ValueError,)) and ("shape" in str(e) or "broadcast" in str(e)
+                                         or "dimension" in str(e)):
         return ZylaError("DimensionMismatch", str(e))
     if isinstance(e, OverflowError):
         return ZylaError("OverflowError", str(e))
@@ -619,7 +642,7 @@ def translate_exception(e: Exception) -> ZylaError:
 
 
 class TestSet:
-    def __init__(self, name: str, parent: "TestSet | None") -> None:
+    def __init__(self, name: str, parent: TestSet | None) -> None:
         self.name = name
         self.parent = parent
         self.passed = self.failed = self.errored = self.broken = 0
@@ -650,12 +673,15 @@ def _record(ok: bool | None, text: str, line: int, detail: str) -> None:
     if ok is False:
         out.write(f"Test Failed at {_where(line)}\n  Expression: {text}\n{detail}")
         if not _TESTSETS:
-            raise ZylaError("Test.FallbackTestSetException", f"There was an error during testing: test failed: {text}")
+            raise ZylaError("Test.FallbackTestSetException",
+                            f"There was an error during testing: test failed: {text}")
         _TESTSETS[-1].failed += 1
     else:
-        out.write(f"Error During Test at {_where(line)}\n  Test threw exception\n  Expression: {text}\n{detail}")
+        out.write(f"Error During Test at {_where(line)}\n  Test threw exception\n  Expression: "
+                  f"{text}\n{detail}")
         if not _TESTSETS:
-            raise ZylaError("Test.FallbackTestSetException", f"There was an error during testing: {text}")
+            raise ZylaError("Test.FallbackTestSetException",
+                            f"There was an error during testing: {text}")
         _TESTSETS[-1].errored += 1
 
 
@@ -725,14 +751,16 @@ def _do_testset(interp: Any, name: str, thunk: Any) -> None:
         interp.call_value(thunk, [])
     except ZylaError as e:
         ts.errored += 1
-        _rt().stdout.write(f"Error During Test at {name}\n  Got exception outside of a @test\n  {e.kind}: {e.message}\n")
+        _rt().stdout.write(f"Error During Test at {name}\n  Got exception outside of a @test\n  "
+                           f"{e.kind}: {e.message}\n")
     finally:
         _TESTSETS.pop()
     if parent is None:
         _print_summary(ts)
         p, f, e = ts.totals()
         if f or e:
-            raise ZylaError("TestSetException", f"Some tests did not pass: {p} passed, {f} failed, {e} errored, 0 broken.")
+            raise ZylaError("TestSetException", f"Some tests did not pass: {p} passed, {f} failed, "
+                                                f"{e} errored, 0 broken.")
     return None
 
 
@@ -749,7 +777,8 @@ def _print_summary(ts: TestSet) -> None:
     cols = ([("Pass", p)] + ([("Fail", f)] if f else []) + ([("Error", e)] if e else [])
             + ([("Broken", br)] if br else []) + [("Total", p + f + e + br)])
     head = "Test Summary:".ljust(width) + " | " + "  ".join(c for c, _ in cols) + "  Time"
-    line = ts.name.ljust(width) + " | " + "  ".join(str(n).rjust(len(c)) for c, n in cols) + f"  {dt:.1f}s"
+    line = ts.name.ljust(width) + " | " + "  ".join(str(n).rjust(len(c))
+                                                    for c, n in cols) + f"  {dt:.1f}s"
     _ = rows
     out = _rt().stdout
     out.write(head + "\n" + line + "\n")
@@ -784,11 +813,13 @@ def _float(x: Any) -> Any:
 
 
 def _typemax(t: Any) -> Any:
-    return {V.Int64T: 2**63 - 1, V.Float64T: math.inf, V.Float32T: np.float32(np.inf)}.get(t, math.inf)
+    return {V.Int64T: 2**63 - 1, V.Float64T: math.inf,
+            V.Float32T: np.float32(np.inf)}.get(t, math.inf)
 
 
 def _typemin(t: Any) -> Any:
-    return {V.Int64T: -(2**63), V.Float64T: -math.inf, V.Float32T: np.float32(-np.inf)}.get(t, -math.inf)
+    return {V.Int64T: -(2**63), V.Float64T: -math.inf,
+            V.Float32T: np.float32(-np.inf)}.get(t, -math.inf)
 
 
 def _eps(x: Any = 1.0) -> Any:
@@ -845,7 +876,8 @@ def _rand(*args: Any) -> Any:
     if args and isinstance(args[0], V.JType):
         d = V.JTYPE_TO_DTYPE[args[0]]
         args = args[1:]
-    shape = tuple(reversed([int(a) for a in (args[0] if args and isinstance(args[0], tuple) else args)]))
+    shape = tuple(reversed([int(a)
+                            for a in (args[0] if args and isinstance(args[0], tuple) else args)]))
     if d == N.BOOL:
         v = g.random(shape or None) < 0.5
     elif d.kind == "i":
@@ -863,7 +895,8 @@ def _randn(*args: Any) -> Any:
     if args and isinstance(args[0], V.JType):
         d = V.JTYPE_TO_DTYPE[args[0]]
         args = args[1:]
-    shape = tuple(reversed([int(a) for a in (args[0] if args and isinstance(args[0], tuple) else args)]))
+    shape = tuple(reversed([int(a)
+                            for a in (args[0] if args and isinstance(args[0], tuple) else args)]))
     v = rng.gen.standard_normal(shape or None)
     if not shape:
         return N.host_scalar(np.asarray(v).astype(d)[()])
@@ -891,7 +924,8 @@ def _shuffle(*args: Any) -> Any:
 # --- misc ---------------------------------------------------------------------------------------
 
 
-def _using(modules: tuple, names: tuple, is_import: bool = False, within: str | None = None) -> None:
+def _using(modules: tuple, names: tuple, is_import: bool = False,
+           within: str | None = None) -> None:
     """`using`/`import` of standard modules (loading their Zyla source) and of user
     modules (see lang.modules)."""
     from lang import modules as M
@@ -909,13 +943,14 @@ def _using(modules: tuple, names: tuple, is_import: bool = False, within: str | 
         elif root not in rt.modules and root != "Main":
             if not (rt.globals.get(root) or rt.builtins.get(root)):
                 raise ZylaError("ArgumentError", f"Package {root} not found in current path",
-                                hint="Zyla ships Base, Test, Random, LinearAlgebra, Statistics, Printf, "
-                                "Flux, NNlib, Optimisers, Zygote, ChainRulesCore")
+                                hint="Zyla ships Base, Test, Random, LinearAlgebra, Statistics, "
+                                "Printf, Flux, NNlib, Optimisers, Zygote, ChainRulesCore")
     return None
 
 
-_STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl", "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl", "Optimisers": "flux.jl",
-                 "ProgressMeter": "flux.jl", "MLUtils": "flux.jl"}
+_STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl",
+                 "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl",
+                 "Optimisers": "flux.jl", "ProgressMeter": "flux.jl", "MLUtils": "flux.jl"}
 
 
 def _include(path: str) -> Any:
@@ -1094,7 +1129,8 @@ def _fieldnames(t: Any) -> tuple:
 def _fieldmap(rt: Any, f: Any, x: Any) -> Any:
     """A NamedTuple of f applied to each field of a struct (NamedTuples map their values)."""
     if isinstance(x, V.StructValue):
-        return V.NamedTuple(tuple(x.type.fields), tuple(rt.interp.call_value(f, [v]) for v in x.fields))
+        return V.NamedTuple(tuple(x.type.fields),
+                            tuple(rt.interp.call_value(f, [v]) for v in x.fields))
     if isinstance(x, V.NamedTuple):
         return V.NamedTuple(x.names, tuple(rt.interp.call_value(f, [v]) for v in x.values))
     return None
@@ -1118,7 +1154,8 @@ def install(rt: Any) -> None:
     rt.current_file = ""
     b = rt.builtins
 
-    def host(name: str, f: Any, reason: HostOnly = HostOnly("runs on the host"), interp: bool = False) -> None:
+    def host(name: str, f: Any,
+             reason: HostOnly = HostOnly("runs on the host"), interp: bool = False) -> None:
         b[name] = prim(name, f, reason, NONDIFF, lambda *a, **k: V.AnyT, needs_interp=interp)
 
     for name, f in {
@@ -1132,11 +1169,13 @@ def install(rt: Any) -> None:
         "Core.unbox": _unbox, "Core.setbox": _setbox, "setproperty!": _setproperty,
         "push!": push_array, "append!": _append, "pop!": _pop, "isapprox": isapprox,
         "error": _error, "throw": exceptions.throw, "rethrow": exceptions.rethrow,
-        "Core.error_message": exceptions.error_message, "Core.assert": _assert, "Core.using": _using,
+        "Core.error_message": exceptions.error_message, "Core.assert": _assert,
+        "Core.using": _using,
         "include": _include, "isnothing": _isnothing, "in": _in, "first": _first, "last": _last,
         "keys": _keys, "values": _values, "haskey": _haskey, "get": _get, "isempty": _isempty,
         "eachindex": _eachindex, "axes": _axes, "sort": _sort, "count": _count, "any": _any,
-        "all": _all, "Dict": _dict, "=>": lambda a, b: _pair(a, b), "Core.kwdef_struct": _kwdef_struct, "one": _one,
+        "all": _all, "Dict": _dict, "=>": lambda a, b: _pair(a, b),
+        "Core.kwdef_struct": _kwdef_struct, "one": _one,
         "zero": _zero, "oneunit": _one, "float": _float, "typemax": _typemax,
         "typemin": _typemin, "eps": _eps, "rand": _rand, "randn": _randn,
         "Random.seed!": _seed, "randperm": _randperm, "shuffle": _shuffle, "nameof": _nameof,
@@ -1155,7 +1194,8 @@ def install(rt: Any) -> None:
         "occursin": lambda a, b: jl_string(a) in jl_string(b),
         "startswith": lambda a, b: jl_string(a).startswith(jl_string(b)),
         "endswith": lambda a, b: jl_string(a).endswith(jl_string(b)),
-        "split": lambda s, d=" ": np.array(jl_string(s).split(jl_string(d)) if d != " " else jl_string(s).split(), dtype=object),
+        "split": lambda s, d=" ": np.array(jl_string(s).split(jl_string(d)) if d != " "
+                                           else jl_string(s).split(), dtype=object),
         "parse": lambda t, s: convert(rt, t, float(s) if t in (V.Float64T, V.Float32T) else int(s)),
     }.items():
         host(name, f)
@@ -1183,9 +1223,12 @@ def install(rt: Any) -> None:
     # differentiable built-ins that need the interpreter
     b["broadcast"] = prim("broadcast", broadcast_host, HostOnly("lowered by the backend"),
                           "BROADCAST", INFER_BY_LOWERING, needs_interp=True)
-    b["tuple"] = prim("tuple", _tuple, _jx(lambda xp, *xs: xs), "(dz, z, xs...) -> Core.tuple_cot(dz, length(xs))")
-    b["Core.namedtuple"] = prim("Core.namedtuple", _namedtuple, _jx(lambda xp, names, *xs: _namedtuple(names, *xs)),
-                                "(dz, z, names, xs...) -> (nothing, Core.tuple_cot(dz, length(xs))...)")
+    b["tuple"] = prim("tuple", _tuple, _jx(lambda xp, *xs: xs),
+                      "(dz, z, xs...) -> Core.tuple_cot(dz, length(xs))")
+    b["Core.namedtuple"] = prim("Core.namedtuple", _namedtuple,
+                                _jx(lambda xp, names, *xs: _namedtuple(names, *xs)),
+                                "(dz, z, names, xs...) -> "
+                                "(nothing, Core.tuple_cot(dz, length(xs))...)")
     b["Core.indexed_iterate"] = prim("Core.indexed_iterate", indexed_iterate,
                                      _jx(lambda xp, x, i: _jax_indexed(xp, x, i)),
                                      "(dz, z, x, i) -> (Core.onehot_cot(x, i, dz), nothing)")

@@ -33,7 +33,8 @@ def _common(types: list[V.JType]) -> V.JType:
 class JDict(dict):
     """A Julia `Dict{K,V}`; K and V are fixed at construction (inferred from the pairs)."""
 
-    def __init__(self, items: Any = (), key_type: V.JType | None = None, value_type: V.JType | None = None) -> None:
+    def __init__(self, items: Any = (), key_type: V.JType | None = None,
+                 value_type: V.JType | None = None) -> None:
         super().__init__(items)
         self.key_type = key_type or _common([typeof(k) for k in self.keys()])
         self.value_type = value_type or _common([typeof(v) for v in self.values()])
@@ -75,7 +76,8 @@ def make_dict(t: V.JType, args: list, kwargs: dict | None) -> JDict:
         elif isinstance(p, tuple) and len(p) == 2:
             kv.append(p)
         else:
-            raise ZylaError("ArgumentError", "Dict(kv): kv needs to be an iterator of tuples or pairs")
+            raise ZylaError("ArgumentError",
+                            "Dict(kv): kv needs to be an iterator of tuples or pairs")
     kt = t.params[0] if len(t.params) == 2 else None
     vt = t.params[1] if len(t.params) == 2 else None
     return JDict(kv, kt, vt)

@@ -120,7 +120,8 @@ def install(rt: Any) -> None:
     b = rt.builtins
 
     def host(name: str, f: Any, needs_interp: bool = False) -> None:
-        b[name] = prim(name, f, PRINTING, NONDIFF, lambda *a, **k: V.AnyT, needs_interp=needs_interp)
+        b[name] = prim(name, f, PRINTING, NONDIFF, lambda *a, **k: V.AnyT,
+                       needs_interp=needs_interp)
 
     def print_(*xs: Any) -> None:
         io, xs = _split_io(rt, xs)
@@ -167,8 +168,8 @@ def install(rt: Any) -> None:
     host("Printf.printf", printf_)
     host("Printf.@printf", printf_)
     host("sprint", sprint_, needs_interp=True)
-    b["Printf.sprintf"] = prim("Printf.sprintf", sprintf_, HostOnly("strings are host values"), NONDIFF,
-                               lambda *a, **k: V.StringT)
+    b["Printf.sprintf"] = prim("Printf.sprintf", sprintf_, HostOnly("strings are host values"),
+                               NONDIFF, lambda *a, **k: V.StringT)
     b["Printf.format"] = b["Printf.sprintf"]
     b["IOBuffer"] = prim("IOBuffer", IOBuffer, HostOnly("streams are host values"), NONDIFF,
                          lambda *a, **k: IOBufferT)

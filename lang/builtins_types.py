@@ -31,7 +31,8 @@ def static_param(name: str, vararg: bool, n: int, *rest: Any) -> Any:
         else:
             V.issubtype(typeof(a), t, env)
     if name not in env:
-        raise ZylaError("UndefVarError", f"static parameter `{name}` not defined (no argument determines it)")
+        raise ZylaError("UndefVarError",
+                        f"static parameter `{name}` not defined (no argument determines it)")
     return env[name]
 
 
@@ -63,7 +64,8 @@ def struct_params(t: V.JType, args: list) -> V.JType:
     if missing:
         shown = ", ".join("::" + V.type_name(typeof(a)) for a in args)
         raise ZylaError("MethodError", f"no method matching {t.name}({shown})",
-                        hint=f"the type parameter {missing[0]} cannot be inferred; write {t.name}{{...}}(...)")
+                        hint=f"the type parameter {missing[0]} cannot be inferred; write "
+                             f"{t.name}{{...}}(...)")
     return V.apply_type(t.family, tuple(env[p] for p in t.param_names))
 
 

@@ -81,7 +81,9 @@ _MESSAGES = {
     "UndefVarError": lambda v: f"UndefVarError: `{_print(_field(v, 'var'))}` not defined",
     "DivideError": lambda v: "DivideError: integer division error",
     "StackOverflowError": lambda v: "StackOverflowError:",
-    "InexactError": lambda v: f"InexactError: {_print(_field(v, 'func'))}({_print(_field(v, 'T'))}, {_show(_field(v, 'val'))})",
+    "InexactError": lambda v: "InexactError: "
+                              f"{_print(_field(v, 'func'))}({_print(_field(v, 'T'))}, "
+                              f"{_show(_field(v, 'val'))})",
     "BoundsError": lambda v: "BoundsError" if _field(v, "a") is None else
     f"BoundsError: attempt to access {_show(_field(v, 'a'))} at index [{_print(_field(v, 'i'))}]",
 }
@@ -98,7 +100,8 @@ def error_message(v: Any) -> str:
     fmt = _MESSAGES.get(kind)
     if fmt is not None:
         return fmt(v)
-    if v.type.fields == ["msg"] and V.issubtype(v.type, V.ExceptionT) and v.type.family is _rt().builtins.get(kind):
+    if (v.type.fields == ["msg"] and V.issubtype(v.type, V.ExceptionT)
+            and v.type.family is _rt().builtins.get(kind)):
         return f"{kind}: {_print(v.fields[0])}"
     return _show(v)
 

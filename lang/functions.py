@@ -9,8 +9,9 @@ instances callable (`(m::Affine)(x)`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class Method:
     kwnames: tuple[str, ...] = ()
     kwvararg: bool = False
     typevars: list[V.TypeVar] = field(default_factory=list)
-    owner: "GenericFunction | None" = None
+    owner: GenericFunction | None = None
     prim: Any = None  # a built-in primitive this method forwards to (Base fallbacks)
 
     def applicable(self, types: list[V.JType]) -> dict | None:
@@ -45,7 +46,7 @@ class Method:
         if n < self.nreq or (not self.vararg and n > len(self.sig)):
             return None
         env: dict = {}
-        for t, s in zip(types, self.sig):
+        for t, s in zip(types, self.sig, strict=False):
             if not V.issubtype(t, s, env):
                 return None
         if self.vararg:
@@ -54,14 +55,14 @@ class Method:
                     return None
         return env
 
-    def more_specific_than(self, other: "Method") -> bool:
+    def more_specific_than(self, other: Method) -> bool:
         """Julia's specificity, approximated: every parameter type is a subtype of the
         other's, and the methods differ (a vararg method is less specific)."""
         if self.vararg != other.vararg:
             return other.vararg
         n = min(len(self.sig), len(other.sig))
-        le = all(_sig_le(a, b) for a, b in zip(self.sig[:n], other.sig[:n]))
-        ge = all(_sig_le(b, a) for a, b in zip(self.sig[:n], other.sig[:n]))
+        le = all(_sig_le(a, b) for a, b in zip(self.sig[:n], other.sig[:n], strict=True))
+        ge = all(_sig_le(b, a) for a, b in zip(self.sig[:n], other.sig[:n], strict=True))
         if le and not ge:
             return True
         if le and ge:
@@ -101,7 +102,7 @@ class GenericFunction:
                 len(old.sig) == len(m.sig)
                 and old.nreq == m.nreq
                 and old.vararg == m.vararg
-                and all(_same(a, b) for a, b in zip(old.sig, m.sig))
+                and all(_same(a, b) for a, b in zip(old.sig, m.sig, strict=True))
             ):
                 self.methods[i] = m
                 break
@@ -157,7 +158,8 @@ def elementwise_primitive(f: Any, args: list | tuple) -> Any:
     types = []
     for a in args:
         t = typeof(a)
-        if t.family in (V.ArrayT,) or t.family is V.UnitRangeT or t.family is V.StepRangeT or t.family is V.StepRangeLenT:
+        if (t.family in (V.ArrayT,) or t.family is V.UnitRangeT or t.family is V.StepRangeT
+                or t.family is V.StepRangeLenT):
             t = t.params[0] if t.params else V.AnyT
             if not isinstance(t, V.JType):
                 return None

@@ -8,7 +8,8 @@ and the primitive implementation it picks, so both tiers share one semantics.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class Interpreter:
         try:
             env: dict[int, Any] = {}
             body = fn.body
-            for a, v in zip(body.args, args):
+            for a, v in zip(body.args, args, strict=False):
                 env[a.id] = v
             return self.run_region(body, env, fn)[0]
         finally:
@@ -79,7 +80,8 @@ class Interpreter:
             except ZylaError as e:
                 if e.span is None and e.kind == "MethodError":
                     refine_method_error(e, op, env)
-                raise e.located(op.span, self.rt.source_of(fn))
+                e.located(op.span, self.rt.source_of(fn))  # (in place: returns e itself)
+                raise
             except Unwind as u:
                 u.locate(op.span, self.rt.source_of(fn))
                 raise
@@ -94,7 +96,7 @@ class Interpreter:
             if len(res) == 1:
                 env[res[0].id] = out
             elif res:
-                for r, v in zip(res, out):
+                for r, v in zip(res, out, strict=False):
                     env[r.id] = v
         raise ZylaError("InternalError", "region without terminator")
 
@@ -119,7 +121,8 @@ class Interpreter:
         if isinstance(f, V.StructValue):
             gf = getattr(f.type.family, "call_gf", None)
             if gf is None:
-                raise ZylaError("MethodError", f"objects of type {V.type_name(f.type)} are not callable")
+                raise ZylaError("MethodError",
+                                f"objects of type {V.type_name(f.type)} are not callable")
             return self.call_value(gf, [f] + args, kwargs)
         raise ZylaError("MethodError", f"objects of type {V.type_name(typeof(f))} are not callable")
 
@@ -130,7 +133,8 @@ class Interpreter:
             return impl(self, *args, **kwargs) if kwargs else impl(self, *args)
         return impl(*args, **kwargs) if kwargs else impl(*args)
 
-    def invoke(self, m: Method, args: list[Any], kwargs: dict | None, captures: list | None = None) -> Any:
+    def invoke(self, m: Method, args: list[Any], kwargs: dict | None,
+               captures: list | None = None) -> Any:
         if m.prim is not None:
             return self.call_primitive(m.prim, args, kwargs)
         if m.impl is not None:
@@ -154,7 +158,8 @@ class Interpreter:
             out.append(tuple(args[fixed:]))
         else:
             if len(args) > npos:
-                raise ZylaError("MethodError", f"no method matching {fn.name} with {len(args)} arguments")
+                raise ZylaError("MethodError",
+                                f"no method matching {fn.name} with {len(args)} arguments")
             out += args
             out += [UNSET] * (npos - len(args))
         if fn.nkw:
@@ -170,7 +175,8 @@ class Interpreter:
                     pass
                 else:
                     bad = ", ".join(kw)
-                    raise ZylaError("MethodError", f"{fn.name} got unsupported keyword argument {bad}")
+                    raise ZylaError("MethodError",
+                                    f"{fn.name} got unsupported keyword argument {bad}")
         elif kwargs:
             bad = ", ".join(kwargs)
             raise ZylaError("MethodError", f"{fn.name} got unsupported keyword argument {bad}")
@@ -184,7 +190,7 @@ class Interpreter:
         if kw:
             pos, kvals = vals[: len(vals) - len(kw)], vals[len(vals) - len(kw):]
             kwargs = {}
-            for k, v in zip(kw, kvals):
+            for k, v in zip(kw, kvals, strict=False):
                 if k == "...":
                     kwargs.update(_kw_splat(v))
                 else:
@@ -250,7 +256,8 @@ class Interpreter:
     def op_if(self, op: Op, env: dict, fn: Function) -> Any:
         c = env[op.operands[0].id]
         if not isinstance(c, (bool, np.bool_)):
-            raise ZylaError("TypeError", f"non-boolean ({V.type_name(typeof(c))}) used in boolean context")
+            raise ZylaError("TypeError",
+                            f"non-boolean ({V.type_name(typeof(c))}) used in boolean context")
         out = self.run_region(op.regions[0] if c else op.regions[1], env, fn)
         return out[0] if len(op.results) == 1 else out
 
@@ -267,7 +274,7 @@ class Interpreter:
         stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
         for x in self.rt.iterate(it):
             env[args[0].id] = x
-            for a, v in zip(args[1:], carried):
+            for a, v in zip(args[1:], carried, strict=False):
                 env[a.id] = v
             out = self.run_region(body, env, fn)
             if ntape:
@@ -285,14 +292,15 @@ class Interpreter:
         ntape = tape_count(op)
         recs: list[list] = [[] for _ in range(ntape)]
         while True:
-            for a, v in zip(cond_r.args, carried):
+            for a, v in zip(cond_r.args, carried, strict=False):
                 env[a.id] = v
             c = self.run_region(cond_r, env, fn)[0]
             if not isinstance(c, (bool, np.bool_)):
-                raise ZylaError("TypeError", f"non-boolean ({V.type_name(typeof(c))}) used in boolean context")
+                raise ZylaError("TypeError",
+                                f"non-boolean ({V.type_name(typeof(c))}) used in boolean context")
             if not c:
                 break
-            for a, v in zip(body.args, carried):
+            for a, v in zip(body.args, carried, strict=False):
                 env[a.id] = v
             out = self.run_region(body, env, fn)
             if ntape:
@@ -323,14 +331,14 @@ def tape_count(op: Op) -> int:
 def _record(out: list, recs: list[list]) -> list:
     """Append the trailing tape entries of a loop body's yield to `recs`; return the rest."""
     k = len(out) - len(recs)
-    for r, v in zip(recs, out[k:]):
+    for r, v in zip(recs, out[k:], strict=False):
         r.append(v)
     return out[:k]
 
 
 def _kw_splat(v: Any) -> dict:
     if isinstance(v, V.NamedTuple):
-        return dict(zip(v.names, v.values))
+        return dict(zip(v.names, v.values, strict=False))
     if isinstance(v, dict):
         return {str(k): x for k, x in v.items()}
     return {}

@@ -23,16 +23,15 @@ from typing import Any
 from lang import ast as A
 from lang.errors import SourceFile, ZylaError
 from lang.ir import Function, Op, Region, Value
-from lang.unparse import unparse
 from lang.values import TypeVar
 
 
 class Undef:
     """The value of a variable on a path that never assigned it."""
 
-    _inst: "Undef | None" = None
+    _inst: Undef | None = None
 
-    def __new__(cls) -> "Undef":
+    def __new__(cls) -> Undef:
         if cls._inst is None:
             cls._inst = super().__new__(cls)
         return cls._inst
@@ -84,7 +83,8 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
         _target_names(node.target, out)
         assigned_names(node.value, out)
         return out
-    if (isinstance(node, A.Call) and isinstance(node.func, A.Ident) and node.func.name in ("push!", "append!")
+    if (isinstance(node, A.Call) and isinstance(node.func, A.Ident)
+            and node.func.name in ("push!", "append!")
             and node.args and isinstance(node.args[0], A.Ident)):
         out.add(node.args[0].name)  # growing a local vector rebinds it (see Lowerer.store)
     if isinstance(node, (A.OpAssign, A.BroadcastAssign)):
@@ -92,7 +92,7 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
         assigned_names(node.value, out)
         return out
     if isinstance(node, A.For):
-        for t, it in node.iterators:
+        for _t, it in node.iterators:
             assigned_names(it, out)
         assigned_names(node.body, out)
         return out
@@ -201,7 +201,8 @@ def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
             nested_captures(x, out)
     elif isinstance(node, (A.Lambda, A.FunctionDef)):
         free_names(node.body, out)
-    elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws", "test_broken", "time", "elapsed"):
+    elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws",
+                                                         "test_broken", "time", "elapsed"):
         free_names(node.args, out)
     elif isinstance(node, A.Node):
         for v in vars(node).values():
@@ -266,7 +267,8 @@ def has_return(node: Any) -> bool:
         return False
     if isinstance(node, A.Node):
         return any(
-            has_return(v) if isinstance(v, (A.Node, list)) else has_return(list(v)) if isinstance(v, tuple) else False
+            has_return(v) if isinstance(v, (A.Node, list))
+            else has_return(list(v)) if isinstance(v, tuple) else False
             for v in vars(node).values()
         )
     return False
@@ -327,8 +329,8 @@ class Lowerer:
 
     # --- infrastructure -------------------------------------------------------------
 
-    def emit(self, opname: str, operands: list[Value], nresults: int = 1, span: A.Span | None = None,
-             regions: list[Region] | None = None, **attrs: Any) -> Op:
+    def emit(self, opname: str, operands: list[Value], nresults: int = 1,
+             span: A.Span | None = None, regions: list[Region] | None = None, **attrs: Any) -> Op:
         results = [self.sc.fn.new_value() for _ in range(nresults)]
         op = Op(opname, list(operands), results, attrs, regions or [], span or A.NOSPAN)
         assert self.sc.region is not None
@@ -398,7 +400,7 @@ class Lowerer:
             self.sc.locals_ = assigned_names(body_list) | set(names)
             self._setup_boxes(body_list, params=names[len(captures):])
             self.sc.boxed -= self.sc.declared_globals
-            for i, (n, a) in enumerate(zip(names, args)):
+            for i, (n, a) in enumerate(zip(names, args, strict=True)):
                 if i < len(captures):
                     self.sc.env[n] = a  # captured boxes stay boxes
                     if outer is not None and n in outer.boxed:
@@ -428,7 +430,8 @@ class Lowerer:
             self.sc.static_params |= set(callee_params)
             # a `return` that ends the body needs no early-exit flags
             has_ret = has_return(body_list[:-1]) or (
-                bool(body_list) and not isinstance(body_list[-1], A.Return) and has_return(body_list[-1]))
+                bool(body_list) and not isinstance(body_list[-1], A.Return)
+                and has_return(body_list[-1]))
             if has_ret:
                 self.sc.env[RET] = self.const(False)
                 self.sc.env[RETVAL] = self.const(UNDEF)
@@ -458,7 +461,8 @@ class Lowerer:
         vararg = bool(allp) and allp[-1].vararg
         for t in wanted:
             v = self.call("Core.static_param",
-                          [self.const(t), self.const(vararg), self.const(len(types))] + types + vals, span)
+                          [self.const(t), self.const(vararg), self.const(len(types))]
+                          + types + vals, span)
             self.bind(t, v, span)
 
     def _select_ret(self, v: Value) -> Value:
@@ -583,7 +587,8 @@ class Lowerer:
 
     # --- calls ----------------------------------------------------------------------------
 
-    def lower_args(self, args: list[A.Node], kwargs: list[A.Kwarg]) -> tuple[list[Value], tuple, tuple]:
+    def lower_args(self, args: list[A.Node],
+                   kwargs: list[A.Kwarg]) -> tuple[list[Value], tuple, tuple]:
         vals: list[Value] = []
         splat: list[int] = []
         for a in args:
@@ -683,7 +688,7 @@ class Lowerer:
         if any(op.startswith(".") for op in n.ops):
             # 0 .<= x .< 1  ==  (0 .<= x) .& (x .< 1), elementwise, no short circuit
             vals = [self.lower(x) for x in n.operands]
-            parts = [one(op, a, b) for op, a, b in zip(n.ops, vals, vals[1:])]
+            parts = [one(op, a, b) for op, a, b in zip(n.ops, vals, vals[1:], strict=False)]
             out = parts[0]
             for p in parts[1:]:
                 out = self.call("broadcast", [self.read("&", n), out, p], n.span)
@@ -745,10 +750,12 @@ class Lowerer:
         if isinstance(i, A.EndMarker):
             return self.call("Core.endof", [obj, self.const(k + 1), self.const(count)], i.span)
         if isinstance(i, A.Call):
-            args = [self.lower_index(a, obj, k, count) if _mentions_end(a) else self.lower(a) for a in i.args]
+            args = [self.lower_index(a, obj, k, count) if _mentions_end(a)
+                    else self.lower(a) for a in i.args]
             if isinstance(i.func, A.Ident) and not self.is_local(i.func.name):
                 return self.call(self.gname(i.func.name), args, i.span)
-            return self.emit("callv", [self.lower(i.func)] + args, span=i.span, kw=(), splat=()).result
+            return self.emit("callv", [self.lower(i.func)] + args,
+                             span=i.span, kw=(), splat=()).result
         return self.lower(i)
 
     def l_Dot(self, n: A.Dot) -> Value:
@@ -854,11 +861,12 @@ class Lowerer:
             name = self.gname(name)
         typevars = [self._typevar(w) for w in n.where]
         tvnames: dict[str, Any] = {tv.name: tv for tv in typevars}
-        for w, tv in zip(n.where, typevars):
+        for w, tv in zip(n.where, typevars, strict=True):
             bound = _where_bound(w)
             if bound is not None and tv.ub is None:
                 # a bound that is not a built-in type (`T <: AbstractLayer`): made at run time
-                tvnames[tv.name] = self.call("Core.typevar", [self.const(tv.name), self.lower(bound)], w.span)
+                tvnames[tv.name] = self.call("Core.typevar",
+                                             [self.const(tv.name), self.lower(bound)], w.span)
         ctor_params = tuple(self._ctor_param(p, tvnames) for p in n.type_params)
         fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver,
                                static_params=tuple(tvnames),
@@ -991,7 +999,8 @@ class Lowerer:
     def l_Export(self, n: A.Export) -> Value:
         if self.module is None:
             return self.const(None)  # `export` in Main has no effect
-        return self.call("Core.export", [self.const(self.module), self.const(tuple(n.names))], n.span)
+        return self.call("Core.export",
+                         [self.const(self.module), self.const(tuple(n.names))], n.span)
 
     def l_Const(self, n: A.Const) -> Value:
         return self.lower(n.value)
@@ -1120,7 +1129,7 @@ class Lowerer:
             outs.append((v, sc.env))
             sc.region = saved_region
         carried = sorted(x for x in names if any(x in env for _, env in outs))
-        for (v, env), reg in zip(outs, regions):
+        for (v, env), reg in zip(outs, regions, strict=False):
             vals = [v]
             saved_region = sc.region
             sc.region = reg
@@ -1132,7 +1141,7 @@ class Lowerer:
             regions.reverse()
         op = self.emit("if", [cond], 1 + len(carried), span=span, regions=regions)
         sc.env = before
-        for x, r in zip(carried, op.results[1:]):
+        for x, r in zip(carried, op.results[1:], strict=False):
             r.hint = x
             sc.env[x] = r
         return op.results[0]
@@ -1178,7 +1187,7 @@ class Lowerer:
         before = dict(sc.env)
         saved = sc.region
         sc.region = body
-        for x, a in zip(carried, body.args[1:]):
+        for x, a in zip(carried, body.args[1:], strict=False):
             sc.env[x] = a
         stop_flags = [f for f in (BRK, RET) if f in carried]
         stmts = n.body.stmts
@@ -1190,7 +1199,7 @@ class Lowerer:
         body.ops.append(Op("yield", [sc.env[x] for x in carried]))
         sc.region = saved
         sc.env = before
-        for x, r in zip(carried, op.results):
+        for x, r in zip(carried, op.results, strict=False):
             r.hint = x
             sc.env[x] = r
         sc.env.pop(BRK, None)
@@ -1243,7 +1252,7 @@ class Lowerer:
         saved = sc.region
         # condition: stop once a break/return flag is set
         sc.region = cond_r
-        for x, a in zip(carried, cond_r.args):
+        for x, a in zip(carried, cond_r.args, strict=False):
             sc.env[x] = a
         stop_flags = [f for f in (BRK, RET) if f in carried]
         if stop_flags:
@@ -1256,13 +1265,13 @@ class Lowerer:
         cond_r.ops.append(Op("yield", [c]))
         sc.env = dict(before)
         sc.region = body
-        for x, a in zip(carried, body.args):
+        for x, a in zip(carried, body.args, strict=False):
             sc.env[x] = a
         self.lower_body(n.body.stmts)
         body.ops.append(Op("yield", [sc.env[x] for x in carried]))
         sc.region = saved
         sc.env = before
-        for x, r in zip(carried, op.results):
+        for x, r in zip(carried, op.results, strict=False):
             r.hint = x
             sc.env[x] = r
         sc.env.pop(BRK, None)
@@ -1297,7 +1306,8 @@ class Lowerer:
         body = self.make_lambda(A.Lambda([], n.body, span=n.span), name="#try")
         if getattr(n, "catch_body", None) is not None:
             var = n.var.name if isinstance(getattr(n, "var", None), A.Ident) else (n.var or "#err")
-            handler = self.make_lambda(A.Lambda([A.Param(var)], n.catch_body, span=n.span), name="#catch")
+            handler = self.make_lambda(A.Lambda([A.Param(var)], n.catch_body, span=n.span),
+                                       name="#catch")
         else:
             handler = self.const(None)
         fin = (self.make_lambda(A.Lambda([], n.finally_body, span=n.span), name="#finally")

@@ -8,7 +8,8 @@ likewise become calls of runtime functions with the expression's source text.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from lang import ast as A
 from lang.ir import Value
@@ -35,7 +36,8 @@ def m_test(lo: Any, n: A.MacroCall) -> Value:
                     [A.Kwarg(k.target.name, k.value, span=k.span) for k in kws], span=ex.span)  # type: ignore[attr-defined]
         text += " " + " ".join(unparse(k) for k in kws)
     parts = _test_parts(lo, ex)
-    return lo.call("Test.do_test", [_thunk(lo, ex), _str(lo, text), lo.const(n.span.line), parts], n.span)
+    return lo.call("Test.do_test",
+                   [_thunk(lo, ex), _str(lo, text), lo.const(n.span.line), parts], n.span)
 
 
 def _test_parts(lo: Any, ex: A.Node) -> Value:
@@ -133,7 +135,8 @@ def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
     defaults = {k.name: k.value for k in n.args[:-1] if isinstance(k, A.Kwarg)}
     lo.lower(s)
     kw = [A.Param(f, None, defaults.get(f), span=s.span) for f, _ in s.fields]
-    body = A.Call(A.Ident(s.name, span=s.span), [A.Ident(f, span=s.span) for f, _ in s.fields], span=s.span)
+    body = A.Call(A.Ident(s.name, span=s.span),
+                  [A.Ident(f, span=s.span) for f, _ in s.fields], span=s.span)
     lo.lower(A.FunctionDef(s.name, [], body, kw, span=s.span))
     return lo.const(None)
 
@@ -154,7 +157,8 @@ def m_checkpoint(lo: Any, n: A.MacroCall) -> Value:
     ex = n.args[-1]
     if isinstance(ex, A.For):
         return _checkpoint_loop(lo, ex, n)
-    if isinstance(ex, A.Call) and not ex.kwargs and not any(isinstance(a, A.Splat) for a in ex.args):
+    if isinstance(ex, A.Call) and not ex.kwargs and not any(isinstance(a, A.Splat)
+                                                            for a in ex.args):
         return lo.call("checkpointed", [lo.lower(ex.func)] + [lo.lower(a) for a in ex.args], n.span)
     return lo.call("checkpointed", [_thunk(lo, ex)], n.span)
 
@@ -168,7 +172,8 @@ def _checkpoint_loop(lo: Any, loop: A.For, n: A.MacroCall) -> Value:
     if len(loop.iterators) != 1:
         raise lo.err("@checkpoint supports a loop with one iterator", n)
     target, iterable = loop.iterators[0]
-    state = sorted(x for x in assigned_names(loop.body.stmts) if x in lo.sc.env and not x.startswith("#"))
+    state = sorted(x for x in assigned_names(loop.body.stmts) if x in lo.sc.env
+                   and not x.startswith("#"))
     if not state:
         raise lo.err("@checkpoint on a loop that updates no local variable", n)
     sp = loop.span
@@ -179,7 +184,8 @@ def _checkpoint_loop(lo: Any, loop: A.For, n: A.MacroCall) -> Value:
     if not isinstance(target, A.Ident):
         body = [A.Assign(target, A.Ident("#x"), span=sp)] + body
     lam = A.Lambda(params, A.Block(body + [A.TupleLit(list(names), span=sp)], span=sp), span=sp)
-    call = A.Call(A.Ident("Core.ckpt_loop"), [lam, iterable, A.TupleLit(list(names), span=sp)], span=sp)
+    call = A.Call(A.Ident("Core.ckpt_loop"),
+                  [lam, iterable, A.TupleLit(list(names), span=sp)], span=sp)
     lo.lower(A.Assign(A.TupleLit(list(names), span=sp), call, span=sp))
     return lo.const(None)
 
@@ -192,7 +198,8 @@ def m_test_broken(lo: Any, n: A.MacroCall) -> Value:
     """`@test_broken ex`: recorded as broken while ex is false or throws; an unexpected
     pass is an error, as in Julia."""
     ex = n.args[0]
-    return lo.call("Test.do_test_broken", [_thunk(lo, ex), _str(lo, unparse(ex)), lo.const(n.span.line)], n.span)
+    return lo.call("Test.do_test_broken",
+                   [_thunk(lo, ex), _str(lo, unparse(ex)), lo.const(n.span.line)], n.span)
 
 
 MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {

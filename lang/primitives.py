@@ -19,8 +19,9 @@ Primitives written here are few and small; everything else in Base is Zyla (lang
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,8 @@ def prim(name: str, host: Callable[..., Any], jax: Callable[..., Any] | HostOnly
     return p
 
 
-def host_only(name: str, host: Callable[..., Any], reason: str, result: V.JType = V.AnyT) -> Primitive:
+def host_only(name: str, host: Callable[..., Any],
+              reason: str, result: V.JType = V.AnyT) -> Primitive:
     """A primitive that only runs on the host and has no derivative."""
     return prim(name, host, HostOnly(reason), NONDIFF, lambda *a, **k: result)
 
@@ -159,7 +161,8 @@ def unary_float(fn_name: str) -> Callable[..., Any]:
                 try:
                     return getattr(math, fn_name)(x)
                 except (ValueError, OverflowError):
-                    raise ZylaError("DomainError", f"{fn_name} was called with a value outside its domain: {x}") from None
+                    raise ZylaError("DomainError", f"{fn_name} was called with a value outside its "
+                                                   f"domain: {x}") from None
             with np.errstate(all="ignore"):
                 return _result(getattr(np, fn_name)(_np_cast(x, d)), xp)
         return getattr(xp, fn_name)(xp.asarray(x, dtype=d))
@@ -219,11 +222,13 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
             with np.errstate(all="ignore"):
                 return _result(np.power(a, np.asarray(b, dtype=da)), xp)
         return xp.power(a, xp.asarray(b, dtype=da))
-    d = N.float_dtype(N.promote(da, db)) if N.is_float_dtype(N.promote(da, db)) or db != N.I64 else N.I64
+    d = (N.float_dtype(N.promote(da, db)) if N.is_float_dtype(N.promote(da, db)) or db != N.I64
+         else N.I64)
     if xp is np:
         if type(a) is float and type(b) is float:
             if a < 0 and not b.is_integer():
-                raise ZylaError("DomainError", f"{a} ^ {b}: exponentiation yielding a complex result")
+                raise ZylaError("DomainError",
+                                f"{a} ^ {b}: exponentiation yielding a complex result")
             return a**b
         with np.errstate(all="ignore"):
             return _result(np.power(_np_cast(a, d), _np_cast(b, d)), xp)
@@ -344,22 +349,26 @@ def _times2(xp: Any, a: Any, b: Any) -> Any:
         return _result(out, xp)
     if a.ndim == 1 and b.ndim == 2:
         if b.shape[-1] != 1:
-            raise dim_mismatch(f"A has dimensions ({a.shape[0]},1) but B has first dimension {jl_size(b)[0]}")
+            raise dim_mismatch(f"A has dimensions ({a.shape[0]},1) but B has first dimension "
+                               f"{jl_size(b)[0]}")
         out = xp.matmul(N.cast(b, d, xp), N.cast(a[None, :], d, xp))
         return _result(np.asarray(out) if xp is np else out, xp)
-    raise ZylaError("MethodError", f"no method matching *(arrays of sizes {jl_size(a)} and {jl_size(b)})",
+    raise ZylaError("MethodError",
+                    f"no method matching *(arrays of sizes {jl_size(a)} and {jl_size(b)})",
                     hint="for elementwise multiplication use .*")
 
 
 def divide(xp: Any, a: Any, b: Any) -> Any:
     if is_array(b):
-        raise ZylaError("MethodError", "no method matching /(_, ::Array)", hint="use ./ for elementwise division")
+        raise ZylaError("MethodError", "no method matching /(_, ::Array)",
+                        hint="use ./ for elementwise division")
     return _div(xp, a, b)
 
 
 def power(xp: Any, a: Any, b: Any) -> Any:
     if is_array(a):
-        raise ZylaError("MethodError", "no method matching ^(::Array, _)", hint="use .^ for elementwise powers")
+        raise ZylaError("MethodError", "no method matching ^(::Array, _)",
+                        hint="use .^ for elementwise powers")
     return _pow(xp, a, b)
 
 
@@ -370,7 +379,7 @@ def cmp_scalar(fn: Callable[..., Any], op: str) -> Callable[..., Any]:
         if not _numeric(a) or not _numeric(b):
             if isinstance(a, str) and isinstance(b, str):
                 return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
-            raise ZylaError("MethodError", f"no method matching isless for these types")
+            raise ZylaError("MethodError", "no method matching isless for these types")
         return fn(xp, a, b)
 
     return run
@@ -395,15 +404,16 @@ def jl_equal(a: Any, b: Any) -> bool:
         if jl_size(a) != jl_size(b):
             return False
         if a.dtype == object or b.dtype == object:
-            return all(jl_equal(x, y) for x, y in zip(a.ravel(), b.ravel()))
+            return all(jl_equal(x, y) for x, y in zip(a.ravel(), b.ravel(), strict=False))
         return bool(np.array_equal(a, b))
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(jl_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(jl_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
-        return a.names == b.names and all(jl_equal(x, y) for x, y in zip(a.values, b.values))
+        return a.names == b.names and all(jl_equal(x, y)
+                                          for x, y in zip(a.values, b.values, strict=False))
     if isinstance(a, V.StructValue) and isinstance(b, V.StructValue):
         return a.type == b.type and not a.type.mutable and all(
-            jl_egal(x, y) for x, y in zip(a.fields, b.fields))
+            jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
     return bool(a == b) if type(a) is type(b) else False
 
 
@@ -418,9 +428,10 @@ def jl_egal(a: Any, b: Any) -> bool:
     if isinstance(a, float):
         return a == b or (a != a and b != b)
     if isinstance(a, tuple):
-        return len(a) == len(b) and all(jl_egal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(jl_egal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, V.StructValue):
-        return not a.type.mutable and a.type == b.type and all(jl_egal(x, y) for x, y in zip(a.fields, b.fields))
+        return not a.type.mutable and a.type == b.type and all(
+            jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
     try:
         return bool(a == b)
     except Exception:
@@ -447,7 +458,8 @@ def unbroadcast(xp: Any, x: Any, dx: Any) -> Any:
     if not is_array(x):
         if is_array(dx):
             s = xp.sum(dx)
-            return _result(N.cast(s, N.dtype_of(x), xp) if N.is_float_dtype(N.dtype_of(x)) else s, xp)
+            return _result(N.cast(s, N.dtype_of(x), xp)
+                           if N.is_float_dtype(N.dtype_of(x)) else s, xp)
         return dx
     xs = getattr(as_array(x), "shape", ())
     if not is_array(dx):
@@ -495,20 +507,27 @@ numeric_prim("*", times, "(dz, z, xs...) -> Core.mul_back(dz, xs...)", _mul)
 numeric_prim("/", divide, "(dz, z, x, y) -> (dz ./ y, -sum(dz .* z) / y)", _div)
 numeric_prim("^", power, "(dz, z, x, p) -> Core.pow_back(dz, z, x, p)", _pow)
 numeric_prim("÷", binary_elementwise(_intdiv, "same"), NONDIFF, binary_elementwise(_intdiv, "same"))
-numeric_prim("%", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", binary_elementwise(_rem, "same"))
-numeric_prim("rem", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", binary_elementwise(_rem, "same"))
-numeric_prim("mod", binary_elementwise(_mod, "same"), "(dz, z, x, y) -> (dz, -dz .* floor.(x ./ y))", binary_elementwise(_mod, "same"))
-numeric_prim("div", binary_elementwise(_intdiv, "same"), NONDIFF, binary_elementwise(_intdiv, "same"))
+numeric_prim("%", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))",
+             binary_elementwise(_rem, "same"))
+numeric_prim("rem", binary_elementwise(_rem, "same"),
+             "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", binary_elementwise(_rem, "same"))
+numeric_prim("mod", binary_elementwise(_mod, "same"),
+             "(dz, z, x, y) -> (dz, -dz .* floor.(x ./ y))", binary_elementwise(_mod, "same"))
+numeric_prim("div", binary_elementwise(_intdiv, "same"), NONDIFF,
+             binary_elementwise(_intdiv, "same"))
 numeric_prim("<", cmp_scalar(_lt, "<"), NONDIFF, _lt)
 numeric_prim("<=", cmp_scalar(_le, "<="), NONDIFF, _le)
 numeric_prim(">", cmp_scalar(_gt, ">"), NONDIFF, _gt)
 numeric_prim(">=", cmp_scalar(_ge, ">="), NONDIFF, _ge)
 numeric_prim("==", eq_any, NONDIFF, _eq)
-numeric_prim("!=", lambda xp, a, b: not eq_any(xp, a, b) if xp is np else xp.logical_not(eq_any(xp, a, b)), NONDIFF, _ne)
+numeric_prim("!=", lambda xp, a, b: not eq_any(xp, a, b) if xp is np
+             else xp.logical_not(eq_any(xp, a, b)), NONDIFF, _ne)
 numeric_prim("max", lambda xp, a, b, *r: _reduce2(_max, xp, a, b, *r),
-             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .>= xs[2]), dz .* (xs[1] .< xs[2])) : Core.extremes_back(dz, z, xs)", _max)
+             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .>= xs[2]), dz .* (xs[1] .< xs[2]))"
+             " : Core.extremes_back(dz, z, xs)", _max)
 numeric_prim("min", lambda xp, a, b, *r: _reduce2(_min, xp, a, b, *r),
-             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .<= xs[2]), dz .* (xs[1] .> xs[2])) : Core.extremes_back(dz, z, xs)", _min)
+             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .<= xs[2]), dz .* (xs[1] .> xs[2]))"
+             " : Core.extremes_back(dz, z, xs)", _min)
 
 
 def _reduce2(f: Callable[..., Any], xp: Any, a: Any, b: Any, *rest: Any) -> Any:
@@ -553,7 +572,8 @@ def _unary(name: str) -> Callable[..., Any]:
                 except (ValueError, OverflowError) as e:
                     if isinstance(e, OverflowError):
                         return math.inf
-                    raise ZylaError("DomainError", f"{name} was called with {x}, outside its domain") from None
+                    raise ZylaError("DomainError",
+                                    f"{name} was called with {x}, outside its domain") from None
             with np.errstate(all="ignore"):
                 return _result(getattr(np, npname)(_np_cast(x, d)), xp)
         return getattr(xp, npname)(xp.asarray(x, dtype=d))
@@ -587,7 +607,8 @@ def _rounding(name: str) -> Callable[..., Any]:
         if isinstance(x, V.JType):  # round(Int, x)
             d = V.JTYPE_TO_DTYPE.get(x, N.I64)
             r = run(xp, y)
-            return N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np else xp.asarray(r).astype(d)
+            return (N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np
+                    else xp.asarray(r).astype(d))
         if sigdigits is not None and xp is np and type(x) is float:
             return float(f"{x:.{int(sigdigits)}g}")
         if digits is not None:
@@ -633,9 +654,12 @@ def _not(xp: Any, x: Any) -> Any:
 numeric_prim("!", _not, NONDIFF, lambda xp, x: xp.logical_not(x))
 numeric_prim("Core.or", lambda xp, a, b: (a or b) if xp is np else xp.logical_or(a, b), NONDIFF,
              lambda xp, a, b: xp.logical_or(a, b))
-numeric_prim("&", lambda xp, a, b: _bitop(xp, a, b, "and"), NONDIFF, lambda xp, a, b: _bitop(xp, a, b, "and"))
-numeric_prim("|", lambda xp, a, b: _bitop(xp, a, b, "or"), NONDIFF, lambda xp, a, b: _bitop(xp, a, b, "or"))
-numeric_prim("xor", lambda xp, a, b: _bitop(xp, a, b, "xor"), NONDIFF, lambda xp, a, b: _bitop(xp, a, b, "xor"))
+numeric_prim("&", lambda xp, a, b: _bitop(xp, a, b, "and"), NONDIFF,
+             lambda xp, a, b: _bitop(xp, a, b, "and"))
+numeric_prim("|", lambda xp, a, b: _bitop(xp, a, b, "or"), NONDIFF,
+             lambda xp, a, b: _bitop(xp, a, b, "or"))
+numeric_prim("xor", lambda xp, a, b: _bitop(xp, a, b, "xor"), NONDIFF,
+             lambda xp, a, b: _bitop(xp, a, b, "xor"))
 
 
 def _bitop(xp: Any, a: Any, b: Any, op: str) -> Any:

@@ -93,7 +93,8 @@ def _copy(xp: Any, x: Any) -> Any:
     if xp is np and isinstance(x, np.ndarray):
         return x.copy()
     if xp is not np and hasattr(x, "shape"):
-        return xp.array(x, copy=True)  # a distinct value: writes to it must not look like writes to x
+        # a distinct value: writes to it must not look like writes to x
+        return xp.array(x, copy=True)
     return x
 
 
@@ -114,7 +115,7 @@ def _length(xp: Any, x: Any) -> int:
         for s in x.shape:
             n *= s
         return n
-    if hasattr(x, "items") and isinstance(getattr(x, "items"), list):
+    if hasattr(x, "items") and isinstance(x.items, list):
         return len(x.items)
     if hasattr(x, "jl_length"):
         return x.jl_length()
@@ -133,7 +134,8 @@ def _reshape(xp: Any, x: Any, *dims: Any) -> Any:
         prod = int(np.prod(known)) if known else 1
         dims = tuple(total // prod if d is COLON else d for d in dims)
     if int(np.prod(dims)) != total:
-        raise dim_mismatch(f"new dimensions {tuple(dims)} must be consistent with array size {total}")
+        raise dim_mismatch(f"new dimensions {tuple(dims)} must be consistent with array size "
+                           f"{total}")
     return xp.reshape(x, tuple(reversed([int(d) for d in dims])))
 
 
@@ -194,7 +196,7 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
             x = x.astype(N.I64)
         if dims is None:
             if x.size == 0 and not empty_ok:
-                raise ZylaError("ArgumentError", f"reducing over an empty collection is not allowed")
+                raise ZylaError("ArgumentError", "reducing over an empty collection is not allowed")
             return _result(getattr(xp, np_name)(x), xp)
         return getattr(xp, np_name)(x, axis=_as_reduce_axes(x, dims), keepdims=True)
 
@@ -346,7 +348,8 @@ def _bounds_error(x: Any, idx: tuple) -> ZylaError:
     from lang.functions import typeof
 
     s = jl_size(x)
-    desc = f"{'×'.join(map(str, s))} {V.type_name(typeof(x))}" if len(s) != 1 else f"{s[0]}-element {V.type_name(typeof(x))}"
+    desc = (f"{'×'.join(map(str, s))} {V.type_name(typeof(x))}" if len(s) != 1
+            else f"{s[0]}-element {V.type_name(typeof(x))}")
     shown = ", ".join(_show_index(i) for i in idx)
     return ZylaError("BoundsError", f"attempt to access {desc} at index [{shown}]")
 
@@ -479,7 +482,8 @@ def setindex(x: Any, v: Any, *idx: Any) -> Any:
     if not isinstance(x, np.ndarray):
         from lang.functions import typeof
 
-        raise ZylaError("MethodError", f"no method matching setindex!(::{V.type_name(typeof(x))}, ...)")
+        raise ZylaError("MethodError",
+                        f"no method matching setindex!(::{V.type_name(typeof(x))}, ...)")
     target = _index_view(x, idx)
     if is_array(v) and not isinstance(target, tuple):
         raise ZylaError("ArgumentError", "use .= to assign an array into a slice")
@@ -548,7 +552,8 @@ def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
         try:
             val = np.broadcast_to(_pad_julia(val, len(sub_shape)), sub_shape)
         except ValueError:
-            raise dim_mismatch(f"cannot broadcast array of size {jl_size(val)} into {tuple(reversed(sub_shape))}") from None
+            raise dim_mismatch(f"cannot broadcast array of size {jl_size(val)} into "
+                               f"{tuple(reversed(sub_shape))}") from None
     if x.dtype != object:
         val = _convert_elem(val, x.dtype)
     view[tgt] = val
@@ -569,7 +574,8 @@ def broadcast_assign(dest: Any, v: Any) -> Any:
         try:
             val = np.broadcast_to(np.asarray(val), dest.shape)
         except ValueError:
-            raise dim_mismatch(f"array could not be broadcast to match destination of size {jl_size(dest)}") from None
+            raise dim_mismatch("array could not be broadcast to match destination of size "
+                               f"{jl_size(dest)}") from None
     if dest.dtype != object:
         val = _convert_elem(val, dest.dtype)
     dest[...] = val
@@ -590,7 +596,8 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
         start, step, stop = a, 1, b
     else:
         start, step, stop = a, b, c
-    ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (start, step, stop))
+    ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+               for v in (start, step, stop))
     if not ints and all(N.dtype_of(v).kind == "i" for v in (start, step, stop)):
         # integer bounds only known at run time (compiled code): a range of traced length
         jnp = N.xp_for(start, step, stop)
@@ -653,15 +660,21 @@ numeric("size", _size, NONDIFF)
 numeric("length", _length, NONDIFF)
 numeric("ndims", _ndims, NONDIFF)
 numeric("eltype", _eltype, NONDIFF)
-numeric("reshape", _reshape, "(dz, z, x, dims...) -> (reshape(dz, size(x)), map(d -> nothing, dims)...)")
+numeric("reshape", _reshape,
+        "(dz, z, x, dims...) -> (reshape(dz, size(x)), map(d -> nothing, dims)...)")
 numeric("vec", _vec, "(dz, z, x) -> (reshape(dz, size(x)),)")
-numeric("permutedims", _permutedims, "(dz, z, x, p...) -> (Core.permute_back(dz, x, p...), map(d -> nothing, p)...)")
+numeric("permutedims", _permutedims,
+        "(dz, z, x, p...) -> (Core.permute_back(dz, x, p...), map(d -> nothing, p)...)")
 numeric("adjoint", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
 numeric("transpose", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
-numeric("Core.sum", _reducer("sum"), "(dz, z, x, dims...) -> (Core.sum_back(dz, x), map(d -> nothing, dims)...)")
-numeric("Core.prod", _reducer("prod"), "(dz, z, x, dims...) -> (Core.prod_back(dz, x, dims...), map(d -> nothing, dims)...)")
-numeric("Core.maximum", _reducer("max", False), "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
-numeric("Core.minimum", _reducer("min", False), "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
+numeric("Core.sum", _reducer("sum"),
+        "(dz, z, x, dims...) -> (Core.sum_back(dz, x), map(d -> nothing, dims)...)")
+numeric("Core.prod", _reducer("prod"),
+        "(dz, z, x, dims...) -> (Core.prod_back(dz, x, dims...), map(d -> nothing, dims)...)")
+numeric("Core.maximum", _reducer("max", False),
+        "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
+numeric("Core.minimum", _reducer("min", False),
+        "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
 numeric("argmax", _argext("argmax"), NONDIFF)
 numeric("argmin", _argext("argmin"), NONDIFF)
 numeric("findmax", _findext("argmax"), "(dz, z, x) -> (Core.findext_back(dz, z, x),)")
@@ -670,10 +683,13 @@ numeric("cumsum", _cumsum, "Core.cumsum_rule")
 numeric("reverse", _reverse, "(dz, z, x) -> (reverse(dz),)")
 numeric("vcat", _vcat, "(dz, z, xs...) -> Core.vcat_back(dz, xs...)")
 numeric("hcat", _hcat, "(dz, z, xs...) -> Core.hcat_back(dz, xs...)")
-numeric("Core.hvcat", _hvcat, "(dz, z, rows, xs...) -> (nothing, Core.hvcat_back(dz, rows, xs...)...)")
+numeric("Core.hvcat", _hvcat,
+        "(dz, z, rows, xs...) -> (nothing, Core.hvcat_back(dz, rows, xs...)...)")
 numeric("Core.vect", _vect, "(dz, z, xs...) -> Core.vect_back(dz, xs...)")
-numeric("Core.typed_vect", _typed_vect, "(dz, z, T, xs...) -> (nothing, Core.vect_back(dz, xs...)...)")
-numeric("getindex", getindex, "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
+numeric("Core.typed_vect", _typed_vect,
+        "(dz, z, T, xs...) -> (nothing, Core.vect_back(dz, xs...)...)")
+numeric("getindex", getindex,
+        "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
 numeric("Core.endof", endof, NONDIFF)
 numeric(":", _range, NONDIFF)
 numeric("Core.unbroadcast", lambda xp, x, dx: _unbroadcast(xp, x, dx),
@@ -709,7 +725,8 @@ def _collect(xp: Any, x: Any) -> Any:
 
 prim("setindex!", setindex, HostOnly("array mutation is only run on the host"), NONDIFF,
      lambda *a: a[0])
-prim("Core.setindex_broadcast!", setindex_broadcast, HostOnly("array mutation is only run on the host"),
+prim("Core.setindex_broadcast!", setindex_broadcast,
+     HostOnly("array mutation is only run on the host"),
      NONDIFF, lambda *a: a[0])
 prim("Core.broadcast_assign!", broadcast_assign, HostOnly("array mutation is only run on the host"),
      NONDIFF, lambda *a: a[0])
@@ -774,11 +791,15 @@ def zero_at(xp: Any, dz: Any, *idx: Any) -> Any:
 
 
 numeric("Core.setindex_fn", setindex_fn,
-        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), map(k -> nothing, i)...)")
+        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), "
+        "map(k -> nothing, i)...)")
 numeric("Core.setindex_broadcast_fn", setindex_broadcast_fn,
-        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), map(k -> nothing, i)...)")
-numeric("Core.broadcast_assign_fn", broadcast_assign_fn, "(dz, z, x, v) -> (nothing, Core.unbroadcast(v, dz))")
-numeric("Core.zero_at", zero_at, "(ddz, z, dz, i...) -> (Core.zero_at(ddz, i...), map(k -> nothing, i)...)")
+        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), "
+        "map(k -> nothing, i)...)")
+numeric("Core.broadcast_assign_fn", broadcast_assign_fn,
+        "(dz, z, x, v) -> (nothing, Core.unbroadcast(v, dz))")
+numeric("Core.zero_at", zero_at,
+        "(ddz, z, dz, i...) -> (Core.zero_at(ddz, i...), map(k -> nothing, i)...)")
 
 def push_fn(xp: Any, x: Any, *vs: Any) -> Any:
     """`push!(v, xs...)` on a local vector: grows it in place on the host (aliases see it,
@@ -830,14 +851,17 @@ def prod_back(xp: Any, dz: Any, x: Any, dims: Any = None) -> Any:
     shape = [1] * x.ndim
     shape[ax] = 1
     ones = xp.ones(tuple(s if i != ax else 1 for i, s in enumerate(x.shape)), dtype=x.dtype)
-    left = xp.concatenate([ones, xp.take(xp.cumprod(x, axis=ax), xp.arange(x.shape[ax] - 1), axis=ax)], axis=ax)
+    left = xp.concatenate([ones, xp.take(xp.cumprod(x, axis=ax),
+                                         xp.arange(x.shape[ax] - 1), axis=ax)], axis=ax)
     fx = xp.flip(x, axis=ax)
-    right = xp.flip(xp.concatenate([ones, xp.take(xp.cumprod(fx, axis=ax), xp.arange(x.shape[ax] - 1), axis=ax)],
+    right = xp.flip(xp.concatenate([ones, xp.take(xp.cumprod(fx, axis=ax),
+                                                  xp.arange(x.shape[ax] - 1), axis=ax)],
                                    axis=ax), axis=ax)
     return dz * left * right
 
 
-numeric("Core.cumsum_back", cumsum_back, "(ddz, z, dz, d...) -> (cumsum(ddz, d...), map(q -> nothing, d)...)")
+numeric("Core.cumsum_back", cumsum_back,
+        "(ddz, z, dz, d...) -> (cumsum(ddz, d...), map(q -> nothing, d)...)")
 numeric("Core.prod_back", prod_back, NONDIFF)
 
 
@@ -854,8 +878,8 @@ FORWARD: dict[str, str] = {
     "adjoint": "(d, z, x) -> adjoint(d[1])",
     "transpose": "(d, z, x) -> transpose(d[1])",
     "Core.sum": "(d, z, x, dims...) -> Core.sum(d[1], dims...)",
-    "Core.prod": ("(d, z, x, dims...) -> Core.sum(Core.prod_back(one.(z), x, dims...) .* d[1], dims..."
-        ")"),
+    "Core.prod": ("(d, z, x, dims...) -> "
+                  "Core.sum(Core.prod_back(one.(z), x, dims...) .* d[1], dims...)"),
     "Core.prod_back": "noforward",
     "Core.maximum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
     "Core.minimum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
@@ -871,8 +895,8 @@ FORWARD: dict[str, str] = {
     "getindex": "(d, z, x, i...) -> getindex(d[1], i...)",
     "Core.unbroadcast": "(d, z, x, dx) -> Core.unbroadcast(x, d[2])",
     "Core.setindex_fn": "(d, z, x, v, i...) -> Core.setindex_fn(d[1], d[2], i...)",
-    "Core.setindex_broadcast_fn": ("(d, z, x, v, i...) -> Core.setindex_broadcast_fn(d[1], d[2], i..."
-        ")"),
+    "Core.setindex_broadcast_fn": ("(d, z, x, v, i...) -> "
+                                   "Core.setindex_broadcast_fn(d[1], d[2], i...)"),
     "Core.broadcast_assign_fn": "(d, z, x, v) -> Core.broadcast_assign_fn(d[1], d[2])",
     "Core.zero_at": "(d, z, dz, i...) -> Core.zero_at(d[1], i...)",
     "Core.push_fn": "(d, z, x, vs...) -> Core.push_fn(d...)",

@@ -125,7 +125,8 @@ def cat(xp: Any, d: int, *xs: Any) -> Any:
         return xp.concatenate(padded, axis=nd - d)
     except (ValueError, TypeError):
         sizes = ", ".join(str(jl_size(a)) for a in arrs)
-        raise dim_mismatch(f"cat: mismatch in dimensions other than {d}; got sizes {sizes}") from None
+        raise dim_mismatch(f"cat: mismatch in dimensions other than {d}; "
+                           f"got sizes {sizes}") from None
 
 
 def cat_back(xp: Any, dz: Any, d: int, *xs: Any) -> tuple:
@@ -141,7 +142,8 @@ def cat_back(xp: Any, dz: Any, d: int, *xs: Any) -> tuple:
         idx[nd - d] = slice(k, k + n)
         piece = dz[tuple(idx)]
         k += n
-        out.append(xp.reshape(piece, a.shape) if is_array(a) else _result(xp.reshape(piece, ()), xp))
+        out.append(xp.reshape(piece, a.shape) if is_array(a)
+                   else _result(xp.reshape(piece, ()), xp))
     return tuple(out)
 
 
@@ -277,14 +279,16 @@ numeric("Core.repeat_outer_back", repeat_outer_back,
 numeric("Core.repeat_inner_back", repeat_inner_back,
         "(ddx, z, dz, x, c) -> (Core.repeat_inner(ddx, c), nothing, nothing)")
 numeric("Core.cat", cat, "(dz, z, d, xs...) -> (nothing, Core.cat_back(dz, d, xs...)...)")
-numeric("Core.cat_back", cat_back, "(dt, z, dz, d, xs...) -> (Core.cat(d, dt...), nothing, map(x -> nothing, xs)...)")
+numeric("Core.cat_back", cat_back,
+        "(dt, z, dz, d, xs...) -> (Core.cat(d, dt...), nothing, map(x -> nothing, xs)...)")
 numeric("det", det, "(dz, z, A) -> (dz * z * inv(A)',)")
 numeric("Core.matinv", matinv, "(dz, z, A) -> (-(z' * dz * z'),)")
 numeric("Core.eye_like", eye_like, NONDIFF)
 numeric("\\", solve, "(dz, z, A, b) -> Core.solve_back(dz, z, A, b)")
 
 _atan2 = binary_elementwise(lambda xp, y, x: xp.arctan2(y, x), "float")
-numeric_prim("Core.atan2", _atan2, "(dz, z, y, x) -> (dz .* x ./ (x .^ 2 .+ y .^ 2), -dz .* y ./ (x .^ 2 .+ y .^ 2))",
+numeric_prim("Core.atan2", _atan2,
+             "(dz, z, y, x) -> (dz .* x ./ (x .^ 2 .+ y .^ 2), -dz .* y ./ (x .^ 2 .+ y .^ 2))",
              _atan2)
 for _name, _rule in {
     "asinh": "(dz, z, x) -> (dz ./ sqrt.(x .^ 2 .+ 1),)",
@@ -308,7 +312,8 @@ for _name in ("isnan", "isinf", "isfinite"):
 
 prim("Core.findext_dims", findext_dims, HostOnly("CartesianIndex arrays are host values"), NONDIFF,
      lambda *a, **k: V.AnyT)
-prim("Core.reduce_dims", reduce_dims, HostOnly("reducing with an arbitrary function along dims runs on the host"),
+prim("Core.reduce_dims", reduce_dims,
+     HostOnly("reducing with an arbitrary function along dims runs on the host"),
      '(dz, z, op, x, d, i) -> error("reduce(op, x; dims) with a function other than +, *, max, min '
      'has no derivative; use sum/prod/maximum/minimum")', lambda *a, **k: V.AnyT, needs_interp=True)
 

@@ -21,7 +21,8 @@ _INT_CONVS = frozenset("diuxXoc")
 
 
 @lru_cache(maxsize=256)
-def parse_format(fmt: str) -> tuple[tuple[str, tuple[str, str | None, str | None, str] | None], ...]:
+def parse_format(fmt: str) -> tuple[
+        tuple[str, tuple[str, str | None, str | None, str] | None], ...]:
     """The format as (literal, spec) pieces; spec is (flags, width, precision, conv)."""
     out: list[tuple[str, tuple[str, str | None, str | None, str] | None]] = []
     pos = 0
@@ -74,7 +75,8 @@ def format_values(fmt: str, args: tuple | list, text_of: Any) -> str:
     pieces = parse_format(fmt)
     nspec = sum(1 for _, s in pieces if s is not None)
     if nspec != len(args):
-        raise ZylaError("ArgumentError", f"@printf: format string {fmt!r} takes {nspec} arguments, got {len(args)}")
+        raise ZylaError("ArgumentError",
+                        f"@printf: format string {fmt!r} takes {nspec} arguments, got {len(args)}")
     out = []
     it = iter(args)
     for lit, spec in pieces:

@@ -9,7 +9,6 @@ a file one top-level statement at a time, as Julia does.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -41,12 +40,22 @@ _BUILTIN_TYPES = {
 
 
 def _extra_builtins() -> list[Any]:
-    from lang import builtins_dict, builtins_io, builtins_iter, builtins_set, builtins_types
-    from lang import modules
-    from lang import diagnostics, gradcheck, plots, safety  # REPL/diagnostics/testing (issue 6)
+    # diagnostics, gradcheck, plots, safety: REPL/diagnostics/testing (issue 6)
+    from lang import (
+        builtins_dict,
+        builtins_io,
+        builtins_iter,
+        builtins_set,
+        builtins_types,
+        diagnostics,
+        gradcheck,
+        modules,
+        plots,
+        safety,
+    )
 
-    return [builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter, modules, diagnostics, safety, gradcheck,
-            plots]
+    return [builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter, modules,
+            diagnostics, safety, gradcheck, plots]
 
 
 def _alias(fam: V.JType, params: tuple) -> V.JType:
@@ -76,6 +85,9 @@ class Runtime:
 
     def _install_builtins(self) -> None:
         from lang import builtins, primitives, primitives_array, primitives_base, primitives_nn  # noqa: F401  (registers)
+
+        # isort: split
+        # (after lang's primitives, so PRIMITIVES keeps its registration order)
         from backend import sharding  # noqa: F401  (registers Zyla.shard_batch, Zyla.ndevices)
 
         b = self.builtins
@@ -93,7 +105,8 @@ class Runtime:
         builtins.install(self)
         for extra in _extra_builtins():
             extra.install(self)
-        from autodiff import rules, runtime as ad_runtime
+        from autodiff import rules
+        from autodiff import runtime as ad_runtime
 
         ad_runtime.install(self)
         rules.install(self)
@@ -139,7 +152,8 @@ class Runtime:
             try:
                 return x.fields[x.type.fields.index(name)]
             except ValueError:
-                raise ZylaError("FieldError", f"type {V.type_name(x.type)} has no field `{name}`") from None
+                raise ZylaError("FieldError",
+                                f"type {V.type_name(x.type)} has no field `{name}`") from None
         if isinstance(x, V.NamedTuple):
             if name not in x.names:
                 raise ZylaError("FieldError", f"type NamedTuple has no field `{name}`")
@@ -232,7 +246,8 @@ class Runtime:
                 if fam.is_struct:
                     # the default constructor competes in dispatch like any method
                     n = len(fam.fields)
-                    gf.add_method(Method([V.AnyT] * n, n, impl=lambda *a: self.default_construct(fam, list(a))))
+                    gf.add_method(Method([V.AnyT] * n, n,
+                                         impl=lambda *a: self.default_construct(fam, list(a))))
             gf.add_method(m)
             return bound
         gf = self.generic(name)
@@ -302,8 +317,11 @@ class Runtime:
             raise self._no_constructor(t, args)
         if t.is_struct:
             if len(args) != len(t.fields):
-                raise ZylaError("MethodError", f"no method matching {V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})",
-                                hint=f"the default constructor takes {len(t.fields)} arguments: {', '.join(t.fields)}")
+                raise ZylaError("MethodError",
+                                f"no method matching {V.type_name(t)}("
+                                f"{', '.join('::' + V.type_name(typeof(a)) for a in args)})",
+                                hint=f"the default constructor takes {len(t.fields)} arguments: "
+                                     f"{', '.join(t.fields)}")
             return self.default_construct(t, args)
         return builtins.convert_call(self, t, args, kwargs)
 
@@ -313,7 +331,8 @@ class Runtime:
         from lang.builtins_types import field_type, struct_params
 
         t = struct_params(t, args)
-        vals = [self.convert_field(field_type(t, ft), a) for ft, a in zip(t.field_types, args)]
+        vals = [self.convert_field(field_type(t, ft), a)
+                for ft, a in zip(t.field_types, args, strict=False)]
         return V.StructValue(t, vals)
 
     def constructor_method(self, t: V.JType, args: list) -> Method | None:
@@ -371,7 +390,8 @@ class Runtime:
                          if sigs else None)
 
     def convert_field(self, ft: Any, v: Any) -> Any:
-        if isinstance(ft, V.JType) and ft is not V.AnyT and ft.family in (V.Float64T, V.Float32T, V.Int64T):
+        if (isinstance(ft, V.JType) and ft is not V.AnyT
+                and ft.family in (V.Float64T, V.Float32T, V.Int64T)):
             from lang import builtins
 
             return builtins.convert(self, ft, v)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from lang import ast as A
 
-_BINARY = {"+", "-", "*", "/", "^", "÷", "%", "\\", "//", ":", "=>", "|>", "⋅", "&", "|", "<<", ">>"}
+_BINARY = {"+", "-", "*", "/", "^", "÷", "%", "\\", "//", ":", "=>", "|>",
+           "⋅", "&", "|", "<<", ">>"}
 
 
 def unparse(n: A.Node) -> str:
@@ -69,7 +70,7 @@ def _bcast(n: A.Broadcast) -> str:
 
 def _cmp(n: A.Comparison) -> str:
     out = unparse(n.operands[0])
-    for op, x in zip(n.ops, n.operands[1:]):
+    for op, x in zip(n.ops, n.operands[1:], strict=False):
         out += f" {op} {unparse(x)}"
     return out
 
@@ -96,7 +97,7 @@ _TABLE = {
     A.TypeAssert: lambda n: f"{unparse(n.value)}::{unparse(n.type)}",
     A.TupleLit: lambda n: f"({_items(n.items)}{',' if len(n.items) == 1 else ''})",
     A.NamedTupleLit: lambda n: "("
-    + ", ".join(f"{k} = {unparse(v)}" for k, v in zip(n.names, n.values))
+    + ", ".join(f"{k} = {unparse(v)}" for k, v in zip(n.names, n.values, strict=False))
     + ("," if len(n.names) == 1 else "")
     + ")",
     A.VectorLit: lambda n: f"{unparse(n.eltype) if n.eltype else ''}[{_items(n.items)}]",

@@ -29,8 +29,9 @@ size; element `A[i, j]` is `a[j-1, i-1]`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ import numpy as np
 class TypeVar:
     """A type variable from a `where` clause, with an upper bound."""
 
-    def __init__(self, name: str, ub: "JType | None" = None) -> None:
+    def __init__(self, name: str, ub: JType | None = None) -> None:
         self.name = name
         self.ub = ub
 
@@ -59,13 +60,13 @@ class SelfRef(TypeVar):
     by the struct's type once it exists (`substitute_self`)."""
 
 
-def substitute_self(t: Any, new: "JType") -> Any:
+def substitute_self(t: Any, new: JType) -> Any:
     """`t` with every SelfRef replaced by `new`, unions and parameters rebuilt."""
     if isinstance(t, SelfRef):
         return new
     if isinstance(t, JType) and t.params:
         ps = tuple(substitute_self(p, new) for p in t.params)
-        if all(a is b for a, b in zip(ps, t.params)):
+        if all(a is b for a, b in zip(ps, t.params, strict=True)):
             return t
         return make_union(ps) if t.family is UnionT else apply_type(t.family, ps)
     return t
@@ -78,11 +79,11 @@ class JType:
     def __init__(
         self,
         name: str,
-        super_: "JType | None" = None,
+        super_: JType | None = None,
         params: tuple = (),
         abstract: bool = False,
         arity: int = 0,
-        family: "JType | None" = None,
+        family: JType | None = None,
     ) -> None:
         self.name = name
         self.super_ = super_
@@ -96,7 +97,7 @@ class JType:
         self.is_struct = False
         self.param_names: list[str] = []
 
-    def __getitem__(self, params: Any) -> "JType":
+    def __getitem__(self, params: Any) -> JType:
         """Apply parameters: `ArrayT[Float64T, 2]`."""
         if not isinstance(params, tuple):
             params = (params,)
@@ -133,7 +134,11 @@ def type_name(t: Any) -> str:
         names, types = t.params
         inner = ", ".join(f":{n}" for n in names)
         trail = "," if len(names) == 1 else ""
-        return f"@NamedTuple{{{', '.join(f'{n}::{type_name(p)}' for n, p in zip(names, types.params))}}}" if names else f"NamedTuple{{({inner}{trail}), Tuple{{}}}}"
+        if names:
+            fields = ", ".join(f"{n}::{type_name(p)}"
+                               for n, p in zip(names, types.params, strict=False))
+            return f"@NamedTuple{{{fields}}}"
+        return f"NamedTuple{{({inner}{trail}), Tuple{{}}}}"
     if t.params:
         return f"{t.name}{{{', '.join(type_name(p) for p in t.params)}}}"
     return t.name
@@ -248,14 +253,15 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
             fixed = bp[:-1]
             if len(a.params) < len(fixed):
                 return False
-            return all(issubtype(x, y, env) for x, y in zip(a.params, fixed)) and all(
+            return all(issubtype(x, y, env) for x, y in zip(a.params, fixed, strict=False)) and all(
                 issubtype(x, elem, env) for x in a.params[len(fixed):]
             )
-        return len(a.params) == len(bp) and all(issubtype(x, y, env) for x, y in zip(a.params, bp))
+        return len(a.params) == len(bp) and all(issubtype(x, y, env)
+                                                for x, y in zip(a.params, bp, strict=True))
     t: JType | None = a
     while t is not None:
         if t.family is b.family:
-            return all(_param_le(p, q, env) for p, q in zip(t.params, b.params))
+            return all(_param_le(p, q, env) for p, q in zip(t.params, b.params, strict=False))
         t = supertype(t)
     return False
 

@@ -24,7 +24,8 @@ from lang.errors import ZylaError, format_error
 from lang.runtime import Runtime
 
 JL = Path(__file__).parent / "jl"
-PROGRAMS = ["types", "modules", "collections", "strings_io", "exceptions", "arrays", "numeric", "stdlib"]
+PROGRAMS = ["types", "modules", "collections", "strings_io", "exceptions",
+            "arrays", "numeric", "stdlib"]
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
