@@ -27,6 +27,7 @@ When a call cannot be offloaded the reason is kept (`explain`) and the host runs
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 import weakref
@@ -757,8 +758,23 @@ def lower_text(rt: Any, f: Any, args: list, optimized: bool = True) -> str:
     inputs = _place(host_in)
     lowered = entry.jitted.lower(*_arguments(entry, inputs))
     if optimized:
-        return lowered.compile().as_text()
+        return _without_debug_info(lowered.compile().as_text())
     return lowered.as_text()
+
+
+_HLO_METADATA = re.compile(r', metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
+_HLO_DEBUG_SECTIONS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+
+
+def _without_debug_info(text: str) -> str:
+    """Optimised HLO text without the source-location tables and `metadata={...}` that
+    point into the Python of the compiler (noise to a reader of the HLO)."""
+    keep = []
+    for line in text.splitlines():
+        if line in _HLO_DEBUG_SECTIONS or re.match(r'\d+ [{"]', line):
+            continue
+        keep.append(_HLO_METADATA.sub("", line))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(keep))
 
 
 def wants_offload(f: Any, args: list) -> bool:

@@ -297,9 +297,8 @@ class JaxInterpreter(Interpreter):
         if not _traced(c):
             return super().op_if(op, env, fn)
         branches = [lambda r=r: tuple(self.run_region(r, dict(env), fn)) for r in op.regions]
-        # lax.cond's branch 0 is the false branch
-        idx = self.jnp.asarray(c, dtype=np.int32)
-        out = self.switch(1 - idx, branches)
+        # a boolean `lax.cond` (a plain select once vmapped), not an integer switch index
+        out = self.switch(None, branches, pred=c)
         return out[0] if len(op.results) == 1 else list(out)
 
     # A nested loop's tape may overflow; its flag is a value of the nested trace, so every
@@ -321,8 +320,9 @@ class JaxInterpreter(Interpreter):
         """jax.eval_shape of fn, dropping the flags its trace raised."""
         return self.jax.eval_shape(lambda *a: self.isolated(lambda: fn(*a))[0], *args)
 
-    def switch(self, index: Any, branches: list) -> Any:
-        """lax.switch over thunks whose results may differ in structure (unified)."""
+    def switch(self, index: Any, branches: list, pred: Any = None) -> Any:
+        """lax.switch over thunks whose results may differ in structure (unified); with
+        `pred` instead of an index, `lax.cond` choosing branches[0] when pred is true."""
         lax = self.lax
         skels: list = []
         for b in branches:
@@ -337,8 +337,12 @@ class JaxInterpreter(Interpreter):
                 return out + [flag]
             return run
 
-        outs = lax.switch(self.jnp.asarray(index, dtype=np.int32),
-                          [make(i, b) for i, b in enumerate(branches)])
+        if pred is not None:
+            then_, else_ = (make(i, b) for i, b in enumerate(branches))
+            outs = lax.cond(self.jnp.asarray(pred, dtype=bool), then_, else_)
+        else:
+            outs = lax.switch(self.jnp.asarray(index, dtype=np.int32),
+                              [make(i, b) for i, b in enumerate(branches)])
         self.overflow_flags.append(outs[-1])
         return _join_union(target, outs[:-1])
 
@@ -399,6 +403,9 @@ class JaxInterpreter(Interpreter):
 
             def body_k(vals: tuple, k: Any) -> list:
                 x = elem(k, None if xs is None else xs[k])
+                # the loop runs its body only while no flag is set: the body's guard on
+                # them (`if flag ... else body end`) folds away when traced
+                vals = tuple(False if i in stops else v for i, v in enumerate(vals))
                 env2 = dict(env)
                 for a, v in zip(body.args, [x] + list(vals), strict=False):
                     env2[a.id] = v

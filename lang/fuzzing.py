@@ -211,11 +211,14 @@ def fuzz_one(text: str, rt: Any = None, *, run: bool = False, report: bool = Fal
     except Exception as e:  # noqa: BLE001 — an internal exception is the finding
         return Finding(stage, f"{type(e).__name__}: {e}", text)
     if run and rt is not None:
-        return _run(text, rt, run_limit, stats, report)
+        return run_one(text, rt, run_limit, stats, report)
     return None
 
 
-def _run(text: str, rt: Any, run_limit: float, stats: Stats, report: bool) -> Finding | None:
+def run_one(text: str, rt: Any, run_limit: float, stats: Stats, report: bool = False
+            ) -> Finding | None:
+    """Run a program that parsed and lowered on the host interpreter (time limit
+    `run_limit` s); the finding, if any (an internal error, a report with a traceback)."""
     out, err = io.StringIO(), io.StringIO()
     try:
         with redirect_stdout(out), redirect_stderr(err), time_limit(run_limit):

@@ -5,11 +5,12 @@
 
 Draws N inputs with hypothesis (lang.fuzzing: random bytes, random text, random token
 sequences, mutations of the acceptance files and examples) and pushes each through
-parsing, lowering and IR verification, and every K-th one (default 5) also through the
-host interpreter (1 s limit; compiling is off, `ZYLA_COMPILE=never`) and the CLI's error
-report. Prints the counts and every finding (an internal exception, invalid IR, a hang,
-a traceback in a report); exit status 1 if there was any. Each worker process has a
-memory limit, so a program that allocates without bound ends in an OutOfMemory error.
+parsing, lowering and IR verification; every K-th one (default 5) that lowers also runs,
+once hypothesis has drawn them all, on the host interpreter (1 s limit; compiling is
+off, `ZYLA_COMPILE=never`), and every error goes through the CLI's error report. Prints
+the counts and every finding (an internal exception, invalid IR, a hang, a traceback in
+a report); exit status 1 if there was any. Each worker process has a memory limit, so a
+program that allocates without bound ends in an OutOfMemory error.
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ def _worker(job: tuple[int, int, int, int]) -> tuple[dict, list[str]]:
     texts = F.corpus()
     stats = F.Stats()
     findings: list[str] = []
-    box = [Runtime(), 0]
+    rt = Runtime()
+    rt.compile_mode = "never"
+    to_run: list[str] = []
 
     @hseed(seed * 100_003 + index)
     @settings(max_examples=count, deadline=None, database=None, phases=[Phase.generate],
@@ -60,21 +63,31 @@ def _worker(job: tuple[int, int, int, int]) -> tuple[dict, list[str]]:
     @given(F.inputs(texts))
     def one(text: str) -> None:
         run = run_every > 0 and stats.inputs % run_every == 0
-        if run:
-            box[1] += 1
-            if box[1] % 100 == 0:  # a fresh runtime now and then (programs define things)
-                box[0] = Runtime()
-                box[0].compile_mode = "never"
+        lowered = stats.lowered
         try:
-            f = F.fuzz_one(text, box[0], run=run, report=True, run_limit=1.0, stats=stats)
+            f = F.fuzz_one(text, rt, report=True, stats=stats)
         except MemoryError:
-            box[0] = Runtime()
             return
         if f is not None:
             findings.append(str(f))
+        elif run and stats.lowered > lowered:
+            to_run.append(text)
 
-    box[0].compile_mode = "never"
     one()
+    # the programs run after hypothesis has drawn them all, not inside its test: a program
+    # may use hypothesis itself (`@gradcheck`), which cannot run nested in another test
+    for k, text in enumerate(to_run):
+        if k % 100 == 99:  # a fresh runtime now and then (programs define things)
+            rt = Runtime()
+            rt.compile_mode = "never"
+        try:
+            f = F.run_one(text, rt, 1.0, stats, report=True)
+        except MemoryError:
+            rt = Runtime()
+            rt.compile_mode = "never"
+            continue
+        if f is not None:
+            findings.append(str(f))
     return asdict(stats), findings
 
 

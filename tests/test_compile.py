@@ -143,6 +143,53 @@ def test_a_compiled_loop_with_break_stops_when_it_breaks() -> None:
     assert out.stdout.split("\n")[:2] == ["8", "1 {}"], out.stdout
 
 
+def _eqns(jaxpr: object, name: str) -> list:
+    """The equations of primitive `name` in a jaxpr, looking into nested jaxprs."""
+    found = []
+    for eqn in jaxpr.eqns:  # type: ignore[attr-defined]
+        if eqn.primitive.name == name:
+            found.append(eqn)
+        for p in eqn.params.values():
+            inner = getattr(p, "jaxpr", None)
+            if inner is not None:
+                found += _eqns(inner, name)
+            elif isinstance(p, (tuple, list)):
+                for q in p:
+                    if hasattr(q, "jaxpr"):
+                        found += _eqns(q.jaxpr, name)
+    return found
+
+
+def test_an_early_exit_loop_body_has_no_guard_on_its_stop_flag() -> None:
+    """A `for` with `return` lowers (IR) to a body guarded by `if returned ... else body`.
+    Compiled, the while loop only runs the body while no flag is set, so that guard is
+    folded away when tracing: the body keeps the two conditionals of the source (the
+    `if` around `return` and the rest of the body after it), not a third around both."""
+    import jax
+
+    from backend.lower_jax import JaxInterpreter
+
+    z = Zyla()
+    z.eval(COMPREHENSION_SRC)
+    f = z.rt.lookup("escape_steps")
+    closed = jax.make_jaxpr(lambda a, b: JaxInterpreter(z.rt).call_value(f, [a, b]))(0.1, 0.2)
+    (loop,) = _eqns(closed.jaxpr, "while")
+    assert len(_eqns(loop.params["body_jaxpr"].jaxpr, "cond")) == 2
+    assert z.call("escape_steps", 0.3, 0.4, compiled=True) == z.call("escape_steps", 0.3, 0.4)
+    assert z.call("escape_steps", 1.5, 1.5, compiled=True) == 0
+
+
+def test_code_hlo_has_no_debug_tables_of_the_compiler(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """@code_hlo prints the optimised module without the source-location tables and
+    per-instruction metadata that point into the compiler's Python."""
+    text = hlo_text(3, capsys)
+    assert text.startswith("HloModule")
+    for noise in ("metadata=", "FileNames", "StackFrames", "lower_jax.py"):
+        assert noise not in text, noise
+    assert re.search(r"\bwhile\(", text)
+
+
 COMPREHENSION_SRC = """
 function escape_steps(zr, zi)
     cr, ci = zr, zi
