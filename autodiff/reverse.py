@@ -216,10 +216,12 @@ class Transform:
         name = "pcall" if op.name == "call" else "pcallv"
         lens: list[int] = []
         for i in op.attrs.get("splat") or ():
-            # the adjoint regroups splatted cotangents, so it needs each splat's length
+            # the adjoint regroups splatted cotangents, so it needs each splat's length, and
+            # the splatted value itself (an array's cotangent is an array, see _scatter_call)
             ln = b.call("length", [self.m(op.operands[i])])
             lens.append(len(res))
             res.append(ln)
+            res.append(self.m(op.operands[i]))
         new = b.op(name, [self.m(v) for v in op.operands], 2, **op.attrs)
         new.span = op.span
         self.vmap[op.results[0].id] = new.results[0]
@@ -388,12 +390,17 @@ class Transform:
         first = 0 if op.name == "call" else 1
         if op.name == "callv":
             add(op.operands[0], b.call("Core.getgrad", [g, b.const(1)]))
+        splatted: dict[int, Value] = {}
         if splat:
             lens = [resv[i] for i in rc.lens]
             spec = tuple(i in splat for i in range(first, npos))
             g = b.call("Core.regroup", [g, b.const(spec)] + lens)
+            splatted = {i: resv[k + 1] for i, k in zip(splat, rc.lens, strict=True)}
         for j, v in enumerate(op.operands[first:npos]):
-            add(v, b.call("Core.getgrad", [g, b.const(j + 2)]))
+            d = b.call("Core.getgrad", [g, b.const(j + 2)])
+            if j + first in splatted:
+                d = b.call("Core.untuple_cot", [d, splatted[j + first]])
+            add(v, d)
         # a method with keyword parameters appends their cotangents (see `_finish`)
         for name, v in zip(kw, op.operands[npos:], strict=True):
             if v.id not in self.inactive:

@@ -320,6 +320,10 @@ def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
         return (_pair(k, v) for k, v in x.items())
     if N.is_scalar(x):
         return iter((x,))
+    if hasattr(x, "aval") and getattr(x, "ndim", 0) > 0:
+        # an array being compiled (a JAX value in Zyla's layout, whose row-major order is
+        # Julia's column-major order): its elements, as when splatting it into a call
+        return iter(list(x.reshape(-1)))
     it = getattr(x, "jl_iter", None)
     if it is not None:
         return it(rt)

@@ -447,6 +447,12 @@ STRUCTURED = [
              Struct("Affine", {"W": W, "b": c}), z),
              fl(), fl(), arr(2), fl(), fl(), fl(), arr(2, 3), arr(2), arr(3)),
          ("getproperty", "*", "+", "tanh")),
+    # splatting: an array splatted into a call gets an array cotangent of its shape (zeros
+    # where the callee gives none), a tuple a tuple; n-ary `*` differentiates every factor
+    Case("splats", """
+         three(a, b, c) = a * b + c
+         F(v, M, t, x) = +(v...) * x + *(v...) + *(M...) + three(v...) + max(t...) * *(x, t...)
+         """, args(arr(3), arr(2, 2, lo=0.5, hi=1.5), distinct(2), fl()), ("*", "+", "max")),
     Case("inner_constructor", """
          struct IvG
              lo::Float64
@@ -790,7 +796,10 @@ NESTED = [
          end
          F(x, c, w) = sum(gradient(y -> dyn_d2(y, c), x)[1] .* w)
          """, args(arr(3, lo=-1.0, hi=1.0), fl(1.5, 20.0), arr(3)), ("tanh", "*", "getindex"),
-         jax_oracle=False),  # the trip count is a while loop's: jax.grad cannot reverse it
+         jax_oracle=False,  # the trip count is a while loop's: jax.grad cannot reverse it
+         # the trip count jumps where c is a power of two (a finite difference in c across it
+         # is not a derivative)
+         guard=lambda x, c, w: abs(np.log2(c) - round(np.log2(c))) > 1e-3),
     Case("d2_while", """
          function grow_d2(y)
              s = y

@@ -34,7 +34,11 @@ Core.mul_back(dz, x::Number, y::AbstractArray) = (sum(dz .* y), dz .* x)
 Core.mul_back(dz, x::AbstractArray, y::Number) = (dz .* y, sum(dz .* x))
 Core.mul_back(dz, x::AbstractMatrix, y::AbstractArray) = (Core.matmul_back_a(dz, y), x' * dz)
 Core.mul_back(dz, x::AbstractVector, y::AbstractMatrix) = (vec(dz * y'), x' * dz)
-Core.mul_back(dz, x, y, z, rest...) = Core.mul_back(dz, x, Core.times(y, z, rest...))
+# x * y * z * ... is ((x * y) * z) * ...: the pullback of the last product first
+function Core.mul_back(dz, x, y, z, rest...)
+    d = Core.mul_back(dz, Core.times(x, y), z, rest...)
+    (Core.mul_back(d[1], x, y)..., Core.tail(d)...)
+end
 Core.matmul_back_a(dz, y::AbstractVector) = dz * y'
 Core.matmul_back_a(dz, y::AbstractMatrix) = dz * y'
 
@@ -107,6 +111,8 @@ pushforward(f, x) = v -> jvp(f, x, v)[2]
 Core.mul_fwd(d, x) = d[1]
 Core.mul_fwd(d, x, y) = d[1] * y + x * d[2]
 Core.mul_fwd(d, x, y, z, rest...) =
+    Core.mul_fwd((Core.mul_fwd((d[1], d[2]), x, y), Core.tail(Core.tail(d))...), Core.times(x, y), z, rest...)
+Core.mul_fwd(d, x, y, z, rest...) =
     Core.mul_fwd((d[1], Core.mul_fwd(Core.tail(d), y, z, rest...)), x, Core.times(y, z, rest...))
 Core.pow_fwd(dx, dp, z, x, p::Integer) = p == 0 ? zero(dx) : dx * p * x ^ (p - 1)
 Core.pow_fwd(dx, dp, z, x, p) = dp == 0 ? dx * p * x ^ (p - 1) : dx * p * x ^ (p - 1) + dp * z * log(x)
@@ -172,6 +178,11 @@ function Core.splice_last(ds...)
     (ntuple(i -> ds[i], k)..., Core.expand_cot(ds[k + 1], ds[k + 2])...)
 end
 Core.expand_cot(x, n) = x === nothing ? ntuple(i -> nothing, n) : x
+# the cotangent of an array splatted into a call (`f(x...)`) is an array of its shape, not
+# the tuple of the callee's cotangents (zeros where they are `nothing`)
+Core.untuple_cot(d, x) = d
+Core.untuple_cot(d::Tuple, x::AbstractArray) =
+    reshape(collect(map(di -> di === nothing ? zero(eltype(x)) : di, d)), size(x))
 
 Core.regroup(g, spec, lens...) = g === nothing ? nothing : (g[1], Core.regroup_rest(g, 2, spec, 1, lens)...)
 Core.regroup_rest(g, k, spec, li, lens) = length(spec) == 0 ? () :
