@@ -528,10 +528,14 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
 
         return traced2
 
+    from backend import costmodel
+
     t0 = time.perf_counter()
     probe: dict = {}
-    # pass 1: find the global arrays the code reads and the inputs it writes
-    jax.eval_shape(make(None, None, probe), [], [_abstract(x) for x in uniq])
+    # pass 1: find the global arrays the code reads and the inputs it writes (and the
+    # lowerings the cost model picks for its convolutions and pools)
+    with costmodel.recording() as made:
+        jax.eval_shape(make(None, None, probe), [], [_abstract(x) for x in uniq])
     gnames = probe["globals"]
     ng = len(gnames)
     # pass 1 numbered the written inputs without globals; shift them past the globals
@@ -540,9 +544,72 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
     entry = Entry(None, gnames, capacity=capacity, donated=probe["donated"])
     donate = (2,) if entry.donated else ()
     entry.jitted = jax.jit(make(gnames, entry, probe), donate_argnums=donate)
+    alternatives = costmodel.program_variants(made)
+    if alternatives and not S.active():
+        host_in = [rt.lookup(n) for n in gnames] + uniq
+        variants = {"chosen": entry.jitted}
+        for name, choices in alternatives.items():
+            variants[name] = jax.jit(_forcing(make(gnames, entry, probe), choices),
+                                     donate_argnums=donate)
+        entry.jitted = _fastest_program(entry, host_in, variants)
     entry.trace_seconds = time.perf_counter() - t0
     return entry
 
+
+def _forcing(traced: Any, choices: dict[str, str]) -> Any:
+    """`traced` (of two or three list parameters) traced with the lowerings `choices`."""
+    from backend import costmodel
+
+    def two(gvals: list, kept: list) -> list:
+        with costmodel.force(**choices):
+            return traced(gvals, kept)
+
+    def three(gvals: list, kept: list, donated: list) -> list:
+        with costmodel.force(**choices):
+            return traced(gvals, kept, donated)
+
+    return three if traced.__code__.co_argcount == 3 else two
+
+
+def _fastest_program(entry: Entry, host_in: list, variants: dict[str, Any]) -> Any:
+    """The fastest of jitted variants of one executable ("chosen": the cost model's
+    per-op lowerings, then alternatives), timed on the call's own inputs (copies, as a
+    variant may consume its donated inputs); see costmodel.choose_program. A program with
+    host callbacks (printing, BatchNorm's running statistics, random numbers) would repeat
+    their side effects, so it keeps the per-op choices unchecked."""
+    import jax
+
+    from backend import costmodel
+
+    chosen = variants["chosen"]
+
+    def args() -> tuple:
+        fresh = [jax.device_put(np.array(x)) if _is_array(x) else device_leaf(x)
+                 for x in host_in]
+        return _arguments(entry, fresh)
+
+    try:
+        lowered = chosen.lower(*args())
+        text = lowered.as_text()
+    except Exception:  # noqa: BLE001 - the first call reports what fails to trace
+        return chosen
+    if "callback" in text:
+        return chosen
+
+    def runner(jitted: Any) -> Any:
+        def make() -> Any:
+            compiled = (lowered if jitted is chosen else jitted.lower(*args())).compile()
+
+            def run() -> None:
+                jax.block_until_ready(compiled(*args()))
+            return run
+        return make
+
+    try:
+        pick = costmodel.choose_program(text, {n: runner(j) for n, j in variants.items()})
+    except Exception:  # noqa: BLE001 - a variant that fails to compile is not a choice
+        return chosen
+    return variants[pick]
 
 def _abstract(x: Any) -> Any:
     import jax

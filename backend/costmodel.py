@@ -14,6 +14,12 @@ asks `choose(op, key, ...)` which one to emit for this shape. The answer is, in 
 4. the op's default, when measuring is off, the problem is below `ZYLA_COSTMODEL_MIN_WORK`
    or this process has spent its calibration budget.
 
+Per-op winners need not make the fastest program (XLA fuses and lays out the whole
+executable), so an executable in which some op got a non-default lowering is also built
+with the defaults (and with the defaults for the gradient ops only) and timed once on its
+inputs; the fastest is kept, and the verdict cached (`choose_program`, called from
+backend/compile.py).
+
 Environment:
 - `ZYLA_COSTMODEL=off` never measures (forced choices and the default only; the disk cache
   is still read);
@@ -94,6 +100,8 @@ _made: dict[tuple[str, str], Choice] = {}  # (op, key) -> the choice made in thi
 _lock = threading.Lock()
 _spent = [0.0]
 _measured_count = [0]
+_recorders: list[list[Choice]] = []  # open `recording()` blocks
+_programs: list[dict[str, Any]] = []  # whole-program checks made in this process
 
 
 def register(
@@ -393,8 +401,99 @@ def _note(
     took: float = 0.0,
 ) -> str:
     _made.pop((op, key), None)  # the latest decision goes last
-    _made[(op, key)] = Choice(op, key, choice, source, dict(times or {}), took)
+    made = Choice(op, key, choice, source, dict(times or {}), took)
+    _made[(op, key)] = made
+    for rec in _recorders:
+        rec.append(made)
     return choice
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[Choice]]:
+    """The choices made inside the block (a trace), in order."""
+    rec: list[Choice] = []
+    _recorders.append(rec)
+    try:
+        yield rec
+    finally:
+        _recorders.remove(rec)
+
+
+def program_variants(choices: Sequence[Choice]) -> dict[str, dict[str, str]]:
+    """Alternatives to the per-op choices made in one program, as `force` arguments:
+    "default" puts every op chosen otherwise than its default back to the default, and,
+    when both kinds differ, "forward" does so only for the gradient ops (`*_back`),
+    keeping the forward ops' choices. Empty when everything is a default or forced."""
+    moved = {c.op for c in choices if c.source != "forced" and c.choice != OPS[c.op].default}
+    if not moved:
+        return {}
+    out = {"default": {op: OPS[op].default for op in moved}}
+    back = {op for op in moved if op.endswith("_back")}
+    if back and back != moved:
+        out["forward"] = {op: OPS[op].default for op in back}
+    return out
+
+
+# --- whole programs ------------------------------------------------------------------------------
+#
+# Each op's lowering is measured alone, but XLA fuses and lays out a whole program: on
+# some machines a set of per-op winners makes a slower training step than the defaults
+# (LeNet's step on an AMD EPYC: 16.8 ms with the per-op choices, 13.6 ms with native
+# convolutions). So an executable in which the cost model chose anything but the defaults
+# is compiled both ways and timed on its real inputs once; the faster program is kept,
+# and the verdict is cached on disk by a hash of the program's text.
+
+
+def choose_program(text: str, variants: dict[str, Callable[[], Callable[[], Any]]],
+                   rounds: int = 5) -> str:
+    """Which of several compiled variants of one program runs fastest: a key of
+    `variants`, whose first key is the cost model's per-op choices (kept on a tie).
+
+    `text` identifies the program (its StableHLO with the per-op choices); each variant
+    compiles when called and returns a function that runs it once and waits for it (on
+    fresh inputs when the program consumes them). Each runs once to warm up and then all
+    alternately, `rounds` times at most, stopping early after three rounds once 2 s have
+    gone; the minimum times are compared. Off (the first variant) when measuring is off or
+    the calibration budget is spent."""
+    import hashlib
+
+    names = list(variants)
+    digest = hashlib.sha1(text.encode()).hexdigest()[:20]
+    full = f"program|{digest}"
+    with _lock:
+        rec = _memory.get(full) or _disk_lookup(full)
+    if rec is not None and rec["choice"] in names:
+        _memory[full] = rec
+        _programs.append({**rec, "source": "cache"})
+        return str(rec["choice"])
+    if not _measuring_on() or _spent[0] >= budget_s():
+        return names[0]
+    t0 = time.perf_counter()
+    runs = {n: make() for n, make in variants.items()}
+    best: dict[str, float] = {}
+    for run in runs.values():
+        run()  # warm-up
+    for k in range(rounds):
+        for name, run in runs.items():
+            t = time.perf_counter()
+            run()
+            best[name] = min(best.get(name, math.inf), time.perf_counter() - t)
+        if k >= 2 and time.perf_counter() - t0 > 2.0:
+            break
+    took = time.perf_counter() - t0
+    _spent[0] += took
+    pick = min(names, key=lambda n: (best[n], names.index(n)))
+    rec = {"choice": pick, "times_ms": {n: round(v * 1e3, 4) for n, v in best.items()},
+           "calibration_s": round(took, 3), "date": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    _memory[full] = rec
+    _disk_store(full, rec)
+    _programs.append({**rec, "source": "measured"})
+    return pick
+
+
+def program_report() -> list[dict[str, Any]]:
+    """The whole-program checks of this process: choice, times (ms), source."""
+    return list(_programs)
 
 
 def report() -> list[Choice]:
@@ -416,6 +515,7 @@ def reset(memory: bool = True) -> None:
     """Forget this process's choices (and, with `memory`, its in-memory cache) and the
     calibration time spent: for tests and benchmarks that compare settings."""
     _made.clear()
+    _programs.clear()
     if memory:
         _memory.clear()
     _spent[0] = 0.0

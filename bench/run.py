@@ -239,6 +239,13 @@ def main() -> None:
         from backend import costmodel
 
         cm = costmodel.format_report()
+        progs = costmodel.program_report()
+        if progs:
+            cm += ("\n\nwhole-program checks (per-op choices vs defaults vs defaults for the "
+                   "gradient ops only; ms per run of the executable):\n")
+            cm += "\n".join(f"- {p['choice']} ({p['source']}): " + ", ".join(
+                f"{n} {t:.3g}" for n, t in sorted(p["times_ms"].items(), key=lambda kv: kv[1]))
+                for p in progs)
     except Exception:  # the report is optional
         cm = ""
     meta = {

@@ -275,12 +275,13 @@ def test_measures_once_then_reuses_the_cache(
     for key, rec in recs.items():
         op = key.split("|")[0]
         assert set(rec["times_ms"]) == set(CM.OPS[op].measured)
-        best = min(rec["times_ms"], key=rec["times_ms"].get)
+        times = rec["times_ms"]
+        best = min(times, key=times.get)
         default = CM.OPS[op].default
-        assert rec["choice"] == best or (
-            rec["choice"] == default
-            and rec["times_ms"][best] > CM.MARGIN * rec["times_ms"][default]
-        )
+        # the cache keeps times rounded to 0.1 µs: a tie there may hide which was faster
+        assert times[rec["choice"]] <= times[best] + 1e-4 or (
+            rec["choice"] == default and times[best] > CM.MARGIN * times[default] - 1e-4
+        ), (op, rec)
     first = {c.op: c.choice for c in CM.report()}
     assert {c.source for c in CM.report()} == {"measured"}
     # a fresh state (as a new process has) reads the disk and measures nothing
@@ -358,8 +359,7 @@ def test_budget_and_off_switch_fall_back_to_the_default(
 FLUX_MODEL = """
 using Flux
 function cm_loss(w1, b1, w2, x)
-    # (the bias is added outside the layer: the gradient of Conv(w, b) in b is `nothing`
-    # today, a bug outside the convolution)
+    # (the bias is added outside the layer, by a broadcast)
     m = Chain(Conv(w1, false; stride=(1, 2), pad=(1, 0, 1, 1), dilation=(1, 2)),
               h -> tanh.(h .+ reshape(b1, 1, 1, :, 1)),
               MaxPool((2, 2)), Conv(w2, false; pad=1), MeanPool((2, 1)))
@@ -398,3 +398,61 @@ def test_flux_conv_gradient_with_each_forced_lowering() -> None:
             assert any(c.op == op and c.choice == name for c in CM.report()), (op, name)
         for g, r in zip(got, host, strict=True):
             np.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-9, err_msg=str(pick))
+
+
+# --- whole programs ------------------------------------------------------------------------------
+
+
+def test_choose_program_takes_the_fastest_variant_and_caches_it(tmp_path: Path) -> None:
+    import time
+
+    def sleeper(seconds: float) -> Any:
+        return lambda: (lambda: time.sleep(seconds))
+
+    variants = {"chosen": sleeper(0.03), "default": sleeper(0.005), "forward": sleeper(0.015)}
+    assert CM.choose_program("program text", variants) == "default"
+    (rec,) = CM.program_report()
+    assert rec["source"] == "measured" and set(rec["times_ms"]) == set(variants)
+    assert rec["times_ms"]["default"] < rec["times_ms"]["forward"] < rec["times_ms"]["chosen"]
+    stored = json.loads((tmp_path / "costmodel.json").read_text())[CM.machine_key()]
+    assert [r["choice"] for k, r in stored.items() if k.startswith("program|")] == ["default"]
+    CM.reset()  # as a new process: the disk answers, nothing runs
+
+    def never() -> Any:
+        raise AssertionError("a variant was compiled again")
+
+    assert CM.choose_program("program text", {"chosen": never, "default": never}) == "default"
+    assert CM.program_report()[0]["source"] == "cache"
+    # another program is measured anew; on a tie the cost model's own choice stays
+    same = sleeper(0.0)
+    assert CM.choose_program("another program", {"chosen": same, "default": same}) in (
+        "chosen", "default")
+
+
+def test_per_op_choices_are_checked_on_the_whole_program(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """When the cost model picks a lowering other than the default for some op (here made
+    certain by faking the per-op measurements), the compiled executable is also built with
+    the defaults and with the defaults for the gradient ops only, all three are timed once,
+    and whichever is used computes the host's gradient."""
+    monkeypatch.setenv("ZYLA_COSTMODEL_MIN_WORK", "0")
+
+    def fake_measure(cands: dict[str, Any], specs: Any) -> dict[str, float]:
+        names = list(cands)
+        other = next(n for n in names if n != "xla")
+        return {n: 0.001 if n == other else 0.01 for n in names}
+
+    monkeypatch.setattr(CM, "measure", fake_measure)
+    z = Zyla()
+    z.eval(FLUX_MODEL)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal((3, 3, 2, 3)), rng.standard_normal(3),
+            rng.standard_normal((3, 3, 3, 2)), rng.standard_normal((9, 12, 2, 2))]
+    got = z.gradient("cm_loss", *args, compiled=True)
+    assert any(c.op == "conv" and c.choice != "xla" for c in CM.report())
+    checks = [r for r in CM.program_report() if r["source"] == "measured"]
+    assert checks and all(set(r["times_ms"]) == {"chosen", "default", "forward"}
+                          for r in checks), checks
+    host = z.gradient("cm_loss", *args)
+    for g, r in zip(got, host, strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-9)
