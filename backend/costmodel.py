@@ -451,9 +451,10 @@ def choose_program(text: str, variants: dict[str, Callable[[], Callable[[], Any]
 
     `text` identifies the program (its StableHLO with the per-op choices); each variant
     compiles when called and returns a function that runs it once and waits for it (on
-    fresh inputs when the program consumes them). Each runs once to warm up and then all
-    alternately, `rounds` times at most, stopping early after three rounds once 2 s have
-    gone; the minimum times are compared. Off (the first variant) when measuring is off or
+    fresh inputs when the program consumes them). All run alternately: a warm-up round
+    (timed too when a run takes over 0.5 s), then `rounds` rounds at most, stopping after
+    three once 2 s have gone, or after one once 10 s have (a large model); the minimum
+    times are compared. Off (the first variant) when measuring is off or
     the calibration budget is spent."""
     import hashlib
 
@@ -471,14 +472,14 @@ def choose_program(text: str, variants: dict[str, Callable[[], Callable[[], Any]
     t0 = time.perf_counter()
     runs = {n: make() for n, make in variants.items()}
     best: dict[str, float] = {}
-    for run in runs.values():
-        run()  # warm-up
-    for k in range(rounds):
+    for k in range(rounds + 1):  # round 0 warms up; its times count only for slow programs
         for name, run in runs.items():
             t = time.perf_counter()
             run()
-            best[name] = min(best.get(name, math.inf), time.perf_counter() - t)
-        if k >= 2 and time.perf_counter() - t0 > 2.0:
+            if k > 0 or time.perf_counter() - t > 0.5:
+                best[name] = min(best.get(name, math.inf), time.perf_counter() - t)
+        elapsed = time.perf_counter() - t0
+        if k >= 3 and elapsed > 2.0 or k >= 1 and elapsed > 10.0:
             break
     took = time.perf_counter() - t0
     _spent[0] += took
