@@ -199,7 +199,7 @@ def main() -> None:
         if g not in GROUPS:
             ap.error(f"unknown group {g!r}; groups: {', '.join(GROUPS)}")
     reps = args.reps or (5 if args.quick else 15)
-    vgg_reps = args.vgg_reps or (2 if args.quick else 3)
+    vgg_reps = args.vgg_reps or (2 if args.quick else 5)
     full = not args.quick and groups == list(GROUPS)
     out = Path(args.out) if args.out else (BENCH / "RESULTS.md" if full else None)
 

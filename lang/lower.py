@@ -358,8 +358,15 @@ class Lowerer:
         fn = self.new_fn("toplevel")
         fn.span = stmt.span
         self.sc = Scope(fn, {}, set(), True, region=fn.body)
-        self._setup_boxes([stmt], params=[])
-        v = self.lower(stmt)
+        try:
+            self._setup_boxes([stmt], params=[])
+            v = self.lower(stmt)
+        except RecursionError:
+            # lowering recurses over the syntax tree: nesting deeper than Python's
+            # recursion limit (`zyla` raises it to 20000) is refused, not a crash
+            raise ZylaError("StackOverflowError", "this statement is nested too deeply to "
+                            "compile", stmt.span, self.source,
+                            hint="split it into smaller expressions") from None
         self.emit("return", [v], 0)
         return fn
 

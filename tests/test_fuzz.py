@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from lang import fuzzing as F
+from lang.errors import ZylaError
 from lang.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,6 +62,25 @@ REGRESSIONS = ["¹", ".²", "a .¹", "0𩅄\n²", "٣", "@.", "@code_ir", "@time
 def test_regressions(text: str) -> None:
     finding = F.fuzz_one(text, runtime(), run=True, report=True, run_limit=1.0)
     assert finding is None, str(finding)
+
+
+def test_nesting_past_the_recursion_limit_is_a_located_error() -> None:
+    """A statement nested deeper than Python's recursion limit allows to lower (found by
+    atheris: a long run of unary `+` before macro calls) is a StackOverflowError at the
+    statement, under whatever limit the embedding process has."""
+    import sys
+
+    text = "y = 2\n" + "+" * 2000 + "@S!@S!@S!@SS7+@DO"
+    rt = runtime()
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        with pytest.raises(ZylaError) as e:
+            rt.run_source(text, "deep.jl")
+    finally:
+        sys.setrecursionlimit(old)
+    assert e.value.kind == "StackOverflowError" and e.value.span.line == 2
+    assert F.fuzz_one(text, runtime(), report=True) is None
 
 
 def test_a_hang_is_a_finding() -> None:
