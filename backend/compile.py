@@ -101,6 +101,9 @@ INPLACE = os.environ.get("ZYLA_INPLACE", "1") != "0"
 
 # host -> device copies made by device_leaf (for measurements): count and bytes
 TRANSFERS = {"count": 0, "bytes": 0}
+# seconds spent by the whole-program check lowering (tracing) executables while building
+# them: the trace the first call would make anyway, done early (for benchmark stages)
+PROGRAM_CHECK = {"lower_s": 0.0}
 
 # id(host array) -> (weakref, write version, sharding or None, device array)
 _DEVICE: dict[int, tuple[Any, int, Any, Any]] = {}
@@ -591,11 +594,14 @@ def _fastest_program(entry: Entry, host_in: list, variants: dict[str, Any]) -> A
                  for x in host_in]
         return _arguments(entry, fresh)
 
+    t0 = time.perf_counter()
     try:
         lowered = chosen.lower(*args())
         text = lowered.as_text()
     except Exception:  # noqa: BLE001 - the first call reports what fails to trace
         return chosen
+    finally:
+        PROGRAM_CHECK["lower_s"] += time.perf_counter() - t0
     if "callback" in text:
         return chosen
 
