@@ -455,6 +455,19 @@ def unbroadcast(xp: Any, x: Any, dx: Any) -> Any:
     """Sum a broadcast cotangent dx down to the shape of x (Julia leading-dim rules)."""
     if dx is None:
         return None
+    if type(x) is tuple:
+        # a tuple broadcast like a vector (`(a, b) .* (1.0, 2.0)`): one cotangent per
+        # element, a tuple; the elements are numbers (a broadcast over tuples of arrays
+        # broadcasts the tuple as a whole, elementwise calls see the arrays)
+        if isinstance(dx, tuple):
+            return tuple(unbroadcast(xp, a, d) for a, d in zip(x, dx, strict=True))
+        if is_array(dx) and getattr(dx, "ndim", 0) >= 1:
+            # Julia's first dimension is the last axis of Zyla's (reversed) layout
+            flat = dx if dx.ndim == 1 else xp.sum(dx, axis=tuple(range(dx.ndim - 1)))
+            if flat.shape[0] == len(x):
+                return tuple(unbroadcast(xp, a, flat[i]) for i, a in enumerate(x))
+            return tuple(unbroadcast(xp, a, xp.sum(flat)) for a in x)
+        return tuple(unbroadcast(xp, a, dx) for a in x)
     if not is_array(x):
         if is_array(dx):
             s = xp.sum(dx)

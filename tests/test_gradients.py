@@ -331,15 +331,14 @@ ARITH = [
          """, st.builds(lambda e, b, C: (2.0 * np.eye(3) + e, b, C),
                         arr(3, 3, lo=-0.5, hi=0.5), arr(3), arr(3, 3)),
          ("det", "Core.matinv", "\\")),
-    # known bugs
+    # once known bugs, now regression tests
     Case("dot_adjoint", "F(u, v) = u' * v + v' * v + u' * v * 2.0 + sum((v')' .* u)",
          args(arr(3), arr_away0(3)),
          ("*", "adjoint")),
     Case("rem_divisor", "F(x, y) = x % y + rem(x, y) + mod(x, y)",
          args(fl(2.2, 2.7), fl(1.0, 1.05)), ("%", "rem", "mod")),
     Case("max3", "F(x, y, w) = max(x, y, w) + min(x, y, w) * 2.0", args(fl(), fl(), fl()),
-         ("max", "min"), guard=lambda x, y, w: min(abs(x - y), abs(y - w), abs(x - w)) > 1e-3,
-         bug="max(x, y, w) and min with 3 arguments: the pullback rule takes 2 (MethodError)"),
+         ("max", "min"), guard=lambda x, y, w: min(abs(x - y), abs(y - w), abs(x - w)) > 1e-3),
 ]
 
 ARRAYS = [
@@ -403,7 +402,7 @@ ARRAYS = [
              sum(a[[1, 1, 3]] .^ 2) + sum(A[[2, 2], 1] .* [1.0, 2.0]) +
              sum(A[2, [1, 3, 3]] .^ 2) + sum(A[:, [3, 1]] .* A[:, [1, 1]])
          """, args(arr(4), arr(2, 3)), ("getindex",)),
-    # known bugs
+    # once known bugs, now regression tests
     Case("hvcat_vector_blocks", """
          F(a, b) = sum([a b; b a] .* [1.0 2.0; 3.0 4.0; 5.0 6.0; 7.0 8.0])
          """, args(arr(2), arr(2)), ("Core.hvcat",)),
@@ -507,7 +506,7 @@ STRUCTURED = [
              sum(y .* [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]) + sum(y .^ 2)
          end
          """, args(arr(4), fl(), arr(2)), ("Core.push_fn", "Core.append_fn")),
-    # known bugs
+    # once known bugs, now regression tests
     Case("namedtuple", """
          function F(x, y)
              nt = (a = x, b = y ^ 2)
@@ -515,10 +514,12 @@ STRUCTURED = [
          end
          """, args(fl(), fl()), ("Core.namedtuple", "getproperty")),
     Case("sum_tuple", "F(x, y) = sum((x, y ^ 2))", args(fl(), fl()), ("Core.sum",)),
-    Case("broadcast_tuple", "F(x, y) = sum((x, y) .* (1.0, 2.0))", args(fl(), fl()), ("*",),
-         bug="broadcasting over tuples: the compiled primal fails to trace "
-             "(TracerArrayConversionError), the host gradient fails (TypeError: 'float' "
-             "object is not iterable)"),
+    # a tuple broadcasts like a vector (down the columns of a matrix); its cotangent is a
+    # tuple
+    Case("broadcast_tuple", """
+         F(x, y) = sum((x, y) .* (1.0, 2.0)) + sum((x, y) .* [1.0 2.0; 3.0 4.0]) +
+             sum(sin.((x, y)) .* (y, 2.0))
+         """, args(fl(), fl()), ("*", "sin")),
     Case("first_last", "F(x) = first((x, 2.0)) * last((1.0, x))", args(fl()), ()),
     Case("first_last_array", "F(a) = first(a) * last(a) ^ 2", args(arr(3)), ()),
 ]
@@ -668,7 +669,7 @@ CONTROL = [
              s
          end
          """, args(arr_away0(3)), ("^",)),
-    # known bugs
+    # once known bugs, now regression tests
     Case("for_zero_trips", """
          function F(x, n)
              s = x
@@ -716,7 +717,7 @@ NESTED = [
     Case("d2_cat", "F(Y, W) = sum(gradient(y -> sum(cat(y, y .^ 2; dims=3) .^ 2), Y)[1] .* W)",
          args(arr(3, 3, 1, 1), arr(3, 3, 1, 1)), ("Core.cat_back",)),
     Case("d2_gelu", "F(x) = gradient(t -> gelu(t), x)[1]", args(fl()), ("NNlib.gelu",)),
-    # known bugs
+    # once known bugs, now regression tests
     Case("d2_div", """
          g_div(x) = exp(x) / (1.0 + x ^ 2) + log(x) * x + sqrt(x) / x + atan(x)
          F(x) = gradient(g_div, x)[1]

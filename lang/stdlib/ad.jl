@@ -48,6 +48,7 @@ Core.pow_bcast_back(dz, z, x, p::Integer) = (p == 0 ? zero(dz) : dz .* p .* x .^
 Core.pow_bcast_back(dz, z, x, p) = (dz .* p .* x .^ (p .- 1), dz .* z .* log.(x))
 
 Core.sum_back(dz, x) = Core.broadcast_to(dz, x)
+Core.sum_back(dz, x::Tuple) = map(xi -> dz, x)
 Core.adjoint_back(dz, x::AbstractVector) = vec(adjoint(dz))
 Core.adjoint_back(dz, x) = adjoint(dz)
 Core.extremum_back(dz, z, x) = dz .* (x .== z)
@@ -198,4 +199,6 @@ first(x::AbstractArray) = x[1]
 last(x::AbstractArray) = x[length(x)]
 # max(x, y, z...): the cotangent goes to the first argument equal to the result
 Core.extremes_back(dz, z, xs) = ntuple(i -> Core.first_hit(xs, z, i) ? dz : zero(dz), length(xs))
-Core.first_hit(xs, z, i) = xs[i] == z && all(j -> xs[j] != z, 1:i-1)
+# (written without `all` over a closure, so that it compiles: i is known when tracing)
+Core.first_hit(xs, z, i) = (xs[i] == z) & !Core.hit_before(xs, z, i - 1)
+Core.hit_before(xs, z, k) = k < 1 ? false : (xs[k] == z) | Core.hit_before(xs, z, k - 1)
