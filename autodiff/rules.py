@@ -213,16 +213,6 @@ def onehot_like(xp: Any, y: Any, i: Any) -> Any:
     return (xp.arange(ya.size) == i - 1).astype(d).reshape(ya.shape)
 
 
-def stack_rows(rows: Any, x: Any) -> Any:
-    """A Jacobian from one gradient per output: J[i, :] = vec(rows[i])."""
-    flat = [np.asarray(as_array(r) if r is not None
-                       else np.zeros(np.shape(as_array(x))), dtype=np.float64).reshape(-1)
-            for r in rows]
-    # numpy (n_out, n_in) = Julia (n_in, n_out) ... transpose for Julia (n_out, n_in)
-    m = np.stack(flat)
-    return np.ascontiguousarray(m.T)
-
-
 def iter_array(xp: Any, it: Any) -> Any:
     """What a comprehension iterates over, as an array of the iterable's shape."""
     if isinstance(it, V.Range):
@@ -325,7 +315,6 @@ def _install(rt: Any) -> None:
     plain("Core.tail_cot", tail_cot, "(dz, z, g) -> (Core.prepend_nothing(dz),)")
     plain("Core.convert_cot", convert_cot, "(dz, z, x, d) -> (nothing, dz)")
     numeric("Core.onehot_like", onehot_like, NONDIFF)
-    plain("Core.stack_rows", stack_rows, NONDIFF)
     plain("Core.rule_of", rule_of, NONDIFF)
     plain("Core.tail", lambda t: tuple(t[1:]), "(dz, z, t) -> (Core.prepend_nothing(dz),)")
     b["Core.iter_array"] = prim("Core.iter_array", iter_array_host, _jx(iter_array),

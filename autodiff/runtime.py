@@ -408,7 +408,13 @@ def getgrad(g: Any, i: int) -> Any:
     if g is None or g is NO_TANGENT:
         return None
     if isinstance(g, (tuple, V.NamedTuple)):
-        v = g[i - 1] if isinstance(g, tuple) else g.values[i - 1]
+        vals = g if isinstance(g, tuple) else g.values
+        if i > len(vals):
+            # a cotangent built for a pullback's result without its trailing keyword
+            # cotangents (`Core.grads_out` of a method with keywords, differentiated again):
+            # what it leaves out is zero
+            return None
+        v = vals[i - 1]
         return None if v is NO_TANGENT else v
     raise ZylaError("AD error", f"expected a tuple of cotangents, got {type(g).__name__}")
 

@@ -860,9 +860,58 @@ def prod_back(xp: Any, dz: Any, x: Any, dims: Any = None) -> Any:
     return dz * left * right
 
 
+def _linear_scan(xp: Any, a: Any, b: Any) -> Any:
+    """s along the last axis with s[0] = 0 and s[j+1] = a[j] * s[j] + b[j] (exclusive:
+    s[j] excludes b[j])."""
+    if xp is np:
+        s = np.zeros_like(b)
+        for j in range(b.shape[-1] - 1):
+            s[..., j + 1] = a[..., j] * s[..., j] + b[..., j]
+        return s
+    from jax import lax
+
+    def combine(p: Any, q: Any) -> Any:
+        return p[0] * q[0], q[0] * p[1] + q[1]
+
+    _, inc = lax.associative_scan(combine, (a, b), axis=a.ndim - 1)
+    return xp.concatenate([xp.zeros_like(inc[..., :1]), inc[..., :-1]], axis=-1)
+
+
+def prod_pair(xp: Any, g: Any, x: Any, dims: Any = None) -> Any:
+    """A[j] = sum over i != j of g[i] times the product of x without x[i] and x[j], along
+    dims (over all elements without dims): the derivative of `prod_back(dz, x, dims)` in
+    x, per unit dz, applied to g (the form is symmetric, so forward and reverse agree).
+    Exact with zeros: x[i] x[j] are left out by products to the left, between and to the
+    right of each pair (two linear scans), never divided out."""
+    x = as_array(x, xp)
+    g = xp.broadcast_to(as_array(g, xp), x.shape)
+    shape = x.shape
+    if dims is None:
+        x, g, ax = xp.reshape(x, (-1,)), xp.reshape(g, (-1,)), 0
+    else:
+        ax = axis(x, int(dims))
+    xm, gm = xp.moveaxis(x, ax, -1), xp.moveaxis(g, ax, -1)
+    one = xp.ones_like(xm[..., :1])
+    left = xp.concatenate([one, xp.cumprod(xm, axis=-1)[..., :-1]], axis=-1)
+    right = xp.flip(xp.concatenate(
+        [one, xp.cumprod(xp.flip(xm, axis=-1), axis=-1)[..., :-1]], axis=-1), axis=-1)
+    before = _linear_scan(xp, xm, gm * left)  # sum over i < j of g_i * prod(x_k, k < j, k != i)
+    after = xp.flip(_linear_scan(xp, xp.flip(xm, axis=-1), xp.flip(gm * right, axis=-1)),
+                    axis=-1)
+    out = xp.moveaxis(right * before + left * after, -1, ax)
+    return xp.reshape(out, shape)
+
+
 numeric("Core.cumsum_back", cumsum_back,
         "(ddz, z, dz, d...) -> (cumsum(ddz, d...), map(q -> nothing, d)...)")
-numeric("Core.prod_back", prod_back, NONDIFF)
+# second derivatives of prod: prod_back differentiates through prod_pair; third and higher
+# derivatives are refused rather than taken as zero
+numeric("Core.prod_back", prod_back,
+        "(ddx, z, dz, x, d...) -> (Core.sum(ddx .* Core.prod_back(one(eltype(x)), x, d...), "
+        "d...), dz .* Core.prod_pair(ddx, x, d...), map(q -> nothing, d)...)")
+numeric("Core.prod_pair", prod_pair,
+        "(dA, z, g, x, d...) -> (Core.prod_pair(dA, x, d...), error(\"third and higher "
+        "derivatives of prod are not supported\"), map(q -> nothing, d)...)")
 
 
 # Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
@@ -880,7 +929,9 @@ FORWARD: dict[str, str] = {
     "Core.sum": "(d, z, x, dims...) -> Core.sum(d[1], dims...)",
     "Core.prod": ("(d, z, x, dims...) -> "
                   "Core.sum(Core.prod_back(one.(z), x, dims...) .* d[1], dims...)"),
-    "Core.prod_back": "noforward",
+    "Core.prod_back": ("(d, z, dz, x, dims...) -> Core.prod_back(d[1], x, dims...) .+ "
+                       "dz .* Core.prod_pair(d[2], x, dims...)"),
+    "Core.prod_pair": "noforward",
     "Core.maximum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
     "Core.minimum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
     "findmax": "(d, z, x) -> (d[1][z[2]], nothing)",

@@ -412,6 +412,14 @@ ARRAYS = [
          args(arr(2, 3), arr_away0(2, 3)), ("cumsum",)),
     Case("prod_zero", "F(a) = prod(a)",
          args(st.builds(lambda a: np.concatenate([[0.0], a]), arr(2))), ("Core.prod",)),
+    # second derivatives of prod (its Hessian was taken as zero), with a zero among the
+    # entries half the time, over all entries and along each dimension
+    Case("d2_prod", """
+         G(y) = prod(y) + sum(prod(reshape(y, 2, 2); dims=1) .* [1.0 2.0]) +
+             sum(prod(reshape(y, 2, 2); dims=2) .* [3.0, -1.0])
+         F(x, w) = sum(gradient(G, x)[1] .* w)
+         """, args(st.one_of(arr(4), st.builds(lambda a: np.concatenate([[0.0], a]), arr(3))),
+                   arr(4)), ("Core.prod", "Core.prod_back")),
     Case("getindex_two_vectors", "F(A) = sum(A[[2, 2], [1, 3]] .* [1.0 2.0; 3.0 4.0])",
          args(arr(2, 3)), ("getindex",)),
 ]
@@ -713,7 +721,9 @@ NESTED = [
          """, args(distinct(3, 3, 1, 1), arr(2, 2, 1, 2), arr(3, 3, 1, 1), arr(2, 2, 1, 2)),
          ("Core.conv_data_back", "Core.conv_filter_back", "Core.maxpool_back",
           "Core.meanpool_back", "MLUtils.getobs_back",
-          "NNlib.selu_deriv", "NNlib.elu_deriv"), jax_oracle=False),  # pooling: see "pool"
+          "NNlib.selu_deriv", "NNlib.elu_deriv"), jax_oracle=False,  # pooling: see "pool"
+         # elu's and selu's second derivatives jump at 0: keep X off it
+         guard=lambda X, W, w1, w2: bool(np.all(np.abs(X) > 1e-3))),
     Case("d2_cat", "F(Y, W) = sum(gradient(y -> sum(cat(y, y .^ 2; dims=3) .^ 2), Y)[1] .* W)",
          args(arr(3, 3, 1, 1), arr(3, 3, 1, 1)), ("Core.cat_back",)),
     Case("d2_gelu", "F(x) = gradient(t -> gelu(t), x)[1]", args(fl()), ("NNlib.gelu",)),
@@ -1019,3 +1029,48 @@ def test_struct_gradient_is_namedtuple(compiled: bool) -> None:
     np.testing.assert_array_equal(gm["W"], [[1.0, 2.0], [1.0, 2.0]])
     np.testing.assert_array_equal(gm["b"], [1.0, 1.0])
     np.testing.assert_array_equal(gx, [1.0, 1.0])
+
+
+def test_third_derivative_of_prod_is_refused() -> None:
+    """prod's second derivative is exact (Core.prod_pair); a third is refused with an
+    error rather than taken as zero."""
+    from lang.api import Zyla
+    from lang.errors import ZylaError
+
+    z = Zyla()
+    z.eval("""
+    g3(x) = gradient(y -> sum(hessian_reverse(prod, y)), x)[1]
+    h2(x) = hessian_reverse(prod, x)
+    """)
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(z.call("h2", x), [[0, 12, 8, 6], [12, 0, 4, 3],
+                                                 [8, 4, 0, 2], [6, 3, 2, 0]])
+    with pytest.raises(ZylaError, match="third and higher derivatives of prod"):
+        z.call("g3", x)
+
+
+def test_jacobians_and_keyword_methods_differentiate_again() -> None:
+    """A Jacobian (and so hessian_reverse) differentiates again (its rows were stacked by
+    a non-differentiable helper: the third derivative came out `nothing`), and nested
+    reverse mode through a method with keyword arguments passed by name (`sum`, `prod`,
+    `f(x; k)`) no longer runs past the end of its cotangent tuple."""
+    from lang.api import Zyla
+
+    z = Zyla()
+    z.eval("""
+    cube(y) = sum(y .^ 3)
+    kw(x; k=1.0) = sum(x .^ 2) * k
+    third(x) = gradient(y -> sum(hessian_reverse(cube, y)), x)[1]
+    jac2(x) = gradient(y -> sum(jacobian(v -> v .^ 2, y)[1]), x)[1]
+    hsum(x) = hessian_reverse(sum, x)
+    hkw(x) = hessian_reverse(kw, x)
+    hprod(x) = hessian_reverse(prod, x)
+    """)
+    x = np.array([0.5, -1.5, 2.0])
+    for compiled in (False, True):
+        np.testing.assert_allclose(z.call("third", x, compiled=compiled), 6.0 * np.ones(3))
+        np.testing.assert_allclose(z.call("jac2", x, compiled=compiled), 2.0 * np.ones(3))
+        np.testing.assert_allclose(z.call("hsum", x, compiled=compiled), np.zeros((3, 3)))
+        np.testing.assert_allclose(z.call("hkw", x, compiled=compiled), 2.0 * np.eye(3))
+        np.testing.assert_allclose(z.call("hprod", x, compiled=compiled),
+                                   [[0, 2.0, -1.5], [2.0, 0, 0.5], [-1.5, 0.5, 0]])

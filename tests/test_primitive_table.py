@@ -104,10 +104,16 @@ def test_pullback_sources_compile(rt: Runtime) -> None:
 # --- every differentiable primitive has a gradient test -------------------------------------
 
 
+# Rules that refuse (an `error(...)` naming what is not supported) instead of giving a
+# wrong derivative; each refusal has its own test, named here.
+REFUSING = {"Core.prod_pair": "test_gradients.py::test_third_derivative_of_prod_is_refused"}
+
+
 def test_every_differentiable_primitive_has_a_gradient_test(rt: Runtime) -> None:
-    covered = {p for case in tg.CASES for p in case.prims}
+    covered = {p for case in tg.CASES for p in case.prims} | set(REFUSING)
     assert sorted(covered - set(PRIMITIVES)) == [], "cases name unknown primitives"
     assert offenders(rt, lambda p: differentiable(p) and p.name not in covered) == []
+    assert all("error(" in PRIMITIVES[name].pullback for name in REFUSING)
 
 
 def _recording(monkeypatch: pytest.MonkeyPatch, z: Any) -> set[str]:
@@ -222,12 +228,12 @@ def test_a_primitive_without_forward_rule_is_a_clear_error(rt: Runtime) -> None:
     """NOFORWARD: forward mode stops with an AD error naming the primitive and the line."""
     from lang.errors import ZylaError
 
-    rt.run_source("fwd_nofwd(x) = Core.prod_back(1.0, x)\n", "nofwd.jl")
+    rt.run_source("fwd_nofwd(x) = Core.prod_pair(x, x)\n", "nofwd.jl")
     f = rt.lookup("fwd_nofwd")
     import numpy as np
 
     with pytest.raises(ZylaError) as e:
         rt.interp.call_value(rt.lookup("jvp"), [f, np.array([1.0, 2.0]), np.array([1.0, 0.0])])
     text = str(e.value)
-    assert "Core.prod_back" in text and "forward" in text, text
+    assert "Core.prod_pair" in text and "forward" in text, text
     assert e.value.span is not None and e.value.span.line == 1, text

@@ -75,10 +75,18 @@ function jacobian(f, x)
     length(x) < length(y) && return (Core.jacobian_forward(f, x, y),)
     (Core.jacobian_reverse(f, x),)
 end
+# row i of J is the gradient of y[i] (a row of zeros where it is `nothing`), written into
+# J in a loop, so that a Jacobian (and hessian_reverse) differentiates again
 function Core.jacobian_reverse(f, x)
     y, b = Core.pullback_call(f, x)
-    rows = [Core.grads_out(Core.back(b, Core.onehot_like(y, i)), (x,))[1] for i in 1:length(y)]
-    Core.stack_rows(rows, x)
+    J = zeros(length(y), length(x))
+    for i in 1:length(y)
+        g = Core.grads_out(Core.back(b, Core.onehot_like(y, i)), (x,))[1]
+        if g !== nothing
+            J[i, :] = vec(g)
+        end
+    end
+    J
 end
 function Core.jacobian_forward(f, x, y)
     J = zeros(length(y), length(x))
