@@ -101,9 +101,10 @@ INPLACE = os.environ.get("ZYLA_INPLACE", "1") != "0"
 
 # host -> device copies made by device_leaf (for measurements): count and bytes
 TRANSFERS = {"count": 0, "bytes": 0}
-# seconds spent by the whole-program check lowering (tracing) executables while building
-# them: the trace the first call would make anyway, done early (for benchmark stages)
-PROGRAM_CHECK = {"lower_s": 0.0}
+# seconds spent tracing executables under jax.jit while building them (the first pass, when
+# it is the executable's trace, and the whole-program check's lowering): the trace the
+# first call would make anyway, done early (benchmarks count it as the JAX trace stage)
+EARLY_TRACE = {"seconds": 0.0}
 
 # id(host array) -> (weakref, write version, sharding or None, device array)
 _DEVICE: dict[int, tuple[Any, int, Any, Any]] = {}
@@ -463,17 +464,20 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
     dups = None if type(extra) is int else extra[1]
     uniq = _unique(leaves, extra)
 
-    def make(global_names: list[str] | None, entry: Entry | None, probe: dict) -> Any:
+    def make(global_names: list[str] | None, entry: Entry | None, probe: dict,
+             discover: bool = False) -> Any:
         ng = len(global_names or [])
+        retraced = [False]  # in discover mode the first trace is counted by the caller
 
         def traced(gvals: list, kept: list, donated: list) -> list:
             u = list(kept)
             for pos, x in zip(probe.get("donated", ()), donated, strict=True):
                 u.insert(pos, x)
             inputs = list(gvals) + u
-            if entry is not None:
+            if entry is not None and (not discover or retraced[0]):
                 entry.traces += 1
                 _cache(rt).traces += 1
+            retraced[0] = True
             interp = InPlaceInterpreter(rt, capacity, list(inputs))
             if global_names is not None:
                 interp.global_inputs = dict(zip(global_names, inputs[:ng], strict=True))
@@ -502,11 +506,11 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
                         fs = _split_value(new, fw_leaves, list(proxies), dict(memo))
                         fws.append((k, j, fs, len(fw_leaves) - n0))
             fw_leaves = [interp.current(x) for x in fw_leaves]
-            if global_names is None:
+            if global_names is None or discover:
                 probe["globals"] = list(dict.fromkeys(interp.global_reads))
                 probe["writes"] = writes
-            else:
-                if writes != probe["writes"]:
+            if global_names is not None:
+                if not discover and writes != probe["writes"]:
                     raise OffloadError("writing into a global array runs on the host")
                 entry.out_skel = out_skel
                 entry.out_alias = [interp.input_position(x) for x in out_leaves]
@@ -538,10 +542,23 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
 
     t0 = time.perf_counter()
     probe: dict = {}
-    # pass 1: find the global arrays the code reads and the inputs it writes (and the
-    # lowerings the cost model picks for its convolutions and pools)
+    # pass 1, the trace under jax.jit of the call as if it read no global arrays and wrote
+    # none of its inputs, which finds those it does read and write (and the lowerings the
+    # cost model picks for its convolutions and pools); when there are none (the common
+    # case) this trace is the executable's, which its first call reuses
+    entry = Entry(None, [], capacity=capacity)
+    first = jax.jit(make([], entry, probe, discover=True))
+    t1 = time.perf_counter()
     with costmodel.recording() as made:
-        jax.eval_shape(make(None, None, probe), [], [_abstract(x) for x in uniq])
+        first.trace([], [_abstract(x) for x in uniq])
+    if not probe["globals"] and not probe["writes"]:
+        EARLY_TRACE["seconds"] += time.perf_counter() - t1 - costmodel_seconds(made)
+        entry.jitted = first
+        entry.traces += 1
+        _cache(rt).traces += 1
+        _check_program(rt, entry, made, uniq, lambda choices: make([], entry, probe), ())
+        entry.trace_seconds = time.perf_counter() - t0
+        return entry
     gnames = probe["globals"]
     ng = len(gnames)
     # pass 1 numbered the written inputs without globals; shift them past the globals
@@ -550,16 +567,32 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
     entry = Entry(None, gnames, capacity=capacity, donated=probe["donated"])
     donate = (2,) if entry.donated else ()
     entry.jitted = jax.jit(make(gnames, entry, probe), donate_argnums=donate)
-    alternatives = costmodel.program_variants(made)
-    if alternatives and not S.active():
-        host_in = [rt.lookup(n) for n in gnames] + uniq
-        variants = {"chosen": entry.jitted}
-        for name, choices in alternatives.items():
-            variants[name] = jax.jit(_forcing(make(gnames, entry, probe), choices),
-                                     donate_argnums=donate)
-        entry.jitted = _fastest_program(entry, host_in, variants)
+    _check_program(rt, entry, made, [rt.lookup(n) for n in gnames] + uniq,
+                   lambda choices: make(gnames, entry, probe), donate)
     entry.trace_seconds = time.perf_counter() - t0
     return entry
+
+
+def costmodel_seconds(made: list) -> float:
+    """Seconds the cost model spent measuring for the choices `made` during a trace."""
+    return sum(c.calibration_s for c in made)
+
+
+def _check_program(rt: Any, entry: Entry, made: list, host_in: list, remake: Any,
+                   donate: tuple) -> None:
+    """When the cost model chose non-default lowerings in the executable, keep the
+    fastest of it and its variants with defaults (see `_fastest_program`)."""
+    import jax
+
+    from backend import costmodel
+
+    alternatives = costmodel.program_variants(made)
+    if not alternatives or S.active():
+        return
+    variants = {"chosen": entry.jitted}
+    for name, choices in alternatives.items():
+        variants[name] = jax.jit(_forcing(remake(choices), choices), donate_argnums=donate)
+    entry.jitted = _fastest_program(entry, host_in, variants)
 
 
 def _forcing(traced: Any, choices: dict[str, str]) -> Any:
@@ -601,7 +634,7 @@ def _fastest_program(entry: Entry, host_in: list, variants: dict[str, Any]) -> A
     except Exception:  # noqa: BLE001 - the first call reports what fails to trace
         return chosen
     finally:
-        PROGRAM_CHECK["lower_s"] += time.perf_counter() - t0
+        EARLY_TRACE["seconds"] += time.perf_counter() - t0
     if "callback" in text:
         return chosen
 
