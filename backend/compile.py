@@ -274,7 +274,7 @@ def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> An
     """Run f(args...) as one XLA executable (raises OffloadError if it cannot be)."""
     cache = _cache(rt)
     fast = None
-    if not kwargs and S._requested <= 1:  # (S.active(), inlined: this is the hot path)
+    if not kwargs and not S.active():
         fast = _fast_key(f, args)
         if fast is not None:
             hit = cache.fast.get(fast[0])
@@ -307,8 +307,7 @@ def _run_plain(entry: Entry, leaves: list) -> Any:
     skel = entry.out_skel
     alias = entry.out_alias
     if skel[0] == "arr" and alias[0] < 0:  # one array out: the common case, kept short
-        a = np.array(outs[0])
-        return a if a.ndim else N.host_scalar(a[()])
+        return _to_host(outs[0])
     if max(alias, default=-1) < 0:
         host = [_to_host(x) for x in outs]
     else:
@@ -552,11 +551,11 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
     with costmodel.recording() as made:
         first.trace([], [_abstract(x) for x in uniq])
     if not probe["globals"] and not probe["writes"]:
-        EARLY_TRACE["seconds"] += time.perf_counter() - t1 - costmodel_seconds(made)
+        EARLY_TRACE["seconds"] += time.perf_counter() - t1 - costmodel.calibration_of(made)
         entry.jitted = first
         entry.traces += 1
         _cache(rt).traces += 1
-        _check_program(rt, entry, made, uniq, lambda choices: make([], entry, probe), ())
+        _check_program(entry, made, uniq, lambda: make([], entry, probe), ())
         entry.trace_seconds = time.perf_counter() - t0
         return entry
     gnames = probe["globals"]
@@ -567,21 +566,17 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
     entry = Entry(None, gnames, capacity=capacity, donated=probe["donated"])
     donate = (2,) if entry.donated else ()
     entry.jitted = jax.jit(make(gnames, entry, probe), donate_argnums=donate)
-    _check_program(rt, entry, made, [rt.lookup(n) for n in gnames] + uniq,
-                   lambda choices: make(gnames, entry, probe), donate)
+    _check_program(entry, made, [rt.lookup(n) for n in gnames] + uniq,
+                   lambda: make(gnames, entry, probe), donate)
     entry.trace_seconds = time.perf_counter() - t0
     return entry
 
 
-def costmodel_seconds(made: list) -> float:
-    """Seconds the cost model spent measuring for the choices `made` during a trace."""
-    return sum(c.calibration_s for c in made)
-
-
-def _check_program(rt: Any, entry: Entry, made: list, host_in: list, remake: Any,
+def _check_program(entry: Entry, made: list, host_in: list, remake: Any,
                    donate: tuple) -> None:
     """When the cost model chose non-default lowerings in the executable, keep the
-    fastest of it and its variants with defaults (see `_fastest_program`)."""
+    fastest of it and its variants with defaults (see `_fastest_program`); `remake()`
+    returns a fresh traced function of the call, to trace under other lowerings."""
     import jax
 
     from backend import costmodel
@@ -591,7 +586,7 @@ def _check_program(rt: Any, entry: Entry, made: list, host_in: list, remake: Any
         return
     variants = {"chosen": entry.jitted}
     for name, choices in alternatives.items():
-        variants[name] = jax.jit(_forcing(remake(choices), choices), donate_argnums=donate)
+        variants[name] = jax.jit(_forcing(remake(), choices), donate_argnums=donate)
     entry.jitted = _fastest_program(entry, host_in, variants)
 
 
@@ -652,6 +647,7 @@ def _fastest_program(entry: Entry, host_in: list, variants: dict[str, Any]) -> A
     except Exception:  # noqa: BLE001 - a variant that fails to compile is not a choice
         return chosen
     return variants[pick]
+
 
 def _abstract(x: Any) -> Any:
     import jax

@@ -408,6 +408,11 @@ def _note(
     return choice
 
 
+def calibration_of(choices: Sequence[Choice]) -> float:
+    """Seconds spent measuring for these choices (0 for those read from a cache)."""
+    return sum(c.calibration_s for c in choices)
+
+
 @contextlib.contextmanager
 def recording() -> Iterator[list[Choice]]:
     """The choices made inside the block (a trace), in order."""

@@ -78,22 +78,22 @@ def zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], li
     lowering stage (200 ms)."""
     import gc
 
-    from autodiff import reverse
-    from lang.lower import Lowerer
     from lang.parser import parse
-    from lang.runtime import Runtime
 
     parse("warm_up(x) = x + 1\n", "warm_up.jl")
     gc.collect()
     gc.disable()
     try:
-        return _zyla_stages(load, fname, args_of, reverse, Lowerer, Runtime)
+        return _zyla_stages(load, fname, args_of)
     finally:
         gc.enable()
 
 
-def _zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], list],
-                 reverse: Any, Lowerer: Any, Runtime: Any) -> dict:  # noqa: N803
+def _zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], list]) -> dict:
+    from autodiff import reverse
+    from lang.lower import Lowerer
+    from lang.runtime import Runtime
+
     acc: dict[str, float] = {}
     def parsing_library(_rt: Any, _text: str, filename: str) -> bool:
         return "stdlib" in str(filename)

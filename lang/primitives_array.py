@@ -837,27 +837,32 @@ def cumsum_back(xp: Any, dz: Any, dims: Any = None) -> Any:
     return xp.flip(xp.cumsum(xp.flip(dz, axis=ax), axis=ax), axis=ax)
 
 
+def _reduced_last(xp: Any, x: Any, dims: Any) -> tuple[Any, int]:
+    """x with the reduced dimension moved last (all of x flattened without dims), and the
+    axis to move it back to."""
+    if dims is None:
+        return xp.reshape(x, (-1,)), 0
+    ax = axis(x, int(dims))
+    return xp.moveaxis(x, ax, -1), ax
+
+
+def _exclusive_products(xp: Any, xm: Any) -> tuple[Any, Any]:
+    """(left, right) along the last axis: left[j] the product of xm[..., :j], right[j]
+    that of xm[..., j+1:] (no division, so exact with zeros)."""
+    one = xp.ones_like(xm[..., :1])
+    left = xp.concatenate([one, xp.cumprod(xm, axis=-1)[..., :-1]], axis=-1)
+    right = xp.flip(xp.concatenate(
+        [one, xp.cumprod(xp.flip(xm, axis=-1), axis=-1)[..., :-1]], axis=-1), axis=-1)
+    return left, right
+
+
 def prod_back(xp: Any, dz: Any, x: Any, dims: Any = None) -> Any:
     """The cotangent of prod: dz times the product of the other elements (exact with
     zeros: products of everything left and right of each element)."""
     x = as_array(x, xp)
-    if dims is None:
-        flat = xp.reshape(x, (-1,))
-        ones = xp.ones((1,), dtype=flat.dtype)
-        left = xp.concatenate([ones, xp.cumprod(flat)[:-1]])
-        right = xp.flip(xp.concatenate([ones, xp.cumprod(xp.flip(flat, axis=0))[:-1]]), axis=0)
-        return xp.reshape(dz * left * right, x.shape)
-    ax = axis(x, int(dims))
-    shape = [1] * x.ndim
-    shape[ax] = 1
-    ones = xp.ones(tuple(s if i != ax else 1 for i, s in enumerate(x.shape)), dtype=x.dtype)
-    left = xp.concatenate([ones, xp.take(xp.cumprod(x, axis=ax),
-                                         xp.arange(x.shape[ax] - 1), axis=ax)], axis=ax)
-    fx = xp.flip(x, axis=ax)
-    right = xp.flip(xp.concatenate([ones, xp.take(xp.cumprod(fx, axis=ax),
-                                                  xp.arange(x.shape[ax] - 1), axis=ax)],
-                                   axis=ax), axis=ax)
-    return dz * left * right
+    xm, ax = _reduced_last(xp, x, dims)
+    left, right = _exclusive_products(xp, xm)
+    return dz * xp.reshape(xp.moveaxis(left * right, -1, ax), x.shape)
 
 
 def _linear_scan(xp: Any, a: Any, b: Any) -> Any:
@@ -885,21 +890,13 @@ def prod_pair(xp: Any, g: Any, x: Any, dims: Any = None) -> Any:
     right of each pair (two linear scans), never divided out."""
     x = as_array(x, xp)
     g = xp.broadcast_to(as_array(g, xp), x.shape)
-    shape = x.shape
-    if dims is None:
-        x, g, ax = xp.reshape(x, (-1,)), xp.reshape(g, (-1,)), 0
-    else:
-        ax = axis(x, int(dims))
-    xm, gm = xp.moveaxis(x, ax, -1), xp.moveaxis(g, ax, -1)
-    one = xp.ones_like(xm[..., :1])
-    left = xp.concatenate([one, xp.cumprod(xm, axis=-1)[..., :-1]], axis=-1)
-    right = xp.flip(xp.concatenate(
-        [one, xp.cumprod(xp.flip(xm, axis=-1), axis=-1)[..., :-1]], axis=-1), axis=-1)
+    xm, ax = _reduced_last(xp, x, dims)
+    gm = _reduced_last(xp, g, dims)[0]
+    left, right = _exclusive_products(xp, xm)
     before = _linear_scan(xp, xm, gm * left)  # sum over i < j of g_i * prod(x_k, k < j, k != i)
     after = xp.flip(_linear_scan(xp, xp.flip(xm, axis=-1), xp.flip(gm * right, axis=-1)),
                     axis=-1)
-    out = xp.moveaxis(right * before + left * after, -1, ax)
-    return xp.reshape(out, shape)
+    return xp.reshape(xp.moveaxis(right * before + left * after, -1, ax), x.shape)
 
 
 numeric("Core.cumsum_back", cumsum_back,

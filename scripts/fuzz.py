@@ -40,7 +40,7 @@ def _limit_memory() -> None:
 def _worker(job: tuple[int, int, int, int]) -> tuple[dict, list[str]]:
     index, count, seed, run_every = job
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    os.environ["ZYLA_COMPILE"] = "never"
+    os.environ["ZYLA_COMPILE"] = "never"  # (each Runtime reads it: host interpreter only)
     os.environ["ZYLA_COMPILE_NOTICE"] = "-1"
     _limit_memory()
     sys.setrecursionlimit(20000)
@@ -54,7 +54,6 @@ def _worker(job: tuple[int, int, int, int]) -> tuple[dict, list[str]]:
     stats = F.Stats()
     findings: list[str] = []
     rt = Runtime()
-    rt.compile_mode = "never"
     to_run: list[str] = []
 
     @hseed(seed * 100_003 + index)
@@ -79,12 +78,10 @@ def _worker(job: tuple[int, int, int, int]) -> tuple[dict, list[str]]:
     for k, text in enumerate(to_run):
         if k % 100 == 99:  # a fresh runtime now and then (programs define things)
             rt = Runtime()
-            rt.compile_mode = "never"
         try:
             f = F.run_one(text, rt, 1.0, stats, report=True)
         except MemoryError:
             rt = Runtime()
-            rt.compile_mode = "never"
             continue
         if f is not None:
             findings.append(str(f))
