@@ -360,7 +360,7 @@ def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, mut
     """One call of a built executable: place the inputs, run, write back, convert."""
     extra = key[1]
     uniq = _unique(leaves, extra)
-    host_in = [rt.lookup(n) for n in entry.global_names] + uniq if entry.global_names else uniq
+    host_in = _global_values(rt, entry.global_names) + uniq if entry.global_names else uniq
     if entry.writes and _shares_memory(host_in):
         raise OffloadError("the arguments share memory and the call writes into one of them")
     inputs = _place(host_in)
@@ -396,6 +396,16 @@ def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, mut
     host = [host_in[alias[i]] if alias[i] >= 0 and type(host_in[alias[i]]) is np.ndarray
             else _to_host(x) for i, x in enumerate(outs[:n])]
     return _join_value(entry.out_skel, iter(host), list(muts))
+
+
+def _global_values(rt: Any, names: list[str], draw: bool = True) -> list:
+    """The values of an executable's global inputs for one call: the global arrays it
+    reads, and for code that draws random numbers a fresh key from the global RNG (or,
+    with `draw=False`, a zero key, leaving the RNG as it is)."""
+    from lang.builtins_random import KEY_INPUT, host_key
+
+    return [(host_key() if draw else np.zeros(2, dtype=np.uint32)) if n == KEY_INPUT
+            else rt.lookup(n) for n in names]
 
 
 def _place(host_in: list) -> list:
@@ -566,7 +576,7 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
     entry = Entry(None, gnames, capacity=capacity, donated=probe["donated"])
     donate = (2,) if entry.donated else ()
     entry.jitted = jax.jit(make(gnames, entry, probe), donate_argnums=donate)
-    _check_program(entry, made, [rt.lookup(n) for n in gnames] + uniq,
+    _check_program(entry, made, _global_values(rt, gnames, draw=False) + uniq,
                    lambda: make(gnames, entry, probe), donate)
     entry.trace_seconds = time.perf_counter() - t0
     return entry
@@ -859,7 +869,7 @@ def lower_text(rt: Any, f: Any, args: list, optimized: bool = True) -> str:
     key, leaves, muts = _signature(rt, f, args, None)
     entry = build(rt, key, leaves, muts, 64)
     extra = key[1]
-    host_in = [rt.lookup(n) for n in entry.global_names] + _unique(leaves, extra)
+    host_in = _global_values(rt, entry.global_names, draw=False) + _unique(leaves, extra)
     inputs = _place(host_in)
     lowered = entry.jitted.lower(*_arguments(entry, inputs))
     if optimized:

@@ -13,6 +13,8 @@ Everything that cannot run inside XLA raises OffloadError with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -73,6 +75,9 @@ class JaxInterpreter(Interpreter):
         self.global_inputs: dict[str, Any] | None = None
         self.input_ids: set[int] = set()  # ids of the traced arguments (mutating them is host-only)
         self.adjoint_rows: dict[int, Any] = {}  # `v'` rows this trace made (adjoint_vector_op)
+        # where the next random draw is (rng_key): per enclosing loop body, the loop's
+        # serial number, the iteration, and the body's own count of draws and loops so far
+        self.rng_frames: list[_RngFrame] = [_RngFrame(None, None)]
         import jax
         from jax import lax
 
@@ -157,6 +162,9 @@ class JaxInterpreter(Interpreter):
         args = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in args]
         if not any(_is_array(a) for a in args):
             return self.call_value(f, list(args))
+        from lang.builtins import _check_broadcast
+
+        _check_broadcast(tuple(args))  # Julia's DimensionMismatch, as on the host
         p = elementwise_primitive(f, args)
         if p is not None:
             return p.elementwise(jnp, *args)
@@ -168,17 +176,20 @@ class JaxInterpreter(Interpreter):
         flat = [jnp.broadcast_to(a, shape).reshape(-1) if _is_array(a) else None for a in args]
         idx = [i for i, a in enumerate(flat) if a is not None]
 
-        def elem(*xs: Any) -> Any:
+        serial = self.rng_serial()
+
+        def elem(e: Any, *xs: Any) -> Any:
             full = list(args)
             for i, x in zip(idx, xs, strict=True):
                 full[i] = x
-            out, flag = self.isolated(lambda: self.call_value(f, full))
+            with self.iteration(serial, e):
+                out, flag = self.isolated(lambda: self.call_value(f, full))
             leaves, skel = split(out)
             box.append(skel)
             return [jnp.asarray(x) for x in leaves] + [flag]
 
         box: list = []
-        outs = self.jax.vmap(elem)(*[flat[i] for i in idx])
+        outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
         self.overflow_flags.append(jnp.any(outs[-1]))
         outs = outs[:-1]
         leaves = [o.reshape(shape) for o in outs]
@@ -200,16 +211,19 @@ class JaxInterpreter(Interpreter):
         idx = [i for i, a in enumerate(flat) if a is not None]
         box: list = []
 
-        def elem(*els: Any) -> list:
+        serial = self.rng_serial()
+
+        def elem(pos: Any, *els: Any) -> list:
             full = list(xs)
             for i, e in zip(idx, els, strict=True):
                 full[i] = e
-            (y, b), flag = self.isolated(lambda: pullback_call(self, f, full))
+            with self.iteration(serial, pos):
+                (y, b), flag = self.isolated(lambda: pullback_call(self, f, full))
             leaves, skel = split((y, b), static_ints=True)
             box.append(skel)
             return [jnp.asarray(v) for v in leaves] + [flag]
 
-        outs = self.jax.vmap(elem)(*[flat[i] for i in idx])
+        outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
         self.overflow_flags.append(jnp.any(outs[-1]))
         outs = outs[:-1]
         skel = box[-1]
@@ -272,6 +286,64 @@ class JaxInterpreter(Interpreter):
             return self.switch(f.index, [lambda a=a: self.call_value(a, args, kwargs)
                                          for a in f.alts])
         return super().call_value(f, args, kwargs)
+
+    # --- random draws (lang.builtins_random) ----------------------------------------------
+
+    def rng_serial(self) -> int:
+        """The next serial number in the innermost loop body (for a draw or a loop)."""
+        top = self.rng_frames[-1]
+        top.count += 1
+        return top.count - 1
+
+    def rng_key(self) -> Any:
+        """The key of the next draw: the call's input key folded with the draw's position
+        (each enclosing loop's serial number and iteration, then the draw's serial number
+        in its loop body)."""
+        return self.jax.random.fold_in(self._frame_key(len(self.rng_frames) - 1),
+                                       self.rng_serial())
+
+    def _frame_key(self, i: int) -> Any:
+        """The key of loop body i (0: the whole call). A body's key is made when its trace
+        starts (in a program known to draw) and kept only in that body's frame, so a key
+        never outlives the trace it was made in."""
+        fr = self.rng_frames[i]
+        if fr.key is not None:
+            return fr.key
+        jax = self.jax
+        if i == 0:
+            return jax.random.wrap_key_data(self.rng_input())
+        return jax.random.fold_in(jax.random.fold_in(self._frame_key(i - 1), fr.serial),
+                                  self.jnp.asarray(fr.k, dtype=np.uint32))
+
+    def rng_input(self) -> Any:
+        """The executable's input key (found by the first pass like a global array read)."""
+        from lang.builtins_random import KEY_INPUT
+
+        if self.global_inputs is not None and KEY_INPUT in self.global_inputs:
+            return self.global_inputs[KEY_INPUT]
+        self.global_reads[KEY_INPUT] = np.zeros(2, dtype=np.uint32)
+        return self.jnp.zeros(2, dtype=np.uint32)
+
+    def in_iteration(self, serial: int, fn: Any) -> Any:
+        """fn(vals, k), run as iteration k of the loop numbered `serial` (for rng_key)."""
+        def run(vals: Any, k: Any) -> Any:
+            with self.iteration(serial, k):
+                return fn(vals, k)
+        return run
+
+    @contextmanager
+    def iteration(self, serial: int, k: Any) -> Iterator[None]:
+        """Tracing iteration k of the loop (or vmapped element k) numbered `serial`."""
+        from lang.builtins_random import KEY_INPUT
+
+        self.rng_frames.append(_RngFrame(serial, k))
+        if self.global_inputs and KEY_INPUT in self.global_inputs:
+            # the program draws: the body's key once per iteration, not once per draw
+            self.rng_frames[-1].key = self._frame_key(len(self.rng_frames) - 1)
+        try:
+            yield
+        finally:
+            self.rng_frames.pop()
 
     # --- ops ----------------------------------------------------------------------------------
 
@@ -382,12 +454,15 @@ class JaxInterpreter(Interpreter):
             out = list(inits) + [StackedTape(("tuple", ()), [], 0, 0) for _ in range(ntape)]
             return out[0] if len(op.results) == 1 else out
 
-        def step(carry: list, x: Any, skel: Any) -> tuple[list, Any]:
+        serial = self.rng_serial()
+
+        def step(carry: list, x: Any, skel: Any, k: Any) -> tuple[list, Any]:
             vals = join(skel, carry)
             env2 = dict(env)
             for a, v in zip(body.args, [x] + list(vals), strict=False):
                 env2[a.id] = v
-            return self.run_region(body, env2, fn)
+            with self.iteration(serial, k):
+                return self.run_region(body, env2, fn)
 
         jnp = self.jnp
         stops = [] if ntape or not self.early_exit else [
@@ -416,12 +491,12 @@ class JaxInterpreter(Interpreter):
         x0 = elem(k0, xs[0] if xs is not None else None)
         n_carry = len(inits)
         carry_skel, carry_leaves = self._fix_carry(
-            inits, lambda vals: step(split(vals)[0], x0, split(vals)[1])[:n_carry])
+            inits, lambda vals: step(split(vals)[0], x0, split(vals)[1], k0)[:n_carry])
         box: list = []
 
         def scan_body(state: tuple, x: Any) -> tuple[tuple, list]:
             carry, k, over = state
-            out, flag = self.isolated(lambda: step(carry, elem(k, x), carry_skel))
+            out, flag = self.isolated(lambda: step(carry, elem(k, x), carry_skel, k))
             new = coerce(tuple(out[:n_carry]), carry_skel)
             state2 = (new, k + 1, jnp.logical_or(over, flag))
             if ntape:
@@ -472,12 +547,15 @@ class JaxInterpreter(Interpreter):
             res = list(inits) + [StackedTape(("const", None), [], 0, 0) for _ in range(ntape)]
             return res[0] if len(op.results) == 1 else res
 
+        serial = self.rng_serial()
+
         def step(carry_vals: tuple, k: Any) -> list:
             entry = join(t.skel, [leaf[k] for leaf in t.leaves])
             env2 = dict(env)
             for a, v in zip(body.args, [entry] + list(carry_vals), strict=False):
                 env2[a.id] = v
-            return self.run_region(body, env2, fn)
+            with self.iteration(serial, k):
+                return self.run_region(body, env2, fn)
 
         n_carry = len(inits)
         carry_skel, carry_leaves = self._fix_carry(inits, lambda vals: step(vals, 0)[:n_carry])
@@ -575,6 +653,8 @@ class JaxInterpreter(Interpreter):
         """A `lax.while_loop`; with `ntape` tapes, each iteration's trailing `ntape` values
         go into buffers of the interpreter's tape capacity (overflow is flagged)."""
         lax, jnp = self.lax, self.jnp
+        cond = self.in_iteration(self.rng_serial(), cond)
+        step = self.in_iteration(self.rng_serial(), step)
         n_carry = len(inits)
         carry_skel, carry_leaves = self._fix_carry(
             inits, lambda vals: step(vals, jnp.asarray(0))[:n_carry])
@@ -704,6 +784,23 @@ class JaxInterpreter(Interpreter):
                            a.capacity)
 
 
+def _positions(shape: tuple) -> Any:
+    """0, 1, ... over the elements of a broadcast (each element's iteration number)."""
+    import jax.numpy as jnp
+
+    return jnp.arange(int(np.prod(shape)), dtype=np.uint32)
+
+
+class _RngFrame:
+    """A loop body being traced, for JaxInterpreter.rng_key."""
+
+    __slots__ = ("serial", "k", "count", "key")
+
+    def __init__(self, serial: int | None, k: Any) -> None:
+        self.serial, self.k, self.count = serial, k, 0
+        self.key: Any = None
+
+
 def _tapes(skel: Any, leaves: list, count: Any, capacity: int) -> list[StackedTape]:
     """The StackedTapes of a loop that records several values per iteration: `skel` is
     the tuple skeleton of one iteration's entries, `leaves` their stacked leaves."""
@@ -723,7 +820,8 @@ _OVERRIDDEN = ("if", "for", "while", "global", "setglobal", "method", "struct")
 
 _SIDE_EFFECTS = {"time", "print", "println", "show", "display", "Core.show_expr", "setindex!",
                  "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!", "pop!",
-                 "Random.seed!", "rand", "randn", "Core.setbox", "Core.box", "Core.unbox",
+                 "Random.seed!", "randperm", "shuffle", "Random.MersenneTwister", "Core.setbox",
+                 "Core.box", "Core.unbox",
                  "Test.do_test", "Test.do_testset", "Test.do_test_throws", "Core.time",
                  "Core.elapsed"}
 _STATIC_OK = {"size", "length", "ndims", "eltype", ":", "Core.endof", "zeros", "ones", "fill",

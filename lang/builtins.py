@@ -832,99 +832,6 @@ def _eps(x: Any = 1.0) -> Any:
     return N.host_scalar(np.spacing(x))
 
 
-# --- Random ---------------------------------------------------------------------------------
-
-
-class RNG:
-    """A seeded random number generator (Julia's streams differ; a seed is deterministic)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.gen = np.random.default_rng(seed)
-        self.jtype = V.JType("MersenneTwister", V.AnyT)
-
-    def jl_show(self) -> str:
-        return "MersenneTwister()"
-
-
-_GLOBAL_RNG = [RNG(None)]
-
-
-def _seed(*args: Any) -> Any:
-    if args and isinstance(args[0], RNG):
-        args[0].gen = np.random.default_rng(args[1] if len(args) > 1 else None)
-        return args[0]
-    _GLOBAL_RNG[0] = RNG(args[0] if args else None)
-    return _GLOBAL_RNG[0]
-
-
-def _rng_args(args: tuple) -> tuple[RNG, tuple]:
-    if args and isinstance(args[0], RNG):
-        return args[0], args[1:]
-    return _GLOBAL_RNG[0], args
-
-
-def _rand(*args: Any) -> Any:
-    rng, args = _rng_args(args)
-    g = rng.gen
-    if args and isinstance(args[0], V.Range):
-        r = args[0]
-        shape = tuple(reversed(args[1:]))
-        idx = g.integers(0, r.length, size=shape or None)
-        if shape:
-            return np.vectorize(lambda k: r[int(k)])(idx).astype(N.dtype_of(r.start))
-        return r[int(idx)]
-    if args and isinstance(args[0], (np.ndarray, tuple)):
-        items = list(_rt().iterate(args[0]))
-        return items[int(g.integers(0, len(items)))]
-    d = N.F64
-    if args and isinstance(args[0], V.JType):
-        d = V.JTYPE_TO_DTYPE[args[0]]
-        args = args[1:]
-    shape = tuple(reversed([int(a)
-                            for a in (args[0] if args and isinstance(args[0], tuple) else args)]))
-    if d == N.BOOL:
-        v = g.random(shape or None) < 0.5
-    elif d.kind == "i":
-        v = g.integers(-(2**62), 2**62, size=shape or None)
-    else:
-        v = g.random(shape or None)
-    if not shape:
-        return N.host_scalar(np.asarray(v).astype(d)[()])
-    return np.asarray(v).astype(d)
-
-
-def _randn(*args: Any) -> Any:
-    rng, args = _rng_args(args)
-    d = N.F64
-    if args and isinstance(args[0], V.JType):
-        d = V.JTYPE_TO_DTYPE[args[0]]
-        args = args[1:]
-    shape = tuple(reversed([int(a)
-                            for a in (args[0] if args and isinstance(args[0], tuple) else args)]))
-    v = rng.gen.standard_normal(shape or None)
-    if not shape:
-        return N.host_scalar(np.asarray(v).astype(d)[()])
-    return np.asarray(v).astype(d)
-
-
-def _randperm(*args: Any) -> Any:
-    rng, args = _rng_args(args)
-    return rng.gen.permutation(int(args[0])).astype(np.int64) + 1
-
-
-def _shuffle(*args: Any) -> Any:
-    rng, args = _rng_args(args)
-    x = as_array(args[0])
-    if isinstance(x, np.ndarray):
-        out = x.copy()
-        if out.ndim == 1:
-            rng.gen.shuffle(out)
-            return out
-        perm = rng.gen.permutation(out.shape[0])
-        return out[perm]
-    return x
-
-
 # --- misc ---------------------------------------------------------------------------------------
 
 
@@ -1181,10 +1088,8 @@ def install(rt: Any) -> None:
         "all": _all, "Dict": _dict, "=>": lambda a, b: _pair(a, b),
         "Core.kwdef_struct": _kwdef_struct, "one": _one,
         "zero": _zero, "oneunit": _one, "float": _float, "typemax": _typemax,
-        "typemin": _typemin, "eps": _eps, "rand": _rand, "randn": _randn,
-        "Random.seed!": _seed, "randperm": _randperm, "shuffle": _shuffle, "nameof": _nameof,
+        "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
-        "Random.MersenneTwister": lambda seed=None: RNG(seed),
         "convert": lambda t, x: convert(rt, t, x),
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,
@@ -1211,8 +1116,6 @@ def install(rt: Any) -> None:
         "Test.do_test_broken": _do_test_broken,
     }.items():
         host(name, f, interp=True)
-    b["MersenneTwister"] = b["Random.MersenneTwister"]
-    b["seed!"] = b["Random.seed!"]
     b["undef"] = UNDEF_INIT
     b["nothing"] = None
     b["Inf"] = math.inf

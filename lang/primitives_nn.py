@@ -1150,16 +1150,17 @@ def _write_stats(xp: Any, cell: Any, current: Any, values: Any) -> None:
 
 
 def _host_mask(shape: tuple, dtype: np.dtype, p: float) -> np.ndarray:
-    from lang.builtins import _GLOBAL_RNG
+    from lang.builtins_random import GLOBAL_RNG
 
-    keep = _GLOBAL_RNG[0].gen.random(shape) >= p
+    keep = GLOBAL_RNG[0].gen.random(shape) >= p
     return (keep / (1 - p)).astype(dtype) if p < 1 else np.zeros(shape, dtype=dtype)
 
 
-def _dropout_mask(xp: Any, x: Any, p: Any) -> Any:
-    """Dropout's mask for an array like x: zeros with probability p, else 1/(1-p), drawn
-    from the global RNG on the host, also when called from compiled code (through a
-    host callback), so a seed makes both tiers reproducible."""
+def _dropout_mask(xp: Any, interp: Any, x: Any, p: Any) -> Any:
+    """Dropout's mask for an array like x: zeros with probability p, else 1/(1-p). The host
+    draws from the global RNG; compiled code draws inside the executable, from the key its
+    call takes from the global RNG (lang.builtins_random), so a seed makes both tiers
+    reproducible (each with its own numbers)."""
     x = as_array(x, xp)
     d = N.float_dtype(N.dtype_of(x))
     p = float(p)
@@ -1168,10 +1169,12 @@ def _dropout_mask(xp: Any, x: Any, p: Any) -> Any:
     shape = tuple(x.shape)
     if xp is np:
         return _host_mask(shape, d, p)
-    import jax
-    from jax.experimental import io_callback
+    from lang.builtins_random import uniform_jax
 
-    return io_callback(lambda: _host_mask(shape, d, p), jax.ShapeDtypeStruct(shape, d))
+    if p == 1:
+        return xp.zeros(shape, dtype=d)
+    keep = uniform_jax(interp, shape, d) >= p
+    return xp.where(keep, xp.asarray(1 / (1 - p), dtype=d), xp.asarray(0, dtype=d))
 
 
 prim(
@@ -1195,7 +1198,9 @@ prim(
     "NNlib.within_gradient", lambda x: False, _jx(lambda xp, x: False), NONDIFF, lambda *a: V.BoolT
 )
 prim("NNlib.write_stats!", _hx(_write_stats), _jx(_write_stats), NONDIFF, lambda *a: V.NothingT)
-prim("NNlib.dropout_mask", _hx(_dropout_mask), _jx(_dropout_mask), NONDIFF, INFER_BY_LOWERING)
+prim("NNlib.dropout_mask", lambda interp, x, p: _dropout_mask(np, interp, x, p),
+     lambda interp, x, p: _dropout_mask(interp.jnp, interp, x, p), NONDIFF, INFER_BY_LOWERING,
+     needs_interp=True)
 
 
 # --- one-hot encoding ----------------------------------------------------------------------------

@@ -45,6 +45,7 @@ def _extra_builtins() -> list[Any]:
         builtins_dict,
         builtins_io,
         builtins_iter,
+        builtins_random,
         builtins_set,
         builtins_types,
         diagnostics,
@@ -54,8 +55,8 @@ def _extra_builtins() -> list[Any]:
         safety,
     )
 
-    return [builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter, modules,
-            diagnostics, safety, gradcheck, plots]
+    return [builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
+            builtins_random, modules, diagnostics, safety, gradcheck, plots]
 
 
 def _alias(fam: V.JType, params: tuple) -> V.JType:

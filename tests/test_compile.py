@@ -548,6 +548,15 @@ r = noisy2([1.0, 2.0])
     assert re.search(r"\b3\b", reason), reason
 
 
+def test_a_broadcast_of_mismatched_shapes_is_a_dimension_mismatch_when_compiled() -> None:
+    z = Zyla()
+    z.eval("plus_ones(x) = x .+ ones(3, 2)")
+    for compiled in (False, True):
+        with pytest.raises(Exception, match=r"DimensionMismatch: arrays could not be broadcast "
+                                            r"to a common size; got sizes \(2, 3\), \(3, 2\)"):
+            z.call("plus_ones", np.zeros((2, 3)), compiled=compiled)
+
+
 # --- (h): global arrays are inputs of the executable, not constants -------------------------
 
 def test_global_array_mutation_is_seen_by_compiled_code() -> None:
