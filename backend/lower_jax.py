@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from backend.loop_exits import LeadingExits, leading_exits
 from backend.structure import (
     BatchedBack,
     BranchUnion,
@@ -71,6 +72,7 @@ class JaxInterpreter(Interpreter):
         self.tape_capacity = tape_capacity
         self.early_exit = early_exit
         self.overflow_flags: list[Any] = []
+        self.flags_raised = 0  # overflow flags raised so far (raise_flag)
         self.global_reads: dict[str, Any] = {}
         self.global_inputs: dict[str, Any] | None = None
         self.input_ids: set[int] = set()  # ids of the traced arguments (mutating them is host-only)
@@ -78,6 +80,9 @@ class JaxInterpreter(Interpreter):
         # where the next random draw is (rng_key): per enclosing loop body, the loop's
         # serial number, the iteration, and the body's own count of draws and loops so far
         self.rng_frames: list[_RngFrame] = [_RngFrame(None, None)]
+        # the `if`s of the loop body being traced whose exit branch is never taken, with
+        # the branch that is (backend.loop_exits)
+        self.exits_not_taken: dict[int, int] = {}
         import jax
         from jax import lax
 
@@ -158,6 +163,7 @@ class JaxInterpreter(Interpreter):
         raise OffloadError(f"internal: no stacked-tape version of `{name}`")
 
     def broadcast(self, f: Any, args: list) -> Any:
+        n0 = self.flags_raised
         jnp = self.jnp
         args = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in args]
         if not any(_is_array(a) for a in args):
@@ -190,13 +196,14 @@ class JaxInterpreter(Interpreter):
 
         box: list = []
         outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
-        self.overflow_flags.append(jnp.any(outs[-1]))
+        self.raise_flag(jnp.any(outs[-1]), n0)
         outs = outs[:-1]
         leaves = [o.reshape(shape) for o in outs]
         return join(box[0], leaves)
 
     def generic_broadcast_pullback(self, f: Any, xs: list) -> tuple:
         """AD of broadcasting a general function: vmap the per-element pullback_call."""
+        n0 = self.flags_raised
         from autodiff.runtime import pullback_call
 
         jnp = self.jnp
@@ -224,7 +231,7 @@ class JaxInterpreter(Interpreter):
             return [jnp.asarray(v) for v in leaves] + [flag]
 
         outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
-        self.overflow_flags.append(jnp.any(outs[-1]))
+        self.raise_flag(jnp.any(outs[-1]), n0)
         outs = outs[:-1]
         skel = box[-1]
         y_skel, b_skel = skel[1]
@@ -235,6 +242,7 @@ class JaxInterpreter(Interpreter):
         return y, bb
 
     def batched_back(self, bb: BatchedBack, dz: Any) -> Any:
+        n0 = self.flags_raised
         from autodiff.runtime import back_call
         from lang.primitives import unbroadcast
 
@@ -252,7 +260,7 @@ class JaxInterpreter(Interpreter):
             return [jnp.asarray(v) for v in lv] + [flag]
 
         outs = self.jax.vmap(elem)(bb.leaves, dzf)
-        self.overflow_flags.append(jnp.any(outs[-1]))
+        self.raise_flag(jnp.any(outs[-1]), n0)
         outs = outs[:-1]
         gskel = box[-1]
         if gskel[0] == "const":
@@ -364,8 +372,19 @@ class JaxInterpreter(Interpreter):
 
     op_struct = op_method
 
+    def run_function(self, fn: Function, args: list[Any]) -> Any:
+        # the exits of a loop being traced without them are that loop's, not a callee's
+        saved, self.exits_not_taken = self.exits_not_taken, {}
+        try:
+            return super().run_function(fn, args)
+        finally:
+            self.exits_not_taken = saved
+
     def op_if(self, op: Op, env: dict, fn: Function) -> Any:
         c = env[op.operands[0].id]
+        if self.exits_not_taken and id(op) in self.exits_not_taken:
+            out = self.run_region(op.regions[self.exits_not_taken[id(op)]], env, fn)
+            return out[0] if len(op.results) == 1 else out
         if not _traced(c):
             return super().op_if(op, env, fn)
         branches = [lambda r=r: tuple(self.run_region(r, dict(env), fn)) for r in op.regions]
@@ -388,6 +407,16 @@ class JaxInterpreter(Interpreter):
         flag = jnp.any(jnp.stack([jnp.asarray(f) for f in new])) if new else jnp.asarray(False)
         return out, flag
 
+    def raise_flag(self, flag: Any, since: int | None = None) -> None:
+        """Add a construct's tape-overflow flag to the trace's: always for a tape that can
+        overflow (`since=None`); for a construct that passes on its bodies' flags, only if
+        one was raised after `since` (a `flags_raised` count), as otherwise it is false and
+        the executable need not return it."""
+        if since is not None and self.flags_raised == since:
+            return
+        self.flags_raised += 1
+        self.overflow_flags.append(flag)
+
     def probe_shape(self, fn: Any, *args: Any) -> Any:
         """jax.eval_shape of fn, dropping the flags its trace raised."""
         return self.jax.eval_shape(lambda *a: self.isolated(lambda: fn(*a))[0], *args)
@@ -395,6 +424,7 @@ class JaxInterpreter(Interpreter):
     def switch(self, index: Any, branches: list, pred: Any = None) -> Any:
         """lax.switch over thunks whose results may differ in structure (unified); with
         `pred` instead of an index, `lax.cond` choosing branches[0] when pred is true."""
+        n0 = self.flags_raised
         lax = self.lax
         skels: list = []
         for b in branches:
@@ -415,10 +445,11 @@ class JaxInterpreter(Interpreter):
         else:
             outs = lax.switch(self.jnp.asarray(index, dtype=np.int32),
                               [make(i, b) for i, b in enumerate(branches)])
-        self.overflow_flags.append(outs[-1])
+        self.raise_flag(outs[-1], n0)
         return _join_union(target, outs[:-1])
 
     def op_for(self, op: Op, env: dict, fn: Function) -> Any:
+        n0 = self.flags_raised
         it = env[op.operands[0].id]
         inits = [env[v.id] for v in op.operands[1:]]
         body = op.regions[0]
@@ -486,6 +517,11 @@ class JaxInterpreter(Interpreter):
                     env2[a.id] = v
                 return self.run_region(body, env2, fn)
 
+            exits = self._leading_exits(body, inits, elem(jnp.asarray(0), None if xs is None
+                                                           else xs[0]))
+            if exits is not None:
+                out = self._exit_tested_loop(inits, stops, exits, body_k, n)
+                return out[0] if len(op.results) == 1 else out
             return self._while_loop(op, inits, until, body_k, 0)
         k0 = jnp.asarray(0, dtype=dt)
         x0 = elem(k0, xs[0] if xs is not None else None)
@@ -508,11 +544,68 @@ class JaxInterpreter(Interpreter):
 
         (final, _, over), ys = self.lax.scan(
             scan_body, (carry_leaves, k0, jnp.asarray(False)), xs, length=n)
-        self.overflow_flags.append(over)
+        self.raise_flag(over, n0)
         res = list(join(carry_skel, final))
         if ntape:
             res += _tapes(box[-1], list(ys), n, n)
         return res[0] if len(op.results) == 1 else res
+
+    def _leading_exits(self, body: Region, inits: list, x0: Any) -> LeadingExits | None:
+        """The loop's exits when the while loop's condition can test them (see
+        backend.loop_exits): the IR qualifies and the values the tests read are scalars."""
+        exits = leading_exits(body)
+        if exits is None:
+            return None
+        vals = [x0] + list(inits)
+        if any(np.ndim(vals[i]) != 0 or isinstance(vals[i], (tuple, V.Range)) for i in exits.reads):
+            return None
+        return exits
+
+    def _exit_tested_loop(self, inits: list, stops: list[int], exits: LeadingExits,
+                          body_k: Any, n: Any) -> list:
+        """A loop with `break`/`return` whose exit tests run in the while loop's condition:
+        the condition runs the body on the state (XLA keeps only the tests) and stops when
+        it would set a flag; the loop's body is traced with its exits' branches never
+        taken, so it carries neither the flags nor the exit's values; after the loop, the
+        iteration that exits (if any) runs once more, with its exits, for the results."""
+        jnp = self.jnp
+        keep = [i for i in range(len(inits)) if i not in stops]
+
+        def full(vals: tuple, k: Any) -> list:
+            it = dict(zip(keep, vals, strict=True))
+            return body_k(tuple(it.get(i, False) for i in range(len(inits))), k)
+
+        def no_exit(vals: tuple, k: Any) -> list:
+            saved, self.exits_not_taken = self.exits_not_taken, exits.taken_branch
+            try:
+                out = full(vals, k)
+            finally:
+                self.exits_not_taken = saved
+            return [out[i] for i in keep]
+
+        def until(vals: tuple, k: Any) -> Any:
+            out = full(vals, k)
+            going = k < n
+            for i in stops:
+                going = jnp.logical_and(going, jnp.logical_not(jnp.asarray(out[i], bool)))
+            return going
+
+        # the condition, the body and the exit share one serial number: an exit test that
+        # draws random numbers draws the same ones in all three
+        serial = self.rng_serial()
+        final, count = self._while([inits[i] for i in keep], self.in_iteration(serial, until),
+                                   self.in_iteration(serial, no_exit), 0)
+        last = jnp.minimum(count, n - 1)
+
+        def exited() -> tuple:
+            with self.iteration(serial, count):
+                return tuple(full(tuple(final), last))
+
+        def ran_out() -> tuple:
+            done = dict(zip(keep, final, strict=True))
+            return tuple(done.get(i, False) for i in range(len(inits)))
+
+        return list(self.switch(None, [exited, ran_out], pred=count < n))
 
     def _fix_carry(self, inits: list, body_fn: Any) -> tuple[Any, list]:
         """The carry skeleton of a loop: the init's, widened until the body preserves it."""
@@ -541,6 +634,7 @@ class JaxInterpreter(Interpreter):
         tape's valid entries are its first `count`; a loop that records tapes itself (the
         walk differentiated again) writes entry k of its tapes in iteration k, so they have
         the same layout and count."""
+        n0 = self.flags_raised
         lax, jnp = self.lax, self.jnp
         ntape = tape_count(op)
         if t.capacity == 0:  # the forward loop ran no iteration
@@ -575,7 +669,7 @@ class JaxInterpreter(Interpreter):
             (final, _, over), ys = lax.scan(
                 scan_body, (carry_leaves, jnp.asarray(0, dtype=np.int32), jnp.asarray(False)),
                 None, length=t.capacity)
-            self.overflow_flags.append(over)
+            self.raise_flag(over, n0)
             res = list(join(carry_skel, final)) + _tapes(box[-1], list(ys), t.capacity, t.capacity)
             return res[0] if len(op.results) == 1 else res
         if ntape:
@@ -603,7 +697,7 @@ class JaxInterpreter(Interpreter):
 
             final, bufs, over = lax.fori_loop(0, t.count, fbody_rec,
                                               (carry_leaves, bufs, jnp.asarray(False)))
-            self.overflow_flags.append(over)
+            self.raise_flag(over, n0)
             res = list(join(carry_skel, final)) + _tapes(entry_skel, bufs, t.count, t.capacity)
             return res[0] if len(op.results) == 1 else res
 
@@ -613,7 +707,7 @@ class JaxInterpreter(Interpreter):
             return coerce(tuple(out[:n_carry]), carry_skel), jnp.logical_or(over, flag)
 
         final, over = lax.fori_loop(0, t.count, fbody, (carry_leaves, jnp.asarray(False)))
-        self.overflow_flags.append(over)
+        self.raise_flag(over, n0)
         res = list(join(carry_skel, final))
         return res[0] if len(op.results) == 1 else res
 
@@ -652,9 +746,16 @@ class JaxInterpreter(Interpreter):
                     counter: Any = None) -> Any:
         """A `lax.while_loop`; with `ntape` tapes, each iteration's trailing `ntape` values
         go into buffers of the interpreter's tape capacity (overflow is flagged)."""
-        lax, jnp = self.lax, self.jnp
         cond = self.in_iteration(self.rng_serial(), cond)
         step = self.in_iteration(self.rng_serial(), step)
+        res, _ = self._while(inits, cond, step, ntape)
+        return res[0] if len(op.results) == 1 else res
+
+    def _while(self, inits: list, cond: Any, step: Any, ntape: int) -> tuple[list, Any]:
+        """_while_loop's loop: its results (the carried values, then the tapes) and its
+        final iteration count."""
+        n0 = self.flags_raised
+        lax, jnp = self.lax, self.jnp
         n_carry = len(inits)
         carry_skel, carry_leaves = self._fix_carry(
             inits, lambda vals: step(vals, jnp.asarray(0))[:n_carry])
@@ -670,11 +771,10 @@ class JaxInterpreter(Interpreter):
                 out, flag = self.isolated(lambda: step(join(carry_skel, leaves), k))
                 return coerce(tuple(out[:n_carry]), carry_skel), k + 1, jnp.logical_or(over, flag)
 
-            final, _, over = lax.while_loop(lambda st: c(st[:2]), b,
-                                            (carry_leaves, k0, jnp.asarray(False)))
-            self.overflow_flags.append(over)
-            res = list(join(carry_skel, final))
-            return res[0] if len(op.results) == 1 else res
+            final, count, over = lax.while_loop(lambda st: c(st[:2]), b,
+                                                (carry_leaves, k0, jnp.asarray(False)))
+            self.raise_flag(over, n0)
+            return list(join(carry_skel, final)), count
         # with tapes: learn the per-iteration entries' structure, then fill buffers
         box: list = []
 
@@ -707,9 +807,8 @@ class JaxInterpreter(Interpreter):
 
         final, count, bufs, over = lax.while_loop(c, b,
                                                   (carry_leaves, k0, bufs, jnp.asarray(False)))
-        self.overflow_flags.append(over)
-        res = list(join(carry_skel, final)) + _tapes(entry_skel, bufs, count, cap)
-        return res[0] if len(op.results) == 1 else res
+        self.raise_flag(over)  # the tape may overflow
+        return list(join(carry_skel, final)) + _tapes(entry_skel, bufs, count, cap), count
 
     # --- tapes (see autodiff.runtime for their host versions) ---------------------------------
     # A StackedTape's valid entries are always its first `count`.

@@ -164,7 +164,40 @@ def test_an_early_exit_loop_body_has_no_guard_on_its_stop_flag() -> None:
     """A `for` with `return` lowers (IR) to a body guarded by `if returned ... else body`.
     Compiled, the while loop only runs the body while no flag is set, so that guard is
     folded away when tracing: the body keeps the two conditionals of the source (the
-    `if` around `return` and the rest of the body after it), not a third around both."""
+    `if` around `return` and the rest of the body after it), not a third around both.
+    (The exit test reads an array here, so it is not moved into the loop's condition.)"""
+    import jax
+
+    from backend.lower_jax import JaxInterpreter
+
+    z = Zyla()
+    z.eval(GROW_SRC)
+    f = z.rt.lookup("grow_until")
+    v = np.array([1.0, 2.0])
+    closed = jax.make_jaxpr(lambda a, b: JaxInterpreter(z.rt).call_value(f, [a, b]))(v, 100.0)
+    (loop,) = _eqns(closed.jaxpr, "while")
+    assert len(_eqns(loop.params["body_jaxpr"].jaxpr, "cond")) == 2
+    for t in (0.0, 100.0, 1e9):
+        assert z.call("grow_until", v, t, compiled=True) == z.call("grow_until", v, t)
+
+
+GROW_SRC = """
+function grow_until(v, t)
+    for i in 1:50
+        if sum(v) > t
+            return i
+        end
+        v = v .* 1.5
+    end
+    return 0
+end
+"""
+
+
+def test_a_scalar_exit_test_runs_in_the_loop_condition() -> None:
+    """`escape_steps`' exit test is a scalar expression of the loop's state: the while
+    loop's condition evaluates it, and the body, which then never exits, has no
+    conditional left at all (its copy of the test is dead code, which XLA removes)."""
     import jax
 
     from backend.lower_jax import JaxInterpreter
@@ -174,7 +207,8 @@ def test_an_early_exit_loop_body_has_no_guard_on_its_stop_flag() -> None:
     f = z.rt.lookup("escape_steps")
     closed = jax.make_jaxpr(lambda a, b: JaxInterpreter(z.rt).call_value(f, [a, b]))(0.1, 0.2)
     (loop,) = _eqns(closed.jaxpr, "while")
-    assert len(_eqns(loop.params["body_jaxpr"].jaxpr, "cond")) == 2
+    assert _eqns(loop.params["body_jaxpr"].jaxpr, "cond") == []
+    assert len(_eqns(loop.params["cond_jaxpr"].jaxpr, "gt")) == 1
     assert z.call("escape_steps", 0.3, 0.4, compiled=True) == z.call("escape_steps", 0.3, 0.4)
     assert z.call("escape_steps", 1.5, 1.5, compiled=True) == 0
 
@@ -780,3 +814,90 @@ def test_training_step_with_update_is_one_executable(rule: str) -> None:
         np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
                                    rtol=1e-5, atol=1e-6)
     assert transfers == 0  # parameters, state and data stayed on the device between steps
+
+
+# --- early exits tested by the while loop's condition (backend.loop_exits) ----------------
+
+EXITS_SRC = """
+function first_over(xs, t)
+    for x in xs
+        if x > t
+            return x
+        end
+    end
+    return -1.0
+end
+function until_sum(n, t)
+    s = 0
+    for i in 1:n
+        s += i
+        if s > t
+            break
+        end
+    end
+    s
+end
+function draws_until()
+    for i in 1:100
+        u = rand()
+        if u < 0.1
+            return u
+        end
+    end
+    return 1.0
+end
+function recursive_exit(x, d)
+    s = 0.0
+    for i in 1:3
+        if x * i > 2.0
+            return s
+        end
+        s += d > 0 ? recursive_exit(x / 2, d - 1) : 1.0
+    end
+    s
+end
+"""
+
+
+@pytest.fixture(scope="module")
+def exits_z() -> Zyla:
+    z = Zyla()
+    z.eval(COMPREHENSION_SRC + EXITS_SRC)
+    return z
+
+
+@pytest.mark.parametrize("name,args", [
+    ("escape_steps", (0.1, 0.2)), ("escape_steps", (3.0, 0.0)),
+    ("escape_steps", (-0.75, 0.1)), ("escape_steps", (0.3, 0.5)), ("escape_steps", (0.0, 0.0)),
+    ("grid", (0.0,)), ("grid", (0.13,)),
+    ("first_over", (np.array([1.0, 2.0, 3.0]), 0.5)),
+    ("first_over", (np.array([1.0, 2.0, 3.0]), 2.5)),
+    ("first_over", (np.array([1.0, 2.0, 3.0]), 5.0)),
+    ("until_sum", (10, 0)), ("until_sum", (10, 20)), ("until_sum", (10, 54)),
+    ("until_sum", (10, 100)), ("recursive_exit", (0.3, 2)), ("recursive_exit", (0.9, 3)),
+])
+def test_exit_tested_loops_agree_with_the_host(exits_z: Zyla, name: str, args: tuple) -> None:
+    """Exits on the first iteration, the last one and none (the iteration that exits runs
+    after the loop), vectorised by a comprehension, and a recursive call in the body."""
+    host = exits_z.call(name, *args)
+    np.testing.assert_array_equal(exits_z.call(name, *args, compiled=True), host)
+
+
+def test_an_exit_tested_loop_carries_no_flag(exits_z: Zyla) -> None:
+    from backend.compile import lower_text
+
+    text = lower_text(exits_z.rt, exits_z.rt.lookup("grid"), [0.0])
+    loops = [line for line in text.splitlines() if " while(" in line]
+    assert len(loops) == 1, loops
+    # the grid's two coordinates, their constants and the counter: no stop flag, no
+    # returned value, and the executable returns no overflow flag either
+    carried = loops[0].split(" while(")[0]
+    assert "pred" not in carried and carried.count("f64[99]") == 4, carried
+    assert "pred" not in text.split("ENTRY")[1].split("\n")[0]
+
+
+def test_an_exit_test_that_draws_sees_the_draw_its_exit_returns(exits_z: Zyla) -> None:
+    """The condition, the body and the exit after the loop draw the same numbers."""
+    us = [exits_z.call("draws_until", compiled=True) for _ in range(200)]
+    assert all(u < 0.1 for u in us), max(us)
+    assert len(set(us)) == 200
