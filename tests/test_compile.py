@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lang.api import Zyla
 
@@ -901,3 +903,13 @@ def test_an_exit_test_that_draws_sees_the_draw_its_exit_returns(exits_z: Zyla) -
     us = [exits_z.call("draws_until", compiled=True) for _ in range(200)]
     assert all(u < 0.1 for u in us), max(us)
     assert len(set(us)) == 200
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.floats(-2.5, 2.5), st.floats(-2.5, 2.5), st.integers(0, 12), st.integers(-5, 90))
+def test_exit_tested_loops_agree_on_drawn_inputs(exits_z: Zyla, zr: float, zi: float, n: int,
+                                                 t: int) -> None:
+    assert (exits_z.call("escape_steps", zr, zi, compiled=True)
+            == exits_z.call("escape_steps", zr, zi))
+    assert exits_z.call("until_sum", n, t, compiled=True) == exits_z.call("until_sum", n, t)
