@@ -117,8 +117,8 @@ def device_leaf(x: Any, sharding: Any = None) -> Any:
     the same parameters do not copy them in every time. Small arrays and scalars go in as
     they are unless a sharding is asked for."""
     t = type(x)
-    if t is float:
-        return np.float64(x)  # a strong Float64, as in Julia (a Python float is weakly typed)
+    if t is float:  # passed as it is: jax.jit's fastest path (see _abstract)
+        return x
     if t is not np.ndarray or (x.size < _DEVICE_MIN_SIZE and sharding is None):
         return x
     key = id(x)
@@ -308,7 +308,9 @@ def _run_plain(entry: Entry, leaves: list) -> Any:
     alias = entry.out_alias
     if skel[0] == "arr" and alias[0] < 0:  # one array out: the common case, kept short
         return _to_host(outs[0])
-    if max(alias, default=-1) < 0:
+    if not outs:  # the result is a constant of the trace
+        return _join_value(skel, iter(()), [])
+    if max(alias) < 0:
         host = [_to_host(x) for x in outs]
     else:
         host = [leaves[alias[i]] if alias[i] >= 0 and type(leaves[alias[i]]) is np.ndarray
@@ -479,7 +481,7 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
         retraced = [False]  # in discover mode the first trace is counted by the caller
 
         def traced(gvals: list, kept: list, donated: list) -> list:
-            u = list(kept)
+            u = [_strong(x) for x in kept]
             for pos, x in zip(probe.get("donated", ()), donated, strict=True):
                 u.insert(pos, x)
             inputs = list(gvals) + u
@@ -660,10 +662,25 @@ def _fastest_program(entry: Entry, host_in: list, variants: dict[str, Any]) -> A
 
 
 def _abstract(x: Any) -> Any:
+    """The abstract value of an input. A Python float goes in as a Python float, which JAX
+    types as a weak Float64 and dispatches faster than a numpy scalar; the trace makes it
+    a strong Float64 (`_strong`), as Julia's Float64 is."""
     import jax
 
+    if type(x) is float:
+        return jax.ShapeDtypeStruct((), np.float64, weak_type=True)
     a = np.asarray(x)
     return jax.ShapeDtypeStruct(a.shape, a.dtype)
+
+
+def _strong(x: Any) -> Any:
+    """A weakly typed traced input (a Python float's) as a strong Float64."""
+    aval = getattr(x, "aval", None)
+    if aval is not None and getattr(aval, "weak_type", False):
+        from jax import lax
+
+        return lax.convert_element_type(x, aval.dtype)
+    return x
 
 
 # --- writes into the caller's arrays, lowered functionally ------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from backend.loop_exits import LeadingExits, leading_exits
+from backend.loop_hoist import free_values, invariant_loops
 from backend.structure import (
     BatchedBack,
     BranchUnion,
@@ -83,6 +84,8 @@ class JaxInterpreter(Interpreter):
         # the `if`s of the loop body being traced whose exit branch is never taken, with
         # the branch that is (backend.loop_exits)
         self.exits_not_taken: dict[int, int] = {}
+        # loops hoisted out of the loops being lowered, with their results (loop_hoist)
+        self.hoisted: dict[int, Any] = {}
         import jax
         from jax import lax
 
@@ -373,12 +376,14 @@ class JaxInterpreter(Interpreter):
     op_struct = op_method
 
     def run_function(self, fn: Function, args: list[Any]) -> Any:
-        # the exits of a loop being traced without them are that loop's, not a callee's
-        saved, self.exits_not_taken = self.exits_not_taken, {}
+        # the exits of a loop traced without them, and the loops hoisted out of a loop, are
+        # that loop's, not a callee's (nor another activation's of the same function)
+        saved = self.exits_not_taken, self.hoisted
+        self.exits_not_taken, self.hoisted = {}, {}
         try:
             return super().run_function(fn, args)
         finally:
-            self.exits_not_taken = saved
+            self.exits_not_taken, self.hoisted = saved
 
     def op_if(self, op: Op, env: dict, fn: Function) -> Any:
         c = env[op.operands[0].id]
@@ -449,6 +454,49 @@ class JaxInterpreter(Interpreter):
         return _join_union(target, outs[:-1])
 
     def op_for(self, op: Op, env: dict, fn: Function) -> Any:
+        if id(op) in self.hoisted:
+            return self.hoisted[id(op)]
+        with self.hoisting(op.regions[0], env, fn):
+            return self._lower_for(op, env, fn)
+
+    def op_while(self, op: Op, env: dict, fn: Function) -> Any:
+        if id(op) in self.hoisted:
+            return self.hoisted[id(op)]
+        with self.hoisting(op.regions[1], env, fn):
+            return self._lower_while(op, env, fn)
+
+    @contextmanager
+    def hoisting(self, body: Region, env: dict, fn: Function) -> Iterator[None]:
+        """While a loop is lowered: the loops of its body that compute the same value in
+        every iteration (backend.loop_hoist), traced once here, before the loop."""
+        loops, prereq = invariant_loops(body)
+        if not loops:
+            yield
+            return
+        env_h = dict(env)
+        added: list[int] = []
+        for op in prereq:
+            uses = [v.id for v in op.operands] + sorted(free_values(op))
+            if any(u not in env_h for u in uses):  # it needs a loop that was not hoisted
+                continue
+            if op.name in ("for", "while") and not all(_plain(env_h[u]) for u in uses):
+                continue
+            out = self.handlers[op.name](self, op, env_h, fn)
+            if len(op.results) == 1:
+                env_h[op.results[0].id] = out
+            else:
+                for r, v in zip(op.results, out, strict=False):
+                    env_h[r.id] = v
+            if op.name in ("for", "while"):
+                self.hoisted[id(op)] = out
+                added.append(id(op))
+        try:
+            yield
+        finally:
+            for k in added:
+                self.hoisted.pop(k, None)
+
+    def _lower_for(self, op: Op, env: dict, fn: Function) -> Any:
         n0 = self.flags_raised
         it = env[op.operands[0].id]
         inits = [env[v.id] for v in op.operands[1:]]
@@ -729,7 +777,7 @@ class JaxInterpreter(Interpreter):
         return self._while_loop(op, inits, cond, step, tape_count(op),
                                 counter=jnp.asarray(0, dtype=np.int64))
 
-    def op_while(self, op: Op, env: dict, fn: Function) -> Any:
+    def _lower_while(self, op: Op, env: dict, fn: Function) -> Any:
         inits = [env[v.id] for v in op.operands]
         cond_r, body = op.regions
 
@@ -881,6 +929,16 @@ class JaxInterpreter(Interpreter):
             target, la, lb = a.skel, a.leaves, b.leaves
         return StackedTape(target, [x + y for x, y in zip(la, lb, strict=True)], a.count,
                            a.capacity)
+
+
+def _plain(x: Any) -> bool:
+    """A number, a numeric array, a range or a tuple of those: nothing a loop can mutate."""
+    if isinstance(x, (bool, int, float, np.number, np.bool_, V.Range)):
+        return True
+    if isinstance(x, tuple):
+        return all(_plain(v) for v in x)
+    dt = getattr(x, "dtype", None)
+    return dt is not None and hasattr(x, "shape") and getattr(dt, "kind", "O") != "O"
 
 
 def _positions(shape: tuple) -> Any:

@@ -913,3 +913,83 @@ def test_exit_tested_loops_agree_on_drawn_inputs(exits_z: Zyla, zr: float, zi: f
     assert (exits_z.call("escape_steps", zr, zi, compiled=True)
             == exits_z.call("escape_steps", zr, zi))
     assert exits_z.call("until_sum", n, t, compiled=True) == exits_z.call("until_sum", n, t)
+
+
+# --- loops hoisted out of loops (backend.loop_hoist) ----------------------------------------
+
+HOIST_SRC = """
+function pisum_like(reps, n, a)
+    s = 0.0
+    for j in 1:reps
+        s = 0.0
+        for k in 1:n
+            s += a / (k * k)
+        end
+    end
+    s
+end
+function reads_outer(reps, n)
+    t = 0.0
+    for j in 1:reps
+        s = 0.0
+        for k in 1:n
+            s += j / k
+        end
+        t += s
+    end
+    t
+end
+function writes_outer(reps, n)
+    M = zeros(n)
+    for j in 1:reps
+        for i in 1:n
+            M[i] += 1.0
+        end
+    end
+    M
+end
+function draws_inside(reps)
+    v = zeros(reps)
+    for j in 1:reps
+        s = 0.0
+        for k in 1:3
+            s += rand()
+        end
+        v[j] = s
+    end
+    v
+end
+"""
+
+
+def _nested_whiles(z: Zyla, name: str, args: list) -> tuple[int, int]:
+    """(loops at the top of the traced program, loops inside another loop's body)."""
+    import jax
+
+    from backend.lower_jax import JaxInterpreter
+
+    f = z.rt.lookup(name)
+    closed = jax.make_jaxpr(lambda *a: JaxInterpreter(z.rt).call_value(f, list(a)))(*args)
+    top = _eqns(closed.jaxpr, "while")
+    inner = sum(len(_eqns(w.params["body_jaxpr"].jaxpr, "while")) for w in top)
+    return len(top) - inner, inner
+
+
+def test_an_invariant_inner_loop_runs_once_before_the_outer_loop() -> None:
+    z = Zyla()
+    z.eval(HOIST_SRC)
+    assert _nested_whiles(z, "pisum_like", [100, 10000, 1.0]) == (2, 0)
+    got = z.call("pisum_like", 20, 500, 2.0, compiled=True)
+    assert got == z.call("pisum_like", 20, 500, 2.0)
+
+
+def test_loops_that_change_between_iterations_stay_inside() -> None:
+    """An inner loop that reads the outer index, writes into an array, or draws random
+    numbers is not hoisted, and computes what the host computes."""
+    z = Zyla()
+    z.eval(HOIST_SRC)
+    assert _nested_whiles(z, "reads_outer", [100, 1000])[1] == 1
+    assert z.call("reads_outer", 7, 9, compiled=True) == pytest.approx(z.call("reads_outer", 7, 9))
+    np.testing.assert_array_equal(z.call("writes_outer", 3, 4, compiled=True), np.full(4, 3.0))
+    v = z.call("draws_inside", 50, compiled=True)
+    assert len(np.unique(v)) == 50
