@@ -7,14 +7,14 @@
 (an `n`-vector, an `m×n` matrix and a scalar) whose body is a few statements built from
 the language's primitives — scalar and array arithmetic, broadcasting of smooth
 functions, matrix products, reductions, indexing, writes into a local copy of an array,
-`if`/`else`, `for` loops and `while` loops with bounded trip counts — and which returns a
-Float64. Every expression is typed while it is generated (scalar, n-vector, m-vector,
+`if`/`else`, `for` loops (some stopping early with `break`, some nested) and `while` loops
+with bounded trip counts — and which returns a Float64. Every expression is typed while it is generated (scalar, n-vector, m-vector,
 m×n matrix), so each program is well-typed by construction; functions are chosen to keep
 values finite on inputs in [-1, 1] (`tanh`, `sin`, `exp(tanh(.))`, `log(1 + .^2)`...).
 
 `check(rt, program)` runs one program four ways and compares: the host interpreter (value
-and reverse-mode gradient), the compiled executable of `withgradient` (value and gradient
-in one XLA executable), central finite differences of the host, and `jax.value_and_grad`
+and reverse-mode gradient), the compiled call and the compiled executable of
+`withgradient` (value and gradient in one XLA executable), central finite differences of the host, and `jax.value_and_grad`
 of the lowered primal (only for programs without `while`, which JAX cannot differentiate
 in reverse). It returns an `Outcome` naming the first disagreement.
 """
@@ -166,9 +166,13 @@ class _Gen:
         self.vars[t].append(name)
 
     def statement(self, indent: str = "    ") -> None:
-        k = self.draw(st.integers(0, 9))
+        k = self.draw(st.integers(0, 11))
         t = self.draw(st.sampled_from([S, S, VN, VM, M]))
-        if k <= 3:
+        if k == 10:
+            self.exit_statement(indent)
+        elif k == 11:
+            self.nested_statement(t, indent)
+        elif k <= 3:
             name = self.fresh()
             self.lines.append(f"{indent}{name} = {self.expr(t, 2)}")
             self.define(t, name)
@@ -216,6 +220,43 @@ class _Gen:
             update = (f"{update} + 0.1 * {i}" if t == S else f"{update} .+ 0.1 * {i}")
         self.lines.append(f"{indent}    {acc} = {update}")
         self.lines.append(f"{indent}end")
+
+    def exit_statement(self, indent: str) -> None:
+        """A scalar loop that may stop early: `if <test> break end`, before or after the
+        update (a scalar test of the loop's state: compiled, the loop's condition)."""
+        acc, i = self.fresh("acc"), self.fresh("i")
+        self.lines.append(f"{indent}{acc} = {self.expr(S, 1)}")
+        self.define(S, acc)
+        k = self.draw(st.integers(1, 6))
+        op = self.draw(st.sampled_from([">", "<", ">="]))
+        bound = self.draw(st.sampled_from(["0.3", "(-0.2)", "s", "0.5 * s + 0.1", "0.1 * " + i]))
+        test = f"{indent}    if {acc} {op} {bound}\n{indent}        break\n{indent}    end"
+        update = f"{indent}    {acc} = {self._update(S, acc)}"
+        body = [test, update] if self.draw(st.booleans()) else [update, test]
+        self.lines.append(f"{indent}for {i} in 1:{k}")
+        self.lines += body
+        self.lines.append(f"{indent}end")
+
+    def nested_statement(self, t: str, indent: str) -> None:
+        """A loop inside a loop; the inner one may read the outer index or not (compiled,
+        an inner loop that does not is traced once, before the outer one)."""
+        acc, inner, j, i = self.fresh("acc"), self.fresh("inner"), self.fresh("j"), self.fresh("i")
+        self.lines.append(f"{indent}{acc} = {self.expr(t, 1)}")
+        start = self.expr(t, 1)
+        self.define(t, acc)
+        k1, k2 = self.draw(st.integers(1, 3)), self.draw(st.integers(1, 3))
+        update = self._update(t, inner)
+        if self.draw(st.booleans()):
+            update = f"{update} + 0.1 * {j}" if t == S else f"{update} .+ 0.1 * {j}"
+        add = "+" if t == S else ".+"
+        self.lines += [f"{indent}for {j} in 1:{k1}",
+                       f"{indent}    {inner} = {start}",
+                       f"{indent}    for {i} in 1:{k2}",
+                       f"{indent}        {inner} = {update}",
+                       f"{indent}    end",
+                       f"{indent}    {acc} = 0.5 * {acc} {add} {inner}" if t == S
+                       else f"{indent}    {acc} = 0.5 .* {acc} {add} {inner}",
+                       f"{indent}end"]
 
     def while_statement(self, t: str, indent: str) -> None:
         self.has_while = True
@@ -326,6 +367,15 @@ def check(rt: Any, prog: Program, *, compiled: bool = True, oracle: bool = True,
         return Outcome("skipped", "non-finite gradient")
     out = Outcome("agree")
     if compiled:
+        # the call alone, compiled: the lowering without AD (early exits tested in the
+        # loop's condition, loops hoisted out of loops)
+        try:
+            yp = compiled_call(rt, f, args)
+        except (OffloadError, ZylaError) as e:
+            return Outcome("error", f"compiled primal: {e}")
+        if not _close(y, yp, rtol, atol):
+            return Outcome("host-vs-compiled", f"host {y!r}, compiled call {yp!r}",
+                           compiled=True)
         # one executable gives the value and the gradient (the forward pass computes the
         # value); the lowered primal's own value is checked against the host below
         try:
