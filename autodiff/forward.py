@@ -723,10 +723,28 @@ def _jvp_broadcast(interp: Interpreter, p: Primitive, df: Any, args: list, dargs
     return y, interp.call_value(helper, [f, dargs[0], len(xs)] + xs + d)
 
 
+def _jvp_with_rng(interp: Interpreter, p: Primitive, df: Any, args: list, dargs: list,
+                  kwargs: dict | None) -> tuple:
+    # f's forward mode, drawing from the snapshot
+    from lang.builtins_random import GLOBAL_RNG, RNG
+
+    if hasattr(interp, "rng_scope"):
+        with interp.rng_scope(args[0]):
+            return jvp_call(interp, args[1], dargs[1], list(args[2:]), list(dargs[2:]), kwargs)
+    saved = GLOBAL_RNG[0]
+    GLOBAL_RNG[0] = RNG(int(args[0]) if np.ndim(args[0]) == 0
+                        else np.asarray(args[0]).astype(np.uint64).tolist())
+    try:
+        return jvp_call(interp, args[1], dargs[1], list(args[2:]), list(dargs[2:]), kwargs)
+    finally:
+        GLOBAL_RNG[0] = saved
+
+
 _SPECIAL_CALLEES: dict[str, Any] = {
     "Core.pullback_call": _jvp_pullback_call,
     "Core.back": _jvp_back,
     "checkpointed": _jvp_checkpointed,
+    "Core.with_rng": _jvp_with_rng,
     "broadcast": _jvp_broadcast,
 }
 

@@ -369,6 +369,7 @@ FORWARD: dict[str, str] = {
     "Core.back": "SPECIAL",
     "broadcast": "SPECIAL",
     "checkpointed": "SPECIAL",
+    "Core.with_rng": "SPECIAL",
     "Core.tape_zip": "noforward",
     "Zyla.shard_batch": "(d, z, x) -> d[1]",
 }

@@ -206,9 +206,16 @@ def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
         return interp.rt.lookup("Core.pc_fwd")
     if isinstance(g, Primitive) and g.name == "Core.back":
         return _zyla_helper(interp, "back")
+    if isinstance(g, Primitive) and g.name in _SPECIAL_FORWARDS:
+        return interp.rt.lookup(_SPECIAL_FORWARDS[g.name])
     if isinstance(g, Primitive):
         return interp.call_value(interp.rt.lookup("Core.prim_pullback_fn"), [g])
     return PyCallable(lambda *a: pullback_call(interp, g, list(a)), "pullback")
+
+
+# primitives whose pullbacks the AD runtime makes itself (_prim_pullback), with the same
+# forward written in Zyla (lang/stdlib/ad.jl), for differentiating them again
+_SPECIAL_FORWARDS = {"checkpointed": "Core.ckpt_fwd", "Core.with_rng": "Core.with_rng_fwd"}
 
 
 # Forward callables of types (constructors and conversions), written in Zyla so that they
@@ -271,9 +278,19 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
     if p.name == "broadcast":
         return _broadcast_pullback(interp, st, args, kwargs)
     if p.pullback == "CHECKPOINT":
-        # keep only the inputs now; the backward pass recomputes the forward with AD
-        y = interp.call_value(args[0], list(args[1:]), kwargs)
-        return y, _make_closure(interp, "Core.checkpoint_back", args[0], tuple(args[1:]))
+        # keep only the inputs now; the backward pass recomputes the forward with AD, drawing
+        # the same random numbers (both runs draw from one snapshot of the generator)
+        snap = interp.call_primitive(PRIMITIVES["Core.rng_snapshot"], [], None)
+        y = interp.call_primitive(PRIMITIVES["Core.with_rng"], [snap] + list(args), kwargs)
+        return y, _make_closure(interp, "Core.checkpoint_back", args[0], tuple(args[1:]), snap)
+    if p.pullback == "WITH_RNG":
+        # Core.with_rng(s, f, args...) differentiated (the backward pass of a checkpoint,
+        # differentiated again): f's pullback under the same snapshot
+        s, f, rest = args[0], args[1], list(args[2:])
+        wr = PRIMITIVES["Core.with_rng"]
+        y, b = interp.call_primitive(wr, [s, interp.rt.lookup("Core.pullback_call"), f] + rest,
+                                     kwargs)
+        return y, _make_closure(interp, "Core.with_rng_back", b)
     residual_args = args
     if p.name in MUTATING and isinstance(args[0], np.ndarray):
         # write into a copy: the original stays as it was for the rule (and for any earlier

@@ -9,8 +9,12 @@ that read only values from outside the body, constants, and results of such oper
 and whose own bodies only compute (a fixed set of pure operations, nested `if`s and
 loops: no writes, no random draws, no calls of user functions, no globals). The lowering
 traces them once before the outer loop and uses their results inside it; it also checks
-that their inputs are numbers, numeric arrays or ranges, so nothing they touch can be
-mutated.
+that their inputs are numbers, numeric arrays or ranges. An array they read cannot change
+between outer iterations without the analysis seeing it: a write into a local array
+(`v[i] = x`) is lowered to a new value of `v` (so `v` becomes a variable of the outer loop
+and the inner loop is not invariant), and a write through another path inside a compiled
+loop (a called function's `v[1] += 1`, an argument's element) is refused by the compiler
+(the call runs on the host).
 """
 
 from __future__ import annotations

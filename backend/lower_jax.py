@@ -335,6 +335,22 @@ class JaxInterpreter(Interpreter):
         self.global_reads[KEY_INPUT] = np.zeros(2, dtype=np.uint32)
         return self.jnp.zeros(2, dtype=np.uint32)
 
+    @contextmanager
+    def rng_scope(self, snapshot: Any) -> Iterator[None]:
+        """Draws derive from `snapshot` (Core.with_rng: a key's two 32-bit words packed in
+        one Int64, or a host seed), numbered afresh, wherever the scope is traced."""
+        jnp, lax = self.jnp, self.lax
+        bits = lax.bitcast_convert_type(jnp.asarray(snapshot, dtype=np.int64), np.uint64)
+        words = jnp.stack([bits >> 32, bits & 0xFFFFFFFF]).astype(np.uint32)
+        key = self.jax.random.wrap_key_data(words)
+        frame = _RngFrame(None, None)
+        frame.key = key
+        self.rng_frames.append(frame)
+        try:
+            yield
+        finally:
+            self.rng_frames.pop()
+
     def in_iteration(self, serial: int, fn: Any) -> Any:
         """fn(vals, k), run as iteration k of the loop numbered `serial` (for rng_key)."""
         def run(vals: Any, k: Any) -> Any:

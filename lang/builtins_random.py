@@ -194,6 +194,45 @@ def uniform_jax(interp: Any, shape: tuple, dtype: np.dtype) -> Any:
     return jax.random.uniform(interp.rng_key(), shape, dtype=dtype)
 
 
+# --- replaying draws (checkpointing) -----------------------------------------------------------
+# A checkpointed call runs twice, forward and again in the backward pass, and both runs must
+# draw the same numbers (dropout's masks): `Core.rng_snapshot()` takes a seed (host) or a key
+# (compiled) from the global generator, and `Core.with_rng(s, f, args...)` calls f drawing
+# from a generator made from it, so two calls with one snapshot draw alike.
+
+
+def _snapshot_host() -> int:
+    return int(GLOBAL_RNG[0].gen.integers(0, 2**63))
+
+
+def _snapshot_jax(interp: Any) -> Any:
+    """A key as one Int64 (its two 32-bit words), a scalar like the host's seed, so that it
+    travels through tapes and closures as any number does."""
+    import jax
+    from jax import lax
+
+    jnp = interp.jnp
+    kd = lax.convert_element_type(jax.random.key_data(interp.rng_key()), np.uint64)
+    return lax.bitcast_convert_type((kd[0] << 32) | kd[1], jnp.int64)
+
+
+def with_rng_host(interp: Any, s: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """f(args...) drawing from a generator seeded by the snapshot s (the global generator
+    is the same afterwards as before)."""
+    saved = GLOBAL_RNG[0]
+    GLOBAL_RNG[0] = RNG(int(s) if np.ndim(s) == 0 else np.asarray(s).astype(np.uint64).tolist())
+    try:
+        return interp.call_value(f, list(args), kwargs or None)
+    finally:
+        GLOBAL_RNG[0] = saved
+
+
+def with_rng_jax(interp: Any, s: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """with_rng_host inside compiled code: f's draws derive from the key s."""
+    with interp.rng_scope(s):
+        return interp.call_value(f, list(args), kwargs or None)
+
+
 def install(rt: Any) -> None:
     """Register the `Random` functions in `rt.builtins`."""
     b = rt.builtins
@@ -209,3 +248,7 @@ def install(rt: Any) -> None:
     b["Random.MersenneTwister"] = prim("Random.MersenneTwister", lambda seed=None: RNG(seed),
                                        host, NONDIFF, anyt)
     b["MersenneTwister"] = b["Random.MersenneTwister"]
+    b["Core.rng_snapshot"] = prim("Core.rng_snapshot", lambda interp: _snapshot_host(),
+                                  _snapshot_jax, NONDIFF, anyt, needs_interp=True)
+    b["Core.with_rng"] = prim("Core.with_rng", with_rng_host, with_rng_jax, "WITH_RNG", anyt,
+                              needs_interp=True)

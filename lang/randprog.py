@@ -8,15 +8,17 @@
 the language's primitives — scalar and array arithmetic, broadcasting of smooth
 functions, matrix products, reductions, indexing, writes into a local copy of an array,
 `if`/`else`, `for` loops (some stopping early with `break`, some nested) and `while` loops
-with bounded trip counts — and which returns a Float64. Every expression is typed while it is generated (scalar, n-vector, m-vector,
-m×n matrix), so each program is well-typed by construction; functions are chosen to keep
-values finite on inputs in [-1, 1] (`tanh`, `sin`, `exp(tanh(.))`, `log(1 + .^2)`...).
+with bounded trip counts — and which returns a Float64. Every expression is typed while
+it is generated (scalar, n-vector, m-vector, m×n matrix), so each program is well-typed
+by construction; functions are chosen to keep values finite on inputs in [-1, 1]
+(`tanh`, `sin`, `exp(tanh(.))`, `log(1 + .^2)`...).
 
 `check(rt, program)` runs one program four ways and compares: the host interpreter (value
 and reverse-mode gradient), the compiled call and the compiled executable of
-`withgradient` (value and gradient in one XLA executable), central finite differences of the host, and `jax.value_and_grad`
-of the lowered primal (only for programs without `while`, which JAX cannot differentiate
-in reverse). It returns an `Outcome` naming the first disagreement.
+`withgradient` (value and gradient in one XLA executable), central finite differences of
+the host, and `jax.value_and_grad` of the lowered primal (only for programs without
+`while`, which JAX cannot differentiate in reverse). It returns an `Outcome` naming the
+first disagreement.
 """
 
 from __future__ import annotations

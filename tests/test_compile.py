@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -948,6 +949,20 @@ function writes_outer(reps, n)
     end
     M
 end
+function outer_writes(n)
+    v = ones(n)
+    t = 0.0
+    for j in 1:3
+        s = 0.0
+        for i in 1:n
+            s += v[i]
+        end
+        t += s
+        v[1] = 10.0
+    end
+    t
+end
+outer_writes5() = outer_writes(5)
 function draws_inside(reps)
     v = zeros(reps)
     for j in 1:reps
@@ -963,15 +978,24 @@ end
 
 
 def _nested_whiles(z: Zyla, name: str, args: list) -> tuple[int, int]:
-    """(loops at the top of the traced program, loops inside another loop's body)."""
+    """(loops at the top of the traced program, loops inside another loop's body); a loop
+    is a `while` (traced trip count) or a `scan` (static trip count)."""
     import jax
 
     from backend.lower_jax import JaxInterpreter
 
     f = z.rt.lookup(name)
     closed = jax.make_jaxpr(lambda *a: JaxInterpreter(z.rt).call_value(f, list(a)))(*args)
-    top = _eqns(closed.jaxpr, "while")
-    inner = sum(len(_eqns(w.params["body_jaxpr"].jaxpr, "while")) for w in top)
+
+    def loops(jaxpr: Any) -> list:
+        return _eqns(jaxpr, "while") + _eqns(jaxpr, "scan")
+
+    def body(eqn: Any) -> Any:
+        return (eqn.params["body_jaxpr"] if "body_jaxpr" in eqn.params
+                else eqn.params["jaxpr"]).jaxpr
+
+    top = loops(closed.jaxpr)
+    inner = sum(len(loops(body(w))) for w in top)
     return len(top) - inner, inner
 
 
@@ -984,12 +1008,16 @@ def test_an_invariant_inner_loop_runs_once_before_the_outer_loop() -> None:
 
 
 def test_loops_that_change_between_iterations_stay_inside() -> None:
-    """An inner loop that reads the outer index, writes into an array, or draws random
-    numbers is not hoisted, and computes what the host computes."""
+    """An inner loop that reads the outer index, writes into an array, reads an array the
+    outer loop writes into, or draws random numbers is not hoisted, and computes what the
+    host computes."""
     z = Zyla()
     z.eval(HOIST_SRC)
     assert _nested_whiles(z, "reads_outer", [100, 1000])[1] == 1
     assert z.call("reads_outer", 7, 9, compiled=True) == pytest.approx(z.call("reads_outer", 7, 9))
     np.testing.assert_array_equal(z.call("writes_outer", 3, 4, compiled=True), np.full(4, 3.0))
+    # the outer loop writes into the array the inner one reads: not hoisted (4 + 13 + 13)
+    assert _nested_whiles(z, "outer_writes5", [])[1] == 1
+    assert z.call("outer_writes", 4, compiled=True) == z.call("outer_writes", 4) == 30.0
     v = z.call("draws_inside", 50, compiled=True)
     assert len(np.unique(v)) == 50

@@ -494,6 +494,10 @@ STRUCTURED = [
          F(x, s) = checkpointed(t -> sum(sin.(t) .^ 2), x) + checkpointed(g_ck, x, s) +
              (@checkpoint g_ck(x .* 2.0, s))
          """, args(arr(3), fl()), ("checkpointed",)),
+    Case("checkpoint_differentiated_again", """
+         ck_in(t) = sum(sin.(t) .^ 2 .* t)
+         F(x) = sum(gradient(t -> checkpointed(ck_in, t), x)[1] .* x)
+         """, args(arr(3)), ("Core.with_rng",)),
     Case("mutation", """
          function F(x, s, v)
              y = copy(x)

@@ -22,7 +22,7 @@ from lang.runtime import Runtime
 
 # Pullbacks that are neither Zyla source nor NONDIFF: the AD runtime handles these
 # primitives itself (autodiff/runtime.py: pullback_call, _prim_pullback).
-MARKERS = {"SPECIAL", "BROADCAST", "NAMEDTUPLE", "CHECKPOINT"}
+MARKERS = {"SPECIAL", "BROADCAST", "NAMEDTUPLE", "CHECKPOINT", "WITH_RNG"}
 
 
 @pytest.fixture(scope="module")

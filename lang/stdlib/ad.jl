@@ -17,7 +17,15 @@ Core.bcast_convert_back(xs) = dz -> (nothing, nothing, Core.convert_cot(xs[1], d
 Core.nt_back(names, n) = dz -> (nothing, Core.tuple_cot(dz, n)...)
 Core.prim_pullback(p, args...) = Core.prim_pullback2(p, p(args...), args)
 Core.prim_pullback2(p, y, args) = (y, Core.primback(Core.rule_of(p), y, args))
-Core.checkpoint_back(f, args) = dz -> Core.prepend_nothing(Core.back(Core.pullback_call(f, args...)[2], dz))
+Core.checkpoint_back(f, args, s) =
+    dz -> Core.prepend_nothing(Core.back(Core.with_rng(s, Core.pullback_call, f, args...)[2], dz))
+Core.with_rng_back(b) = dz -> (nothing, nothing, Core.back(b, dz)...)
+# forwards of `checkpointed` and `Core.with_rng` (what the AD runtime does for them, in
+# Zyla, so that a checkpoint differentiates again)
+Core.ckpt_fwd(f, args...) = Core.ckpt_fwd2(f, args, Core.rng_snapshot())
+Core.ckpt_fwd2(f, args, s) = (Core.with_rng(s, f, args...), Core.checkpoint_back(f, args, s))
+Core.with_rng_fwd(s, f, args...) = Core.with_rng_fwd2(Core.with_rng(s, Core.pullback_call, f, args...))
+Core.with_rng_fwd2(t) = (t[1], Core.with_rng_back(t[2]))
 # forwards of the AD built-ins themselves, for third and higher order
 Core.pc_fwd(h, args...) = Core.pc_shift(Core.pullback_call(Core.forward_callable(h, args...), args...))
 Core.back_fwd(b, dy) = Core.pc_shift(Core.pullback_call(b, dy))
