@@ -849,6 +849,54 @@ function draws_until()
     end
     return 1.0
 end
+function ret_array(v, t)
+    s = 0.0
+    for i in 1:10
+        if s > t
+            return v .* i
+        end
+        s += 1.0
+    end
+    return v
+end
+function stepped(t)
+    acc = 0.0
+    for k in 10:-2:1
+        y = acc * acc
+        if y > t
+            break
+        end
+        acc += k
+    end
+    acc
+end
+function with_continue(t)
+    acc = 0.0
+    for k in 1:20
+        if k % 3 == 0
+            continue
+        end
+        if acc > t
+            return k
+        end
+        acc += k
+    end
+    -1
+end
+function nested_if_exit(t, u)
+    acc = 0.0
+    for k in 1:20
+        if acc > u
+            if acc > t
+                return k
+            else
+                acc += 0.5
+            end
+        end
+        acc += 1.0
+    end
+    -1
+end
 function recursive_exit(x, d)
     s = 0.0
     for i in 1:3
@@ -878,10 +926,16 @@ def exits_z() -> Zyla:
     ("first_over", (np.array([1.0, 2.0, 3.0]), 5.0)),
     ("until_sum", (10, 0)), ("until_sum", (10, 20)), ("until_sum", (10, 54)),
     ("until_sum", (10, 100)), ("recursive_exit", (0.3, 2)), ("recursive_exit", (0.9, 3)),
+    ("ret_array", (np.array([1.0, 2.0]), 3.5)), ("ret_array", (np.array([1.0, 2.0]), 100.0)),
+    ("stepped", (50.0,)), ("stepped", (1e9,)), ("stepped", (-1.0,)),
+    ("with_continue", (10.0,)), ("with_continue", (1e9,)), ("with_continue", (-1.0,)),
+    ("nested_if_exit", (5.0, 3.0)), ("nested_if_exit", (100.0, 3.0)),
+    ("nested_if_exit", (5.0, 100.0)),
 ])
 def test_exit_tested_loops_agree_with_the_host(exits_z: Zyla, name: str, args: tuple) -> None:
     """Exits on the first iteration, the last one and none (the iteration that exits runs
-    after the loop), vectorised by a comprehension, and a recursive call in the body."""
+    after the loop), vectorised by a comprehension, a recursive call in the body, an array
+    returned by the exit, a step range going down, `continue`, an exit inside an `if`."""
     host = exits_z.call(name, *args)
     np.testing.assert_array_equal(exits_z.call(name, *args, compiled=True), host)
 
