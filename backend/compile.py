@@ -927,13 +927,17 @@ def lower_text(rt: Any, f: Any, args: list, optimized: bool = True) -> str:
     places them (so a sharded call shows its collectives)."""
     key, leaves, muts = _signature(rt, f, args, None)
     entry = build(rt, key, leaves, muts, 64)
-    extra = key[1]
-    host_in = _global_values(rt, entry.global_names, draw=False) + _unique(leaves, extra)
-    inputs = _place(host_in)
-    lowered = entry.jitted.lower(*_arguments(entry, inputs))
+    lowered = lower_entry(rt, entry, key, leaves)
     if optimized:
         return _without_debug_info(lowered.compile().as_text())
     return lowered.as_text()
+
+
+def lower_entry(rt: Any, entry: Entry, key: Any, leaves: list) -> Any:
+    """The jax `Lowered` of a built executable for the call signature `key` with array
+    `leaves`, its inputs placed as a call places them (a zero key for code that draws)."""
+    host_in = _global_values(rt, entry.global_names, draw=False) + _unique(leaves, key[1])
+    return entry.jitted.lower(*_arguments(entry, _place(host_in)))
 
 
 _HLO_METADATA = re.compile(r', metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')

@@ -131,17 +131,10 @@ def field(v: Any, name: str) -> Any:
 
 def lower_built(rt: Any, key: Any, leaves: list, entry: Any) -> Any:
     """The jax `Lowered` of an executable `backend.compile.build` made for the call
-    signature `key` with array `leaves`, its inputs placed as a call places them.
-
-    It repeats what `backend.compile.lower_text` does between building and compiling
-    (those internals change; the fallbacks cover the earlier calling conventions)."""
+    signature `key` with array `leaves`, its inputs placed as a call places them."""
     from backend import compile as C
 
-    host_in = [rt.lookup(n) for n in entry.global_names] + C._unique(leaves, key[1])
-    place = getattr(C, "_place", None)
-    inputs = place(host_in) if place is not None else [C.device_leaf(x) for x in host_in]
-    arguments = getattr(C, "_arguments", None)
-    return entry.jitted.lower(*(arguments(entry, inputs) if arguments is not None else inputs))
+    return C.lower_entry(rt, entry, key, leaves)
 
 
 def build_call(rt: Any, f: Any, args: list) -> tuple[Any, Any, list]:

@@ -186,7 +186,7 @@ def markdown(rows: list[Row], stages: dict, meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, few repetitions")
     ap.add_argument("--only", default="", help=f"comma-separated groups of {', '.join(GROUPS)}")
@@ -265,7 +265,8 @@ def main() -> None:
     if out is not None:
         out.write_text(text)
         print(f"written to {out}", file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
