@@ -725,19 +725,12 @@ def _jvp_broadcast(interp: Interpreter, p: Primitive, df: Any, args: list, dargs
 
 def _jvp_with_rng(interp: Interpreter, p: Primitive, df: Any, args: list, dargs: list,
                   kwargs: dict | None) -> tuple:
-    # f's forward mode, drawing from the snapshot
-    from lang.builtins_random import GLOBAL_RNG, RNG
+    # f's forward mode, drawing from the snapshot (compiled: the interpreter's scope)
+    from lang.builtins_random import host_rng_scope
 
-    if hasattr(interp, "rng_scope"):
-        with interp.rng_scope(args[0]):
-            return jvp_call(interp, args[1], dargs[1], list(args[2:]), list(dargs[2:]), kwargs)
-    saved = GLOBAL_RNG[0]
-    GLOBAL_RNG[0] = RNG(int(args[0]) if np.ndim(args[0]) == 0
-                        else np.asarray(args[0]).astype(np.uint64).tolist())
-    try:
+    scope = getattr(interp, "rng_scope", host_rng_scope)
+    with scope(args[0]):
         return jvp_call(interp, args[1], dargs[1], list(args[2:]), list(dargs[2:]), kwargs)
-    finally:
-        GLOBAL_RNG[0] = saved
 
 
 _SPECIAL_CALLEES: dict[str, Any] = {

@@ -17,6 +17,8 @@ numbers for the same seed (different generators), as with Flux on the CPU and on
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -216,15 +218,22 @@ def _snapshot_jax(interp: Any) -> Any:
     return lax.bitcast_convert_type((kd[0] << 32) | kd[1], jnp.int64)
 
 
-def with_rng_host(interp: Any, s: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
-    """f(args...) drawing from a generator seeded by the snapshot s (the global generator
-    is the same afterwards as before)."""
+@contextmanager
+def host_rng_scope(s: Any) -> Iterator[None]:
+    """The host draws from a generator seeded by the snapshot s; the global generator is
+    the same afterwards as before."""
     saved = GLOBAL_RNG[0]
     GLOBAL_RNG[0] = RNG(int(s) if np.ndim(s) == 0 else np.asarray(s).astype(np.uint64).tolist())
     try:
-        return interp.call_value(f, list(args), kwargs or None)
+        yield
     finally:
         GLOBAL_RNG[0] = saved
+
+
+def with_rng_host(interp: Any, s: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+    """f(args...) drawing from a generator seeded by the snapshot s."""
+    with host_rng_scope(s):
+        return interp.call_value(f, list(args), kwargs or None)
 
 
 def with_rng_jax(interp: Any, s: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
