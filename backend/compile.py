@@ -752,6 +752,9 @@ class InPlaceInterpreter(JaxInterpreter):
         self.alive: list = []  # keeps every version alive, so no id is reused during the trace
         self.nested = 0
         self.nested_writes = 0
+        # id of an array a primitive made during the trace -> the nesting depth (loop
+        # bodies, branches, broadcasts) it was made at (kept alive in `alive`)
+        self.born: dict[int, int] = {}
         self.ad_code = _prim_pullback_code()
         self.handlers = {**self.handlers, "for": InPlaceInterpreter.op_for,
                          "while": InPlaceInterpreter.op_while}
@@ -777,11 +780,13 @@ class InPlaceInterpreter(JaxInterpreter):
     def tracked(self, x: Any) -> bool:
         return id(x) in self.version_of or id(x) in self.positions
 
-    def write(self, old: Any, new: Any) -> None:
-        """Record `new` as the value of the array `old` is a version of."""
+    def write(self, old: Any, new: Any, local: bool = False) -> None:
+        """Record `new` as the value of the array `old` is a version of. `local`: the array
+        was made in the loop body, branch or broadcast being traced (or is one of its
+        variables), so a write into it inside that body needs no carry."""
         if not INPLACE:
             raise OffloadError("in-place updates of the caller's arrays run on the host")
-        if self.nested:
+        if self.nested and not local:
             raise OffloadError("writing into an array the caller passed in, inside a compiled "
                                "loop, branch or broadcast, runs on the host")
         k = self.version_of.get(id(old))
@@ -801,12 +806,39 @@ class InPlaceInterpreter(JaxInterpreter):
             return special(self, p, args, kwargs)
         if p.name in MUTATING and self.nested:
             self.nested_writes += 1
-        if (p.name in MUTATING and args and self.tracked(args[0])
+        if (p.name in MUTATING and args and _is_array_value(args[0])
                 and sys._getframe(1).f_code is not self.ad_code):
+            return self._write_call(p, args, kwargs)
+        out = super().call_primitive(p, args, kwargs)
+        if _is_array_value(out):
+            self.born[id(out)] = self.nested
+            self.alive.append(out)
+        return out
+
+    def _write_call(self, p: Any, args: list, kwargs: dict | None) -> Any:
+        """A write into an array, as a new version of it that every later use of any
+        version gets (Julia's aliasing: a callee's `v[1] = x` is seen by its caller)."""
+        target = args[0]
+        if self.tracked(target):  # the caller's array
             new = super().call_primitive(p, args, kwargs)
-            self.write(args[0], new)
+            self.write(target, new)
             return new
-        return super().call_primitive(p, args, kwargs)
+        made_at = self.born.get(id(target), self.nested)
+        if made_at < self.nested:
+            raise OffloadError(f"`{p.name}` writes, inside a compiled loop, branch or "
+                               "broadcast, into an array made outside it (through a function "
+                               "call): this runs on the host")
+        if type(target) is np.ndarray:  # a constant of the trace: the write makes a traced one
+            args = [self.jnp.asarray(target)] + list(args[1:])
+        new = super().call_primitive(p, args, kwargs)
+        self.write(target, new, local=True)
+        self.born[id(new)] = self.nested
+        return new
+
+    def run_region(self, region: Any, env: dict, fn: Any) -> list:
+        # a region's results are the newest versions of the arrays it yields
+        out = super().run_region(region, env, fn)
+        return [self.current(v) for v in out] if self.version_of else out
 
     def isolated(self, fn: Any) -> tuple[Any, Any]:
         self.nested += 1
@@ -821,12 +853,20 @@ class InPlaceInterpreter(JaxInterpreter):
     # over a tuple runs unrolled, not nested, so its writes are tracked as usual.)
 
     def op_for(self, op: Any, env: dict, fn: Any) -> Any:
+        self._newest_operands(op, env)
         return self._guard_loop([env[v.id] for v in op.operands[1:]],
                                 lambda: super(InPlaceInterpreter, self).op_for(op, env, fn))
 
     def op_while(self, op: Any, env: dict, fn: Any) -> Any:
+        self._newest_operands(op, env)
         return self._guard_loop([env[v.id] for v in op.operands],
                                 lambda: super(InPlaceInterpreter, self).op_while(op, env, fn))
+
+    def _newest_operands(self, op: Any, env: dict) -> None:
+        """A loop starts from the newest versions of the arrays it carries."""
+        if self.version_of:
+            for v in op.operands:
+                env[v.id] = self.current(env[v.id])
 
     def _guard_loop(self, inits: list, run: Any) -> Any:
         if not any(self.tracked(v) for v in inits):
@@ -837,6 +877,13 @@ class InPlaceInterpreter(JaxInterpreter):
             raise OffloadError("a compiled loop that writes into an array the caller passed "
                                "in runs on the host")
         return out
+
+
+def _is_array_value(x: Any) -> bool:
+    """A numeric array of the trace (traced, or a numpy constant) that a write can target."""
+    if type(x) is np.ndarray:
+        return x.dtype != object and x.ndim > 0
+    return hasattr(x, "aval") and getattr(x, "ndim", 0) > 0
 
 
 def _offload_call(interp: InPlaceInterpreter, p: Any, args: list, kwargs: dict | None) -> Any:

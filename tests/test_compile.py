@@ -785,6 +785,79 @@ def test_donated_buffer_is_reused_not_copied_again() -> None:
     np.testing.assert_array_equal(w, np.arange(4096.0) * 2.0 ** 6)
 
 
+ALIAS_SRC = """
+setfirst!(v, x) = (v[1] = x; nothing)
+function input_then_loop(x)
+    setfirst!(x, 5.0)
+    for i in 1:3
+        x = x .* 2.0
+    end
+    sum(x)
+end
+function local_then_loop(x)
+    y = x .* 0.0
+    setfirst!(y, 5.0)
+    for i in 1:3
+        y = y .* 2.0
+    end
+    sum(y)
+end
+function callee_writes_local(x)
+    y = x .* 0.0
+    setfirst!(y, 5.0)
+    sum(y)
+end
+function callee_writes_constant(x)
+    y = zeros(3)
+    setfirst!(y, x[1])
+    sum(y)
+end
+function callee_in_loop(x)
+    t = 0.0
+    for j in 1:3
+        y = x .* 0.0
+        setfirst!(y, 1.0 * j)
+        t += sum(y)
+    end
+    t
+end
+alias_local(x) = (y = x .* 1.0; z = y; y[1] = 9.0; sum(z))
+branch_after_write(x) = (y = x .* 1.0; setfirst!(y, 4.0); x[2] > 0 ? sum(y) : -sum(y))
+function made_outside_written_inside(x)
+    y = x .* 0.0
+    for j in 1:3
+        setfirst!(y, 1.0 * j)
+    end
+    sum(y)
+end
+"""
+
+
+@pytest.mark.parametrize("name", ["input_then_loop", "local_then_loop", "callee_writes_local",
+                                  "callee_writes_constant", "callee_in_loop", "alias_local",
+                                  "branch_after_write", "made_outside_written_inside"])
+def test_writes_through_aliases_are_seen_as_on_the_host(name: str) -> None:
+    """Julia's aliasing: a callee's write into its argument, or a write through another
+    name, is seen by every later use of the array, compiled as on the host. Before this
+    test, all of these but `callee_writes_constant` (an internal error) compiled to
+    executables that returned the unwritten values: silently wrong. The last one (an
+    array made outside a loop, written inside it through a call) now runs on the host."""
+    from backend.compile import compiled_call
+    from backend.structure import OffloadError
+
+    z = Zyla()
+    z.eval(ALIAS_SRC)
+    host = z.call(name, np.ones(3))
+    if name == "made_outside_written_inside":
+        with pytest.raises(OffloadError, match="made outside it"):
+            compiled_call(z.rt, z.rt.lookup(name), [np.ones(3)])
+        return
+    x = np.ones(3)
+    assert z.call(name, x, compiled=True) == host
+    if name == "input_then_loop":  # the caller's array got the write
+        assert x[0] == 5.0
+
+
 def test_large_results_are_their_own_writable_buffers() -> None:
     """A large result is the executable's output buffer itself, not a copy (backend.compile
     _to_host): writable as a Julia array is, independent of the other results and of later
