@@ -881,6 +881,14 @@ def test_large_results_are_their_own_writable_buffers() -> None:
         C.compiled_call(z.rt, z.rt.lookup("scale!"), [a2, 2.0])
     np.testing.assert_array_equal(a2, x * 2.0 ** 6)
     np.testing.assert_array_equal(b2, x + 1.0)
+    # XLA gives every result its own buffer: equal values (merged by XLA), constants
+    # (zeros), and the same constant in two calls never share memory
+    z.eval("twice(x) = (x .* 2.0, x .* 2.0)\nconsts(x) = (zeros(20000), zeros(20000))\n")
+    t1, t2 = C.compiled_call(z.rt, z.rt.lookup("twice"), [x])
+    c1, c2 = C.compiled_call(z.rt, z.rt.lookup("consts"), [x])
+    c3, _ = C.compiled_call(z.rt, z.rt.lookup("consts"), [x])
+    for u, w in ((t1, t2), (c1, c2), (c1, c3)):
+        assert isinstance(u.base, C._Owned) and not np.shares_memory(u, w)
     small = C.compiled_call(z.rt, z.rt.lookup("pair"), [np.arange(10.0)])[0]
     assert small.base is None or not isinstance(small.base, C._Owned)  # small: copied
 
