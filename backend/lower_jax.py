@@ -8,6 +8,12 @@ iteration's pullback closure: as `scan` outputs, or in a fixed-capacity buffer f
 whose overflow is reported so the caller can recompile with a larger capacity. A loop may
 record several tapes (nested AD: `tape=k`); a tape's valid entries are always its first
 `count`, and reversing it (`Core.reverse_tape`) keeps that layout.
+A `for` with `break`/`return` is a while loop that stops when a flag is set; when its exit
+tests are cheap scalar expressions, the while loop's condition runs them
+(backend/loop_exits.py). A loop in a loop's body that computes the same value in every
+iteration is traced once, before the outer loop (backend/loop_hoist.py). Random draws
+(`rand`, dropout masks) get keys from the executable's input key and their position in
+the program (`rng_key`, lang/builtins_random.py).
 Everything that cannot run inside XLA raises OffloadError with the reason.
 """
 
