@@ -418,6 +418,8 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
         if idx == () or idx == (1,):
             return x
         raise ZylaError("BoundsError", f"attempt to access a scalar at index {list(idx)}")
+    if xp is not np and type(x) is np.ndarray and any(hasattr(i, "aval") for i in idx):
+        x = xp.asarray(x)  # a constant of the trace indexed by a traced index
     if len(idx) == 1 and x.ndim != 1:
         flat = xp.reshape(x, (-1,))
         out = flat[to_np_index(xp, idx[0], flat.shape[0], x, idx)]

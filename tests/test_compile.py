@@ -858,6 +858,15 @@ def test_writes_through_aliases_are_seen_as_on_the_host(name: str) -> None:
         assert x[0] == 5.0
 
 
+def test_a_loop_reads_a_constant_array_by_its_index() -> None:
+    """`v = ones(n)` with n known when compiling is a constant of the trace; indexing it
+    with the loop's (traced) index compiles (it was an internal error, run on the host)."""
+    z = Zyla()
+    z.eval("function readconst(n)\n v = ones(n)\n s = 0.0\n for i in 1:n\n"
+           " s += v[i] * i\n end\n s\nend\n")
+    assert z.call("readconst", 6, compiled=True) == z.call("readconst", 6) == 21.0
+
+
 def test_large_results_are_their_own_writable_buffers() -> None:
     """A large result is the executable's output buffer itself, not a copy (backend.compile
     _to_host): writable as a Julia array is, independent of the other results and of later
