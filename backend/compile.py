@@ -41,6 +41,7 @@ from backend.lower_jax import JaxInterpreter
 from backend.structure import OffloadError, _Id, _join, _split, _unid
 from lang import numeric as N
 from lang import values as V
+from lang.builtins_random import KEY_INPUT, host_key
 from lang.errors import ZylaError
 from lang.functions import Closure, GenericFunction
 from lang.interp import Interpreter
@@ -446,8 +447,6 @@ def _global_values(rt: Any, names: list[str], draw: bool = True) -> list:
     """The values of an executable's global inputs for one call: the global arrays it
     reads, and for code that draws random numbers a fresh key from the global RNG (or,
     with `draw=False`, a zero key, leaving the RNG as it is)."""
-    from lang.builtins_random import KEY_INPUT, host_key
-
     return [(host_key() if draw else np.zeros(2, dtype=np.uint32)) if n == KEY_INPUT
             else rt.lookup(n) for n in names]
 
@@ -663,8 +662,8 @@ def _fastest_program(entry: Entry, host_in: list, variants: dict[str, Any]) -> A
     """The fastest of jitted variants of one executable ("chosen": the cost model's
     per-op lowerings, then alternatives), timed on the call's own inputs (copies, as a
     variant may consume its donated inputs); see costmodel.choose_program. A program with
-    host callbacks (printing, BatchNorm's running statistics, random numbers) would repeat
-    their side effects, so it keeps the per-op choices unchecked."""
+    host callbacks (printing, BatchNorm's running statistics) would repeat their side
+    effects, so it keeps the per-op choices unchecked."""
     import jax
 
     from backend import costmodel

@@ -40,6 +40,8 @@ from backend.structure import (
 )
 from lang import numeric as N
 from lang import values as V
+from lang.builtins import _check_broadcast
+from lang.builtins_random import KEY_INPUT
 from lang.functions import Closure, elementwise_primitive
 from lang.interp import STOP_FLAGS, Interpreter, Tape, tape_count
 from lang.ir import Function, Op, Region
@@ -177,8 +179,6 @@ class JaxInterpreter(Interpreter):
         args = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in args]
         if not any(_is_array(a) for a in args):
             return self.call_value(f, list(args))
-        from lang.builtins import _check_broadcast
-
         _check_broadcast(tuple(args))  # Julia's DimensionMismatch, as on the host
         p = elementwise_primitive(f, args)
         if p is not None:
@@ -334,8 +334,6 @@ class JaxInterpreter(Interpreter):
 
     def rng_input(self) -> Any:
         """The executable's input key (found by the first pass like a global array read)."""
-        from lang.builtins_random import KEY_INPUT
-
         if self.global_inputs is not None and KEY_INPUT in self.global_inputs:
             return self.global_inputs[KEY_INPUT]
         self.global_reads[KEY_INPUT] = np.zeros(2, dtype=np.uint32)
@@ -367,8 +365,6 @@ class JaxInterpreter(Interpreter):
     @contextmanager
     def iteration(self, serial: int, k: Any) -> Iterator[None]:
         """Tracing iteration k of the loop (or vmapped element k) numbered `serial`."""
-        from lang.builtins_random import KEY_INPUT
-
         self.rng_frames.append(_RngFrame(serial, k))
         if self.global_inputs and KEY_INPUT in self.global_inputs:
             # the program draws: the body's key once per iteration, not once per draw

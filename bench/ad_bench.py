@@ -34,12 +34,10 @@ grad_ckpt(x, n) = gradient(ckpt, x, n)[1]
 def executable_memory(rt: Any, f: Any, args: list) -> int:
     """Bytes of temporary buffers XLA allocates for the executable of f(args...), which an
     earlier compiled_call made (lowered again with the same inputs, as lower_text does)."""
-    from common import lower_built
-
     from backend import compile as C
 
     key, leaves, _muts = C._signature(rt, f, args, None)
-    comp = lower_built(rt, key, leaves, C.cached_entry(rt, f, args)).compile()
+    comp = C.lower_entry(rt, C.cached_entry(rt, f, args), key, leaves).compile()
     return int(comp.memory_analysis().temp_size_in_bytes)
 
 

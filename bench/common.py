@@ -129,14 +129,6 @@ def field(v: Any, name: str) -> Any:
     return v.fields[v.type.fields.index(name)]
 
 
-def lower_built(rt: Any, key: Any, leaves: list, entry: Any) -> Any:
-    """The jax `Lowered` of an executable `backend.compile.build` made for the call
-    signature `key` with array `leaves`, its inputs placed as a call places them."""
-    from backend import compile as C
-
-    return C.lower_entry(rt, entry, key, leaves)
-
-
 def build_call(rt: Any, f: Any, args: list) -> tuple[Any, Any, list]:
     """(entry, key, leaves): a fresh, uncached build of f(args...)'s executable (its first,
     abstract trace), as `backend.compile.lower_text` makes one."""

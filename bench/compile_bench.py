@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from common import BENCH, ROOT, Row, build_call, jax_setup, lower_built, row
+from common import BENCH, ROOT, Row, build_call, jax_setup, row
 
 
 @contextmanager
@@ -107,6 +107,7 @@ def _zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], l
     f = rt.lookup(fname)
     args = args_of(rt)
     with _timing(reverse.Transform, "run", acc, "AD"):
+        from backend import compile as C
         from backend.compile import EARLY_TRACE
 
         cal0 = _calibration()
@@ -125,7 +126,7 @@ def _zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], l
         # written), the AD transforms ran inside that early trace
         ad_early = (ad1 - ad0) if not entry.global_names and not entry.writes else 0.0
         t0 = time.perf_counter()
-        lowered = lower_built(rt, key, leaves, entry)
+        lowered = C.lower_entry(rt, entry, key, leaves)
         t_trace = time.perf_counter() - t0
         cal2 = _calibration()
         ad2 = acc.get("AD", 0.0)
@@ -254,9 +255,11 @@ end
 def compile_seconds(rt: Any, f: Any, args: list) -> float:
     """Seconds to build the executable of f(args...) without running it: the first
     (abstract) trace, the trace under jax.jit and the XLA compile."""
+    from backend import compile as C
+
     t0 = time.perf_counter()
     entry, key, leaves = build_call(rt, f, args)
-    lower_built(rt, key, leaves, entry).compile()
+    C.lower_entry(rt, entry, key, leaves).compile()
     return time.perf_counter() - t0
 
 
