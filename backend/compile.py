@@ -749,6 +749,8 @@ class InPlaceInterpreter(JaxInterpreter):
         self.version_of: dict[int, int] = {}  # id of any written version -> its array's key
         self.newest: dict[int, Any] = {}  # key (input position, or negative for locals) -> value
         self.alive: list = []  # keeps every version alive, so no id is reused during the trace
+        self.objs: dict[int, Any] = {}  # id -> every array a write made or wrote into
+        self.exports: list = []  # the last nested trace's (see isolated)
         self.nested = 0
         self.nested_writes = 0
         # id of an array a primitive made during the trace -> the nesting depth (loop
@@ -776,6 +778,12 @@ class InPlaceInterpreter(JaxInterpreter):
             return k if k >= 0 and self.newest[k] is x else -1
         return self.positions.get(id(x), -1)
 
+    def callers(self, x: Any) -> bool:
+        """Is x (a version of) one of the call's input arrays? (A local array written
+        before has a version too, with a negative key.)"""
+        k = self.version_of.get(id(x))
+        return k >= 0 if k is not None else id(x) in self.positions
+
     def tracked(self, x: Any) -> bool:
         return id(x) in self.version_of or id(x) in self.positions
 
@@ -792,6 +800,7 @@ class InPlaceInterpreter(JaxInterpreter):
         if k is None:
             k = self.positions.get(id(old), -1 - len(self.newest))
         self.version_of[id(old)] = self.version_of[id(new)] = k
+        self.objs[id(old)], self.objs[id(new)] = old, new
         self.newest[k] = new
         self.alive += [old, new]
 
@@ -818,15 +827,10 @@ class InPlaceInterpreter(JaxInterpreter):
         """A write into an array, as a new version of it that every later use of any
         version gets (Julia's aliasing: a callee's `v[1] = x` is seen by its caller)."""
         target = args[0]
-        if self.tracked(target):  # the caller's array
+        if self.callers(target):
             new = super().call_primitive(p, args, kwargs)
             self.write(target, new)
             return new
-        made_at = self.born.get(id(target), self.nested)
-        if made_at < self.nested:
-            raise OffloadError(f"`{p.name}` writes, inside a compiled loop, branch or "
-                               "broadcast, into an array made outside it (through a function "
-                               "call): this runs on the host")
         if type(target) is np.ndarray:  # a constant of the trace: the write makes a traced one
             args = [self.jnp.asarray(target)] + list(args[1:])
         new = super().call_primitive(p, args, kwargs)
@@ -834,17 +838,80 @@ class InPlaceInterpreter(JaxInterpreter):
         self.born[id(new)] = self.nested
         return new
 
+    def recursion_wrote(self, target: Any, new: Any) -> None:
+        self.write(target, new, local=not self.callers(target))
+        self.born[id(new)] = self.nested
+
+    def born_here(self, values: Any) -> None:
+        for v in values:
+            if _is_array_value(v):
+                self.born.setdefault(id(v), self.nested)
+                self.alive.append(v)
+
+    def trace_state(self) -> Any:
+        return (dict(self.version_of), dict(self.newest), dict(self.born), self.nested_writes)
+
+    def restore_trace_state(self, saved: Any) -> None:
+        self.version_of, self.newest, self.born, self.nested_writes = (
+            dict(saved[0]), dict(saved[1]), dict(saved[2]), saved[3])
+
     def run_region(self, region: Any, env: dict, fn: Any) -> list:
-        # a region's results are the newest versions of the arrays it yields
+        # a region's arguments (a loop body's variables) are made at its depth; its
+        # results are the newest versions of the arrays it yields
+        if region.args:
+            self.born_here([env.get(a.id) for a in region.args])
         out = super().run_region(region, env, fn)
         return [self.current(v) for v in out] if self.version_of else out
 
-    def isolated(self, fn: Any) -> tuple[Any, Any]:
+    # A nested trace (loop body, branch, broadcast, probe) keeps its writes to itself: the
+    # versions are put back when it ends, so none of its values outlives it. A write in it
+    # into an array made outside it is an export: a branch's is linked to the `if`'s
+    # result that carries the new value (`link_exports`); a loop body's or a broadcast's
+    # cannot be carried out, and such a call runs on the host.
+
+    def isolated(self, fn: Any, branch: bool = False) -> tuple[Any, Any]:
+        saved = dict(self.version_of), dict(self.newest)
         self.nested += 1
+        depth = self.nested
         try:
-            return super().isolated(fn)
+            res = super().isolated(fn)
+            exports = self._exports(saved, depth)
         finally:
             self.nested -= 1
+            self.version_of, self.newest = saved
+        if exports and not branch:
+            raise OffloadError("a write, inside a compiled loop or broadcast, into an array "
+                               "made outside it (through a function call or another name) "
+                               "runs on the host")
+        self.exports = exports
+        return res
+
+    def _exports(self, saved: tuple, depth: int) -> list:
+        """(array made outside the nested trace at `depth`, its newest value) for each
+        such array the trace wrote into."""
+        out = []
+        for oid, k in self.version_of.items():
+            if self.born.get(oid, -1) >= depth:
+                continue
+            before_k = saved[0].get(oid)
+            before = saved[1][before_k] if before_k is not None else self.objs[oid]
+            if self.newest[k] is not before:
+                out.append((self.objs[oid], self.newest[k]))
+        return out
+
+    def link_exports(self, vals: Any, links: dict) -> None:
+        exports, self.exports = self.exports, []
+        for x, new in exports:
+            pos = [j for j, v in enumerate(vals) if v is new] if type(vals) is tuple else []
+            if not pos or links.get(id(x), (x, pos[0]))[1] != pos[0]:
+                raise OffloadError("a write, inside a compiled branch, into an array made "
+                                   "outside it that the branch does not give back runs on "
+                                   "the host")
+            links[id(x)] = (x, pos[0])
+
+    def relink(self, links: dict, results: Any) -> None:
+        for x, j in links.values():
+            self.write(x, results[j], local=True)
 
     # A loop variable that starts as (a version of) an input array and is written inside
     # the loop body would be a write into the caller's array that the loop's functional

@@ -27,6 +27,7 @@ import numpy as np
 
 from backend.loop_exits import LeadingExits, leading_exits
 from backend.loop_hoist import free_values, invariant_loops
+from backend.recursion import NotFlat, flatten, run_machine, self_calls
 from backend.structure import (
     BatchedBack,
     BranchUnion,
@@ -42,6 +43,7 @@ from lang import numeric as N
 from lang import values as V
 from lang.builtins import _check_broadcast
 from lang.builtins_random import KEY_INPUT
+from lang.errors import Unwind
 from lang.functions import Closure, elementwise_primitive
 from lang.interp import STOP_FLAGS, Interpreter, Tape, tape_count
 from lang.ir import Function, Op, Region
@@ -94,6 +96,13 @@ class JaxInterpreter(Interpreter):
         self.exits_not_taken: dict[int, int] = {}
         # loops hoisted out of the loops being lowered, with their results (loop_hoist)
         self.hoisted: dict[int, Any] = {}
+        # traced conditions and loop bodies entered (a recursive call below one of them,
+        # from where its function was entered, has a depth the data decide)
+        self.control_depth = 0
+        # recursive functions being traced: id -> the control depth their outermost call
+        # was entered at, or None while it runs as a loop over a stack (backend.recursion)
+        self.recursing: dict[int, int | None] = {}
+        self.self_recursive: dict[int, bool] = {}
         import jax
         from jax import lax
 
@@ -403,6 +412,60 @@ class JaxInterpreter(Interpreter):
         finally:
             self.exits_not_taken, self.hoisted = saved
 
+    def run_method_fn(self, fn: Function, captures: list, args: list, kwargs: dict | None,
+                      m: Any = None) -> Any:
+        # A recursive call below a traced condition or loop would be inlined without end:
+        # the outermost call of that function is lowered again as a loop over an explicit
+        # stack of frames instead (backend.recursion).
+        key = id(fn)
+        if captures or not self._self_recursive(fn):
+            return super().run_method_fn(fn, captures, args, kwargs, m)
+        if key in self.recursing:
+            entered = self.recursing[key]
+            if entered is None:
+                raise OffloadError(f"`{fn.name}` is called recursively through another "
+                                   "function: this does not compile")
+            if self.control_depth > entered:
+                raise _DataRecursion(fn)
+            return super().run_method_fn(fn, captures, args, kwargs, m)
+        self.recursing[key] = self.control_depth
+        saved = self.trace_state()
+        try:
+            return super().run_method_fn(fn, captures, args, kwargs, m)
+        except _DataRecursion as e:
+            if e.fn is not fn:
+                raise
+            self.restore_trace_state(saved)
+            try:
+                machine = flatten(fn, self.rt)
+            except NotFlat:
+                # not a shape the stack machine takes: inline it (its recursion may
+                # still end while tracing, e.g. on a static depth argument)
+                self.recursing[key] = _INLINE
+                return super().run_method_fn(fn, captures, args, kwargs, m)
+            self.recursing[key] = None
+            return run_machine(self, machine, self.bind_args(fn, captures, args, kwargs))
+        finally:
+            del self.recursing[key]
+
+    def _self_recursive(self, fn: Function) -> bool:
+        k = id(fn)
+        if k not in self.self_recursive:
+            self.self_recursive[k] = self_calls(fn, self.rt)
+        return self.self_recursive[k]
+
+    def trace_state(self) -> Any:
+        """What a trace abandoned midway (a recursion found to need a stack) must not
+        leave behind; restore_trace_state puts it back."""
+        return None
+
+    def restore_trace_state(self, saved: Any) -> None:
+        pass
+
+    def recursion_wrote(self, target: Any, new: Any) -> None:
+        """A recursive function lowered as a loop wrote `new` into the array `target` its
+        outermost call was given (only the in-place interpreter tracks writes)."""
+
     def op_if(self, op: Op, env: dict, fn: Function) -> Any:
         c = env[op.operands[0].id]
         if self.exits_not_taken and id(op) in self.exits_not_taken:
@@ -418,14 +481,17 @@ class JaxInterpreter(Interpreter):
     # A nested loop's tape may overflow; its flag is a value of the nested trace, so every
     # traced body collects the flags raised inside it and returns them as an output.
 
-    def isolated(self, fn: Any) -> tuple[Any, Any]:
-        """Run fn, returning its result and the OR of the overflow flags it raised."""
+    def isolated(self, fn: Any, branch: bool = False) -> tuple[Any, Any]:
+        """Run fn, returning its result and the OR of the overflow flags it raised.
+        (`branch`: fn is a branch of a conditional, see InPlaceInterpreter.isolated.)"""
         n0 = len(self.overflow_flags)
+        self.control_depth += 1
         try:
             out = fn()
             new = self.overflow_flags[n0:]
         finally:
             del self.overflow_flags[n0:]
+            self.control_depth -= 1
         jnp = self.jnp
         flag = jnp.any(jnp.stack([jnp.asarray(f) for f in new])) if new else jnp.asarray(False)
         return out, flag
@@ -440,9 +506,20 @@ class JaxInterpreter(Interpreter):
         self.flags_raised += 1
         self.overflow_flags.append(flag)
 
-    def probe_shape(self, fn: Any, *args: Any) -> Any:
+    def probe_shape(self, fn: Any, *args: Any, branch: bool = False) -> Any:
         """jax.eval_shape of fn, dropping the flags its trace raised."""
-        return self.jax.eval_shape(lambda *a: self.isolated(lambda: fn(*a))[0], *args)
+        return self.jax.eval_shape(lambda *a: self.isolated(lambda: fn(*a), branch)[0], *args)
+
+    # hooks of the in-place interpreter (backend.compile): writes inside branches
+    def born_here(self, values: Any) -> None:
+        """These values were made at the current nesting depth."""
+
+    def link_exports(self, vals: Any, links: dict) -> None:
+        """After a branch's trace: which of its results carries each array made outside
+        it that it wrote into."""
+
+    def relink(self, links: dict, results: Any) -> None:
+        """After the conditional: those arrays' newest values are its results."""
 
     def switch(self, index: Any, branches: list, pred: Any = None) -> Any:
         """lax.switch over thunks whose results may differ in structure (unified); with
@@ -451,14 +528,22 @@ class JaxInterpreter(Interpreter):
         lax = self.lax
         skels: list = []
         for b in branches:
-            self.probe_shape(lambda b=b: _leaves_only(b(), skels))
+            self.probe_shape(lambda b=b: _leaves_only(b(), skels), branch=True)
         target = skels[0]
         for s in skels[1:]:
             target = unify(target, s)
+        links: dict = {}
 
         def make(i: int, b: Any) -> Any:
             def run() -> list:
-                out, flag = self.isolated(lambda: coerce(b(), target, i))
+                box: list = []
+
+                def go() -> list:
+                    box.append(b())
+                    return coerce(box[0], target, i)
+
+                out, flag = self.isolated(go, branch=True)
+                self.link_exports(box[0], links)
                 return out + [flag]
             return run
 
@@ -469,7 +554,10 @@ class JaxInterpreter(Interpreter):
             outs = lax.switch(self.jnp.asarray(index, dtype=np.int32),
                               [make(i, b) for i, b in enumerate(branches)])
         self.raise_flag(outs[-1], n0)
-        return _join_union(target, outs[:-1])
+        res = _join_union(target, outs[:-1])
+        if links:
+            self.relink(links, res)
+        return res
 
     def op_for(self, op: Op, env: dict, fn: Function) -> Any:
         if id(op) in self.hoisted:
@@ -947,6 +1035,17 @@ class JaxInterpreter(Interpreter):
             target, la, lb = a.skel, a.leaves, b.leaves
         return StackedTape(target, [x + y for x, y in zip(la, lb, strict=True)], a.count,
                            a.capacity)
+
+
+_INLINE = 1 << 30  # a control depth no trace reaches: inline every recursive call
+
+
+class _DataRecursion(Unwind):
+    """A recursive call of `fn` below a traced condition or loop (see run_method_fn)."""
+
+    def __init__(self, fn: Function) -> None:
+        super().__init__(fn.name)
+        self.fn = fn
 
 
 def _plain(x: Any) -> bool:

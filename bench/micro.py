@@ -181,6 +181,46 @@ def jax_versions() -> dict[str, Callable[..., Any]]:
         v, w = lax.fori_loop(0, t, body, (jnp.zeros(t), jnp.zeros(t)))
         return jnp.stack([jnp.std(v) / jnp.mean(v), jnp.std(w) / jnp.mean(w)])
 
+    def sortperf(a: Any) -> Any:
+        """perf.jl's quicksort as one writes it in JAX: no recursion, so the left parts
+        wait on an explicit stack of (lo, hi) while the loop goes on with the right."""
+        a = jnp.asarray(a)
+        n = a.shape[0]
+        stack = jnp.zeros((n + 1, 2), dtype=jnp.int64).at[0].set(jnp.array([0, n - 1]))
+
+        def frame(s: tuple) -> tuple:
+            a, stack, sp = s
+            sp = sp - 1
+            lo, hi = stack[sp, 0], stack[sp, 1]
+
+            def step(t: tuple) -> tuple:
+                a, stack, sp, lo, i, j = t
+                pivot = a[(lo + hi) // 2]
+
+                def part(u: tuple) -> tuple:
+                    a, i, j = u
+                    i = lax.while_loop(lambda i: a[i] < pivot, lambda i: i + 1, i)
+                    j = lax.while_loop(lambda j: a[j] > pivot, lambda j: j - 1, j)
+
+                    def swap(u: tuple) -> tuple:
+                        a, i, j = u
+                        ai, aj = a[i], a[j]
+                        return a.at[i].set(aj).at[j].set(ai), i + 1, j - 1
+
+                    return lax.cond(i <= j, swap, lambda u: u, (a, i, j))
+
+                a, i, j = lax.while_loop(lambda u: u[1] <= u[2], part, (a, i, j))
+                push = lo < j
+                stack = stack.at[sp].set(jnp.where(push, jnp.stack([lo, j]), stack[sp]))
+                return a, stack, sp + push.astype(sp.dtype), i, i, hi
+
+            a, stack, sp, *_ = lax.while_loop(lambda t: t[4] < hi, step,
+                                              (a, stack, sp, lo, lo, hi))
+            return a, stack, sp
+
+        a, _, _ = lax.while_loop(lambda s: s[2] > 0, frame, (a, stack, jnp.int64(1)))
+        return a
+
     rms = jax.jit(randmatstat, static_argnums=(0, 2))
     keys = iter(range(1, 1 << 30))
 
@@ -192,6 +232,7 @@ def jax_versions() -> dict[str, Callable[..., Any]]:
         "fibiter": jax.jit(fibiter, static_argnums=(0, 1)),
         "mandelperf": jax.jit(mandelperf),
         "pisum": jax.jit(pisum, static_argnums=(0, 1)),
+        "sortperf": jax.jit(sortperf),
     }
 
 

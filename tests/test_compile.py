@@ -1215,3 +1215,45 @@ def test_loops_that_change_between_iterations_stay_inside() -> None:
     assert z.call("outer_writes", 4, compiled=True) == z.call("outer_writes", 4) == 30.0
     v = z.call("draws_inside", 50, compiled=True)
     assert len(np.unique(v)) == 50
+
+
+BRANCH_WRITE_SRC = """
+function clip_above!(x)
+    a = copy(x)
+    i = 1
+    while i <= length(a)
+        if a[i] > 0.5
+            a[i] = 0.0
+            a[i] = a[i] + 0.25
+        end
+        i += 1
+    end
+    sum(a)
+end
+function alias_over_branch(x)
+    a = x .* 1.0
+    b = a
+    if x[1] > 0.0
+        a[2] = 100.0
+    end
+    sum(b)
+end
+"""
+
+
+@pytest.mark.parametrize("name", ["clip_above!", "alias_over_branch"])
+def test_writes_inside_a_branch_compile(name: str) -> None:
+    """A write inside an `if` into an array made before it (a loop variable, a local):
+    it compiles, and a later read through another name sees it. Before, the second write
+    into the same array was taken for a write into the caller's array and the call ran
+    on the host; once that was mended, a branch's writes leaked into the other branch's
+    trace (an UnexpectedTracerError): branches and probes now keep their writes to
+    themselves and hand the new value to the `if`'s result."""
+    from backend.compile import compiled_call
+
+    z = Zyla()
+    z.eval(BRANCH_WRITE_SRC)
+    for x in (np.array([0.1, 0.9, 0.7, 0.2]), np.array([-1.0, 2.0, 3.0, 0.0])):
+        host = z.call(name, x.copy())
+        got = compiled_call(z.rt, z.rt.lookup(name), [x.copy()])
+        assert got == host

@@ -1,0 +1,172 @@
+"""Recursion whose depth the data decide, compiled as a loop over a stack of frames
+(backend/recursion.py): quicksort in place, tree and tail recursion on traced integers,
+early returns, a stack that outgrows its first capacity, and the refusals (which run on
+the host, with the reason)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from backend.compile import compiled_call
+from backend.structure import OffloadError
+from lang.api import Zyla
+
+SRC = """
+function qsort!(a, lo, hi)
+    i, j = lo, hi
+    while i < hi
+        pivot = a[(lo + hi) ÷ 2]
+        while i <= j
+            while a[i] < pivot
+                i += 1
+            end
+            while a[j] > pivot
+                j -= 1
+            end
+            if i <= j
+                a[i], a[j] = a[j], a[i]
+                i, j = i + 1, j - 1
+            end
+        end
+        if lo < j
+            qsort!(a, lo, j)
+        end
+        lo, j = i, hi
+    end
+    return a
+end
+sortperf(a) = qsort!(copy(a), 1, length(a))
+function sortsum(a)
+    b = a .* 1.0
+    qsort!(b, 1, length(b))
+    b[1] + 10.0 * b[end]
+end
+
+fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
+fibof(v) = fib(v[1])
+
+function bsearch(v, x, lo, hi)
+    lo > hi && return lo
+    mid = (lo + hi) ÷ 2
+    v[mid] < x ? bsearch(v, x, mid + 1, hi) : bsearch(v, x, lo, mid - 1)
+end
+position(v, x) = bsearch(v, x, 1, length(v))
+
+function halve(x, n)
+    if n <= 0
+        return x
+    end
+    s = 0.0
+    while n > 0
+        if x > 3.0
+            return s
+        end
+        s += halve(x * 0.5, n - 1)
+        n -= 1
+    end
+    s
+end
+halves(v) = halve(v[1], 3)
+
+countdown(x) = x > 0.0 ? 1 + countdown(x - 1.0) : 0
+depth(v) = countdown(v[1])
+
+slicesum(v) = length(v) <= 1 ? sum(v) : (v[1] > 0.0 ? v[1] + slicesum(v[2:end]) : 0.0)
+"""
+
+
+@pytest.fixture(scope="module")
+def z() -> Zyla:
+    z = Zyla()
+    z.eval(SRC)
+    return z
+
+
+def compiled(z: Zyla, name: str, *args: object) -> object:
+    """The call compiled (an OffloadError fails the test: it must not run on the host)."""
+    return compiled_call(z.rt, z.rt.lookup(name), list(args))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(-5, 5) | st.floats(-1e3, 1e3, allow_nan=False,
+                                               allow_subnormal=False),
+                min_size=1, max_size=120))
+def test_quicksort_compiles_and_sorts(z: Zyla, xs: list) -> None:
+    """The microbenchmark's recursive in-place quicksort, with duplicates and sorted runs:
+    one executable, the argument left as it was (sortperf sorts a copy). (No subnormal
+    numbers: XLA on the CPU flushes them to zero, so it orders 0 and 1e-313 as equal.)"""
+    x = np.array(xs, dtype=np.float64)
+    before = x.copy()
+    y = compiled(z, "sortperf", x)
+    np.testing.assert_array_equal(y, np.sort(before))
+    np.testing.assert_array_equal(x, before)
+
+
+def test_the_callers_array_is_written_by_the_recursion(z: Zyla) -> None:
+    """A local array sorted in place by the recursive call: the caller reads the sorted
+    values afterwards (the writes reach it through the shared cell)."""
+    x = np.array([3.0, -1.0, 7.0, 2.0, 2.0, 0.5])
+    assert compiled(z, "sortsum", x) == z.call("sortsum", x) == -1.0 + 70.0
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 12])
+def test_tree_recursion_on_a_traced_integer(z: Zyla, n: int) -> None:
+    """fib(n) with n from the data (an Int array's element): two recursive calls, the
+    first's result kept in the frame across the second."""
+    v = np.array([n], dtype=np.int64)
+    expected = {0: 0, 1: 1, 2: 1, 7: 13, 12: 144}[n]
+    assert compiled(z, "fibof", v) == z.call("fibof", v) == expected
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.floats(-100, 100, allow_nan=False), min_size=1, max_size=50),
+       st.floats(-120, 120, allow_nan=False))
+def test_binary_search_tail_recursion(z: Zyla, xs: list, x: float) -> None:
+    v = np.sort(np.array(xs))
+    assert compiled(z, "position", v, x) == z.call("position", v, x)
+
+
+@pytest.mark.parametrize("x", [0.5, 2.0, 3.5, 5.0, 9.0])
+def test_early_return_inside_a_loop(z: Zyla, x: float) -> None:
+    """A `return` inside a `while` around the recursive call (an undefined value on some
+    paths, a Float64 on others)."""
+    v = np.array([x])
+    assert compiled(z, "halves", v) == pytest.approx(z.call("halves", v), rel=1e-12)
+
+
+def test_a_deep_recursion_grows_the_stack() -> None:
+    """300 nested calls outgrow the first stack (64 frames): the overflow is flagged and
+    the call recompiled with a larger stack, as a loop tape grows."""
+    z = Zyla()
+    z.eval(SRC)
+    assert compiled(z, "depth", np.array([300.0])) == 300
+    assert compiled(z, "depth", np.array([5.0])) == 5
+
+
+def test_what_does_not_compile_says_why(z: Zyla) -> None:
+    """Passing a different array (a slice) down the recursion is refused with a reason,
+    and the call runs on the host with the same result."""
+    v = np.array([1.0, 2.0, -1.0, 4.0])
+    with pytest.raises(OffloadError, match="different array"):
+        compiled(z, "slicesum", v)
+    assert z.call("slicesum", v) == 3.0
+
+
+def test_static_recursion_is_still_inlined(z: Zyla) -> None:
+    """fib(20) with a literal (static) argument is computed while tracing: no loop."""
+    from backend.compile import lower_text
+
+    text = lower_text(z.rt, z.rt.lookup("fib"), [20])
+    assert "while" not in text
+    assert compiled(z, "fib", 20) == 6765
+
+
+def test_quicksort_is_one_while_loop_over_the_blocks(z: Zyla) -> None:
+    """The HLO of the compiled quicksort: a while loop whose body switches over blocks."""
+    from backend.compile import lower_text
+
+    text = lower_text(z.rt, z.rt.lookup("sortperf"), [np.random.rand(50)], optimized=False)
+    assert "stablehlo.while" in text and "stablehlo.case" in text
