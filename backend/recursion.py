@@ -35,7 +35,7 @@ import numpy as np
 
 from backend.structure import OffloadError, coerce, join, split, unify, zeros_for
 from lang.functions import GenericFunction, typeof
-from lang.ir import Function, Op, Region, walk_ops
+from lang.ir import Function, Op, Region, Value, walk_ops
 from lang.primitives import Primitive
 from lang.primitives_array import MUTATING
 
@@ -201,6 +201,7 @@ def flatten(fn: Function, rt: Any) -> Machine:
 
     fl.region(fn.body, entry, finish)
     blocks = fl.blocks
+    _merge_small_targets(blocks)
     defs: list[set[int]] = []
     op_uses: list[set[int]] = []
     for b in blocks:
@@ -275,6 +276,25 @@ def _may_write(fn: Function, fl: _Flattener, versions: dict[int, int], p: int) -
         if not isinstance(f, Primitive):
             return True
     return False
+
+
+def _merge_small_targets(blocks: list[Block]) -> None:
+    """Each loop iteration runs one block, and a step costs more than a few scalar ops:
+    a block that jumps to a small block (a loop's condition, the join after an `if`)
+    takes a copy of it (a `move` of the jump's arguments into its parameters, then its
+    ops and its terminator)."""
+    for b in blocks:
+        for _ in range(8):
+            t = b.term
+            if not isinstance(t, Goto) or t.target == b.index:
+                break
+            target = blocks[t.target]
+            if (target.result_of is not None or len(target.ops) > 8
+                    or any(op.regions for op in target.ops)):
+                break
+            move = Op("move", [Value(a) for a in t.args], [Value(p) for p in target.params])
+            b.ops = b.ops + [move] + target.ops
+            b.term = target.term
 
 
 def _gotos(t: Any) -> list[Goto]:
@@ -395,7 +415,17 @@ class _Run:
             env[v] = cells[self.cell_params.index(p)]
         if b.result_of is not None and b.result_of not in self.alias:
             env[b.result_of] = r_val
-        interp.run_region(Region([], b.ops + [Op("yield", [])]), env, m.fn)
+        seg: list[Op] = []
+        for op in [*b.ops, None]:
+            if op is not None and op.name != "move":
+                seg.append(op)
+                continue
+            if seg:
+                interp.run_region(Region([], seg + [Op("yield", [])]), env, m.fn)
+                seg = []
+            if op is not None:  # a merged jump: its arguments into the target's params
+                vals = [env[v.id] for v in op.operands]
+                env.update((r.id, x) for r, x in zip(op.results, vals, strict=True))
         cells_out = {p: self._cell_out(b, env, p) for p in self.cell_params}
         assign: dict[int, Any] = {}
         defined = [r.id for op in b.ops for r in op.results]
@@ -575,28 +605,35 @@ class _Run:
             with interp.iteration(serial, k):
                 out, args, ret, cl, nxt, action, flag = lax.switch(
                     st, branches, regs_lv, r_lv, cell_lv)
-            push, pop = action == PUSH, action == POP
-            slot = jnp.minimum(sp, cap - 1)
-            top = jnp.maximum(sp - 1, 0)
-            # push: the caller's registers and where to resume; then the parameters
-            stk = [lax.dynamic_update_index_in_dim(
-                s, jnp.where(push, x, lax.dynamic_index_in_dim(s, slot, 0, keepdims=False)),
-                slot, 0) for s, x in zip(stk, out, strict=True)]
-            rets = lax.dynamic_update_index_in_dim(rets, jnp.where(push, nxt, rets[slot]),
-                                                   slot, 0)
-            new = list(out)
-            for i, a in zip(param_slots, args, strict=True):
-                new[i] = jnp.where(push, a, new[i])
-            # pop: the caller's registers back, resume where it called
-            restore = jnp.logical_and(pop, sp > 0)
-            frame = [lax.dynamic_index_in_dim(s, top, 0, keepdims=False) for s in stk]
-            new = [jnp.where(restore, f, x) for f, x in zip(frame, new, strict=True)]
-            nxt = jnp.where(push, 0, nxt)
-            nxt = jnp.where(restore, rets[top], nxt)
-            full = jnp.logical_and(push, sp >= cap)
-            nxt = jnp.where(full, DONE, nxt)
-            sp = jnp.where(push, sp + 1, jnp.where(restore, sp - 1, sp))
-            over = jnp.logical_or(over, jnp.logical_or(full, flag))
+            # the stacks are touched only by a call (push) or a return (pop)
+            def on_goto(o: tuple) -> tuple:
+                return o
+
+            def on_push(o: tuple) -> tuple:
+                stk, rets, regs, sp, nxt, over = o
+                slot = jnp.minimum(sp, cap - 1)  # the caller's registers, where to resume
+                stk = [lax.dynamic_update_index_in_dim(s, x, slot, 0)
+                       for s, x in zip(stk, regs, strict=True)]
+                rets = lax.dynamic_update_index_in_dim(rets, nxt, slot, 0)
+                regs = list(regs)
+                for i, a in zip(param_slots, args, strict=True):
+                    regs[i] = a
+                full = sp >= cap
+                return (stk, rets, regs, sp + 1, jnp.where(full, DONE, 0).astype(np.int32),
+                        jnp.logical_or(over, full))
+
+            def on_pop(o: tuple) -> tuple:
+                stk, rets, regs, sp, nxt, over = o
+                top = jnp.maximum(sp - 1, 0)  # the caller's registers back
+                restore = sp > 0
+                regs = [jnp.where(restore, lax.dynamic_index_in_dim(s, top, 0, keepdims=False),
+                                  x) for s, x in zip(stk, regs, strict=True)]
+                nxt = jnp.where(restore, rets[top], nxt)
+                return stk, rets, regs, jnp.where(restore, sp - 1, sp), nxt, over
+
+            stk, rets, new, sp, nxt, over = lax.switch(
+                action, [on_goto, on_push, on_pop], (stk, rets, list(out), sp, nxt, over))
+            over = jnp.logical_or(over, flag)
             return (nxt, sp, k + 1, new, ret, cl, stk, rets, over)
 
         state0 = (jnp.asarray(0, dtype=np.int32), jnp.asarray(0, dtype=np.int32),
