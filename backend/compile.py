@@ -505,6 +505,9 @@ def _shares_memory(host_in: list) -> bool:
 
 # --- building -------------------------------------------------------------------------------
 
+TRACE_RECURSION_LIMIT = 20000
+
+
 def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
     """Trace the call for `key` (once to learn the global arrays it reads and the inputs it
     writes, then under jax.jit) and return its entry; XLA compiles on the first call."""
@@ -512,6 +515,10 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
 
     jnp = N.jax_numpy()  # also turns on 64-bit types, which Julia semantics need
     enable_persistent_cache(default_only=True)
+    # tracing follows the program's calls on Python's stack (a Chain's layers are a
+    # recursion over a tuple: ~25 Python frames per layer), as the CLI allows for
+    if sys.getrecursionlimit() < TRACE_RECURSION_LIMIT:
+        sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
     skel, extra = key
     dups = None if type(extra) is int else extra[1]
     uniq = _unique(leaves, extra)

@@ -419,7 +419,7 @@ class JaxInterpreter(Interpreter):
         # stack of frames instead (backend.recursion).
         key = id(fn)
         if captures or not self._self_recursive(fn):
-            return super().run_method_fn(fn, captures, args, kwargs, m)
+            return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
         if key in self.recursing:
             entered = self.recursing[key]
             if entered is None:
@@ -427,11 +427,11 @@ class JaxInterpreter(Interpreter):
                                    "function: this does not compile")
             if self.control_depth > entered:
                 raise _DataRecursion(fn)
-            return super().run_method_fn(fn, captures, args, kwargs, m)
+            return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
         self.recursing[key] = self.control_depth
         saved = self.trace_state()
         try:
-            return super().run_method_fn(fn, captures, args, kwargs, m)
+            return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
         except _DataRecursion as e:
             if e.fn is not fn:
                 raise
@@ -442,7 +442,7 @@ class JaxInterpreter(Interpreter):
                 # not a shape the stack machine takes: inline it (its recursion may
                 # still end while tracing, e.g. on a static depth argument)
                 self.recursing[key] = _INLINE
-                return super().run_method_fn(fn, captures, args, kwargs, m)
+                return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
             self.recursing[key] = None
             return run_machine(self, machine, self.bind_args(fn, captures, args, kwargs))
         finally:

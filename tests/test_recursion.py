@@ -170,3 +170,22 @@ def test_quicksort_is_one_while_loop_over_the_blocks(z: Zyla) -> None:
 
     text = lower_text(z.rt, z.rt.lookup("sortperf"), [np.random.rand(50)], optimized=False)
     assert "stablehlo.while" in text and "stablehlo.case" in text
+
+
+def test_a_long_chain_traces_under_pythons_default_recursion_limit() -> None:
+    """A Chain of 80 layers is a recursion over a tuple while tracing, ~25 Python frames
+    a layer: the compile tier makes room for it (VGG19's 44 layers failed the benchmark
+    with Python's default limit once a frame was added per call)."""
+    import sys
+
+    z = Zyla()
+    z.eval("using Flux\nRandom.seed!(0)\nm = Chain([Dense(3 => 3, tanh) for _ in 1:80]...)\n"
+           "run(x) = sum(m(x))\n")
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        x = np.ones(3, dtype=np.float32)
+        got = compiled(z, "run", x)
+    finally:
+        sys.setrecursionlimit(old)
+    np.testing.assert_allclose(got, z.call("run", x), rtol=1e-5)
