@@ -87,6 +87,7 @@ class Machine:
     uses: list[set[int]]  # per block: the registers it reads that it does not set
     versions: dict[int, int]  # value id -> the parameter it is a version of
     written: list[bool]  # per parameter: may the function write into it (if an array)
+    frame: set[int]  # the registers a call saves and its return restores
 
 
 class NotFlat(OffloadError):
@@ -246,12 +247,40 @@ def flatten(fn: Function, rt: Any) -> Machine:
             if any(v in uses[j] for j in range(len(blocks)) if j != i):
                 regs.add(v)
     regs -= set(fl.static)
+    made = []
     for i, b in enumerate(blocks):  # what each block reads from before it
-        made = defs[i] - set(b.params)
-        uses[i] = (uses[i] & regs) - made
+        made.append(defs[i] - set(b.params))
+        uses[i] = (uses[i] & regs) - made[i]
     versions = param_versions(fn, fl)
     written = [_may_write(fn, fl, versions, i) for i in range(len(fn.body.args))]
-    return Machine(fn, blocks, fl.static, sorted(regs), uses, versions, written)
+    return Machine(fn, blocks, fl.static, sorted(regs), uses, versions, written,
+                   _frame_registers(blocks, uses, made))
+
+
+def _frame_registers(blocks: list[Block], uses: list[set[int]], made: list[set[int]]) -> set:
+    """The registers a frame must keep: those live where a call resumes (any path from
+    there reads them before setting them). The others the callee may overwrite."""
+    live: list[set[int]] = [set(u) for u in uses]
+    changed = True
+    while changed:
+        changed = False
+        for i, b in enumerate(blocks):
+            out: set[int] = set()
+            for g in _gotos(b.term):
+                t = blocks[g.target]
+                out |= live[g.target] - set(t.params)
+                out |= {a for p, a in zip(t.params, g.args, strict=True) if p in live[g.target]}
+            if isinstance(b.term, Call):
+                out |= live[b.term.cont] - {blocks[b.term.cont].result_of}
+            new = live[i] | (out - made[i])
+            if new != live[i]:
+                live[i] = new
+                changed = True
+    keep: set[int] = set()
+    for b in blocks:
+        if isinstance(b.term, Call):
+            keep |= live[b.term.cont] - {blocks[b.term.cont].result_of}
+    return keep
 
 
 def _may_write(fn: Function, fl: _Flattener, versions: dict[int, int], p: int) -> bool:
@@ -575,8 +604,11 @@ class _Run:
             k += n
         param_slots = [i for p in self.call_params if p in offsets
                        for i in range(offsets[p][0], offsets[p][0] + offsets[p][1])]
+        saved = [i for r in self.carried if r in self.m.frame
+                 for i in range(offsets[r][0], offsets[r][0] + offsets[r][1])]
         cap = interp.tape_capacity
-        stacks = [jnp.zeros((cap,) + tuple(np.shape(x)), dtype=_dtype(x)) for x in reg0]
+        stacks = [jnp.zeros((cap,) + tuple(np.shape(reg0[i])), dtype=_dtype(reg0[i]))
+                  for i in saved]
         ret_stack = jnp.zeros((cap,), dtype=np.int32)
         serial = interp.rng_serial()
 
@@ -612,8 +644,8 @@ class _Run:
             def on_push(o: tuple) -> tuple:
                 stk, rets, regs, sp, nxt, over = o
                 slot = jnp.minimum(sp, cap - 1)  # the caller's registers, where to resume
-                stk = [lax.dynamic_update_index_in_dim(s, x, slot, 0)
-                       for s, x in zip(stk, regs, strict=True)]
+                stk = [lax.dynamic_update_index_in_dim(s, regs[i], slot, 0)
+                       for s, i in zip(stk, saved, strict=True)]
                 rets = lax.dynamic_update_index_in_dim(rets, nxt, slot, 0)
                 regs = list(regs)
                 for i, a in zip(param_slots, args, strict=True):
@@ -626,8 +658,11 @@ class _Run:
                 stk, rets, regs, sp, nxt, over = o
                 top = jnp.maximum(sp - 1, 0)  # the caller's registers back
                 restore = sp > 0
-                regs = [jnp.where(restore, lax.dynamic_index_in_dim(s, top, 0, keepdims=False),
-                                  x) for s, x in zip(stk, regs, strict=True)]
+                regs = list(regs)
+                for s, i in zip(stk, saved, strict=True):
+                    regs[i] = jnp.where(restore, lax.dynamic_index_in_dim(s, top, 0,
+                                                                          keepdims=False),
+                                        regs[i])
                 nxt = jnp.where(restore, rets[top], nxt)
                 return stk, rets, regs, jnp.where(restore, sp - 1, sp), nxt, over
 
