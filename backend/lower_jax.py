@@ -13,7 +13,9 @@ tests are cheap scalar expressions, the while loop's condition runs them
 (backend/loop_exits.py). A loop in a loop's body that computes the same value in every
 iteration is traced once, before the outer loop (backend/loop_hoist.py). Random draws
 (`rand`, dropout masks) get keys from the executable's input key and their position in
-the program (`rng_key`, lang/builtins_random.py).
+the program (`rng_key`, lang/builtins_random.py). A recursive call below a traced
+condition or loop (recursion whose depth the data decide) makes its function's outermost
+call a loop over an explicit stack of frames (`run_method_fn`, backend/recursion.py).
 Everything that cannot run inside XLA raises OffloadError with the reason.
 """
 
@@ -103,6 +105,8 @@ class JaxInterpreter(Interpreter):
         # was entered at, or None while it runs as a loop over a stack (backend.recursion)
         self.recursing: dict[int, int | None] = {}
         self.self_recursive: dict[int, bool] = {}
+        # per function being traced: the control depth each of its activations began at
+        self.activations: dict[int, list[int]] = {}
         import jax
         from jax import lax
 
@@ -407,9 +411,21 @@ class JaxInterpreter(Interpreter):
         # that loop's, not a callee's (nor another activation's of the same function)
         saved = self.exits_not_taken, self.hoisted
         self.exits_not_taken, self.hoisted = {}, {}
+        # A recursion that is not a direct self-call (mutual recursion, the pullbacks of
+        # a recursive function) is inlined; when it goes on below a traced condition or
+        # loop, its depth is the data's and the trace would only end at Python's stack
+        # limit, after minutes: it is refused once it is this deep.
+        entered = self.activations.setdefault(id(fn), [])
+        if (len(entered) >= MAX_TRACED_RECURSION and self.control_depth > entered[0]):
+            raise OffloadError(f"`{fn.name}` recurses more than {MAX_TRACED_RECURSION} "
+                               "levels below a traced condition or loop: a recursion whose "
+                               "depth the data decide compiles only as a function calling "
+                               "itself directly, without differentiation")
+        entered.append(self.control_depth)
         try:
             return super().run_function(fn, args)
         finally:
+            entered.pop()
             self.exits_not_taken, self.hoisted = saved
 
     def run_method_fn(self, fn: Function, captures: list, args: list, kwargs: dict | None,
@@ -1037,6 +1053,7 @@ class JaxInterpreter(Interpreter):
                            a.capacity)
 
 
+MAX_TRACED_RECURSION = 64  # see run_function
 _INLINE = 1 << 30  # a control depth no trace reaches: inline every recursive call
 
 

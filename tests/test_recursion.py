@@ -189,3 +189,16 @@ def test_a_long_chain_traces_under_pythons_default_recursion_limit() -> None:
     finally:
         sys.setrecursionlimit(old)
     np.testing.assert_allclose(got, z.call("run", x), rtol=1e-5)
+
+
+def test_a_recursive_pullback_is_refused_quickly(z: Zyla) -> None:
+    """The gradient of a data-dependent recursion recurses through pullbacks, not as a
+    direct self-call: its trace is refused once 64 levels deep (it went on to Python's
+    stack limit, about a minute), and the host computes the gradient."""
+    v = np.array([1.5])
+    with pytest.raises(OffloadError, match="recurses more than 64 levels"):
+        compiled_call(z.rt, z.rt.lookup("gradient"), [z.rt.lookup("halves"), v])
+    (g,) = z.gradient("halves", v)
+    h = 1e-6
+    fd = (z.call("halves", v + h) - z.call("halves", v - h)) / (2 * h)
+    assert g[0] == pytest.approx(fd, rel=1e-6)
