@@ -506,6 +506,8 @@ def _shares_memory(host_in: list) -> bool:
 # --- building -------------------------------------------------------------------------------
 
 TRACE_RECURSION_LIMIT = 20000
+if sys.getrecursionlimit() < TRACE_RECURSION_LIMIT:  # as build does; once, at import
+    sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
 
 
 def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:

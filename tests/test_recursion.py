@@ -202,3 +202,13 @@ def test_a_recursive_pullback_is_refused_quickly(z: Zyla) -> None:
     h = 1e-6
     fd = (z.call("halves", v + h) - z.call("halves", v - h)) / (2 * h)
     assert g[0] == pytest.approx(fd, rel=1e-6)
+
+
+def test_the_hosts_array_is_sorted_in_place(z: Zyla) -> None:
+    """`qsort!(x, 1, n)` called from the host on the user's array: the executable's new
+    values are written back into it, and the result is that same array's values."""
+    x = np.random.default_rng(4).random(60)
+    expected = np.sort(x)
+    r = compiled(z, "qsort!", x, 1, 60)
+    np.testing.assert_array_equal(x, expected)
+    np.testing.assert_array_equal(r, expected)
