@@ -406,6 +406,8 @@ class _Step:
     action: int
     args: dict[int, Any] = field(default_factory=dict)
     ret: Any = None
+    returns: bool = False  # (maybe, under a traced condition) a return: `ret` is set
+    term: Any = None  # the terminator a branch folded in
 
 
 class _Run:
@@ -468,26 +470,49 @@ class _Run:
             self._goto(t, env, assign)
             step = _Step(assign, cells_out, t.target, GOTO)
         elif isinstance(t, Branch):
-            self._goto(t.then, env, assign)
-            self._goto(t.else_, env, assign)
-            c = env[t.cond]
-            if isinstance(c, (bool, np.bool_)):
-                nxt: Any = t.then.target if c else t.else_.target
-            else:
-                nxt = interp.jnp.where(c, t.then.target, t.else_.target)
-            step = _Step(assign, cells_out, nxt, GOTO)
-        elif isinstance(t, Call):
-            # `next` of a call is where the caller resumes (pushed; the loop goes to block 0)
-            step = _Step(assign, cells_out, t.cont, PUSH, args=self._call_args(t, env))
+            step = self._branch(t, env, assign, cells_out)
         else:
-            step = _Step(assign, cells_out, DONE, POP,
-                         ret=None if self.ret_cell is not None else env[t.value])
+            step = self._terminal(t, env, assign, cells_out)
         for x in step.assign.values():
             if _is_array(x) and any(self.newest(x) is c for c in cells_out.values()):
                 raise OffloadError("an array that is a recursive function's array argument "
                                    "is kept under another name across blocks: this does not "
                                    "compile")
         return step
+
+    def _terminal(self, t: Call | Return, env: dict, assign: dict, cells: dict) -> _Step:
+        if isinstance(t, Call):
+            # `next` of a call is where the caller resumes (pushed; the loop goes to block 0)
+            return _Step(assign, cells, t.cont, PUSH, args=self._call_args(t, env))
+        return _Step(assign, cells, DONE, POP, returns=True,
+                     ret=None if self.ret_cell is not None else env[t.value])
+
+    def _branch(self, t: Branch, env: dict, assign: dict, cells: dict) -> _Step:
+        """A two-way jump. A side that goes to an empty block ending in a call or a return
+        does that call or return in this step (one step less per call and per return)."""
+        sides: list[_Step] = []
+        for g in (t.then, t.else_):
+            self._goto(g, env, assign)
+            tb = self.m.blocks[g.target]
+            done = [s for s in sides if s.action != GOTO]
+            if (not tb.ops and tb.result_of is None and isinstance(tb.term, (Call, Return))
+                    and not any(type(tb.term) is type(d.term) for d in done)):
+                env_t = dict(env)
+                env_t.update(zip(tb.params, [env[a] for a in g.args], strict=True))
+                st = self._terminal(tb.term, env_t, assign, cells)
+                st.term = tb.term
+                sides.append(st)
+            else:
+                sides.append(_Step(assign, cells, g.target, GOTO))
+        c = env[t.cond]
+        if isinstance(c, (bool, np.bool_)):
+            return sides[0] if c else sides[1]
+        a, b = sides
+        where = self.interp.jnp.where
+        action = a.action if a.action == b.action else where(c, a.action, b.action)
+        ret = a if a.returns else b
+        return _Step(assign, cells, where(c, a.next, b.next), action,
+                     args=a.args or b.args, ret=ret.ret, returns=a.returns or b.returns)
 
     def _cell_out(self, b: Block, env: dict, p: int) -> Any:
         """The newest value of cell p after block b: its last version the block made
@@ -552,7 +577,7 @@ class _Run:
                     st = self.block(b, regs, cells, r_val)
                     sk = {v: split(x)[1] for v, x in st.assign.items()}
                     sk.update({v: split(x)[1] for v, x in st.args.items()})
-                    if st.action == POP and self.ret_cell is None:
+                    if st.returns and self.ret_cell is None:
                         sk["ret"] = split(st.ret)[1]
                     box.append(sk)
                     return []
@@ -622,7 +647,7 @@ class _Run:
                     regs.update(st.assign)
                     out = coerce(tuple(regs[r] for r in self.carried), reg_skel)
                     args = coerce(tuple(st.args.get(p) for p in self.call_params), arg_skel)
-                    ret = coerce(st.ret if st.action == POP else r_val, r_skel)
+                    ret = coerce(st.ret if st.returns else r_val, r_skel)
                     cl = coerce(tuple(st.cells[p] for p in self.cell_params), cell_skel)
                     return [out, args, ret, cl, jnp.asarray(st.next, dtype=np.int32),
                             jnp.asarray(st.action, dtype=np.int32)]
