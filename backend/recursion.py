@@ -201,8 +201,7 @@ def flatten(fn: Function, rt: Any) -> Machine:
         b.term = Return(vals[0])
 
     fl.region(fn.body, entry, finish)
-    blocks = fl.blocks
-    _merge_small_targets(blocks)
+    blocks = _reachable(_merge_small_targets(fl.blocks))
     defs: list[set[int]] = []
     op_uses: list[set[int]] = []
     for b in blocks:
@@ -307,7 +306,7 @@ def _may_write(fn: Function, fl: _Flattener, versions: dict[int, int], p: int) -
     return False
 
 
-def _merge_small_targets(blocks: list[Block]) -> None:
+def _merge_small_targets(blocks: list[Block]) -> list[Block]:
     """Each loop iteration runs one block, and a step costs more than a few scalar ops:
     a block that jumps to a small block (a loop's condition, the join after an `if`)
     takes a copy of it (a `move` of the jump's arguments into its parameters, then its
@@ -323,7 +322,42 @@ def _merge_small_targets(blocks: list[Block]) -> None:
                 break
             move = Op("move", [Value(a) for a in t.args], [Value(p) for p in target.params])
             b.ops = b.ops + [move] + target.ops
-            b.term = target.term
+            b.term = _copy_term(target.term)
+    return blocks
+
+
+def _copy_term(t: Any) -> Any:
+    if isinstance(t, Goto):
+        return Goto(t.target, list(t.args))
+    if isinstance(t, Branch):
+        return Branch(t.cond, _copy_term(t.then), _copy_term(t.else_))
+    if isinstance(t, Call):
+        return Call(t.op, t.cont)
+    return Return(t.value)
+
+
+def _reachable(blocks: list[Block]) -> list[Block]:
+    """The blocks a run can reach from the entry (merging leaves some unreached),
+    renumbered in order."""
+    seen = [0]
+    for i in seen:
+        t = blocks[i].term
+        nxt = [g.target for g in _gotos(t)]
+        if isinstance(t, Call):
+            nxt += [0, t.cont]
+        seen += [j for j in nxt if j not in seen]
+    keep = sorted(seen)
+    new = {old: k for k, old in enumerate(keep)}
+    out = []
+    for old in keep:
+        b = blocks[old]
+        b.index = new[old]
+        for g in _gotos(b.term):
+            g.target = new[g.target]
+        if isinstance(b.term, Call):
+            b.term.cont = new[b.term.cont]
+        out.append(b)
+    return out
 
 
 def _gotos(t: Any) -> list[Goto]:

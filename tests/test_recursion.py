@@ -5,6 +5,8 @@ the host, with the reason)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,38 +16,16 @@ from backend.compile import compiled_call
 from backend.structure import OffloadError
 from lang.api import Zyla
 
-SRC = """
-function qsort!(a, lo, hi)
-    i, j = lo, hi
-    while i < hi
-        pivot = a[(lo + hi) ÷ 2]
-        while i <= j
-            while a[i] < pivot
-                i += 1
-            end
-            while a[j] > pivot
-                j -= 1
-            end
-            if i <= j
-                a[i], a[j] = a[j], a[i]
-                i, j = i + 1, j - 1
-            end
-        end
-        if lo < j
-            qsort!(a, lo, j)
-        end
-        lo, j = i, hi
-    end
-    return a
-end
-sortperf(a) = qsort!(copy(a), 1, length(a))
+# the benchmark's own program (perf.jl's micro-benchmarks: `qsort!`, `sortperf`, `fib`)
+MICRO = (Path(__file__).resolve().parents[1] / "bench" / "micro.jl").read_text()
+
+SRC = MICRO + """
 function sortsum(a)
     b = a .* 1.0
     qsort!(b, 1, length(b))
     b[1] + 10.0 * b[end]
 end
 
-fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
 fibof(v) = fib(v[1])
 
 function bsearch(v, x, lo, hi)
