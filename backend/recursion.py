@@ -120,6 +120,7 @@ class _Flattener:
         self.blocks: list[Block] = []
         self.static: dict[int, Any] = {}
         self._contains: dict[int, bool] = {}
+        self.added = 0
 
     def new_block(self, params: list[int]) -> Block:
         b = Block(len(self.blocks), params)
@@ -154,11 +155,13 @@ class _Flattener:
                 cur.ops.append(op)
             elif op.name == "if":
                 cur = self._if(op, cur)
-            elif op.name == "while":
+            elif op.name == "while" and not op.attrs.get("tape"):
                 cur = self._while(op, cur)
+            elif op.name == "for" and not op.attrs.get("tape"):
+                cur = self._for(op, cur)
             else:
                 raise NotFlat(f"a recursive call inside `{op.name}` does not compile "
-                                   "(only inside `if` and `while`)")
+                              "(only inside `if`, `while` and `for`)")
         raise OffloadError("internal: a region without terminator")
 
     def _if(self, op: Op, cur: Block) -> Block:
@@ -172,6 +175,47 @@ class _Flattener:
         self.region(op.regions[0], t, finish)
         self.region(op.regions[1], e, finish)
         return join_
+
+    def fresh(self) -> Value:
+        """A value for an op the flattening adds (ids past the function's own)."""
+        self.added += 1
+        return Value(self.fn.counter + self.added)
+
+    def const(self, v: Any) -> Value:
+        x = self.fresh()
+        self.static[x.id] = v
+        return x
+
+    def call(self, block: Block, name: str, args: list[Value], op: Op,
+             result: Value | None = None) -> Value:
+        out = result if result is not None else self.fresh()
+        block.ops.append(Op("call", args, [out], {"fn": name}, span=op.span))
+        return out
+
+    def _for(self, op: Op, cur: Block) -> Block:
+        """`for x in it` as a counted loop: k from 0 while k < length(it), x = it[k + 1]
+        (a range, an array or a tuple; `break` and `return` leave flags that make the
+        remaining iterations do nothing, so running them all is the same)."""
+        it, inits = op.operands[0], op.operands[1:]
+        body_r = op.regions[0]
+        n = self.call(cur, "length", [it], op)
+        k0 = self.const(0)
+        head_k, body_k = self.fresh(), self.fresh()
+        head = self.new_block([head_k.id] + [self.fresh().id for _ in inits])
+        body = self.new_block([body_k.id] + [a.id for a in body_r.args[1:]])
+        exit_ = self.new_block([r.id for r in op.results])
+        cur.term = Goto(head.index, [k0.id] + [v.id for v in inits])
+        more = self.call(head, "<", [head_k, n], op)
+        head.term = Branch(more.id, Goto(body.index, list(head.params)),
+                           Goto(exit_.index, head.params[1:]))
+        k1 = self.call(body, "+", [body_k, self.const(1)], op)
+        self.call(body, "getindex", [it, k1], op, result=body_r.args[0])
+
+        def finish(b: Block, vals: list[int]) -> None:
+            b.term = Goto(head.index, [k1.id] + vals)
+
+        self.region(body_r, body, finish)
+        return exit_
 
     def _while(self, op: Op, cur: Block) -> Block:
         cond_r, body_r = op.regions
@@ -250,6 +294,11 @@ def flatten(fn: Function, rt: Any) -> Machine:
     for i, b in enumerate(blocks):  # what each block reads from before it
         made.append(defs[i] - set(b.params))
         uses[i] = (uses[i] & regs) - made[i]
+    for b in blocks:  # a branch may do a call or return of an empty target (_Run._branch)
+        for g in _gotos(b.term) if isinstance(b.term, Branch) else []:
+            tb = blocks[g.target]
+            if not tb.ops and isinstance(tb.term, (Call, Return)):
+                uses[b.index] |= uses[g.target] - set(tb.params) - made[b.index]
     versions = param_versions(fn, fl)
     written = [_may_write(fn, fl, versions, i) for i in range(len(fn.body.args))]
     return Machine(fn, blocks, fl.static, sorted(regs), uses, versions, written,

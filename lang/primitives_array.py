@@ -106,7 +106,9 @@ def _size(xp: Any, x: Any, d: Any = None) -> Any:
 
 
 def _length(xp: Any, x: Any) -> int:
-    if isinstance(x, (tuple, str, V.NamedTuple, V.Range)):
+    if isinstance(x, V.Range):
+        return x.length  # (traced when the compiled tier computes a range's bounds)
+    if isinstance(x, (tuple, str, V.NamedTuple)):
         return len(x)
     if isinstance(x, dict):
         return len(x)
@@ -405,6 +407,9 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
     if isinstance(x, dict):
         return x[idx[0]]
     if isinstance(x, V.Range):
+        if len(idx) == 1 and xp is not np and getattr(idx[0], "ndim", None) == 0 and hasattr(
+                idx[0], "aval"):  # a traced index (unchecked, as for arrays): r[i]
+            return x.start + (idx[0] - 1) * x.step
         if len(idx) == 1 and isinstance(idx[0], (int, np.integer)) and not isinstance(idx[0], bool):
             i = idx[0]
             if not 1 <= i <= x.length:

@@ -54,6 +54,29 @@ halves(v) = halve(v[1], 3)
 countdown(x) = x > 0.0 ? 1 + countdown(x - 1.0) : 0
 depth(v) = countdown(v[1])
 
+function dfs!(visited, adj, v)
+    visited[v] = 1.0
+    for u in 1:size(adj, 1)
+        if adj[v, u] > 0.0 && visited[u] == 0.0
+            dfs!(visited, adj, u)
+        end
+    end
+    return visited
+end
+reach(adj) = dfs!(zeros(size(adj, 1)), adj, 1)
+
+function paths(adj, v, t)
+    v == t && return 1.0
+    s = 0.0
+    for u in v+1:size(adj, 1)
+        if adj[v, u] > 0.0
+            s += paths(adj, u, t)
+        end
+    end
+    s
+end
+npaths(adj) = paths(adj, 1, size(adj, 1))
+
 slicesum(v) = length(v) <= 1 ? sum(v) : (v[1] > 0.0 ? v[1] + slicesum(v[2:end]) : 0.0)
 """
 
@@ -192,3 +215,13 @@ def test_the_hosts_array_is_sorted_in_place(z: Zyla) -> None:
     r = compiled(z, "qsort!", x, 1, 60)
     np.testing.assert_array_equal(x, expected)
     np.testing.assert_array_equal(r, expected)
+
+
+@pytest.mark.parametrize("n,p", [(1, 0.5), (6, 0.3), (25, 0.08), (40, 0.05)])
+def test_depth_first_search_in_a_for_loop(z: Zyla, n: int, p: float) -> None:
+    """A recursive call inside `for u in 1:n` (the loop becomes a counted loop of blocks):
+    depth-first search marks what it reaches in the shared `visited`, and counting the
+    paths of a DAG keeps the loop's running sum in the frame across each call."""
+    adj = (np.random.default_rng(n).random((n, n)) < p).astype(np.float64)
+    np.testing.assert_array_equal(z.call("reach", adj, compiled=True), z.call("reach", adj))
+    assert z.call("npaths", adj, compiled=True) == z.call("npaths", adj)
