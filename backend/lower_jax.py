@@ -107,6 +107,7 @@ class JaxInterpreter(Interpreter):
         self.self_recursive: dict[int, bool] = {}
         # per function being traced: the control depth each of its activations began at
         self.activations: dict[int, list[int]] = {}
+        self.inline_limits: dict[int, int] = {}  # functions inlined after a refusal
         import jax
         from jax import lax
 
@@ -416,11 +417,12 @@ class JaxInterpreter(Interpreter):
         # loop, its depth is the data's and the trace would only end at Python's stack
         # limit, after minutes: it is refused once it is this deep.
         entered = self.activations.setdefault(id(fn), [])
-        if (len(entered) >= MAX_TRACED_RECURSION and self.control_depth > entered[0]):
-            raise OffloadError(f"`{fn.name}` recurses more than {MAX_TRACED_RECURSION} "
-                               "levels below a traced condition or loop: a recursion whose "
-                               "depth the data decide compiles only as a function calling "
-                               "itself directly, without differentiation")
+        limit = self.inline_limits.get(id(fn), MAX_TRACED_RECURSION)
+        if len(entered) >= limit and self.control_depth > entered[0]:
+            raise OffloadError(f"`{fn.name}` recurses more than {limit} levels below a "
+                               "traced condition or loop: a recursion whose depth the data "
+                               "decide compiles only as a function calling itself directly, "
+                               "without differentiation")
         entered.append(self.control_depth)
         try:
             return super().run_function(fn, args)
@@ -452,15 +454,26 @@ class JaxInterpreter(Interpreter):
             if e.fn is not fn:
                 raise
             self.restore_trace_state(saved)
+            bound = self.bind_args(fn, captures, args, kwargs)
             try:
-                machine = flatten(fn, self.rt)
-            except NotFlat:
-                # not a shape the stack machine takes: inline it (its recursion may
-                # still end while tracing, e.g. on a static depth argument)
+                self.recursing[key] = None
+                return run_machine(self, flatten(fn, self.rt), bound)
+            except OffloadError as refusal:
+                # Not something the stack machine takes: inline it, as its recursion may
+                # still end while tracing (a static depth: slices of a static length, a
+                # depth argument) - a few levels only, as each level below a traced
+                # condition is traced twice (probe, then trace).
+                self.restore_trace_state(saved)
                 self.recursing[key] = _INLINE
-                return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
-            self.recursing[key] = None
-            return run_machine(self, machine, self.bind_args(fn, captures, args, kwargs))
+                self.inline_limits[key] = MAX_INLINED_RECURSION
+                try:
+                    return self.run_function(fn, bound)
+                except OffloadError as e:
+                    if not isinstance(refusal, NotFlat) and _too_deep(e):
+                        raise refusal from None
+                    raise
+                finally:
+                    del self.inline_limits[key]
         finally:
             del self.recursing[key]
 
@@ -1054,6 +1067,11 @@ class JaxInterpreter(Interpreter):
 
 
 MAX_TRACED_RECURSION = 64  # see run_function
+MAX_INLINED_RECURSION = 8  # see run_method_fn
+
+
+def _too_deep(e: Exception) -> bool:
+    return "levels below a traced condition" in str(e)
 _INLINE = 1 << 30  # a control depth no trace reaches: inline every recursive call
 
 
