@@ -5,13 +5,17 @@ condition (`if lo < j; qsort!(a, lo, j); end` with `j` computed from the data) w
 inlined forever. Such a function is lowered instead as a state machine (`run_machine`):
 
 - `flatten` cuts the function's structured IR into blocks at each recursive call and at
-  every `if`/`while` that contains one (regions without a recursive call stay whole and
-  are traced as usual inside their block). A block ends in a `Goto`, a `Branch`, a
-  `Call` (the recursive call) or a `Return`.
+  every `if`/`while`/`for` that contains one (regions without a recursive call stay
+  whole and are traced as usual inside their block; a `for` becomes a counted loop over
+  `it[k]`). A block ends in a `Goto`, a `Branch`, a `Call` (the recursive call) or a
+  `Return`. A jump to a small block takes a copy of it, and a branch to an empty block
+  that calls or returns does so in the same step (each step of the loop costs ~2 µs of
+  XLA:CPU control, whatever the block does).
 - The values that cross blocks are registers, carried by one `lax.while_loop` whose body
-  is a `lax.switch` over the blocks. A `Call` pushes the registers (the caller's frame)
-  and the block to resume at onto fixed-capacity stacks, sets the parameters and jumps
-  to the entry; a `Return` pops them, and the resumed block reads the returned value.
+  is a `lax.switch` over the blocks. A `Call` pushes the registers live where it resumes
+  (the caller's frame) and the block to resume at onto fixed-capacity stacks, sets the
+  parameters and jumps to the entry; a `Return` pops them, and the resumed block reads
+  the returned value.
   A full stack stops the loop and raises the overflow flag, so the caller recompiles
   with a larger capacity (as a loop tape does).
 - An array parameter that the recursion passes on as itself (`qsort!(a, lo, j)` inside
@@ -21,9 +25,11 @@ inlined forever. Such a function is lowered instead as a state machine (`run_mac
   cell's final value as a write.
 
 Register types are found by probing each block (`jax.eval_shape`) until they stop
-changing. Everything unsupported (a recursive call inside a `for`, with keywords or
-splats, to another method, an array passed on that is not the parameter itself, mutual
-recursion) raises OffloadError, and the call runs on the host.
+changing. A shape `flatten` does not take (a recursive call with keywords or splats, in
+a differentiated loop) raises NotFlat; what the run refuses (a call of another method, an
+array passed on that is not the parameter itself, mutual recursion) raises
+OffloadError. Either way the caller (JaxInterpreter.run_method_fn) inlines the recursion
+for a few levels instead, and failing that the call runs on the host.
 """
 
 from __future__ import annotations
@@ -490,7 +496,7 @@ class _Step:
     args: dict[int, Any] = field(default_factory=dict)
     ret: Any = None
     returns: bool = False  # (maybe, under a traced condition) a return: `ret` is set
-    term: Any = None  # the terminator a branch folded in
+    term: Any = None  # the call or return a branch folded in (see _branch)
 
 
 class _Run:
