@@ -603,6 +603,27 @@ class _Run:
         return _Step(assign, cells, where(c, a.next, b.next), action,
                      args=a.args or b.args, ret=ret.ret, returns=a.returns or b.returns)
 
+    def _writes_cells(self, b: Block) -> bool:
+        """May block b change a cell: an op of it makes a version of one (a write, or a
+        loop or `if` that carries one), or hands one to code that may write into it (a
+        function that is not a primitive, a function value, a closure)?"""
+        if not self.cell_params:
+            return False
+        for top in b.ops:
+            if top.name == "move":
+                continue
+            if any(r.id in self.alias for r in top.results):
+                return True
+            for op in [top, *(x for r in top.regions for x in walk_ops(r))]:
+                if not any(v.id in self.alias for v in op.operands):
+                    continue
+                if op.name in ("callv", "closure"):
+                    return True
+                if op.name == "call" and (op.attrs["fn"] in MUTATING or not isinstance(
+                        _lookup(self.interp.rt, op.attrs["fn"]), Primitive)):
+                    return True
+        return False
+
     def _cell_out(self, b: Block, env: dict, p: int) -> Any:
         """The newest value of cell p after block b: its last version the block made
         (the functional IR threads writes through versions), with the writes callees
@@ -726,31 +747,56 @@ class _Run:
         ret_stack = jnp.zeros((cap,), dtype=np.int32)
         serial = interp.rng_serial()
 
+        def run_block(b: Block, regs_lv: list, r_lv: list, cell_lv: list) -> list:
+            """[registers, call arguments, return value, cells, next, action, flag]."""
+            def go() -> list:
+                regs = dict(zip(self.carried, join(reg_skel, regs_lv), strict=True))
+                r_val = join(r_skel, r_lv)
+                cells = list(join(cell_skel, cell_lv))
+                st = self.block(b, regs, cells, r_val)
+                regs.update(st.assign)
+                out = coerce(tuple(regs[r] for r in self.carried), reg_skel)
+                args = coerce(tuple(st.args.get(p) for p in self.call_params), arg_skel)
+                ret = coerce(st.ret if st.returns else r_val, r_skel)
+                cl = coerce(tuple(st.cells[p] for p in self.cell_params), cell_skel)
+                return [out, args, ret, cl, jnp.asarray(st.next, dtype=np.int32),
+                        jnp.asarray(st.action, dtype=np.int32)]
+            res, flag = interp.isolated(go)
+            return res + [flag]
+
+        # A block that writes an array cell runs in a while loop of 0 or 1 trips, which
+        # updates the cell in place; passed through a switch branch, the cell would be
+        # copied at every step (XLA copies a conditional's pass-through operands).
+        writers = {b.index for b in self.m.blocks if self._writes_cells(b)}
+
         def branch(b: Block) -> Any:
-            def run(regs_lv: list, r_lv: list, cell_lv: list) -> list:
-                def go() -> list:
-                    regs = dict(zip(self.carried, join(reg_skel, regs_lv), strict=True))
-                    r_val = join(r_skel, r_lv)
-                    cells = list(join(cell_skel, cell_lv))
-                    st = self.block(b, regs, cells, r_val)
-                    regs.update(st.assign)
-                    out = coerce(tuple(regs[r] for r in self.carried), reg_skel)
-                    args = coerce(tuple(st.args.get(p) for p in self.call_params), arg_skel)
-                    ret = coerce(st.ret if st.returns else r_val, r_skel)
-                    cl = coerce(tuple(st.cells[p] for p in self.cell_params), cell_skel)
-                    return [out, args, ret, cl, jnp.asarray(st.next, dtype=np.int32),
-                            jnp.asarray(st.action, dtype=np.int32)]
-                res, flag = interp.isolated(go)
-                return res + [flag]
+            def run(regs_lv: list, r_lv: list, cell_lv: list, pre: list) -> list:
+                if b.index in writers:
+                    return pre  # it ran before the switch
+                out = run_block(b, regs_lv, r_lv, cell_lv)
+                return out[:3] + out[4:]
             return run
 
         branches = [branch(b) for b in self.m.blocks]
 
+        def run_writers(st: Any, regs_lv: list, r_lv: list, cell_lv: list) -> tuple:
+            pre = [regs_lv, coerce(None, arg_skel), r_lv, st, jnp.asarray(GOTO, np.int32),
+                   jnp.asarray(False)]
+            for w in sorted(writers):
+                def once(s: tuple, w: int = w) -> tuple:
+                    out = run_block(self.m.blocks[w], regs_lv, r_lv, s[1])
+                    return (jnp.asarray(False), out[3], out[:3] + out[4:])
+
+                _, cell_lv, pre = lax.while_loop(lambda s: s[0], once,
+                                                 (st == w, cell_lv, pre))
+            return cell_lv, pre
+
         def body(state: tuple) -> tuple:
             st, sp, k, regs_lv, r_lv, cell_lv, stk, rets, over = state
             with interp.iteration(serial, k):
-                out, args, ret, cl, nxt, action, flag = lax.switch(
-                    st, branches, regs_lv, r_lv, cell_lv)
+                cl, pre = run_writers(st, regs_lv, r_lv, cell_lv) if writers else (cell_lv, [])
+                out, args, ret, nxt, action, flag = lax.switch(
+                    st, branches, regs_lv, r_lv, cl, pre)
             # the stacks are touched only by a call (push) or a return (pop)
             def on_goto(o: tuple) -> tuple:
                 return o
@@ -802,6 +848,13 @@ class _Run:
 def run_machine(interp: Any, m: Machine, args: list) -> Any:
     """m.fn(args...) (bound parameter values) lowered as a loop over an explicit stack."""
     return _Run(interp, m, args).run()
+
+
+def _lookup(rt: Any, name: str) -> Any:
+    try:
+        return rt.lookup(name)
+    except Exception:  # noqa: BLE001 - an unknown name may be anything
+        return None
 
 
 def _is_array(x: Any) -> bool:
