@@ -38,7 +38,7 @@ import numpy as np
 
 from backend import sharding as S
 from backend.lower_jax import JaxInterpreter
-from backend.structure import OffloadError, _Id, _join, _split, _unid
+from backend.structure import OffloadError, _Id, _join, _split, _unid, is_array_value
 from lang import numeric as N
 from lang import values as V
 from lang.builtins_random import KEY_INPUT, host_key
@@ -506,8 +506,16 @@ def _shares_memory(host_in: list) -> bool:
 # --- building -------------------------------------------------------------------------------
 
 TRACE_RECURSION_LIMIT = 20000
-if sys.getrecursionlimit() < TRACE_RECURSION_LIMIT:  # as build does; once, at import
-    sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
+
+
+def _room_for_tracing() -> None:
+    """Tracing follows the program's calls on Python's stack (a Chain's layers are a
+    recursion over a tuple: ~25 Python frames per layer): allow the depth the CLI does."""
+    if sys.getrecursionlimit() < TRACE_RECURSION_LIMIT:
+        sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
+
+
+_room_for_tracing()  # at import, and again by build (a caller may have lowered it)
 
 
 def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
@@ -517,10 +525,7 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
 
     jnp = N.jax_numpy()  # also turns on 64-bit types, which Julia semantics need
     enable_persistent_cache(default_only=True)
-    # tracing follows the program's calls on Python's stack (a Chain's layers are a
-    # recursion over a tuple: ~25 Python frames per layer), as the CLI allows for
-    if sys.getrecursionlimit() < TRACE_RECURSION_LIMIT:
-        sys.setrecursionlimit(TRACE_RECURSION_LIMIT)
+    _room_for_tracing()
     skel, extra = key
     dups = None if type(extra) is int else extra[1]
     uniq = _unique(leaves, extra)
@@ -823,11 +828,11 @@ class InPlaceInterpreter(JaxInterpreter):
             return special(self, p, args, kwargs)
         if p.name in MUTATING and self.nested:
             self.nested_writes += 1
-        if (p.name in MUTATING and args and _is_array_value(args[0])
+        if (p.name in MUTATING and args and is_array_value(args[0])
                 and sys._getframe(1).f_code is not self.ad_code):
             return self._write_call(p, args, kwargs)
         out = super().call_primitive(p, args, kwargs)
-        if _is_array_value(out):
+        if is_array_value(out):
             self.born[id(out)] = self.nested
             self.alive.append(out)
         return out
@@ -853,7 +858,7 @@ class InPlaceInterpreter(JaxInterpreter):
 
     def born_here(self, values: Any) -> None:
         for v in values:
-            if _is_array_value(v):
+            if is_array_value(v):
                 self.born.setdefault(id(v), self.nested)
                 self.alive.append(v)
 
@@ -952,13 +957,6 @@ class InPlaceInterpreter(JaxInterpreter):
             raise OffloadError("a compiled loop that writes into an array the caller passed "
                                "in runs on the host")
         return out
-
-
-def _is_array_value(x: Any) -> bool:
-    """A numeric array of the trace (traced, or a numpy constant) that a write can target."""
-    if type(x) is np.ndarray:
-        return x.dtype != object and x.ndim > 0
-    return hasattr(x, "aval") and getattr(x, "ndim", 0) > 0
 
 
 def _offload_call(interp: InPlaceInterpreter, p: Any, args: list, kwargs: dict | None) -> Any:

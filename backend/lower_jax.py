@@ -419,7 +419,7 @@ class JaxInterpreter(Interpreter):
         entered = self.activations.setdefault(id(fn), [])
         limit = self.inline_limits.get(id(fn), MAX_TRACED_RECURSION)
         if len(entered) >= limit and self.control_depth > entered[0]:
-            raise OffloadError(f"`{fn.name}` recurses more than {limit} levels below a "
+            raise _TooDeep(f"`{fn.name}` recurses more than {limit} levels below a "
                                "traced condition or loop: a recursion whose depth the data "
                                "decide compiles only as a function calling itself directly, "
                                "without differentiation")
@@ -436,8 +436,9 @@ class JaxInterpreter(Interpreter):
         # the outermost call of that function is lowered again as a loop over an explicit
         # stack of frames instead (backend.recursion).
         key = id(fn)
+        bound = self.bind_args(fn, captures, args, kwargs)
         if captures or not self._self_recursive(fn):
-            return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
+            return self.run_function(fn, bound)
         if key in self.recursing:
             entered = self.recursing[key]
             if entered is None:
@@ -445,16 +446,15 @@ class JaxInterpreter(Interpreter):
                                    "function: this does not compile")
             if self.control_depth > entered:
                 raise _DataRecursion(fn)
-            return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
+            return self.run_function(fn, bound)
         self.recursing[key] = self.control_depth
         saved = self.trace_state()
         try:
-            return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
+            return self.run_function(fn, bound)
         except _DataRecursion as e:
             if e.fn is not fn:
                 raise
             self.restore_trace_state(saved)
-            bound = self.bind_args(fn, captures, args, kwargs)
             try:
                 self.recursing[key] = None
                 return run_machine(self, flatten(fn, self.rt), bound)
@@ -468,10 +468,10 @@ class JaxInterpreter(Interpreter):
                 self.inline_limits[key] = MAX_INLINED_RECURSION
                 try:
                     return self.run_function(fn, bound)
-                except OffloadError as e:
-                    if not isinstance(refusal, NotFlat) and _too_deep(e):
-                        raise refusal from None
-                    raise
+                except _TooDeep:
+                    if isinstance(refusal, NotFlat):
+                        raise
+                    raise refusal from None
                 finally:
                     del self.inline_limits[key]
         finally:
@@ -1070,9 +1070,11 @@ MAX_TRACED_RECURSION = 64  # see run_function
 MAX_INLINED_RECURSION = 8  # see run_method_fn
 
 
-def _too_deep(e: Exception) -> bool:
-    return "levels below a traced condition" in str(e)
 _INLINE = 1 << 30  # a control depth no trace reaches: inline every recursive call
+
+
+class _TooDeep(OffloadError):
+    """A recursion inlined past its limit below traced control (see run_function)."""
 
 
 class _DataRecursion(Unwind):

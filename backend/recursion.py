@@ -39,7 +39,15 @@ from typing import Any
 
 import numpy as np
 
-from backend.structure import OffloadError, coerce, join, split, unify, zeros_for
+from backend.structure import (
+    OffloadError,
+    coerce,
+    is_array_value,
+    join,
+    split,
+    unify,
+    zeros_for,
+)
 from lang.functions import GenericFunction, typeof
 from lang.ir import Function, Op, Region, Value, walk_ops
 from lang.primitives import Primitive
@@ -110,11 +118,24 @@ def self_calls(fn: Function, rt: Any) -> bool:
 def _is_self_call(op: Op, fn: Function, rt: Any) -> bool:
     if op.name != "call":
         return False
-    try:
-        g = rt.lookup(op.attrs["fn"])
-    except Exception:  # noqa: BLE001 - an undefined name is not a self call
-        return False
+    g = _lookup(rt, op.attrs["fn"])
     return isinstance(g, GenericFunction) and any(m.fn is fn for m in g.methods)
+
+
+def _may_write_into(op: Op, aliased: Any, fn: Function, rt: Any) -> bool:
+    """Might op write into an array whose value ids `aliased` accepts: a MUTATING
+    primitive writing it, or the array handed to a function value, a closure, or a
+    function other than a primitive and fn itself (whose writes are the recursion's)?"""
+    if op.name not in ("call", "callv", "closure") or not any(aliased(v.id)
+                                                              for v in op.operands):
+        return False
+    if op.name != "call":
+        return True
+    if op.attrs["fn"] in MUTATING:
+        return aliased(op.operands[0].id)
+    if _is_self_call(op, fn, rt):
+        return False
+    return not isinstance(_lookup(rt, op.attrs["fn"]), Primitive)
 
 
 # --- cutting the IR into blocks -------------------------------------------------------------
@@ -306,7 +327,8 @@ def flatten(fn: Function, rt: Any) -> Machine:
             if not tb.ops and isinstance(tb.term, (Call, Return)):
                 uses[b.index] |= uses[g.target] - set(tb.params) - made[b.index]
     versions = param_versions(fn, fl)
-    written = [_may_write(fn, fl, versions, i) for i in range(len(fn.body.args))]
+    written = [any(_may_write_into(op, lambda v, i=i: versions.get(v) == i, fn, rt)
+                   for op in walk_ops(fn.body)) for i in range(len(fn.body.args))]
     return Machine(fn, blocks, fl.static, sorted(regs), uses, versions, written,
                    _frame_registers(blocks, uses, made))
 
@@ -335,30 +357,6 @@ def _frame_registers(blocks: list[Block], uses: list[set[int]], made: list[set[i
         if isinstance(b.term, Call):
             keep |= live[b.term.cont] - {blocks[b.term.cont].result_of}
     return keep
-
-
-def _may_write(fn: Function, fl: _Flattener, versions: dict[int, int], p: int) -> bool:
-    """Whether a version of parameter p is written (a MUTATING primitive) or passed to a
-    call that might write into it (a function other than a primitive and fn itself)."""
-    for op in walk_ops(fn.body):
-        if op.name not in ("call", "callv"):
-            continue
-        if not any(versions.get(v.id) == p for v in op.operands):
-            continue
-        if op.name == "callv":
-            return True
-        name = op.attrs["fn"]
-        if name in MUTATING and versions.get(op.operands[0].id) == p:
-            return True
-        if fl.is_self(op):
-            continue
-        try:
-            f = fl.rt.lookup(name)
-        except Exception:  # noqa: BLE001 - unknown: assume it may write
-            return True
-        if not isinstance(f, Primitive):
-            return True
-    return False
 
 
 def _merge_small_targets(blocks: list[Block]) -> list[Block]:
@@ -507,7 +505,7 @@ class _Run:
         fn = m.fn
         self.params = [a.id for a in fn.body.args]
         # threaded arrays: array parameters, shared by every frame (one cell each)
-        self.cell_params = [i for i, a in enumerate(args) if _is_array(a)]
+        self.cell_params = [i for i, a in enumerate(args) if is_array_value(a)]
         cells = set(self.cell_params)
         self.alias = {v: p for v, p in m.versions.items() if p in cells}
         ret = fn.body.ops[-1].operands[0].id
@@ -563,7 +561,7 @@ class _Run:
         else:
             step = self._terminal(t, env, assign, cells_out)
         for x in step.assign.values():
-            if _is_array(x) and any(self.newest(x) is c for c in cells_out.values()):
+            if is_array_value(x) and any(self.newest(x) is c for c in cells_out.values()):
                 raise OffloadError("an array that is a recursive function's array argument "
                                    "is kept under another name across blocks: this does not "
                                    "compile")
@@ -609,19 +607,15 @@ class _Run:
         function that is not a primitive, a function value, a closure)?"""
         if not self.cell_params:
             return False
+        aliased = self.alias.__contains__
         for top in b.ops:
             if top.name == "move":
                 continue
-            if any(r.id in self.alias for r in top.results):
+            if any(aliased(r.id) for r in top.results):
                 return True
-            for op in [top, *(x for r in top.regions for x in walk_ops(r))]:
-                if not any(v.id in self.alias for v in op.operands):
-                    continue
-                if op.name in ("callv", "closure"):
-                    return True
-                if op.name == "call" and (op.attrs["fn"] in MUTATING or not isinstance(
-                        _lookup(self.interp.rt, op.attrs["fn"]), Primitive)):
-                    return True
+            if any(_may_write_into(op, aliased, self.m.fn, self.interp.rt)
+                   for op in [top, *(x for r in top.regions for x in walk_ops(r))]):
+                return True
         return False
 
     def _cell_out(self, b: Block, env: dict, p: int) -> Any:
@@ -855,12 +849,6 @@ def _lookup(rt: Any, name: str) -> Any:
         return rt.lookup(name)
     except Exception:  # noqa: BLE001 - an unknown name may be anything
         return None
-
-
-def _is_array(x: Any) -> bool:
-    if type(x) is np.ndarray:
-        return x.dtype != object and x.ndim > 0
-    return hasattr(x, "aval") and getattr(x, "ndim", 0) > 0
 
 
 def _dtype(x: Any) -> Any:

@@ -63,6 +63,13 @@ class BatchedBack:
 LEAF = ("leaf",)
 
 
+def is_array_value(x: Any) -> bool:
+    """A numeric array of a trace (traced, or a numpy constant) that a write can target."""
+    if type(x) is np.ndarray:
+        return x.dtype != object and x.ndim > 0
+    return hasattr(x, "aval") and getattr(x, "ndim", 0) > 0
+
+
 def _is_jax(x: Any) -> bool:
     return hasattr(x, "aval") or type(x).__module__.startswith("jax")
 
