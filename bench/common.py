@@ -117,10 +117,14 @@ def zyla_session(source: str, filename: str = "bench.jl", prelude: str = "") -> 
 
 
 def jax_setup() -> Any:
-    """JAX configured as Zyla configures it (64-bit types on), returned as the module."""
+    """JAX configured as Zyla configures it (64-bit types, the same Float32 matmul
+    precision: lang.numeric.configure_jax), returned as the module: the peers compute
+    what Zyla computes."""
     import jax
 
-    jax.config.update("jax_enable_x64", True)
+    from lang.numeric import configure_jax
+
+    configure_jax()
     return jax
 
 

@@ -322,13 +322,13 @@ def first_gradient_rows(quick: bool) -> list[Row]:
     """Wall time of a fresh `zyla run` of a file whose first gradient is the MLP's, cold
     (empty persistent XLA cache) and warm (second run, cache filled), against a fresh
     Python process doing the same in JAX."""
-    zyla = str(ROOT / ".venv" / "bin" / "zyla")
-    if not os.path.exists(zyla):
-        zyla = "zyla"
+    from lang.cli import command
+
+    zyla = command()
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, ZYLA_XLA_CACHE=cache)
-        cold = _run_timed([zyla, "run", str(FIRST_GRAD_JL)], env)
-        warm = _run_timed([zyla, "run", str(FIRST_GRAD_JL)], env)
+        cold = _run_timed(zyla + ["run", str(FIRST_GRAD_JL)], env)
+        warm = _run_timed(zyla + ["run", str(FIRST_GRAD_JL)], env)
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(FIRST_GRAD_PY)
     try:

@@ -254,9 +254,13 @@ def _same(a: Any, b: Any) -> bool:
     return a.shape == b.shape and np.allclose(a, b, rtol=1e-12, atol=0)
 
 
-def _plausible_randmatstat(results: list) -> bool:
-    """perf.jl's check of randmatstat: both statistics of every result in (0.5, 1.0)."""
-    return all(0.5 < float(v) < 1.0 for r in results for v in np.asarray(r).reshape(-1))
+def _plausible_randmatstat(results: list, t: int) -> bool:
+    """perf.jl's check of randmatstat (t = 1000): both statistics of every result in
+    (0.5, 1.0). At the quick size (t = 100) the statistics spread further from draw to
+    draw (0.64 to 1.03 seen in one run), so the band is (0.2, 2.0): still a check that
+    the matrices are drawn and multiplied, not a flaky one."""
+    lo, hi = (0.5, 1.0) if t >= 1000 else (0.2, 2.0)
+    return all(lo < float(v) < hi for r in results for v in np.asarray(r).reshape(-1))
 
 
 def bench_micro(quick: bool, reps: int) -> list[Row]:
@@ -298,7 +302,7 @@ def bench_micro(quick: bool, reps: int) -> list[Row]:
         jcall = lambda name=name, a=a: np.asarray(jx[name](*a))  # noqa: E731
         if name == "randmatstat":
             # random matrices: every statistic must land where perf.jl's check says
-            assert _plausible_randmatstat([zres, pres, jcall()]), (zres, pres, jcall())
+            assert _plausible_randmatstat([zres, pres, jcall()], a[0]), (zres, pres, jcall())
         else:
             assert _same(zres, pres), (name, zres, pres)
             assert _same(zres, jcall()), (name, zres, jcall())
@@ -316,7 +320,7 @@ def bench_micro(quick: bool, reps: int) -> list[Row]:
                         "≥ 50×", ratio=pp / zp, peer_name="CPython"))
         if name == "randmatstat":
             fcall = lambda a=a: np.asarray(jx["randmatstat_fused"](*a))  # noqa: E731
-            assert _plausible_randmatstat([fcall()])
+            assert _plausible_randmatstat([fcall()], a[0])
             zf, jf = interleaved(zcall, fcall, reps, warmup=2, inner=inner)
             rows.append(row("micro", f"{title}: Zyla vs JAX drawing the four matrices at once",
                             zf * 1e3, jf * 1e3, "ms", "",
@@ -336,7 +340,7 @@ def _host_rows(rt: Any, f: Any, name: str, a: tuple, title: str, reason: str,
         random.seed(1)
         np.random.seed(1)
         pres = pcall()
-        assert _plausible_randmatstat([zres, pres]), (zres, pres)
+        assert _plausible_randmatstat([zres, pres], a[0]), (zres, pres)
     else:
         zcall = lambda: rt.interp.call_value(f, list(a))  # noqa: E731
         assert _same(zcall(), pcall()), name

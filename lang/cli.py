@@ -38,9 +38,27 @@ environment: ZYLA_DEBUG=1 (Python tracebacks), ZYLA_COMPILE=auto|never|always,
              ZYLA_COMPILE_NOTICE=SECONDS (announce compiles longer than this; default 2),
              ZYLA_XLA_CACHE=DIR|off (XLA executables kept between runs; default
              $XDG_CACHE_HOME/zyla/xla), ZYLA_FRONTEND_CACHE=DIR|off (the parsed and
-             lowered standard library; default $XDG_CACHE_HOME/zyla/frontend)"""
+             lowered standard library; default $XDG_CACHE_HOME/zyla/frontend),
+             ZYLA_MATMUL_PRECISION=highest|high|default (Float32 products and
+             convolutions; default highest, IEEE Float32 as in Julia; on a GPU
+             `default` allows TensorFloat-32)"""
 
 VERSION = "zyla 0.1.0"
+
+
+def command() -> list[str]:
+    """The command line that starts this checkout's `zyla`: the console script of its
+    virtual environment or of the running interpreter, else this module run by the
+    running interpreter (for tests and benchmarks that start `zyla` in a subprocess)."""
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for cand in (root / ".venv" / "bin" / "zyla", Path(sys.executable).parent / "zyla"):
+        if cand.exists():
+            return [str(cand)]
+    found = shutil.which("zyla")
+    return [found] if found else [sys.executable, "-m", "lang.cli"]
 
 
 def _debug() -> bool:

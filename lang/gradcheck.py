@@ -393,8 +393,7 @@ def jax_value_and_grad(rt: Any, f: Any,
         from backend.lower_jax import JaxInterpreter
         from lang.numeric import jax_numpy
 
-        jax_numpy()
-        jax.config.update("jax_enable_x64", True)
+        jax_numpy()  # (configures JAX as Zyla needs it)
         leaves = [v for _, v in float_leaves(tuple(args))]
 
         def primal(xs: list) -> Any:

@@ -21,10 +21,38 @@ OBJ = np.dtype(object)
 _RANK = {BOOL: 0, I64: 1, np.dtype(np.int32): 1, F32: 2, np.dtype(np.float16): 2, F64: 3}
 
 
-def jax_numpy() -> types.ModuleType:
+# ZYLA_MATMUL_PRECISION: how XLA may compute Float32 matrix products and convolutions.
+# Julia's Float32 is IEEE single precision (CUDA.jl's default math mode keeps it), so the
+# default is "highest"; on a GPU "default" lets XLA use TensorFloat-32 (about 10 bits of
+# mantissa in the products) for speed, as plain JAX does. The CPU computes in Float32
+# whatever the setting.
+MATMUL_PRECISIONS = ("highest", "high", "default")
+_configured = False
+
+
+def matmul_precision() -> str:
+    """The precision ZYLA_MATMUL_PRECISION asks for (unknown values: "highest")."""
+    import os
+
+    want = os.environ.get("ZYLA_MATMUL_PRECISION", "highest").strip().lower()
+    return want if want in MATMUL_PRECISIONS else "highest"
+
+
+def configure_jax() -> None:
+    """Set JAX up as Zyla's semantics need it, once: 64-bit types (Julia's Int and
+    Float64) and the Float32 matrix-product precision (matmul_precision)."""
+    global _configured
+    if _configured:
+        return
     import jax
 
     jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_default_matmul_precision", matmul_precision())
+    _configured = True
+
+
+def jax_numpy() -> types.ModuleType:
+    configure_jax()
     import jax.numpy as jnp
 
     return jnp

@@ -13,28 +13,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from lang.cli import command as zyla_cmd
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 120
-
-
-def zyla_cmd() -> list[str]:
-    """The `zyla` console script of this checkout's venv (or of the running interpreter)."""
-    for cand in (ROOT / ".venv" / "bin" / "zyla", Path(sys.executable).parent / "zyla"):
-        if cand.exists():
-            return [str(cand)]
-    found = shutil.which("zyla")
-    if found:
-        return [found]
-    return [sys.executable, "-m", "lang.cli"]
 
 
 def clean_env(**extra: str) -> dict[str, str]:

@@ -40,12 +40,12 @@ HYP = settings(max_examples=10, deadline=None, suppress_health_check=list(Health
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test gets its own cache file, a clean process state and no forcing from the
-    environment."""
+    """Each test gets its own cache file, a clean process state, no forcing from the
+    environment and measuring on (whatever the backend's default)."""
     monkeypatch.setenv("ZYLA_COSTMODEL_CACHE", str(tmp_path / "costmodel.json"))
     monkeypatch.delenv("ZYLA_CONV_LOWERING", raising=False)
     monkeypatch.delenv("ZYLA_POOL_LOWERING", raising=False)
-    monkeypatch.delenv("ZYLA_COSTMODEL", raising=False)
+    monkeypatch.setenv("ZYLA_COSTMODEL", "on")
     monkeypatch.delenv("ZYLA_COSTMODEL_BUDGET", raising=False)
     monkeypatch.delenv("ZYLA_COSTMODEL_MIN_WORK", raising=False)
     CM.reset()
@@ -351,7 +351,16 @@ def test_budget_and_off_switch_fall_back_to_the_default(
         assert prims.count("conv_general_dilated") == 3  # the defaults: XLA convolutions
         assert {c.source for c in CM.report()} == {"default"}
         assert CM.measurements() == 0 and not (tmp_path / "costmodel.json").exists()
-        monkeypatch.delenv(var)
+        monkeypatch.setenv("ZYLA_COSTMODEL_BUDGET", "120")
+        monkeypatch.setenv("ZYLA_COSTMODEL", "on")
+
+
+def test_measuring_is_on_by_default_on_the_cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ZYLA_COSTMODEL")
+    assert CM._measuring_on() == (jax.default_backend() == "cpu")
+    for value, on in (("on", True), ("1", True), ("off", False), ("no", False)):
+        monkeypatch.setenv("ZYLA_COSTMODEL", value)
+        assert CM._measuring_on() is on
 
 
 # --- a Flux model compiled with each lowering ---------------------------------------------------

@@ -13,14 +13,13 @@ import io
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from lang import diagnostics as D
-from lang.cli import dispatch, run_file
+from lang.cli import command, dispatch, run_file
 from lang.errors import SourceFile, ZylaError, format_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -212,8 +211,7 @@ def test_bad_program(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: s
 
 def test_console_script_reports_without_traceback(tmp_path: Path) -> None:
     """The real `zyla` command, for a syntax error and a run-time error."""
-    zyla = ROOT / ".venv" / "bin" / "zyla"
-    cmd = [str(zyla)] if zyla.exists() else [sys.executable, "-m", "lang.cli"]
+    cmd = command()
     env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
     env["JAX_PLATFORMS"] = "cpu"
     for name in ("assign_in_if", "undef_typo"):

@@ -111,7 +111,11 @@ class FwdSession:
         if fn is None:
             primal = self.s.z.jax_primal(self.s.define(case), *self.s.zargs(a))
             fn = self.jvps[key] = jax.jit(lambda p, t: jax.jvp(primal, p, t))
-        _, t = fn(tuple(xs), tuple(np.asarray(x, dtype=np.float64) for x in vs))
+        # the oracle runs on the CPU: on a GPU, JAX's jvp of max-pooling packs value and
+        # tangent into one 64-bit word and so rounds Float64 to about 7 digits
+        # (select_and_gather_add's GPU lowering; it warns "Using reduced precision")
+        with jax.default_device(jax.devices("cpu")[0]):
+            _, t = fn(tuple(xs), tuple(np.asarray(x, dtype=np.float64) for x in vs))
         return float(t)
 
 

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from lang import fuzzing as F
+from lang.cli import command
 from lang.errors import ZylaError
 from lang.runtime import Runtime
 
@@ -68,7 +69,6 @@ def test_nesting_past_the_recursion_limit_is_a_located_error() -> None:
     """A statement nested deeper than Python's recursion limit allows to lower (found by
     atheris: a long run of unary `+` before macro calls) is a StackOverflowError at the
     statement, under whatever limit the embedding process has."""
-    import sys
 
     text = "y = 2\n" + "+" * 2000 + "@S!@S!@S!@SS7+@DO"
     rt = runtime()
@@ -94,8 +94,7 @@ def test_a_hang_is_a_finding() -> None:
 
 def test_cli_shows_no_traceback(tmp_path: Path) -> None:
     """The real `zyla run` on a few fuzzed files: exit 0 or 1, never a traceback."""
-    exe = ROOT / ".venv" / "bin" / "zyla"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "lang.cli"]
+    cmd = command()
     env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG",)}
     env.update(JAX_PLATFORMS="cpu", ZYLA_COMPILE="never")
     samples: list[str] = []

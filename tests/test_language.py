@@ -13,13 +13,13 @@ import contextlib
 import io
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from lang.api import Zyla
+from lang.cli import command
 from lang.errors import ZylaError, format_error
 from lang.runtime import Runtime
 
@@ -46,8 +46,7 @@ def test_program(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_args_reach_the_program(tmp_path: Path) -> None:
     prog = tmp_path / "args.jl"
     prog.write_text('println(length(ARGS), " ", join(ARGS, "|"))\n')
-    zyla = Path(sys.executable).parent / "zyla"
-    r = subprocess.run([str(zyla), "run", str(prog), "a", "b c"], capture_output=True, text=True,
+    r = subprocess.run(command() + ["run", str(prog), "a", "b c"], capture_output=True, text=True,
                        timeout=120, env={**os.environ, "ZYLA_COMPILE": "never"})
     assert r.returncode == 0, r.stderr
     assert r.stdout == "2 a|b c\n"

@@ -8,25 +8,15 @@ end of input ends the session with status 0.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from lang.cli import command as zyla_cmd
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 120
-
-
-def zyla_cmd() -> list[str]:
-    for cand in (ROOT / ".venv" / "bin" / "zyla", Path(sys.executable).parent / "zyla"):
-        if cand.exists():
-            return [str(cand)]
-    found = shutil.which("zyla")
-    if found:
-        return [found]
-    return [sys.executable, "-m", "lang.cli"]
 
 
 def repl(text: str) -> subprocess.CompletedProcess[str]:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from lang.cli import command
+
 try:
     import pexpect
     import pyte
@@ -33,10 +35,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 
 
 def zyla_cmd() -> tuple[str, list[str]]:
-    exe = ROOT / ".venv" / "bin" / "zyla"
-    if exe.exists():
-        return str(exe), []
-    return sys.executable, ["-m", "lang.cli"]
+    cmd = command()
+    return cmd[0], cmd[1:]
 
 
 class Terminal:
@@ -102,22 +102,35 @@ class Terminal:
             self.child.terminate(force=True)
 
 
-@pytest.fixture(scope="module")
-def history_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("repl") / "history"
+# One session, typed in order: each step relies on what the earlier ones defined (`addmul`,
+# `q`), so they run as one test (a test runner that spreads tests over processes must not
+# split them).
+STEPS = ("multiline_function_with_docstring", "name_completion", "latex_completion",
+         "struct_field_completion", "help_mode", "error_keeps_state", "ans_and_semicolon",
+         "ctrl_c_interrupts_a_long_loop", "ctrl_d_exits")
 
 
-@pytest.fixture(scope="module")
-def term(history_file: Path) -> Terminal:
+def test_a_session_in_a_terminal(tmp_path: Path) -> None:
+    """The steps below in one `zyla` session, then a second session reading its history;
+    a failure names the step."""
     if pexpect is None or pyte is None or sys.platform == "win32":
         pytest.skip("needs pexpect, pyte and a POSIX pty")
-    t = Terminal(history_file)
-    t.wait(lambda s: s.endswith("zyla>"), "the first prompt", timeout=120)
-    yield t
-    t.close()
+    history = tmp_path / "history"
+    term = Terminal(history)
+    try:
+        term.wait(lambda s: s.endswith("zyla>"), "the first prompt", timeout=120)
+        for name in STEPS:
+            step = globals()[f"step_{name}"]
+            try:
+                step(term)
+            except AssertionError as e:
+                raise AssertionError(f"step {name}: {e}") from e
+    finally:
+        term.close()
+    step_history_persists_with_prefix_search(history)
 
 
-def test_multiline_function_with_docstring(term: Terminal) -> None:
+def step_multiline_function_with_docstring(term: Terminal) -> None:
     term.type('"""\r')
     # an open string: Enter continued the input instead of submitting it
     shown = term.wait_for('zyla> """')
@@ -134,14 +147,14 @@ def test_multiline_function_with_docstring(term: Terminal) -> None:
     assert term.output() == ["14"]
 
 
-def test_name_completion(term: Terminal) -> None:
+def step_name_completion(term: Terminal) -> None:
     term.type("addm\t")
     term.wait_for("zyla> addmul")
     term.submit("(1, 1)")
     assert term.output() == ["4"]
 
 
-def test_latex_completion(term: Terminal) -> None:
+def step_latex_completion(term: Terminal) -> None:
     term.type("\\alpha\t")
     term.wait_for("zyla> α")
     term.submit(" = 2.5")
@@ -152,7 +165,7 @@ def test_latex_completion(term: Terminal) -> None:
     term.wait(lambda s: s.endswith("zyla>"), "a cleared line")
 
 
-def test_struct_field_completion(term: Terminal) -> None:
+def step_struct_field_completion(term: Terminal) -> None:
     term.submit("struct Pt; alpha_field; beta; end; p = Pt(1, 2);")
     term.type("p.al\t")
     term.wait_for("zyla> p.alpha_field")
@@ -160,14 +173,14 @@ def test_struct_field_completion(term: Terminal) -> None:
     assert term.output() == ["1"]
 
 
-def test_help_mode(term: Terminal) -> None:
+def step_help_mode(term: Terminal) -> None:
     term.submit("?addmul")
     shown = term.text()
     assert "Add, then double." in shown
     assert "addmul(a, b) @ REPL[" in shown
 
 
-def test_error_keeps_state(term: Terminal) -> None:
+def step_error_keeps_state(term: Terminal) -> None:
     term.submit("undefined_thing + 1")
     shown = term.text()
     assert "ERROR: UndefVarError: `undefined_thing` not defined" in shown
@@ -176,14 +189,14 @@ def test_error_keeps_state(term: Terminal) -> None:
     assert term.output() == ["6"]
 
 
-def test_ans_and_semicolon(term: Terminal) -> None:
+def step_ans_and_semicolon(term: Terminal) -> None:
     term.submit("q = 41;")
     assert term.output() == []
     term.submit("ans + 1")
     assert term.output() == ["42"]
 
 
-def test_ctrl_c_interrupts_a_long_loop(term: Terminal) -> None:
+def step_ctrl_c_interrupts_a_long_loop(term: Terminal) -> None:
     before = term.prompts()
     term.type("s = 0; for i in 1:10^12; s += 1; end\r")
     time.sleep(1.0)
@@ -196,14 +209,14 @@ def test_ctrl_c_interrupts_a_long_loop(term: Terminal) -> None:
     assert term.output() == ["8"]
 
 
-def test_ctrl_d_exits(term: Terminal) -> None:
+def step_ctrl_d_exits(term: Terminal) -> None:
     term.type("\x04")
     term.child.expect(pexpect.EOF, timeout=30)
     term.child.close()
     assert term.child.exitstatus == 0
 
 
-def test_history_persists_with_prefix_search(term: Terminal, history_file: Path) -> None:
+def step_history_persists_with_prefix_search(history_file: Path) -> None:
     assert history_file.exists() and "q = 41;" in history_file.read_text()
     t = Terminal(history_file)
     try:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from lang.cli import command as zyla_cmd
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 300
@@ -48,14 +49,6 @@ println("W ", join(string.(vec(model.layers[2].weight)), " "))
 println("=== HLO")
 @code_hlo step!(model, opt, x, y)
 """
-
-
-def zyla_cmd() -> list[str]:
-    for cand in (ROOT / ".venv" / "bin" / "zyla", Path(sys.executable).parent / "zyla"):
-        if cand.exists():
-            return [str(cand)]
-    found = shutil.which("zyla")
-    return [found] if found else [sys.executable, "-m", "lang.cli"]
 
 
 def run_zyla(args: list[str], devices: int | None, **env_extra: str) -> subprocess.CompletedProcess:
@@ -151,6 +144,7 @@ def listen(event, **kwargs):
 
 jax.monitoring.register_event_listener(listen)
 from lang.api import Zyla
+from lang.cli import command as zyla_cmd
 z = Zyla()
 z.eval("f(x) = sum(tanh.(x) .* 3.0)")
 print(z.call("f", np.arange(5.0), compiled=True), hits[0])
