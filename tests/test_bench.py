@@ -25,3 +25,26 @@ def test_quick_benchmark_run_measures_every_group(tmp_path: Path) -> None:
     for row in ("VGG19 forward", "MLP 784-512-512-10", "LeNet-5", "mandel", "randmatstat",
                 "parser throughput", "dispatch", "XLA temp memory"):
         assert row in text, row
+
+
+def test_gpu_script_runs_on_a_small_batch(tmp_path: Path) -> None:
+    """bench/gpu.py (run on GPU machines, bench/gpu_check.sh) at a size this CPU runs in
+    seconds: both forward passes agree and the table and the loop-compile rows are made."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    out = tmp_path / "gpu.md"
+    script = str(ROOT / "bench" / "gpu.py")
+    p = subprocess.run([sys.executable, script, "--batch", "1", "--side", "32", "--reps", "2",
+                        "--forward-only", "--dump-hlo", str(tmp_path / "hlo"), "--out",
+                        str(out)], capture_output=True, text=True, timeout=600, env=env,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-3000:]
+    text = out.read_text()
+    assert "| forward, call (host array out) |" in text
+    err = float(text.split("forward outputs agree to ")[1].split()[0])
+    assert err < 1e-4, text
+    assert (tmp_path / "hlo" / "zyla_forward.hlo.txt").read_text().startswith("HloModule")
+    p = subprocess.run([sys.executable, script, "--loop-compile"], capture_output=True,
+                       text=True, timeout=600, env=env, cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "| plain JAX fori_loop |" in p.stdout
