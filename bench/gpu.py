@@ -21,25 +21,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import interleaved, jax_setup  # noqa: E402
-from models import Pair, _data  # noqa: E402
+from common import interleaved, jax_setup, time_once  # noqa: E402
+from models import Pair, _data, relative_error  # noqa: E402
 
 PAPER_TPU_S = 0.23  # XLA.jl: VGG19 forward, batch 100, one TPU
-
-
-def _err(a: object, b: object) -> float:
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-30))
-
-
-def _first(f: object) -> float:
-    t0 = time.perf_counter()
-    f()  # type: ignore[operator]
-    return time.perf_counter() - t0
 
 
 def loop_compile_lines(reps: int = 3) -> list[str]:
@@ -81,12 +68,16 @@ def main() -> int:
                     help="write both forward passes' optimised HLO text into DIR")
     ap.add_argument("--out", default="", help="write the markdown table here")
     args = ap.parse_args()
-    if args.loop_compile:
-        text = "\n".join(loop_compile_lines()) + "\n"
-        print(text)
-        if args.out:
-            Path(args.out).write_text(text)
-        return 0
+    lines = loop_compile_lines() if args.loop_compile else vgg_lines(args)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+    return 0
+
+
+def vgg_lines(args: argparse.Namespace) -> list[str]:
+    """The VGG19 comparison's report, as markdown lines."""
     jax = jax_setup()
     dev = jax.devices()[0]
     lines = [f"# VGG19 on {dev.platform}: {getattr(dev, 'device_kind', dev)}", "",
@@ -97,11 +88,11 @@ def main() -> int:
     t0 = time.perf_counter()
     p = Pair(f"side, batch = {args.side}, {args.batch}\n", "vgg(vgg19_config, side, 1000)", x, y)
     lines.append(f"model built in Zyla in {time.perf_counter() - t0:.1f} s")
-    cz = _first(p.z_forward)
-    cj = _first(p.j_forward)
+    cz = time_once(p.z_forward)
+    cj = time_once(p.j_forward)
     lines.append(f"first forward call (trace + compile + run): Zyla {cz:.1f} s, JAX {cj:.1f} s")
-    err = _err(p.z_forward(), p.j_forward())
-    jdev = jax.jit(p.jf["forward"])
+    err = relative_error(p.z_forward(), p.j_forward())
+    jdev = p.jit["forward"]
 
     def j_device() -> object:
         return jdev(p.params, p.jx).block_until_ready()
@@ -120,8 +111,8 @@ def main() -> int:
     rows = [("forward, call (host array out)", fz, fj),
             ("forward, JAX executable alone", None, fd)]
     if not args.forward_only:
-        gz0 = _first(p.z_grad)
-        gj0 = _first(p.j_grad)
+        gz0 = time_once(p.z_grad)
+        gj0 = time_once(p.j_grad)
         lines.append(f"first gradient call: Zyla {gz0:.1f} s, JAX {gj0:.1f} s")
         zg, jg = p.z_grad(), p.j_grad()
         p.errors = {}
@@ -149,11 +140,7 @@ def main() -> int:
         lines += ["", "Cost-model choices in this run:", "```", costmodel.format_report(), "```"]
     except Exception as e:  # the report is optional
         lines.append(f"(no cost-model report: {e})")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
-    return 0
+    return lines
 
 
 if __name__ == "__main__":

@@ -107,11 +107,16 @@ def to_host(tree: Any) -> Any:
     return jax.tree_util.tree_map(np.asarray, tree)
 
 
-def _close(a: Any, b: Any, what: str, tol: float = 2e-3) -> float:
-    """The largest difference of a and b relative to b's largest entry, asserted < tol."""
+def relative_error(a: Any, b: Any) -> float:
+    """The largest difference of a and b relative to b's largest entry."""
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     scale = max(float(np.max(np.abs(b))), 1e-30)
-    err = float(np.max(np.abs(a - b))) / scale
+    return float(np.max(np.abs(a - b))) / scale
+
+
+def _close(a: Any, b: Any, what: str, tol: float = 2e-3) -> float:
+    """relative_error(a, b), asserted < tol."""
+    err = relative_error(a, b)
     assert err < tol, f"{what}: Zyla and JAX differ (max error {err:.2e} of the largest entry)"
     return err
 

@@ -351,7 +351,8 @@ def test_budget_and_off_switch_fall_back_to_the_default(
         assert prims.count("conv_general_dilated") == 3  # the defaults: XLA convolutions
         assert {c.source for c in CM.report()} == {"default"}
         assert CM.measurements() == 0 and not (tmp_path / "costmodel.json").exists()
-        monkeypatch.setenv("ZYLA_COSTMODEL_BUDGET", "120")
+        # back to the fixture's state
+        monkeypatch.delenv("ZYLA_COSTMODEL_BUDGET", raising=False)
         monkeypatch.setenv("ZYLA_COSTMODEL", "on")
 
 

@@ -104,10 +104,7 @@ class Terminal:
 
 # One session, typed in order: each step relies on what the earlier ones defined (`addmul`,
 # `q`), so they run as one test (a test runner that spreads tests over processes must not
-# split them).
-STEPS = ("multiline_function_with_docstring", "name_completion", "latex_completion",
-         "struct_field_completion", "help_mode", "error_keeps_state", "ans_and_semicolon",
-         "ctrl_c_interrupts_a_long_loop", "ctrl_d_exits")
+# split them). The steps (STEPS) follow the test.
 
 
 def test_a_session_in_a_terminal(tmp_path: Path) -> None:
@@ -119,12 +116,11 @@ def test_a_session_in_a_terminal(tmp_path: Path) -> None:
     term = Terminal(history)
     try:
         term.wait(lambda s: s.endswith("zyla>"), "the first prompt", timeout=120)
-        for name in STEPS:
-            step = globals()[f"step_{name}"]
+        for step in STEPS:
             try:
                 step(term)
             except AssertionError as e:
-                raise AssertionError(f"step {name}: {e}") from e
+                raise AssertionError(f"{step.__name__}: {e}") from e
     finally:
         term.close()
     step_history_persists_with_prefix_search(history)
@@ -214,6 +210,11 @@ def step_ctrl_d_exits(term: Terminal) -> None:
     term.child.expect(pexpect.EOF, timeout=30)
     term.child.close()
     assert term.child.exitstatus == 0
+
+
+STEPS = (step_multiline_function_with_docstring, step_name_completion, step_latex_completion,
+         step_struct_field_completion, step_help_mode, step_error_keeps_state,
+         step_ans_and_semicolon, step_ctrl_c_interrupts_a_long_loop, step_ctrl_d_exits)
 
 
 def step_history_persists_with_prefix_search(history_file: Path) -> None:
