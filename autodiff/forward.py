@@ -34,12 +34,12 @@ from typing import Any
 import numpy as np
 
 from autodiff.reverse import NO_TANGENT_RESULTS, ADError
-from lang import values as V
-from lang.errors import ZylaError
-from lang.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
-from lang.interp import OP_HANDLERS, UNSET, Interpreter, Tape
-from lang.ir import Function, Op, Region, Value
-from lang.primitives import INFER_BY_LOWERING, NONDIFF, PRIMITIVES, HostOnly, Primitive, prim
+from grammar.errors import ZylaError
+from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
+from lang.core.interp import OP_HANDLERS, UNSET, Interpreter, Tape
+from lang.core.ir import Function, Op, Region, Value
+from lang.core.primitives import INFER_BY_LOWERING, NONDIFF, PRIMITIVES, HostOnly, Primitive, prim
 
 # Markers a primitive's `forward` entry may hold instead of Zyla source.
 NOFORWARD = "noforward"  # no forward rule: a call with a nonzero tangent is an ADError
@@ -599,7 +599,7 @@ def _jvp_type(interp: Interpreter, f: V.JType, df: Any, args: list, dargs: list,
 
 def _convert_tangent(y: Any, d: Any) -> Any:
     """The tangent of a conversion to y's type: d in y's float type, or nothing."""
-    from lang import numeric as N
+    from lang.core import numeric as N
 
     dt = N.dtype_of(y)
     if d is None or np.dtype(dt).kind != "f":
@@ -634,7 +634,7 @@ def _jvp_branch_union(interp: Interpreter, f: Any, df: Any, args: list, dargs: l
                       kwargs: dict | None, dkwargs: dict | None) -> tuple:
     """Calling one of several closures chosen at run time (in XLA): a switch over the
     alternatives, each with its own tangent closure."""
-    from backend.structure import BranchUnion
+    from lang.core.structure import BranchUnion
 
     dalts = df.alts if isinstance(df, BranchUnion) else [
         df if isinstance(df, Closure) and isinstance(a, Closure) and df.fn is a.fn else None
@@ -662,7 +662,7 @@ _CALLEE_BASES: list[tuple[type, Any]] = [(V.JType, _jvp_type), (GenericFunction,
 
 
 def _register_branch_union() -> None:
-    from backend.structure import BranchUnion
+    from lang.core.structure import BranchUnion
 
     _CALLEE_KINDS[BranchUnion] = _jvp_branch_union
 
@@ -726,7 +726,7 @@ def _jvp_broadcast(interp: Interpreter, p: Primitive, df: Any, args: list, dargs
 def _jvp_with_rng(interp: Interpreter, p: Primitive, df: Any, args: list, dargs: list,
                   kwargs: dict | None) -> tuple:
     # f's forward mode, drawing from the snapshot (compiled: the interpreter's scope)
-    from lang.builtins_random import host_rng_scope
+    from lang.core.builtins_random import host_rng_scope
 
     scope = getattr(interp, "rng_scope", host_rng_scope)
     with scope(args[0]):
@@ -861,7 +861,7 @@ def _verify_fcall(callee_operand: bool) -> Any:
 
 
 def _register_verifier_rules() -> None:
-    from lang.verify import OP_RULES
+    from lang.core.verify import OP_RULES
 
     OP_RULES["fcall"] = _verify_fcall(False)
     OP_RULES["fcallv"] = _verify_fcall(True)
@@ -904,10 +904,10 @@ def fwd_zip_host(rt_iter: Any, it: Any, dit: Any) -> Any:
 
 def fwd_zip_jax(it: Any, dit: Any) -> Any:
     """`Core.fwd_zip` inside XLA: tapes and arrays become one stacked tape of pairs."""
-    from backend.structure import OffloadError, StackedTape
+    from lang.core.structure import OffloadError, StackedTape
 
     if isinstance(it, (Tape, tuple)):
-        from lang.builtins import _rt
+        from lang.core.builtins import _rt
 
         return fwd_zip_host(_rt().iterate_all, it, dit)
     if isinstance(it, StackedTape):
@@ -940,7 +940,7 @@ def fwd_tape_part(t: Any, j: int) -> Any:
     if isinstance(t, Tape):
         return Tape([None if e is None else e[j - 1] for e in t.items])
     from backend.lower_jax import _count
-    from backend.structure import StackedTape
+    from lang.core.structure import StackedTape
 
     if not isinstance(t, StackedTape):
         raise TypeError(f"Core.fwd_tape_part: not a tape: {type(t).__name__}")
@@ -979,7 +979,7 @@ FORWARD: dict[str, str] = {
 
 def install(rt: Any) -> None:
     """Register the forward-mode primitives and attach every table's forward rules."""
-    from lang import primitives, primitives_array, primitives_base, primitives_nn
+    from lang.core import primitives, primitives_array, primitives_base, primitives_nn
     b = rt.builtins
 
     def plain(name: str, host: Any, jax: Any, pullback: str = NONDIFF,

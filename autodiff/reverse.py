@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lang.ir import Function, Op, Region, Value, walk_ops
+from lang.core.ir import Function, Op, Region, Value, walk_ops
 
 _INACTIVE_OPS = ("const", "global", "method", "struct", "setglobal")
 
@@ -507,7 +507,7 @@ class Transform:
 
 
 def tape_count(op: Op) -> int:
-    """How many tapes a loop op records (see lang.interp.tape_count)."""
+    """How many tapes a loop op records (see lang.core.interp.tape_count)."""
     t = op.attrs.get("tape")
     return int(t) if t else 0
 

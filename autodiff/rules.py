@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from lang import numeric as N
-from lang import values as V
-from lang.lower import COLON
-from lang.primitives import (
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.lower import COLON
+from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
     _hx,
@@ -33,7 +33,7 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
         return None
     xa = as_array(x, xp)
     d = N.dtype_of(xa) if N.dtype_of(xa).kind == "f" else N.F64
-    from lang.primitives_array import _index_tuple, to_np_index
+    from lang.core.primitives_array import _index_tuple, to_np_index
 
     if xp is np:
         out = np.zeros(xa.shape, dtype=d)
@@ -105,7 +105,7 @@ def convert_cot(x: Any, dz: Any) -> Any:
 
 
 def permute_back(xp: Any, dz: Any, x: Any, *p: Any) -> Any:
-    from lang.primitives_array import _permutedims
+    from lang.core.primitives_array import _permutedims
 
     if np.ndim(as_array(x)) == 1:  # permutedims(v) of a vector is a 1×n row: back to a vector
         return xp.reshape(as_array(dz, xp), np.shape(as_array(x)))
@@ -220,7 +220,7 @@ def iter_array(xp: Any, it: Any) -> Any:
     # (a numpy dtype compares equal to the type `object`; `is not` would differ)
     if hasattr(it, "shape") and getattr(it, "dtype", None) != object:  # noqa: E721
         return it
-    from lang.builtins import _rt, collect_results
+    from lang.core.builtins import _rt, collect_results
 
     if isinstance(it, np.ndarray):
         return it
@@ -244,7 +244,7 @@ def findall_true(mask: Any) -> Any:
 
 
 def _static_findall(m: Any) -> Any:
-    from backend.structure import OffloadError
+    from lang.core.structure import OffloadError
 
     if hasattr(m, "aval"):
         raise OffloadError("a filter whose result size depends on the data (an `if` in a "
@@ -254,7 +254,7 @@ def _static_findall(m: Any) -> Any:
 
 def rule_of(p: Any) -> Any:
     from autodiff.runtime import _state
-    from lang.builtins import _rt
+    from lang.core.builtins import _rt
 
     return _state(_rt().interp).rule(p)
 
@@ -263,7 +263,7 @@ def frule_for(interp: Any, f: Any, args: list, ds: tuple) -> Any:
     """The user's `ChainRulesCore.frule` generic function if one of its methods applies to
     `frule(ds, f, args...)` (ds = (df, dargs...)) with a specific `::typeof(f)` (user rules
     win over the built-in forward rules and the transform); None otherwise."""
-    from lang.functions import GenericFunction, typeof
+    from lang.core.functions import GenericFunction, typeof
 
     fr = interp.rt.globals.get("frule") or interp.rt.builtins.get("frule")
     if not isinstance(fr, GenericFunction) or not fr.methods:

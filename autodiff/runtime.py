@@ -21,13 +21,21 @@ from typing import Any
 
 import numpy as np
 
-from lang import numeric as N
-from lang import values as V
-from lang.errors import ZylaError
-from lang.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
-from lang.interp import OP_HANDLERS, Interpreter, Tape
-from lang.primitives import NONDIFF, PRIMITIVES, HostOnly, Primitive, is_array, prim, unbroadcast
-from lang.primitives_array import MUTATING
+from grammar.errors import ZylaError
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
+from lang.core.interp import OP_HANDLERS, Interpreter, Tape
+from lang.core.primitives import (
+    NONDIFF,
+    PRIMITIVES,
+    HostOnly,
+    Primitive,
+    is_array,
+    prim,
+    unbroadcast,
+)
+from lang.core.primitives_array import MUTATING
 
 _INPLACE = {"setindex!", "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!",
             "pop!"}
@@ -214,7 +222,7 @@ def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
 
 
 # primitives whose pullbacks the AD runtime makes itself (_prim_pullback), with the same
-# forward written in Zyla (lang/stdlib/ad.jl), for differentiating them again
+# forward written in Zyla (lang/core/stdlib/ad.jl), for differentiating them again
 _SPECIAL_FORWARDS = {"checkpointed": "Core.ckpt_fwd", "Core.with_rng": "Core.with_rng_fwd"}
 
 
@@ -336,8 +344,8 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
     hook = getattr(interp, "generic_broadcast_pullback", None)
     if hook is not None:
         return hook(f, xs)
-    from lang.builtins import _check_broadcast, collect_results
-    from lang.primitives import as_array
+    from lang.core.builtins import _check_broadcast, collect_results
+    from lang.core.primitives import as_array
 
     arrs = [as_array(x) for x in xs]
     if not any(is_array(a) for a in arrs):
@@ -416,7 +424,7 @@ def accum(a: Any, b: Any) -> Any:
         vals = tuple(accum(a.get(n) if n in a.names else None,
                            b.get(n) if n in b.names else None) for n in names)
         return V.NamedTuple(tuple(names), vals)
-    from lang.primitives import plus
+    from lang.core.primitives import plus
 
     return plus(N.xp_for(a, b), a, b)
 
@@ -657,7 +665,7 @@ def _clean(x: Any) -> Any:
 
 def install(rt: Any) -> None:
     b = rt.builtins
-    from lang.primitives import INFER_BY_LOWERING, HostOnly
+    from lang.core.primitives import INFER_BY_LOWERING, HostOnly
 
     def ad_prim(name: str, f: Any, pullback: str = NONDIFF, interp: bool = False) -> None:
         b[name] = prim(name, f, HostOnly("lowered by the backend's AD support"), pullback,

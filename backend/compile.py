@@ -38,14 +38,14 @@ import numpy as np
 
 from backend import sharding as S
 from backend.lower_jax import JaxInterpreter
-from backend.structure import OffloadError, _Id, _join, _split, _unid, is_array_value
-from lang import numeric as N
-from lang import values as V
-from lang.builtins_random import KEY_INPUT, host_key
-from lang.errors import ZylaError
-from lang.functions import Closure, GenericFunction
-from lang.interp import Interpreter
-from lang.primitives_array import MUTATING
+from grammar.errors import ZylaError
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.builtins_random import KEY_INPUT, host_key
+from lang.core.functions import Closure, GenericFunction
+from lang.core.interp import Interpreter
+from lang.core.primitives_array import MUTATING
+from lang.core.structure import OffloadError, _Id, _join, _split, _unid, is_array_value
 
 
 @dataclass
@@ -114,7 +114,7 @@ _DEVICE_MIN_SIZE = 1024
 
 def device_leaf(x: Any, sharding: Any = None) -> Any:
     """The device buffer of a host array argument, reused across calls while the array is
-    alive and unwritten (writes bump lang.values.write_version), so repeated calls with
+    alive and unwritten (writes bump lang.core.values.write_version), so repeated calls with
     the same parameters do not copy them in every time. Small arrays and scalars go in as
     they are unless a sharding is asked for."""
     t = type(x)
@@ -325,7 +325,7 @@ def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> An
     if key in cache.entries or key in cache.failures:
         out = _run_cached(rt, cache, key, leaves, muts)
     else:
-        from lang.diagnostics import call_label, compile_notice
+        from lang.door.diagnostics import call_label, compile_notice
 
         # a long build (trace + XLA compile on the first run) is announced on stderr
         with compile_notice(lambda: call_label(f, args, kwargs)):
@@ -1086,7 +1086,7 @@ def wants_offload(f: Any, args: list) -> bool:
     if isinstance(f, GenericFunction):
         # a built-in method (e.g. Base's `length` on an array, once a library has added
         # Zyla methods for its own types) is not worth an executable
-        from lang.functions import typeof
+        from lang.core.functions import typeof
 
         try:
             return f.dispatch([typeof(a) for a in args]).fn is not None

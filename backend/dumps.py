@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lang.errors import ZylaError
-from lang.functions import Closure, GenericFunction, typeof
-from lang.ir import Function, format_function, format_module
+from grammar.errors import ZylaError
+from lang.core.functions import Closure, GenericFunction, typeof
+from lang.core.ir import Function, format_function, format_module
 
 
 def method_body(f: Any, args: list) -> Function:
@@ -44,8 +44,8 @@ def typed_text(rt: Any, f: Any, args: list) -> str:
     import jax
 
     from backend.lower_jax import JaxInterpreter
-    from backend.structure import join, split
-    from lang.numeric import jax_numpy
+    from lang.core.numeric import jax_numpy
+    from lang.core.structure import join, split
 
     jax_numpy()  # 64-bit types before any array is made
     fn = method_body(f, args)
@@ -83,7 +83,7 @@ def code_hlo(rt: Any, f: Any, *args: Any) -> None:
 
 
 def install(rt: Any) -> None:
-    from lang.primitives import HostOnly, prim
+    from lang.core.primitives import HostOnly, prim
 
     for name, impl in (("code_ir", code_ir), ("code_typed", code_typed),
                        ("code_adjoint", code_adjoint), ("code_hlo", code_hlo)):

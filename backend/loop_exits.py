@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lang.interp import STOP_FLAGS
-from lang.ir import Op, Region
+from lang.core.interp import STOP_FLAGS
+from lang.core.ir import Op, Region
 
 # operations an exit test may use (on scalars, checked when tracing)
 CHEAP_CALLS = {"+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!=", "!", "abs", "abs2", "%",

@@ -19,7 +19,7 @@ loop (a called function's `v[1] += 1`, an argument's element) is refused by the 
 
 from __future__ import annotations
 
-from lang.ir import Op, Region
+from lang.core.ir import Op, Region
 
 PURE_CALLS = {
     "+", "-", "*", "/", "^", "<", "<=", ">", ">=", "==", "!=", "!", "abs", "abs2", "sqrt",

@@ -13,7 +13,7 @@ tests are cheap scalar expressions, the while loop's condition runs them
 (backend/loop_exits.py). A loop in a loop's body that computes the same value in every
 iteration is traced once, before the outer loop (backend/loop_hoist.py). Random draws
 (`rand`, dropout masks) get keys from the executable's input key and their position in
-the program (`rng_key`, lang/builtins_random.py). A recursive call below a traced
+the program (`rng_key`, lang/core/builtins_random.py). A recursive call below a traced
 condition or loop (recursion whose depth the data decide) makes its function's outermost
 call a loop over an explicit stack of frames (`run_method_fn`, backend/recursion.py).
 Everything that cannot run inside XLA raises OffloadError with the reason.
@@ -30,7 +30,17 @@ import numpy as np
 from backend.loop_exits import LeadingExits, leading_exits
 from backend.loop_hoist import free_values, invariant_loops
 from backend.recursion import NotFlat, flatten, run_machine, self_calls
-from backend.structure import (
+from grammar.errors import Unwind
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.builtins import _check_broadcast
+from lang.core.builtins_random import KEY_INPUT
+from lang.core.functions import Closure, elementwise_primitive
+from lang.core.interp import STOP_FLAGS, Interpreter, Tape, tape_count
+from lang.core.ir import Function, Op, Region
+from lang.core.primitives import HostOnly, Primitive
+from lang.core.primitives_array import MUTATING
+from lang.core.structure import (
     BatchedBack,
     BranchUnion,
     OffloadError,
@@ -41,16 +51,6 @@ from backend.structure import (
     unify,
     zeros_for,
 )
-from lang import numeric as N
-from lang import values as V
-from lang.builtins import _check_broadcast
-from lang.builtins_random import KEY_INPUT
-from lang.errors import Unwind
-from lang.functions import Closure, elementwise_primitive
-from lang.interp import STOP_FLAGS, Interpreter, Tape, tape_count
-from lang.ir import Function, Op, Region
-from lang.primitives import HostOnly, Primitive
-from lang.primitives_array import MUTATING
 
 # primitives whose host implementation only rearranges values (no numpy math), so it is
 # also correct at trace time
@@ -77,7 +77,7 @@ class JaxInterpreter(Interpreter):
         """`early_exit=False` lowers a `for` with `break`/`return` as a scan over every
         iteration (reverse-differentiable by JAX, for oracles) instead of a while loop."""
         super().__init__(rt)
-        from lang.interp import OP_HANDLERS
+        from lang.core.interp import OP_HANDLERS
 
         self.handlers = {**OP_HANDLERS,
                          **{k: getattr(JaxInterpreter, "op_" + k) for k in _OVERRIDDEN}}
@@ -267,7 +267,7 @@ class JaxInterpreter(Interpreter):
     def batched_back(self, bb: BatchedBack, dz: Any) -> Any:
         n0 = self.flags_raised
         from autodiff.runtime import back_call
-        from lang.primitives import unbroadcast
+        from lang.core.primitives import unbroadcast
 
         jnp = self.jnp
         if dz is None:
@@ -318,7 +318,7 @@ class JaxInterpreter(Interpreter):
                                          for a in f.alts])
         return super().call_value(f, args, kwargs)
 
-    # --- random draws (lang.builtins_random) ----------------------------------------------
+    # --- random draws (lang.core.builtins_random) ----------------------------------------------
 
     def rng_serial(self) -> int:
         """The next serial number in the innermost loop body (for a draw or a loop)."""

@@ -39,7 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from backend.structure import (
+from lang.core.functions import GenericFunction, typeof
+from lang.core.ir import Function, Op, Region, Value, walk_ops
+from lang.core.primitives import Primitive
+from lang.core.primitives_array import MUTATING
+from lang.core.structure import (
     OffloadError,
     coerce,
     is_array_value,
@@ -48,10 +52,6 @@ from backend.structure import (
     unify,
     zeros_for,
 )
-from lang.functions import GenericFunction, typeof
-from lang.ir import Function, Op, Region, Value, walk_ops
-from lang.primitives import Primitive
-from lang.primitives_array import MUTATING
 
 DONE = -1  # the state after the outermost return
 GOTO, PUSH, POP = 0, 1, 2

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from lang import values as V
-from lang.errors import ZylaError
-from lang.primitives import NONDIFF, prim
+from grammar.errors import ZylaError
+from lang.core import values as V
+from lang.core.primitives import NONDIFF, prim
 
 AXIS = "batch"
 
@@ -114,7 +114,7 @@ def mark(x: Any) -> Any:
 
 
 def _typeof(x: Any) -> Any:
-    from lang.functions import typeof
+    from lang.core.functions import typeof
 
     return typeof(x)
 

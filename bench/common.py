@@ -106,7 +106,7 @@ def interleaved(fa: Callable[[], Any], fb: Callable[[], Any], reps: int,
 
 def zyla_session(source: str, filename: str = "bench.jl", prelude: str = "") -> Any:
     """A fresh Zyla runtime that has run `prelude` and then `source`."""
-    from lang.runtime import Runtime
+    from lang.core.runtime import Runtime
 
     rt = Runtime()
     rt.current_file = filename
@@ -118,11 +118,11 @@ def zyla_session(source: str, filename: str = "bench.jl", prelude: str = "") -> 
 
 def jax_setup() -> Any:
     """JAX configured as Zyla configures it (64-bit types, the same Float32 matmul
-    precision: lang.numeric.configure_jax), returned as the module: the peers compute
+    precision: lang.core.numeric.configure_jax), returned as the module: the peers compute
     what Zyla computes."""
     import jax
 
-    from lang.numeric import configure_jax
+    from lang.core.numeric import configure_jax
 
     configure_jax()
     return jax

@@ -78,7 +78,7 @@ def zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], li
     lowering stage (200 ms)."""
     import gc
 
-    from lang.parser import parse
+    from grammar.parser import parse
 
     parse("warm_up(x) = x + 1\n", "warm_up.jl")
     gc.collect()
@@ -91,8 +91,8 @@ def zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], li
 
 def _zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], list]) -> dict:
     from autodiff import reverse
-    from lang.lower import Lowerer
-    from lang.runtime import Runtime
+    from lang.core.lower import Lowerer
+    from lang.core.runtime import Runtime
 
     acc: dict[str, float] = {}
     def parsing_library(_rt: Any, _text: str, filename: str) -> bool:
@@ -322,7 +322,7 @@ def first_gradient_rows(quick: bool) -> list[Row]:
     """Wall time of a fresh `zyla run` of a file whose first gradient is the MLP's, cold
     (empty persistent XLA cache) and warm (second run, cache filled), against a fresh
     Python process doing the same in JAX."""
-    from lang.cli import command
+    from lang.door.cli import command
 
     zyla = command()
     with tempfile.TemporaryDirectory() as cache:

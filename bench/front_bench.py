@@ -1,6 +1,6 @@
 """Front-end throughput and call overhead.
 
-- Parser: `lang.parser.parse` on the generated 10000-line file of bench/parser_input.py
+- Parser: `grammar.parser.parse` on the generated 10000-line file of bench/parser_input.py
   (lines per second; median of timed runs after a warm-up run that also loads the tables).
 - Dispatch: calling an already compiled function on a small array from Python, Zyla's
   `backend.compile.compiled_call` against a `jax.jit` function (both take and return host
@@ -43,7 +43,7 @@ def _source(lines: int) -> tuple[str, str]:
 
 
 def bench_parser(quick: bool, reps: int) -> list[Row]:
-    from lang.parser import parse
+    from grammar.parser import parse
 
     lines = 2000 if quick else 10000
     text, origin = _source(lines)

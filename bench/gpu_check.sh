@@ -40,7 +40,7 @@ echo "== loop compile, 10 vs 100000 iterations"
 timeout 60 python3 bench/gpu.py --loop-compile 2>&1 | tail -5
 
 echo "== acceptance (background) and pytest"
-printf '#!/bin/sh\nexec python3 -m lang.cli "$@"\n' >/tmp/zyla && chmod +x /tmp/zyla
+printf '#!/bin/sh\nexec python3 -m lang.door.cli "$@"\n' >/tmp/zyla && chmod +x /tmp/zyla
 [ -n "${NO_ACC:-}" ] || (timeout "${ACC_S:-200}" bash .acc/acceptance/run --xfail tests/acceptance_xfail.txt /tmp/zyla \
   >"$out/acceptance.log" 2>&1; echo "acceptance exit $?" >>"$out/acceptance.log") &
 timeout "${TEST_S:-240}" python3 -m pytest -v -p no:cacheprovider -n "${WORKERS:-10}" ${TESTS:-tests} \

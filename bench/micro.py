@@ -265,7 +265,7 @@ def _plausible_randmatstat(results: list, t: int) -> bool:
 
 def bench_micro(quick: bool, reps: int) -> list[Row]:
     from backend.compile import compiled_call
-    from backend.structure import OffloadError
+    from lang.core.structure import OffloadError
 
     rt = zyla_session(MICRO_JL, "micro.jl")
     jx = jax_versions()

@@ -1,15 +1,15 @@
 """A representative Zyla/Julia source file for parser benchmarks, and its throughput.
 
 `generate(lines)` builds a deterministic file of exactly `lines` lines in the style of
-`examples/*.jl` and `lang/stdlib/*.jl`: struct definitions (plain, mutable, parametric,
+`examples/*.jl` and `lang/core/stdlib/*.jl`: struct definitions (plain, mutable, parametric,
 with supertypes), callable structs, long and short method definitions with keyword
 arguments, type annotations and `where`, loops, `if`/`elseif`/`else`, broadcasting
 (dotted operators, `f.(x)`, `.=`), indexing with ranges and `end`, matrix and typed
 vector literals, comprehensions and generators, string interpolation, named tuples,
 closures and do-blocks, `let`/`try`, macros, comments (line and block) and expressions
-spread over several lines. Every generated file parses with `lang.parser.parse`.
+spread over several lines. Every generated file parses with `grammar.parser.parse`.
 
-`measure()` returns the throughput of `lang.parser.parse` on such a file, in lines per
+`measure()` returns the throughput of `grammar.parser.parse` on such a file, in lines per
 second: the median of several timed runs after a warm-up run (which also builds or loads
 the LALR tables). Both are used by the benchmark suite; run this file to print a figure.
 """
@@ -308,10 +308,10 @@ def generate(lines: int = 10000) -> str:
 
 
 def measure(lines: int = 10000, repeats: int = 5) -> float:
-    """Lines per second of `lang.parser.parse` on `generate(lines)`: the median of
+    """Lines per second of `grammar.parser.parse` on `generate(lines)`: the median of
     `repeats` timed runs (wall-clock time), after one untimed warm-up run. Each run's
     AST is freed after its timer stops: freeing it is not part of parsing."""
-    from lang.parser import parse
+    from grammar.parser import parse
 
     text = generate(lines)
     parse(text, "bench.jl")  # warm-up: tables, caches

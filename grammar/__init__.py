@@ -1,50 +1,9 @@
-"""The Lark grammar of Zyla's Julia syntax, and the function that builds its parser.
+"""Floor 1 of Zyla's pipeline: source text -> AST.
 
-`julia.lark` is an LALR(1) grammar whose terminals all come from the hand-written,
-parser-state-aware lexer `lang.lexer.JuliaLexer`. The built parse tables are cached on
-disk by Lark (`cache=True`: a file in the system temp directory keyed by a hash of the
-grammar, the options and the Lark version), so only the first start pays for the table
-construction.
+`julia.lark` is the LALR grammar; `lexer.py` the parser-state-aware lexer that feeds it;
+`tables.py` builds the parser tables; `parser.py` turns the parse into the AST of `ast.py`
+(nodes with source `Span`s); `unparse.py` prints an AST back as source; `errors.py` holds
+`SourceFile` and `ZylaError`, the error every layer raises, with its caret formatting.
+
+Imports nothing of the project. Start reading at `parser.parse`.
 """
-
-from __future__ import annotations
-
-from pathlib import Path
-
-from lark import Lark
-
-GRAMMAR_PATH = Path(__file__).with_name("julia.lark")
-
-#: The grammar's start rules: a whole file, and the `$( ... )` of a string interpolation.
-START_RULES = ["program", "interp"]
-
-
-def grammar_text() -> str:
-    """Return the grammar source."""
-    return GRAMMAR_PATH.read_text(encoding="utf-8")
-
-
-def load_parser(
-    transformer: object | None = None, *, cache: bool = True, strict: bool = False
-) -> Lark:
-    """Build (or load from the cache) the LALR parser with the Julia lexer.
-
-    With `transformer` (an object with one method per rule, see `lang.parser`), rules are
-    transformed inline while parsing and `parse` returns AST nodes; node positions then come
-    from the tokens. Without it, `parse` returns a Lark parse tree with positions propagated
-    (for debugging the grammar). `strict=True` makes any shift/reduce conflict an error,
-    which the tests use to keep the grammar conflict free.
-    """
-    from lang.lexer import JuliaLexer  # the lexer imports nothing from here
-
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer=JuliaLexer,
-        start=START_RULES,
-        transformer=transformer,
-        propagate_positions=transformer is None,
-        maybe_placeholders=False,
-        cache=cache and not strict,
-        strict=strict,
-    )

@@ -3,7 +3,7 @@
     python scripts/fuzz.py N [--jobs J] [--seed S] [--run-every K] [--show K]
     python scripts/fuzz.py N --atheris          # coverage-guided, one process (if installed)
 
-Draws N inputs with hypothesis (lang.fuzzing: random bytes, random text, random token
+Draws N inputs with hypothesis (lang.door.fuzzing: random bytes, random text, random token
 sequences, mutations of the acceptance files and examples) and pushes each through
 parsing, lowering and IR verification; every K-th one (default 5) that lowers also runs,
 once hypothesis has drawn them all, on the host interpreter (1 s limit; compiling is
@@ -47,8 +47,8 @@ def _worker(job: tuple[int, int, int, int]) -> tuple[dict, list[str]]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    from lang import fuzzing as F
-    from lang.runtime import Runtime
+    from lang.core.runtime import Runtime
+    from lang.door import fuzzing as F
 
     texts = F.corpus()
     stats = F.Stats()
@@ -95,8 +95,8 @@ def _atheris(n: int) -> int:
         print("atheris is not installed (pip install atheris)", file=sys.stderr)
         return 2
     with atheris.instrument_imports():
-        from lang import fuzzing as F
-        from lang import lexer, lower, parser  # noqa: F401  (instrumented)
+        from grammar import lexer, parser  # noqa: F401  (instrumented)
+        from lang.door import fuzzing as F
     found: list[str] = []
     done = [0]
 

@@ -3,7 +3,7 @@
     python scripts/random_programs.py N [--jobs J] [--seed S] [--compiled-every K]
                                         [--show K] [--known-bugs]
 
-Draws N random well-typed Zyla programs (lang.randprog) and runs each one on the host
+Draws N random well-typed Zyla programs (lang.door.randprog) and runs each one on the host
 interpreter (value and gradient), checks its gradient against central finite differences
 and, for programs without `while`, its value and gradient against `jax.value_and_grad`
 of the lowered primal; every K-th program (default: all) also runs as one compiled XLA
@@ -37,8 +37,8 @@ def _worker(job: tuple[int, int, int, int, bool]) -> tuple[collections.Counter, 
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    from lang import randprog as R
-    from lang.runtime import Runtime
+    from lang.core.runtime import Runtime
+    from lang.door import randprog as R
 
     rt = Runtime()
     counts: collections.Counter = collections.Counter()
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="compile every K-th program (0: none; compiling costs ~2 s a program)")
     ap.add_argument("--show", type=int, default=3, help="examples shown per disagreement")
     ap.add_argument("--known-bugs", action="store_true",
-                    help="also draw constructs that hit known bugs (lang.randprog.KNOWN_BUGS)")
+                    help="also draw constructs that hit known bugs (lang.door.randprog.KNOWN_BUGS)")
     args = ap.parse_args(argv)
     # programs per task (a fresh hypothesis run, with its own seed, each)
     chunk = max(1, min(100, -(-args.n // (4 * max(1, args.jobs)))))

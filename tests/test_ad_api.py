@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lang.api import Zyla
+from lang.door.api import Zyla
 
 SRC = r"""
 f(x) = sin(x) * x + x^3
@@ -219,8 +219,8 @@ def test_checkpoint_keeps_fewer_residuals(z: Zyla) -> None:
     """XLA's temporary memory for the gradient of a 2000-step loop: @checkpoint keeps
     about sqrt(n) states instead of n sets of residuals."""
     from backend.compile import compiled_call
-    from backend.structure import split
-    from lang import values as V
+    from lang.core import values as V
+    from lang.core.structure import split
 
     x = np.linspace(-1, 1, 50)
     mem = {}
@@ -420,9 +420,9 @@ def test_second_order_loop_ir_verifies_and_round_trips(z: Zyla, name: str) -> No
     tapes (`tape=2`: the primal pullbacks and their own); it and every adjoint it
     references verify, and its text parses back to the same text."""
     from autodiff.reverse import forward
-    from lang.ir import format_module, walk_ops
-    from lang.irparse import parse_module
-    from lang.verify import verify_module
+    from lang.core.ir import format_module, walk_ops
+    from lang.core.irparse import parse_module
+    from lang.core.verify import verify_module
 
     f2 = forward(forward(z.function(name).methods[0].fn))
     assert any(op.attrs.get("tape") == 2 for op in walk_ops(f2.body)

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lang.api import Zyla
-from lang.cli import command as zyla_cmd
+from lang.door.api import Zyla
+from lang.door.cli import command as zyla_cmd
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 180
@@ -118,7 +118,7 @@ def test_a_compiled_loop_with_break_stops_when_it_breaks() -> None:
     """`for i in 1:n` with `break` compiles to a loop that ends at the break: with n = 2^62
     the executable returns at once (a loop running the remaining iterations as no-ops
     would not finish). Run in a subprocess so that a regression fails by its timeout."""
-    code = ("from lang.api import Zyla\n"
+    code = ("from lang.door.api import Zyla\n"
             "z = Zyla()\n"
             f"z.eval({BREAK_SRC!r})\n"
             "print(z.call('first_square_above', 2**62, 50.0, compiled=True))\n"
@@ -824,7 +824,7 @@ def test_writes_through_aliases_are_seen_as_on_the_host(name: str) -> None:
     executables that returned the unwritten values: silently wrong. The last one (an
     array made outside a loop, written inside it through a call) now runs on the host."""
     from backend.compile import compiled_call
-    from backend.structure import OffloadError
+    from lang.core.structure import OffloadError
 
     z = Zyla()
     z.eval(ALIAS_SRC)
@@ -1250,7 +1250,7 @@ MATMUL_SRC = "mm(A, B) = sum(A * B)\n"
 def _matmul_module(env_value: str) -> str:
     """The StableHLO handed to XLA for a Float32 matrix product, in a fresh process with
     ZYLA_MATMUL_PRECISION=env_value."""
-    code = ("import numpy as np\nfrom lang.api import Zyla\nfrom backend.compile import "
+    code = ("import numpy as np\nfrom lang.door.api import Zyla\nfrom backend.compile import "
             "lower_text\nz = Zyla()\nz.eval(" + repr(MATMUL_SRC) + ")\n"
             "a = np.ones((4, 4), np.float32)\n"
             "print(lower_text(z.rt, z.rt.lookup('mm'), [a, a], optimized=False))\n")

@@ -1,5 +1,5 @@
 """The cost model (backend/costmodel.py) and the lowerings it chooses among
-(lang/primitives_nn.py: `CONV_LOWERINGS`, `POOL_LOWERINGS`).
+(lang/core/primitives_nn.py: `CONV_LOWERINGS`, `POOL_LOWERINGS`).
 
 - Every lowering of every op computes what the host implementation (numpy) computes, over
   hypothesis-drawn geometries, 1-D and 2-D, Float32 and Float64; the host reference is
@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from jax import lax
 
 from backend import costmodel as CM
-from lang import primitives_nn as P
-from lang.api import Zyla
+from lang.core import primitives_nn as P
+from lang.door.api import Zyla
 
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402

@@ -1,7 +1,7 @@
 """Diagnostics: bad programs reach the user as `ERROR:` + kind + message, `FILE:LINE:COL`,
 the source line with a caret, and a hint where one helps — never a Python traceback.
 
-Each bad program runs through the CLI's own entry point (`lang.cli.run_file`) in this
+Each bad program runs through the CLI's own entry point (`lang.door.cli.run_file`) in this
 process (a subprocess per case would spend most of its time starting up); a few cases
 also run through the real console script. Also here: the hint helpers, `zyla explain`,
 `@code_warntype` and the long-compile notice.
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from lang import diagnostics as D
-from lang.cli import command, dispatch, run_file
-from lang.errors import SourceFile, ZylaError, format_error
+from grammar.errors import SourceFile, ZylaError, format_error
+from lang.door import diagnostics as D
+from lang.door.cli import command, dispatch, run_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -267,7 +267,7 @@ def test_format_error_multiline_hint() -> None:
 
 
 def test_caret_under_tabs() -> None:
-    from lang.ast import Span
+    from grammar.ast import Span
 
     e = ZylaError("UndefVarError", "`y` not defined", Span(1, 3), SourceFile("t.jl", "\t\ty\n"))
     lines = format_error(e).splitlines()
@@ -322,7 +322,7 @@ def test_explain_bad_call_is_a_clean_error(explain_file: Path,
 
 
 def test_code_warntype(capsys: pytest.CaptureFixture[str]) -> None:
-    from lang.runtime import Runtime
+    from lang.core.runtime import Runtime
 
     rt = Runtime()
     rt.run_source(EXPLAIN_SRC + "@code_warntype noisy([1.0, 2.0])\n", "w.jl")
@@ -348,7 +348,7 @@ def test_compile_notice_announces_long_compiles() -> None:
 
 
 def test_compile_notice_from_compiled_call(capsys: pytest.CaptureFixture[str]) -> None:
-    from lang.runtime import Runtime
+    from lang.core.runtime import Runtime
 
     os.environ["ZYLA_COMPILE_NOTICE"] = "0"
     try:

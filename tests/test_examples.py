@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lang.runtime import Runtime
+from lang.core.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.jl"))
-ZYLA = [sys.executable, "-m", "lang.cli"]
+ZYLA = [sys.executable, "-m", "lang.door.cli"]
 
 # the functions whose top-level calls must run compiled in each example, with how many
 # compiled calls at least; and a pattern for the metric the example prints with a bound

@@ -1,4 +1,4 @@
-"""The Flux-compatible library (lang/stdlib/flux.jl over lang/primitives_nn.py).
+"""The Flux-compatible library (lang/core/stdlib/flux.jl over lang/core/primitives_nn.py).
 
 Numerical kernels are checked against independent references: convolution and pooling
 against direct loops written here in numpy with Julia's indexing (which also checks the
@@ -6,7 +6,7 @@ reversed array layout), their gradients against central finite differences and a
 `jax.grad` of the lowered primal; optimisers against the update formulas of
 Optimisers.jl written out in numpy. Layers, modes, losses, data loading, training and the
 progress bar are checked for Flux's behaviour. Arrays cross the Python API with numpy
-shape = Julia size (lang.api).
+shape = Julia size (lang.door.api).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import jax
 import numpy as np
 import pytest
 
-from lang.api import Zyla
-from lang.errors import ZylaError
+from grammar.errors import ZylaError
+from lang.door.api import Zyla
 
 jax.config.update("jax_enable_x64", True)
 
@@ -221,7 +221,7 @@ def test_activation_values_and_float32(z: Zyla, name: str) -> None:
 def test_activations_broadcast_without_an_element_loop(z: Zyla) -> None:
     """relu/sigmoid/gelu on Float32 arrays dispatch to vectorised elementwise primitives,
     so broadcasting them takes no per-element call (checked by the dispatch, not by a clock)."""
-    from lang.functions import elementwise_primitive
+    from lang.core.functions import elementwise_primitive
 
     x = RNG.standard_normal((30, 20)).astype(np.float32)
     for name in ("relu", "sigmoid", "gelu"):

@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 
 from autodiff import forward
-from lang.api import Zyla
-from lang.errors import ZylaError
-from lang.primitives import NONDIFF, Primitive
+from grammar.errors import ZylaError
+from lang.core.primitives import NONDIFF, Primitive
+from lang.door.api import Zyla
 
 jax.config.update("jax_enable_x64", True)
 
@@ -440,7 +440,7 @@ def test_jacobian_of_a_tall_function_runs_forward_columns(z: Zyla,
 
 
 def test_tangent_function_is_cached_plain_ir(z: Zyla) -> None:
-    from lang.ir import format_function
+    from lang.core.ir import format_function
 
     fn = z.rt.lookup("decay").methods[0].fn
     t1 = forward.jvp_function(fn)
@@ -459,12 +459,12 @@ def test_forward_over_forward_and_reverse_over_forward_are_clear_errors(z: Zyla)
 
 
 def test_tangent_functions_verify(z: Zyla) -> None:
-    """The transform's output is well-formed IR (lang.verify), for plain functions and for
+    """The transform's output is well-formed IR (lang.core.verify), for plain functions and for
     the IR reverse mode emits (a forward function with pcalls and loop tapes, its adjoint:
     what forward-over-reverse transforms)."""
     from autodiff.reverse import adjoint_functions
     from autodiff.reverse import forward as reverse_forward
-    from lang.verify import verify
+    from lang.core.verify import verify
 
     prims = [z.rt.lookup(n).methods[0].fn for n in ("decay", "mixed", "lin_at", "keyword_pow")]
     mixed = prims[1]
@@ -489,7 +489,7 @@ def test_golden_tangent_ir(name: str) -> None:
     `if` yields its outputs' tangents, calls with tangents are `fcall`s."""
     import test_ir
 
-    from lang.ir import format_module
+    from lang.core.ir import format_module
 
     fn = forward.jvp_function(test_ir.method_fn(name))
     test_ir.check_golden(test_ir.GOLDEN / f"{name}.jvp.ir", format_module(fn) + "\n")

@@ -1,6 +1,6 @@
-"""The front-end cache of Zyla's library files (lang.frontcache, issue 5).
+"""The front-end cache of Zyla's library files (lang.core.frontcache, issue 5).
 
-Loading Base and `using Flux` must take the parsed and lowered IR of lang/stdlib/*.jl
+Loading Base and `using Flux` must take the parsed and lowered IR of lang/core/stdlib/*.jl
 from the cache in a second process and in a second `Runtime()` of one process, miss when
 the library text or the front end changes, ignore corrupt entries, obey
 `ZYLA_FRONTEND_CACHE=off`, and change nothing a program can observe: its results and the
@@ -23,12 +23,12 @@ from typing import Any
 
 import pytest
 
-from lang import frontcache
-from lang import values as V
-from lang.errors import SourceFile, ZylaError, format_error
-from lang.ir import Function, walk_ops
-from lang.lower import COLON, UNDEF, Lowerer
-from lang.runtime import STDLIB, Runtime
+from grammar.errors import SourceFile, ZylaError, format_error
+from lang.core import frontcache
+from lang.core import values as V
+from lang.core.ir import Function, walk_ops
+from lang.core.lower import COLON, UNDEF, Lowerer
+from lang.core.runtime import STDLIB, Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 300
@@ -46,7 +46,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _lower(text: str, name: str = "/lib/small.jl") -> list[Function]:
     """Parse and lower a text the way Runtime.run_source does (no runtime needed)."""
-    from lang.parser import parse
+    from grammar.parser import parse
 
     lo = Lowerer(SourceFile(name, text))
     return [lo.lower_toplevel(s) for s in parse(text, name).stmts]
@@ -175,8 +175,9 @@ def test_frontend_edited_during_the_process_stores_nothing(
 def test_frontend_hash_covers_the_front_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     names = {f.relative_to(ROOT).as_posix() for f in frontcache._frontend_files()}
-    for must in ("lang/lexer.py", "lang/parser.py", "lang/lower.py", "lang/ast.py", "lang/ir.py",
-                 "lang/macros.py", "lang/values.py", "grammar/julia.lark", "lang/frontcache.py"):
+    for must in ("grammar/lexer.py", "grammar/parser.py", "lang/core/lower.py", "grammar/ast.py",
+                 "lang/core/ir.py", "lang/core/macros.py", "lang/core/values.py",
+                 "grammar/julia.lark", "lang/core/frontcache.py"):
         assert must in names
     copy = tmp_path / "tree"
     for sub in ("lang", "grammar"):
@@ -187,7 +188,7 @@ def test_frontend_hash_covers_the_front_end(
     monkeypatch.setattr(frontcache, "_ROOT", copy)
     h0 = frontcache.compute_frontend_hash()
     assert frontcache.compute_frontend_hash() == h0
-    for rel in ("grammar/julia.lark", "lang/lower.py", "lang/parser.py"):
+    for rel in ("grammar/julia.lark", "lang/core/lower.py", "grammar/parser.py"):
         p = copy / rel
         old = p.read_text()
         p.write_text(old + "\n")
@@ -331,7 +332,8 @@ Dropout(1.5)
 
 SCRIPT = """
 import json, sys
-from lang import cli, frontcache
+from lang.door import cli
+from lang.core import frontcache
 rc = cli.run_code(sys.argv[1])
 print("STATS " + json.dumps(frontcache.stats()), flush=True)
 sys.exit(rc)

@@ -1,4 +1,4 @@
-"""Fuzzing (lang.fuzzing): random bytes, text, token sequences and mutated programs go
+"""Fuzzing (lang.door.fuzzing): random bytes, text, token sequences and mutated programs go
 through the lexer, parser, lowering, IR verifier, interpreter and the CLI's error
 report; only `ZylaError`s may come out, nothing may hang, and no report may show a
 Python traceback. A small run here; `scripts/fuzz.py N` runs a large one.
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from lang import fuzzing as F
-from lang.cli import command
-from lang.errors import ZylaError
-from lang.runtime import Runtime
+from grammar.errors import ZylaError
+from lang.core.runtime import Runtime
+from lang.door import fuzzing as F
+from lang.door.cli import command
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = F.corpus()

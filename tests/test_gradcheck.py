@@ -1,4 +1,4 @@
-"""Gradient checks for users: `lang.testing` from Python, `using GradCheck` in the
+"""Gradient checks for users: `lang.door.testing` from Python, `using GradCheck` in the
 language (`gradcheck`, `@gradcheck`) and `zyla gradcheck FILE [FUNC]`.
 
 The checks compare Zyla's reverse-mode AD with central finite differences and with
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lang import testing as zt
-from lang.api import Zyla
-from lang.cli import dispatch
-from lang.gradcheck import ArgSpec, run_property, to_source
+from lang.door import testing as zt
+from lang.door.api import Zyla
+from lang.door.cli import dispatch
+from lang.door.gradcheck import ArgSpec, run_property, to_source
 
 SOURCE = """
 using ChainRulesCore

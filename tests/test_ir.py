@@ -20,15 +20,15 @@ import numpy as np
 import pytest
 
 from autodiff.reverse import forward
-from lang.ast import Span
-from lang.errors import SourceFile, ZylaError
-from lang.functions import GenericFunction
-from lang.ir import Function, Op, Region, Value, format_function, format_module
-from lang.irparse import IRLiteral, parse_function, parse_module
-from lang.lower import COLON, UNDEF, Lowerer
-from lang.parser import parse
-from lang.runtime import Runtime
-from lang.values import (
+from grammar.ast import Span
+from grammar.errors import SourceFile, ZylaError
+from grammar.parser import parse
+from lang.core.functions import GenericFunction
+from lang.core.ir import Function, Op, Region, Value, format_function, format_module
+from lang.core.irparse import IRLiteral, parse_function, parse_module
+from lang.core.lower import COLON, UNDEF, Lowerer
+from lang.core.runtime import Runtime
+from lang.core.values import (
     AnyT,
     ArrayT,
     Char,
@@ -41,7 +41,7 @@ from lang.values import (
     TypeVar,
     apply_type,
 )
-from lang.verify import verify, verify_module
+from lang.core.verify import verify, verify_module
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("ZYLA_UPDATE_GOLDEN") == "1"

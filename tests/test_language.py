@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lang.api import Zyla
-from lang.cli import command
-from lang.errors import ZylaError, format_error
-from lang.runtime import Runtime
+from grammar.errors import ZylaError, format_error
+from lang.core.runtime import Runtime
+from lang.door.api import Zyla
+from lang.door.cli import command
 
 JL = Path(__file__).parent / "jl"
 PROGRAMS = ["types", "modules", "collections", "strings_io", "exceptions",

@@ -1,4 +1,4 @@
-"""The parser (lang.parser, lang.lexer, grammar/julia.lark): Julia text → AST shapes."""
+"""The parser (grammar.parser, grammar.lexer, grammar/julia.lark): Julia text → AST shapes."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grammar import load_parser
-from lang import ast as A
-from lang.errors import ZylaError, format_error
-from lang.lexer import LexInput
-from lang.parser import (
+from grammar import ast as A
+from grammar.errors import ZylaError, format_error
+from grammar.lexer import LexInput
+from grammar.parser import (
     ZylaParseError,
     _new_session,
     _subparse,
@@ -21,6 +20,7 @@ from lang.parser import (
     parse_expr,
     parse_incomplete,
 )
+from grammar.tables import load_parser
 
 ACCEPTANCE = Path(__file__).resolve().parents[2] / "shared" / "acceptance"
 ACCEPTANCE_FILES = sorted(ACCEPTANCE.glob("*.jl")) + sorted(ACCEPTANCE.glob("errors/*.jl"))
@@ -798,8 +798,8 @@ def _token_stream(text: str) -> list[tuple[object, ...]]:
     """Every token the lexer gives the parser for `text`, with its position."""
     from lark.lexer import LexerState
 
-    from lang.lexer import JuliaLexer
-    from lang.parser import _Driver, _tables
+    from grammar.lexer import JuliaLexer
+    from grammar.parser import _Driver, _tables
 
     out: list[tuple[object, ...]] = []
     job = LexInput(text, "t.jl", subparse=_subparse)
@@ -834,7 +834,7 @@ def test_lexer_fast_path_gives_the_same_tokens(monkeypatch: pytest.MonkeyPatch) 
     """The main loop's shortcut (`_FAST_RE`) emits what the general methods would."""
     import re
 
-    from lang import lexer
+    from grammar import lexer
 
     texts = [_load_bench_input().generate(400)]  # type: ignore[attr-defined]
     if ACCEPTANCE.is_dir():
@@ -864,7 +864,7 @@ def test_parse_restores_the_garbage_collector() -> None:
 
 def test_memoized_accepts_agrees_with_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
     """`_Driver.accepts` answers from its memo exactly what simulating would answer."""
-    from lang.parser import _Driver
+    from grammar.parser import _Driver
 
     memoized = _Driver.accepts
     checked = []

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lang.errors import ZylaError
-from lang.runtime import Runtime
+from grammar.errors import ZylaError
+from lang.core.runtime import Runtime
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,6 @@ def test_bad_arguments_are_clean_errors(rt: Runtime, src: str) -> None:
 
 
 def test_help_for_plots(rt: Runtime) -> None:
-    from lang.docs import help_text
+    from lang.door.docs import help_text
 
     assert "training loss curve" in help_text(rt, "lineplot")

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from autodiff import forward as ad_forward
 from autodiff import runtime as ad_runtime
 from autodiff.runtime import BCAST_RULES, _state
-from lang.functions import Closure, GenericFunction
-from lang.primitives import INFER_BY_LOWERING, NONDIFF, PRIMITIVES, HostOnly, Primitive
-from lang.runtime import Runtime
+from lang.core.functions import Closure, GenericFunction
+from lang.core.primitives import INFER_BY_LOWERING, NONDIFF, PRIMITIVES, HostOnly, Primitive
+from lang.core.runtime import Runtime
 
 # Pullbacks that are neither Zyla source nor NONDIFF: the AD runtime handles these
 # primitives itself (autodiff/runtime.py: pullback_call, _prim_pullback).
@@ -226,7 +226,7 @@ def test_every_forward_rule_has_a_test(rt: Runtime) -> None:
 
 def test_a_primitive_without_forward_rule_is_a_clear_error(rt: Runtime) -> None:
     """NOFORWARD: forward mode stops with an AD error naming the primitive and the line."""
-    from lang.errors import ZylaError
+    from grammar.errors import ZylaError
 
     rt.run_source("fwd_nofwd(x) = Core.prod_pair(x, x)\n", "nofwd.jl")
     f = rt.lookup("fwd_nofwd")

@@ -1,4 +1,4 @@
-"""Random numbers in compiled code (lang.builtins_random): `rand`/`randn` and dropout's
+"""Random numbers in compiled code (lang.core.builtins_random): `rand`/`randn` and dropout's
 mask draw inside the executable, from a key each call takes from the global RNG.
 
 Checked: two calls draw differently, `Random.seed!` reproduces them, calls never
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backend.structure import OffloadError
-from lang.api import Zyla
+from lang.core.structure import OffloadError
+from lang.door.api import Zyla
 
 SRC = """
 using Random, Statistics, Flux

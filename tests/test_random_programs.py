@@ -1,4 +1,4 @@
-"""Differential testing with random well-typed programs (lang.randprog): the host
+"""Differential testing with random well-typed programs (lang.door.randprog): the host
 interpreter, the compiled executable, central finite differences and `jax.grad` of the
 lowered primal must agree. A small batch here; `scripts/random_programs.py N` runs a
 large one (docs/TESTING.md records the figures).
@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from lang import randprog as R
-from lang.parser import parse
-from lang.runtime import Runtime
+from grammar.parser import parse
+from lang.core.runtime import Runtime
+from lang.door import randprog as R
 
 _RT: list[Runtime] = []
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backend.compile import compiled_call
-from backend.structure import OffloadError
-from lang.api import Zyla
+from lang.core.structure import OffloadError
+from lang.door.api import Zyla
 
 # the benchmark's own program (perf.jl's micro-benchmarks: `qsort!`, `sortperf`, `fib`)
 MICRO = (Path(__file__).resolve().parents[1] / "bench" / "micro.jl").read_text()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lang.cli import command as zyla_cmd
+from lang.door.cli import command as zyla_cmd
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 120

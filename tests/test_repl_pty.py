@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lang.cli import command
+from lang.door.cli import command
 
 try:
     import pexpect
@@ -237,7 +237,7 @@ def step_history_persists_with_prefix_search(history_file: Path) -> None:
 
 
 def test_is_complete() -> None:
-    from lang.repl import is_complete
+    from lang.door.repl import is_complete
 
     assert is_complete("1 + 2")
     assert not is_complete("function f(x)")
@@ -249,7 +249,7 @@ def test_is_complete() -> None:
 
 
 def test_trailing_semicolon() -> None:
-    from lang.repl import _ends_with_semicolon
+    from lang.door.repl import _ends_with_semicolon
 
     assert _ends_with_semicolon("x = 1;")
     assert _ends_with_semicolon("x = 1;  # quiet")
@@ -258,7 +258,7 @@ def test_trailing_semicolon() -> None:
 
 
 def test_completions() -> None:
-    from lang.repl import Session, completions
+    from lang.door.repl import Session, completions
 
     rt = Session().rt
     rt.run_source("struct Pt\n    alpha\n    beta\nend\np = Pt(1, (u = 1, v = 2))\n", "REPL[1]")

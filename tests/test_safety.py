@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from lang import values as V
-from lang.cli import dispatch
-from lang.errors import ZylaError
-from lang.runtime import Runtime
-from lang.safety import audit_namespace, policy
+from grammar.errors import ZylaError
+from lang.core import values as V
+from lang.core.runtime import Runtime
+from lang.core.safety import audit_namespace, policy
+from lang.door.cli import dispatch
 
 
 @pytest.fixture(scope="module")

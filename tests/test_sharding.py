@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lang.cli import command as zyla_cmd
+from lang.door.cli import command as zyla_cmd
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 300
@@ -143,8 +143,8 @@ def listen(event, **kwargs):
 
 
 jax.monitoring.register_event_listener(listen)
-from lang.api import Zyla
-from lang.cli import command as zyla_cmd
+from lang.door.api import Zyla
+from lang.door.cli import command as zyla_cmd
 z = Zyla()
 z.eval("f(x) = sum(tanh.(x) .* 3.0)")
 print(z.call("f", np.arange(5.0), compiled=True), hits[0])

@@ -1,4 +1,4 @@
-"""Julia's printing of values (lang.show): print, show and REPL display formats."""
+"""Julia's printing of values (lang.core.show): print, show and REPL display formats."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lang.show import format_float, jl_display, jl_print, jl_show
-from lang.values import (
+from lang.core.show import format_float, jl_display, jl_print, jl_show
+from lang.core.values import (
     AnyT,
     ArrayT,
     Char,

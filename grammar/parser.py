@@ -1,0 +1,1447 @@
+"""Zyla's parser: Julia source text → `grammar.ast` nodes.
+
+`parse(text, filename)` returns a `Program`; every syntax error is a `ZylaError` of kind
+"ParseError" (a `ZylaParseError`) with a location and a message naming what went wrong:
+the unexpected token, or the block keyword or bracket left open and where it opened.
+`parse_incomplete(text)` tells the REPL whether its input is an unfinished prefix.
+
+The grammar (`grammar/julia.lark`) is LALR(1) and built by Lark; the lexer (`grammar.lexer`)
+feeds it marker tokens for Julia's context-dependent syntax. `parse` runs Lark's tables
+with `_Driver`, a tight LALR loop that also answers the lexer's "can you accept this token
+now?" questions; its reduction callbacks are made from Lark's rules by `_rule_callback`
+(same children, same `_AstBuilder` methods, without Lark's wrapper objects), and chains of
+length-one reductions are memoized (`_Tables.chain`). `get_parser().parse(...)` (Lark's
+own loop and callbacks, the lexer reading Lark's `ParserState`) gives the same result more
+slowly and is kept as the reference. The AST is built while parsing, by the methods of
+`_AstBuilder` (no parse tree is built); each node's span is the line and column of its
+first token. Throughput is measured by `bench/parser_input.py`.
+
+Julia's method definitions are recognised only once their `=` or `end` is seen, so the
+builder keeps, for the duration of one parse, the raw argument list of every call (a
+call may turn out to be a signature) and the constructs that are only legal inside a
+signature (`::T` without a name, `where`, typed keyword arguments, struct field
+defaults); a parse ends with an error if one of those was not used by a definition.
+
+Representation choices beyond `grammar.ast`'s docstrings:
+
+- A short method `f(x) = e` has `body=Block([e])`; an arrow lambda's body is `e` itself.
+- `-2`, `+2.5` (a sign applied directly to a number literal) are folded into literals;
+  `-2^2` stays `-(2^2)`.
+- `T[a, b]` is a typed `VectorLit` when `T` is a `Curly` or a name in `TYPE_NAMES`, and an
+  `Index` otherwise (the lowering may still treat an `Index` of a type as a literal);
+  `T[a b; c d]` is always a typed `MatrixLit`, and the typed comprehension
+  `T[f(x) for x in xs]` is `Call(collect, [T, Comprehension(generator=True)])`.
+- `Base.@kwdef struct S a::Int = 1 ... end` is `MacroCall("kwdef", [Kwarg("a", 1), ...,
+  StructDef])`: the field defaults as `Kwarg`s, then the struct (its fields keep their
+  types only). Field defaults outside `@kwdef` are a ParseError.
+- `x in xs` and `x isa T` alone are `Call(Ident("in"/"isa"), ...)`; inside a longer
+  comparison chain they stay `Comparison` ops.
+- Operators used as values (`map(+, xs)`) are `Ident("+")`.
+- A type parameter given by its bound, `Vector{<:Real}`, is `Call(Ident("<:"), [Real])`
+  among the `Curly`'s params; `(a; b)` is a `Block`; a struct body is parsed as a block
+  whose method definitions become `StructDef.constructors` and whose other statements
+  must be field declarations.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedInput, UnexpectedToken
+from lark.lexer import LexerState
+from lark.parsers.lalr_analysis import Shift
+
+from grammar import ast as A
+from grammar.ast import Span
+from grammar.errors import SourceFile
+from grammar.lexer import KEYWORDS, JuliaLexer, LexInput, ZylaParseError
+from grammar.tables import load_parser
+
+__all__ = ["ZylaParseError", "parse", "parse_incomplete", "parse_expr"]
+
+Children = list[Any]
+
+#: Names that make `Name[...]` a typed array literal rather than indexing.
+TYPE_NAMES = frozenset(
+    """Any Bool Char String Symbol Nothing Function Number Real Integer Signed Unsigned
+    AbstractFloat Float16 Float32 Float64 Int Int8 Int16 Int32 Int64 Int128 UInt UInt8
+    UInt16 UInt32 UInt64 UInt128 BigInt BigFloat Complex ComplexF16 ComplexF32 ComplexF64
+    Rational Vector Matrix Array AbstractArray AbstractVector AbstractMatrix Tuple
+    NamedTuple Dict Pair""".split()
+)
+_NUMERIC_KINDS = frozenset({"Int64", "Float64", "Float32"})
+#: Names that are literals (`nothing` is a constant in Julia; Zyla treats it as one).
+_NAMED_LITERALS: dict[str, tuple[object, str]] = {
+    "true": (True, "Bool"),
+    "false": (False, "Bool"),
+    "nothing": (None, "Nothing"),
+}
+
+
+# ---- intermediate values (never left in the AST) ----------------------------------------
+
+
+@dataclass
+class _KwItem:
+    """`name = value` inside an argument list or parentheses."""
+
+    target: A.Node
+    value: A.Node
+    span: Span
+
+
+@dataclass
+class _AnonType(A.Node):
+    """`::T` in an argument list: a parameter without a name (signatures only)."""
+
+    type: A.Node
+
+
+@dataclass
+class _Where(A.Node):
+    """`sig where {T, S}` (signatures only)."""
+
+    expr: A.Node
+    params: list[A.Node]
+
+
+@dataclass
+class _RawArgs:
+    """A call's arguments as written: before the `;` and after it."""
+
+    positional: list[Any]
+    keyword: list[Any]
+
+
+@dataclass
+class _Brackets:
+    """The inside of `[...]`: a comma list, rows of a matrix, or a comprehension."""
+
+    kind: str  # "list" | "rows" | "comp"
+    items: list[Any]
+    comp: A.Comprehension | None = None
+
+
+@dataclass
+class _CompTail:
+    iterators: list[tuple[A.Node, A.Node]]
+    cond: A.Node | None
+
+
+@dataclass
+class _TypeHead:
+    name: str
+    params: list[A.Node]
+    supertype: A.Node | None
+
+
+@dataclass
+class _Field:
+    """A field declaration `name[::type][ = default]` in a struct body."""
+
+    name: str
+    type: A.Node | None
+    default: A.Node | None
+    span: Span
+
+
+@dataclass
+class _Session:
+    """Per-parse bookkeeping for method signatures (see the module docstring). Entries
+    are keyed by node identity and hold the node, which keeps it alive (so its id cannot
+    be reused) until the parse ends."""
+
+    source: SourceFile
+    calls: dict[int, tuple[A.Call, _RawArgs]] = field(default_factory=dict)
+    pending: dict[int, tuple[A.Node, Span, str]] = field(default_factory=dict)
+    grouped: dict[int, A.Node] = field(default_factory=dict)
+    defaults: dict[int, tuple[A.Node, list[A.Kwarg]]] = field(default_factory=dict)
+
+    def note_call(self, call: A.Call, raw: _RawArgs) -> None:
+        """Remember a call's arguments as written, in case it is a method signature."""
+        self.calls[id(call)] = (call, raw)
+
+    def is_call(self, node: A.Node) -> bool:
+        return id(node) in self.calls
+
+    def take_call(self, call: A.Call) -> _RawArgs | None:
+        entry = self.calls.pop(id(call), None)
+        return None if entry is None else entry[1]
+
+    def require_consumer(self, node: A.Node, span: Span, message: str) -> None:
+        """`node` is only valid where an enclosing construct uses it (a method signature,
+        `@kwdef`): the parse fails with `message` unless `consume(node)` is called."""
+        self.pending[id(node)] = (node, span, message)
+
+    def consume(self, node: A.Node) -> None:
+        self.pending.pop(id(node), None)
+
+    def note_grouped(self, node: A.Node) -> None:
+        """`node` was written in parentheses: `(x)`."""
+        self.grouped[id(node)] = node
+
+    def was_grouped(self, node: A.Node) -> bool:
+        return id(node) in self.grouped
+
+    def note_defaults(self, struct: A.Node, defaults: list[A.Kwarg]) -> None:
+        self.defaults[id(struct)] = (struct, defaults)
+
+    def take_defaults(self, struct: A.Node) -> list[A.Kwarg]:
+        entry = self.defaults.pop(id(struct), None)
+        return [] if entry is None else entry[1]
+
+    def check(self) -> None:
+        """Raise for the first signature-only construct that no definition used."""
+        if self.pending:
+            _, span, message = min(self.pending.values(),
+                                   key=lambda p: (p[1].line, p[1].col))
+            raise ZylaParseError(message, span, self.source)
+
+
+_SESSION: ContextVar[_Session] = ContextVar("zyla_parse_session")
+
+
+def _session() -> _Session:
+    return _SESSION.get()
+
+
+def _span(x: Any) -> Span:
+    """The span of a token, node or intermediate value."""
+    if isinstance(x, Token):
+        return Span(x.line, x.column)
+    return x.span
+
+
+def _nodes(children: Children) -> list[Any]:
+    """The children that are not tokens (separators and keywords dropped)."""
+    return [c for c in children if not isinstance(c, Token)]
+
+
+def _error(message: str, at: Any, hint: str | None = None) -> ZylaParseError:
+    return ZylaParseError(message, _span(at), _session().source, hint=hint)
+
+
+def _dotted_name(node: A.Node) -> str | None:
+    """`a.b.c` as "a.b.c", or None if `node` is not a dotted name."""
+    if isinstance(node, A.Ident):
+        return node.name
+    if isinstance(node, A.Dot):
+        base = _dotted_name(node.obj)
+        return None if base is None else f"{base}.{node.name}"
+    return None
+
+
+def _op_call(op: Token, args: list[A.Node]) -> A.Node:
+    """`a op b` / `op a`: a Call, or a Broadcast for a dotted operator (`.+`)."""
+    name = str(op)
+    span = args[0].span if len(args) > 1 else _span(op)
+    if len(name) > 1 and name[0] == ".":
+        return A.Broadcast(A.Ident(name[1:], span=_span(op)), args, span=span)
+    return A.Call(A.Ident(name, span=_span(op)), args, span=span)
+
+
+# ---- the AST builder ------------------------------------------------------------------
+
+
+class _AstBuilder:
+    """One method per grammar rule (or alias), called by Lark with the rule's children."""
+
+    # -- programs, blocks, statements ---------------------------------------------------
+
+    def program(self, c: Children) -> list[A.Node]:
+        return c
+
+    def interp(self, c: Children) -> A.Node:
+        return c[0]
+
+    def block(self, c: Children) -> A.Block:
+        return A.Block(c, span=c[0].span if c else A.NOSPAN)
+
+    def return_stmt(self, c: Children) -> A.Return:
+        return A.Return(c[1] if len(c) > 1 else None, span=_span(c[0]))
+
+    def const_stmt(self, c: Children) -> A.Const:
+        return A.Const(c[1], span=_span(c[0]))
+
+    def global_stmt(self, c: Children) -> A.Global:
+        return A.Global(_names_of(c[1]), span=_span(c[0]))
+
+    def local_stmt(self, c: Children) -> A.Local:
+        return A.Local(_names_of(c[1]), span=_span(c[0]))
+
+    def assign(self, c: Children) -> A.Node:
+        return _assign(c[0], c[2])
+
+    def opassign(self, c: Children) -> A.OpAssign:
+        _check_target(c[0], update=True)
+        return A.OpAssign(c[0], str(c[1])[:-1], c[2], span=c[0].span)
+
+    def dotassign(self, c: Children) -> A.BroadcastAssign:
+        _check_target(c[0], update=True)
+        return A.BroadcastAssign(c[0], c[2], span=c[0].span)
+
+    def bare_tuple(self, c: Children) -> A.TupleLit:
+        items = _nodes(c)
+        return A.TupleLit(items, span=items[0].span)
+
+    # -- operators ----------------------------------------------------------------------
+
+    def lambda_(self, c: Children) -> A.Lambda:
+        return A.Lambda(_lambda_params(c[0]), c[2], span=c[0].span)
+
+    def where_(self, c: Children) -> _Where:
+        params = c[2] if isinstance(c[2], list) else [c[2]]
+        node = _Where(c[0], params, span=c[0].span)
+        _session().require_consumer(node, _span(c[1]),
+                                     '"where" is only supported in method signatures')
+        return node
+
+    def where_braces(self, c: Children) -> list[A.Node]:
+        return c[1]
+
+    def curly_items(self, c: Children) -> list[A.Node]:
+        return _nodes(c)
+
+    def bounded_param(self, c: Children) -> A.Call:
+        """`<:Real` as a type parameter (`Vector{<:Real}`): `Call(Ident("<:"), [Real])`."""
+        return A.Call(A.Ident("<:", span=_span(c[0])), [c[1]], span=_span(c[0]))
+
+    def pair(self, c: Children) -> A.Node:
+        return _op_call(c[1], [c[0], c[2]])
+
+    def ternary(self, c: Children) -> A.Ternary:
+        return A.Ternary(c[0], c[2], c[4], span=c[0].span)
+
+    def or_(self, c: Children) -> A.Or:
+        return A.Or(c[0], c[2], span=c[0].span)
+
+    def and_(self, c: Children) -> A.And:
+        return A.And(c[0], c[2], span=c[0].span)
+
+    def comparison(self, c: Children) -> A.Node:
+        operands = c[0::2]
+        ops = [str(t) for t in c[1::2]]
+        if len(ops) == 1 and ops[0] in ("in", "isa"):
+            return A.Call(A.Ident(ops[0], span=_span(c[1])), operands, span=operands[0].span)
+        return A.Comparison(operands, ops, span=operands[0].span)
+
+    def binop(self, c: Children) -> A.Node:
+        return _op_call(c[1], [c[0], c[2]])
+
+    def range_(self, c: Children) -> A.Call:
+        return A.Call(A.Ident(":", span=_span(c[1])), c[0::2], span=c[0].span)
+
+    def unop(self, c: Children) -> A.Node:
+        op, x = str(c[0]), c[1]
+        if op in ("-", "+") and isinstance(x, A.Literal) and x.kind in _NUMERIC_KINDS:
+            return A.Literal(-x.value if op == "-" else x.value, x.kind, span=_span(c[0]))
+        if (isinstance(x, A.TupleLit) and x.items and x.span.line == c[0].line
+                and x.span.col == c[0].column + len(op)):
+            # `-(a, b...)`: an operator written right before `(` is called, not applied
+            return A.Call(A.Ident(op, span=_span(c[0])), list(x.items), span=_span(c[0]))
+        return _op_call(c[0], [x])
+
+    def juxt(self, c: Children) -> A.Call:
+        return A.Call(A.Ident("*", span=c[2].span), [c[0], c[2]], span=c[0].span)
+
+    def typeassert(self, c: Children) -> A.TypeAssert:
+        return A.TypeAssert(c[0], c[2], span=c[0].span)
+
+    # -- postfix forms ------------------------------------------------------------------
+
+    def call(self, c: Children) -> A.Call:
+        func, raw = c[0], c[2]
+        args, kwargs, problem = _call_parts(raw)
+        if len(c) > 4:  # a do-block: its lambda is the first argument
+            args.insert(0, c[4])
+        node = A.Call(func, args, kwargs, span=func.span)
+        session = _session()
+        session.note_call(node, raw)
+        if problem is not None:
+            session.require_consumer(node, *problem)
+        return node
+
+    def dotcall(self, c: Children) -> A.Broadcast:
+        args, kwargs, problem = _call_parts(c[2])
+        if problem is not None:
+            raise ZylaParseError(problem[1], problem[0], _session().source)
+        return A.Broadcast(c[0], args, kwargs, span=c[0].span)
+
+    def index(self, c: Children) -> A.Node:
+        obj, br = c[0], c[2]
+        if br.kind == "list":
+            if _is_type(obj):
+                return A.VectorLit(br.items, obj, span=obj.span)
+            return A.Index(obj, br.items, span=obj.span)
+        if br.kind == "rows":
+            return A.MatrixLit(br.items, obj, span=obj.span)
+        assert br.comp is not None
+        br.comp.generator = True  # T[f(x) for x in xs] == collect(T, (f(x) for x in xs))
+        return A.Call(A.Ident("collect", span=obj.span), [obj, br.comp], span=obj.span)
+
+    def field(self, c: Children) -> A.Dot:
+        return A.Dot(c[0], str(c[2]), span=c[0].span)
+
+    def curly(self, c: Children) -> A.Curly:
+        params = c[2] if len(c) > 3 else []
+        return A.Curly(c[0], params, span=c[0].span)
+
+    def adjoint(self, c: Children) -> A.Call:
+        return A.Call(A.Ident("adjoint", span=_span(c[1])), [c[0]], span=c[0].span)
+
+    # -- atoms --------------------------------------------------------------------------
+
+    def name(self, c: Children) -> A.Node:
+        tok = c[0]
+        name: str = tok.value
+        span = Span(tok.line, tok.column)
+        if name in _NAMED_LITERALS:
+            value, kind = _NAMED_LITERALS[name]
+            return A.Literal(value, kind, span=span)
+        return A.Ident(name, span=span)
+
+    def int_lit(self, c: Children) -> A.Literal:
+        tok = c[0]
+        text: str = tok.value
+        if "_" in text:
+            text = text.replace("_", "")
+        value = int(text, 0) if text[:2] in ("0x", "0b", "0o") else int(text)
+        return A.Literal(value, "Int64", span=Span(tok.line, tok.column))
+
+    def float_lit(self, c: Children) -> A.Literal:
+        return A.Literal(float(str(c[0]).replace("_", "")), "Float64", span=_span(c[0]))
+
+    def float32_lit(self, c: Children) -> A.Literal:
+        text = str(c[0]).replace("_", "").replace("f", "e")
+        return A.Literal(float(text), "Float32", span=_span(c[0]))
+
+    def string(self, c: Children) -> A.Node:
+        parts = c[0].value
+        span = _span(c[0])
+        if all(isinstance(p, str) for p in parts):
+            return A.Literal("".join(parts), "String", span=span)
+        return A.StringInterp([_named_literal(p) for p in parts], span=span)
+
+    def char(self, c: Children) -> A.Literal:
+        return A.Literal(c[0].value, "Char", span=_span(c[0]))
+
+    def symbol(self, c: Children) -> A.Literal:
+        return A.Literal(str(c[0]), "Symbol", span=_span(c[0]))
+
+    def endmarker(self, c: Children) -> A.EndMarker:
+        return A.EndMarker(span=_span(c[0]))
+
+    def colon(self, c: Children) -> A.Colon:
+        return A.Colon(span=_span(c[0]))
+
+    def break_(self, c: Children) -> A.Break:
+        return A.Break(span=_span(c[0]))
+
+    def continue_(self, c: Children) -> A.Continue:
+        return A.Continue(span=_span(c[0]))
+
+    # -- arguments ----------------------------------------------------------------------
+
+    def call_args(self, c: Children) -> _RawArgs:
+        positional: list[Any] = []
+        keyword: list[Any] = []
+        after_semicolon = False
+        for child in c:
+            if isinstance(child, Token):
+                after_semicolon = True
+            elif after_semicolon:
+                keyword = child
+            else:
+                positional = child
+        return _RawArgs(positional, keyword)
+
+    def gen_args(self, c: Children) -> _RawArgs:
+        return _RawArgs([_comprehension(c[0], c[1], generator=True)], [])
+
+    def arg_list(self, c: Children) -> list[Any]:
+        return _nodes(c)
+
+    def kw_list(self, c: Children) -> list[Any]:
+        return _nodes(c)
+
+    def kw_item(self, c: Children) -> _KwItem:
+        return _KwItem(c[0], c[2], c[0].span)
+
+    def splat(self, c: Children) -> A.Splat:
+        return A.Splat(c[0], span=c[0].span)
+
+    def anon_typed(self, c: Children) -> _AnonType:
+        node = _AnonType(c[1], span=_span(c[0]))
+        _session().require_consumer(
+            node, node.span, '"::T" without a name is only allowed in a method signature')
+        return node
+
+    # -- parentheses --------------------------------------------------------------------
+
+    def empty_tuple(self, c: Children) -> A.TupleLit:
+        return A.TupleLit([], span=_span(c[0]))
+
+    def group(self, c: Children) -> Any:
+        item = c[1]
+        if isinstance(item, _KwItem):
+            return _assign(item.target, item.value)
+        if isinstance(item, A.Splat):
+            return A.TupleLit([item], span=_span(c[0]))
+        if isinstance(item, A.Ident):
+            _session().note_grouped(item)
+        return item
+
+    def tuple_(self, c: Children) -> A.Node:
+        items = _nodes(c)
+        span = _span(c[0])
+        named = [isinstance(x, _KwItem) for x in items]
+        if all(named):
+            return A.NamedTupleLit([_field_name(x.target) for x in items],
+                                   [x.value for x in items], span=span)
+        if any(named):
+            raise _error("a tuple cannot mix named and positional elements", c[0])
+        for x in items:
+            if isinstance(x, (A.OpAssign, A.BroadcastAssign)):
+                raise _error("an updating assignment cannot be a tuple element", x)
+        return A.TupleLit(items, span=span)
+
+    def semi_tuple(self, c: Children) -> A.NamedTupleLit:
+        items = c[2] if len(c) > 3 else []
+        names: list[str] = []
+        values: list[A.Node] = []
+        for x in items:
+            if isinstance(x, _KwItem):
+                names.append(_field_name(x.target))
+                values.append(x.value)
+            elif isinstance(x, A.Ident):
+                names.append(x.name)
+                values.append(x)
+            elif isinstance(x, A.Dot):
+                names.append(x.name)
+                values.append(x)
+            else:
+                raise _error("expected `name` or `name = value` in a named tuple", x)
+        return A.NamedTupleLit(names, values, span=_span(c[0]))
+
+    def paren_block(self, c: Children) -> A.Block:
+        """`(a; b)`: the statements run in order, the value is the last one's (a block
+        like `begin a; b end`, no new scope)."""
+        stmts: list[A.Node] = []
+        for x in _nodes(c):
+            if isinstance(x, _KwItem):
+                x = _assign(x.target, x.value)
+            elif isinstance(x, (A.Splat, _AnonType)):
+                raise _error("`...` and `::T` are not allowed in a `(a; b)` block", x)
+            stmts.append(x)
+        return A.Block(stmts, span=_span(c[0]))
+
+    def generator(self, c: Children) -> A.Comprehension:
+        node = _comprehension(c[1], c[2], generator=True)
+        node.span = _span(c[0])
+        return node
+
+    def kw_opassign(self, c: Children) -> A.OpAssign:
+        return self.opassign(c)
+
+    def kw_dotassign(self, c: Children) -> A.BroadcastAssign:
+        return self.dotassign(c)
+
+    # -- brackets -----------------------------------------------------------------------
+
+    def vector(self, c: Children) -> A.Node:
+        br: _Brackets = c[1]
+        span = _span(c[0])
+        if br.kind == "list":
+            return A.VectorLit(br.items, span=span)
+        if br.kind == "rows":
+            return A.MatrixLit(br.items, span=span)
+        assert br.comp is not None
+        br.comp.span = span
+        return br.comp
+
+    def b_empty(self, c: Children) -> _Brackets:
+        return _Brackets("list", [])
+
+    def b_list(self, c: Children) -> _Brackets:
+        return _Brackets("list", _nodes(c))
+
+    def b_comp(self, c: Children) -> _Brackets:
+        return _Brackets("comp", [], _comprehension(c[0], c[1], generator=False))
+
+    def b_rows(self, c: Children) -> _Brackets:
+        rows = [x if isinstance(x, list) else [x] for x in _nodes(c)]
+        return _Brackets("rows", rows)
+
+    def row(self, c: Children) -> list[A.Node]:
+        return _nodes(c)
+
+    def hrow(self, c: Children) -> list[A.Node]:
+        return _nodes(c)
+
+    def comp_tail(self, c: Children) -> _CompTail:
+        iterators: list[tuple[A.Node, A.Node]] = []
+        cond = None
+        for i, x in enumerate(c):
+            if isinstance(x, tuple):
+                iterators.append(x)
+            elif isinstance(x, Token) and x.type == "COMPIF":
+                cond = c[i + 1]
+                break
+        return _CompTail(iterators, cond)
+
+    def iter(self, c: Children) -> tuple[A.Node, A.Node]:
+        return (c[0], c[2])
+
+    def target_tuple(self, c: Children) -> A.TupleLit:
+        return A.TupleLit(_nodes(c), span=_span(c[0]))
+
+    # -- macros -------------------------------------------------------------------------
+
+    def macro_space(self, c: Children) -> A.MacroCall:
+        name = _macro_name(c[0])
+        args = _nodes(c)
+        if name == "kwdef" and len(args) == 1 and isinstance(args[0], A.StructDef):
+            # `Base.@kwdef struct S a::Int = 1 end` → MacroCall("kwdef", [Kwarg("a", 1), S])
+            struct = args[0]
+            _consume(struct)
+            args = [*_session().take_defaults(struct), struct]
+        return A.MacroCall(name, args, span=_span(c[0]))
+
+    def macro_paren(self, c: Children) -> A.MacroCall:
+        args, kwargs, problem = _call_parts(c[2])
+        if problem is not None:
+            raise ZylaParseError(problem[1], problem[0], _session().source)
+        for kw in kwargs:
+            if kw.name is None:
+                args.append(kw.value)
+            else:
+                args.append(A.Assign(A.Ident(kw.name, span=kw.span), kw.value, span=kw.span))
+        return A.MacroCall(_macro_name(c[0]), args, span=_span(c[0]))
+
+    # -- blocks -------------------------------------------------------------------------
+
+    def begin_e(self, c: Children) -> A.Block:
+        block: A.Block = c[1]
+        block.span = _span(c[0])
+        return block
+
+    def let_e(self, c: Children) -> A.Let:
+        nodes = _nodes(c)
+        body = _body(nodes[-1], c[0])
+        bindings = nodes[:-1]
+        for b in bindings:
+            if not isinstance(b, (A.Ident, A.Assign, A.FunctionDef)):
+                raise _error("a let binding must be a name or an assignment", b)
+        return A.Let(bindings, body, span=_span(c[0]))
+
+    def if_e(self, c: Children) -> A.If:
+        # IF cond block (ELSEIF cond block)* [ELSE block] END
+        clauses: list[tuple[Token, A.Node, A.Block]] = []
+        other: A.Block | None = None
+        i = 0
+        while i < len(c):
+            tok = c[i]
+            if tok.type in ("IF", "ELSEIF"):
+                clauses.append((tok, c[i + 1], _body(c[i + 2], tok)))
+                i += 3
+            elif tok.type == "ELSE":
+                other = _body(c[i + 1], tok)
+                i += 2
+            else:  # END
+                i += 1
+        result: A.Node | None = other
+        for tok, cond, then in reversed(clauses):
+            result = A.If(cond, then, result, span=_span(tok))
+        assert isinstance(result, A.If)
+        return result
+
+    def for_e(self, c: Children) -> A.For:
+        iterators = [x for x in c if isinstance(x, tuple)]
+        return A.For(iterators, _body(c[-2], c[0]), span=_span(c[0]))
+
+    def while_e(self, c: Children) -> A.While:
+        return A.While(c[1], _body(c[2], c[0]), span=_span(c[0]))
+
+    def try_e(self, c: Children) -> A.Try:
+        body = _body(c[1], c[0])
+        var: str | None = None
+        catch_body = finally_body = None
+        i = 2
+        while i < len(c) - 1:
+            tok = c[i]
+            if tok.type == "CATCH":
+                if isinstance(c[i + 1], Token) and c[i + 1].type == "CATCHVAR":
+                    var = str(c[i + 1])
+                    i += 1
+                catch_body = _body(c[i + 1], tok)
+            else:  # FINALLY
+                finally_body = _body(c[i + 1], tok)
+            i += 2
+        return A.Try(body, var, catch_body, finally_body, span=_span(c[0]))
+
+    def function_e(self, c: Children) -> A.Node:
+        return _long_function(c[1], _body(c[2], c[0]), _span(c[0]))
+
+    def do_block(self, c: Children) -> A.Lambda:
+        params = [x for x in c if isinstance(x, A.Param)]
+        return A.Lambda(params, _body(c[-2], c[0]), span=_span(c[0]))
+
+    def do_param(self, c: Children) -> A.Param:
+        return A.Param(str(c[0]), c[2] if len(c) > 2 else None, span=_span(c[0]))
+
+    def struct_e(self, c: Children) -> A.StructDef:
+        head: _TypeHead = c[1]
+        block: A.Block = c[2]
+        fields: list[_Field] = []
+        constructors: list[A.FunctionDef] = []
+        for stmt in block.stmts:
+            if isinstance(stmt, A.FunctionDef):
+                constructors.append(stmt)
+            else:
+                fields.append(_struct_field(stmt))
+        node = A.StructDef(head.name, [(f.name, f.type) for f in fields],
+                           mutable=c[0].type == "MUTABLE_STRUCT", params=head.params,
+                           supertype=head.supertype, constructors=constructors,
+                           span=_span(c[0]))
+        defaults = [A.Kwarg(f.name, f.default, span=f.span) for f in fields if f.default]
+        if defaults:
+            session = _session()
+            session.note_defaults(node, defaults)
+            session.require_consumer(node, defaults[0].span,
+                                      'field defaults are only allowed with "Base.@kwdef"')
+        return node
+
+    def abstract_e(self, c: Children) -> A.AbstractTypeDef:
+        head: _TypeHead = c[1]
+        if head.params:
+            raise _error("parametric abstract types are not supported", c[1].params[0])
+        return A.AbstractTypeDef(head.name, head.supertype, span=_span(c[0]))
+
+    def type_head(self, c: Children) -> _TypeHead:
+        params: list[A.Node] = []
+        supertype = None
+        for i, x in enumerate(c):
+            if isinstance(x, list):
+                params = x
+            elif isinstance(x, Token) and x.type == "SUBTYPE":
+                supertype = c[i + 1]
+        return _TypeHead(str(c[0]), params, supertype)
+
+    def module_def(self, c: Children) -> A.ModuleDef:
+        return A.ModuleDef(str(c[1]), _body(c[2], c[0]), span=_span(c[0]))
+
+    def using_stmt(self, c: Children) -> A.Using:
+        modules: list[str] = []
+        names: list[str] = []
+        after_colon = False
+        for x in c[1:]:
+            if isinstance(x, str) and not isinstance(x, Token):
+                modules.append(x)
+            elif x.type == "COLON":
+                after_colon = True
+            elif x.type == "NAME" and after_colon:
+                names.append(str(x))
+        return A.Using(modules, names, is_import=c[0].type == "IMPORT", span=_span(c[0]))
+
+    def export_stmt(self, c: Children) -> A.Export:
+        return A.Export([str(t) for t in c if t.type == "NAME"], span=_span(c[0]))
+
+    def module_path(self, c: Children) -> str:
+        return ".".join(str(t) for t in c if t.type == "NAME")
+
+
+# ---- helpers of the builder -------------------------------------------------------------
+
+
+def _named_literal(part: A.Node | str) -> A.Node | str:
+    """`$nothing` / `$true` in a string: the literal, like the name anywhere else."""
+    if isinstance(part, A.Ident) and part.name in _NAMED_LITERALS:
+        value, kind = _NAMED_LITERALS[part.name]
+        return A.Literal(value, kind, span=part.span)
+    return part
+
+
+def _struct_field(stmt: A.Node) -> _Field:
+    """A statement of a struct body that is not a method: a field declaration `a`,
+    `a::T`, or (for `Base.@kwdef`) `a::T = default` / `a = default`."""
+    target, default = stmt, None
+    if isinstance(stmt, A.Assign):
+        target, default = stmt.target, stmt.value
+    if isinstance(target, A.Ident):
+        return _Field(target.name, None, default, target.span)
+    if isinstance(target, A.TypeAssert) and isinstance(target.value, A.Ident):
+        return _Field(target.value.name, target.type, default, target.span)
+    raise _error("expected a field (`name` or `name::Type`) or an inner constructor "
+                 "(`Name(args) = new(...)`) in a struct body", stmt)
+
+
+def _body(block: A.Block, keyword: Token) -> A.Block:
+    """A block that starts at its keyword when it has no statements."""
+    if not block.stmts:
+        block.span = _span(keyword)
+    return block
+
+
+def _names_of(node: A.Node) -> list[A.Node]:
+    return node.items if isinstance(node, A.TupleLit) else [node]
+
+
+def _macro_name(tok: Token) -> str:
+    return str(tok).rsplit("@", 1)[1]
+
+
+def _field_name(target: A.Node) -> str:
+    if not isinstance(target, A.Ident):
+        raise _error("a named tuple field must be a name", target)
+    return target.name
+
+
+def _is_type(node: A.Node) -> bool:
+    return isinstance(node, A.Curly) or (isinstance(node, A.Ident) and node.name in TYPE_NAMES)
+
+
+def _comprehension(expr: A.Node, tail: _CompTail, generator: bool) -> A.Comprehension:
+    return A.Comprehension(expr, tail.iterators, tail.cond, generator, span=expr.span)
+
+
+def _check_target(target: A.Node, *, update: bool = False) -> None:
+    """Raise unless `target` can be assigned to (`update`: by `+=` or `.=`)."""
+    if isinstance(target, (A.Ident, A.Index, A.Dot)):
+        return
+    if not update:
+        if isinstance(target, A.TypeAssert) and isinstance(target.value, A.Ident):
+            return
+        if isinstance(target, A.TupleLit):
+            for item in target.items:
+                _check_target(item.value if isinstance(item, A.Splat) else item)
+            return
+        if isinstance(target, A.NamedTupleLit):
+            return
+    raise _error("invalid assignment target", target)
+
+
+def _is_signature(node: A.Node) -> bool:
+    if isinstance(node, _Where):
+        return True
+    if isinstance(node, A.TypeAssert):
+        node = node.value
+    return isinstance(node, A.Call) and _session().is_call(node)
+
+
+def _assign(target: A.Node, value: A.Node) -> A.Node:
+    """`target = value`, or a short method definition `f(x) = value`."""
+    if _is_signature(target):
+        body = A.Block([value], span=value.span)
+        return _function_def(target, body, target.span)
+    _check_target(target)
+    return A.Assign(target, value, span=target.span)
+
+
+def _call_parts(raw: _RawArgs) -> tuple[list[A.Node], list[A.Kwarg], tuple[Span, str] | None]:
+    """A call's positional and keyword arguments; also the first argument that is valid
+    only in a method signature (as a (span, message) problem), if any."""
+    args: list[A.Node] = []
+    kwargs: list[A.Kwarg] = []
+    problem: tuple[Span, str] | None = None
+    for item in raw.positional:
+        if isinstance(item, _KwItem):
+            kw = _kwarg(item)
+            if kw is None:
+                problem = problem or (item.span, "invalid keyword argument")
+            else:
+                kwargs.append(kw)
+        else:
+            args.append(item)
+    for item in raw.keyword:
+        if isinstance(item, _KwItem):
+            kw = _kwarg(item)
+            if kw is None:
+                problem = problem or (item.span, "invalid keyword argument")
+            else:
+                kwargs.append(kw)
+        elif isinstance(item, A.Ident):  # `f(; x)` means `f(; x=x)`
+            kwargs.append(A.Kwarg(item.name, item, span=item.span))
+        elif isinstance(item, A.Splat):
+            kwargs.append(A.Kwarg(None, item, span=item.span))
+        else:
+            problem = problem or (item.span, "expected `name = value` after \";\"")
+    return args, kwargs, problem
+
+
+def _kwarg(item: _KwItem) -> A.Kwarg | None:
+    if isinstance(item.target, A.Ident):
+        return A.Kwarg(item.target.name, item.value, span=item.span)
+    return None
+
+
+# ---- method definitions -----------------------------------------------------------------
+
+
+def _consume(node: Any) -> None:
+    """Mark a signature-only construct as used by a definition."""
+    _session().consume(node)
+
+
+def _param(item: Any) -> A.Param:
+    """A parameter from its argument-list form: `x`, `x::T`, `::T`, `x=1`, `xs...`."""
+    if isinstance(item, _KwItem):
+        param = _param(item.target)
+        param.default = item.value
+        return param
+    if isinstance(item, A.Ident):
+        return A.Param(item.name, span=item.span)
+    if isinstance(item, A.TypeAssert) and isinstance(item.value, A.Ident):
+        return A.Param(item.value.name, item.type, span=item.span)
+    if isinstance(item, _AnonType):
+        _consume(item)
+        return A.Param(None, item.type, span=item.span)
+    if isinstance(item, A.Splat):
+        param = _param(item.value)
+        param.vararg = True
+        return param
+    raise _error("invalid parameter: expected a name, `name::Type` or `::Type`", item)
+
+
+def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
+    """A method definition from its signature `name(params...)[::R] [where ...]`."""
+    where: list[A.Node] = []
+    while isinstance(sig, _Where):
+        _consume(sig)
+        where = sig.params + where
+        sig = sig.expr
+    return_type = None
+    if isinstance(sig, A.TypeAssert):
+        return_type = sig.type
+        sig = sig.value
+    if not isinstance(sig, A.Call):
+        raise _error("expected a method signature such as `f(x)`", sig)
+    session = _session()
+    raw = session.take_call(sig)
+    if raw is None:
+        raise _error("expected a method signature such as `f(x)`", sig)
+    _consume(sig)
+    func = sig.func
+    type_params: list[A.Node] = []
+    if isinstance(func, A.Curly) and _dotted_name(func.obj) is not None:
+        # a constructor of a parametric type's instances: `Pos{T}(x) where {T} = ...`
+        type_params = list(func.params)
+        func = func.obj
+    name: str | None = _dotted_name(func)
+    receiver = None
+    if name is None:
+        if isinstance(sig.func, (A.TypeAssert, _AnonType)):
+            receiver = _param(sig.func)  # a callable struct: `(m::Affine)(x) = ...`
+        else:
+            raise _error("invalid method name", sig.func)
+    params = [_param(p) for p in raw.positional]
+    kwparams = [_param(p) for p in raw.keyword]
+    return A.FunctionDef(name, params, body, kwparams, receiver, where, return_type,
+                         type_params, span=span)
+
+
+def _long_function(sig: A.Node, body: A.Block, span: Span) -> A.Node:
+    """`function sig ... end`: a method definition, or an anonymous function when the
+    signature is a parenthesised parameter list (`function (x, y) ... end`)."""
+    if _is_signature(sig):
+        return _function_def(sig, body, span)
+    if isinstance(sig, A.Ident) and not _session().was_grouped(sig):
+        raise _error(f'a function without methods (`function {sig.name} end`) is not '
+                     "supported", sig)
+    return A.Lambda(_lambda_params(sig), body, span=span)
+
+
+def _lambda_params(lhs: A.Node) -> list[A.Param]:
+    """The parameters of `x -> ...`, `(x, y::T) -> ...`, `() -> ...`."""
+    items = lhs.items if isinstance(lhs, A.TupleLit) else [lhs]
+    return [_param(x) for x in items]
+
+
+# ---- the LALR driver ------------------------------------------------------------------
+
+
+class _Splice(list):  # type: ignore[type-arg]
+    """The children of an inlined rule (`_rule`, and Lark's `__x_star_N` helpers for
+    `(...)*`): spliced into the children of the rule that contains it."""
+
+    __slots__ = ()
+
+
+def _rule_callback(rule: Any, builder: _AstBuilder) -> Callable[[list[Any]], Any] | None:
+    """The reduction callback of one of Lark's rules, with the meaning of the callback
+    Lark builds for it (`lark.parse_tree_builder`: filtered and inlined children, `?rule`
+    single-child expansion, then the builder's method), but without Lark's wrapper
+    objects. None for a unit rule, whose value is its only child."""
+    if _is_unit(rule):
+        return None
+    plan: list[tuple[int, bool]] = []  # (child index, splice it?)
+    for i, sym in enumerate(rule.expansion):
+        if sym.is_term and sym.filter_out:
+            continue
+        plan.append((i, not sym.is_term and sym.name.startswith("_")))
+    method = getattr(builder, rule.alias or rule.origin.name, None)
+    if method is None:
+        if not rule.origin.name.startswith("_"):
+            raise AssertionError(f"no builder method for rule {rule.origin.name}")
+        method = _Splice
+    expand1 = bool(rule.options.expand1 and not rule.alias)
+    size = len(rule.expansion)
+    if not any(splice for _, splice in plan):
+        if len(plan) == size:  # every child is kept as it is
+            if expand1:
+                return lambda c: c[0] if len(c) == 1 else method(c)
+            return method
+        keep = tuple(i for i, _ in plan)
+        if expand1:
+            def expand_kept(c: list[Any]) -> Any:
+                kept = [c[i] for i in keep]
+                return kept[0] if len(kept) == 1 else method(kept)
+            return expand_kept
+        if len(keep) == 1:
+            only = keep[0]
+            return lambda c: method([c[only]])
+        return lambda c: method([c[i] for i in keep])
+
+    rest = tuple(i for i, _ in plan[1:])
+    if (method is _Splice and plan[0] == (0, True) and len(rest) == 2
+            and not any(splice for _, splice in plan[1:])):
+        first, second = rest
+
+        def extend_left(c: list[Any]) -> Any:  # `__x: __x COMMA arg` and the like
+            out = c[0]
+            out.append(c[first])
+            out.append(c[second])
+            return out
+
+        return extend_left
+
+    def spliced(c: list[Any]) -> Any:
+        out: list[Any] = []
+        for i, splice in plan:
+            if splice:
+                if out:
+                    out += c[i]
+                else:  # left recursion: reuse the inner list
+                    out = c[i]
+            else:
+                out.append(c[i])
+        if method is _Splice:
+            return out if out.__class__ is _Splice else _Splice(out)
+        if expand1 and len(out) == 1:
+            return out[0]
+        return method(out if out.__class__ is list else list(out))  # a plain list, as Lark's
+
+    return spliced
+
+
+def _is_unit(rule: Any) -> bool:
+    """Whether Lark's callback for `rule` returns its only child unchanged."""
+    if not rule.options.expand1 or rule.alias or len(rule.expansion) != 1:
+        return False
+    symbol = rule.expansion[0]
+    return not symbol.name.startswith("_") and not getattr(symbol, "filter_out", False)
+
+
+#: The most `accepts` answers memoized per lookahead token type.
+_ACCEPT_MEMO_LIMIT = 4096
+
+
+class _Tables:
+    """Lark's LALR tables, recompiled for `_Driver`, with callbacks made from the rules.
+
+    `actions[state][symbol]` is a shift or goto target (>= 0) or `~i` for a reduction by
+    `rules[i] = (length, lhs name, callback)`; a callback of None marks a unit rule
+    (`?rule: other`), whose reduction only changes the state. The callbacks have the
+    meaning of those Lark builds (the reference parse, `get_parser().parse`) and call the
+    same `_AstBuilder` methods.
+
+    A reduction by a rule of length one replaces only the top of the stack, and which
+    state it leads to depends on the state below only. `chain(ttype, below, top)` follows
+    all such reductions that a `ttype` lookahead causes at once and memoizes the result:
+    the new top state and the callbacks to apply to the top value, in order."""
+
+    def __init__(self, lark: Lark, builder: _AstBuilder) -> None:
+        table = lark.parser.parser.parser.parse_table  # ParsingFrontend → LALR → _Parser
+        index: dict[int, int] = {}
+        self.rules: list[tuple[int, str, Callable[[list[Any]], Any] | None]] = []
+        self.actions: list[dict[str, int]] = [{} for _ in range(len(table.states))]
+        terminals: set[str] = set()
+        for state, row in table.states.items():
+            out = self.actions[state]
+            for symbol, (action, arg) in row.items():
+                if symbol.isupper() or symbol == "$END":
+                    terminals.add(symbol)
+                if action is Shift:
+                    out[symbol] = arg
+                    continue
+                i = index.get(id(arg))
+                if i is None:
+                    i = index[id(arg)] = len(self.rules)
+                    self.rules.append((len(arg.expansion), arg.origin.name,
+                                       _rule_callback(arg, builder)))
+                out[symbol] = ~i
+        self.start_states: dict[str, int] = dict(table.start_states)
+        self.end_states: dict[str, int] = dict(table.end_states)
+        assert len(self.actions) < 1 << 16
+        #: per lookahead: (below << 16 | top) → what `chain` returns
+        self.chains: dict[str, dict[int, tuple[int, tuple[Any, ...], int | None]]]
+        self.chains = {t: {} for t in terminals}
+        #: `_Driver.accepts` answers that needed reductions, per lookahead: the top of the
+        #: stack those reductions read (a tuple of states) → the answer; and per top
+        #: state, the lengths of the stack tops recorded for it.
+        self.accept_memo: dict[str, dict[tuple[int, ...], bool]] = {t: {} for t in terminals}
+        self.accept_lengths: dict[str, dict[int, list[int]]] = {t: {} for t in terminals}
+
+    def remember_accept(self, ttype: str, top: tuple[int, ...], answer: bool) -> None:
+        """Record that `ttype` is (or is not) accepted above any stack ending in `top`.
+        Bounded: past a few lengths per state or entries per lookahead, nothing more is
+        recorded (answers are then simulated each time)."""
+        memo = self.accept_memo[ttype]
+        if len(memo) >= _ACCEPT_MEMO_LIMIT:
+            return
+        lengths = self.accept_lengths[ttype].setdefault(top[-1], [])
+        if len(top) not in lengths:
+            if len(lengths) >= 8:
+                return
+            lengths.append(len(top))
+        memo[top] = answer
+
+    def chain(self, ttype: str, below: int, top: int) -> tuple[int, tuple[Any, ...], int | None]:
+        """Apply every length-one reduction that `ttype` calls for to `top` (above
+        `below`); return the resulting top state, the callbacks met on the way, and the
+        action on `ttype` in the resulting state (as in `actions`; None: an error)."""
+        key = below << 16 | top
+        actions = self.actions
+        rules = self.rules
+        callbacks: list[Callable[[list[Any]], Any]] = []
+        while True:
+            act = actions[top].get(ttype)
+            if act is None or act >= 0:
+                break
+            size, lhs, callback = rules[~act]
+            if size != 1:
+                break
+            if callback is not None:
+                callbacks.append(callback)
+            top = actions[below][lhs]
+        entry = (top, tuple(callbacks), act)
+        self.chains[ttype][key] = entry
+        return entry
+
+
+class _Driver:
+    """One LALR(1) parse: Lark's tables, run by a tight loop. It is the parser state the
+    lexer sees: `accepts(ttype)` simulates the reductions a `ttype` token would cause, on
+    a virtual copy of the stack top, and says whether the token would then be shifted.
+    Both use the memoized chains of length-one reductions of `_Tables`."""
+
+    __slots__ = ("tables", "actions", "rules", "chains", "stack")
+
+    def __init__(self, tables: _Tables, start: str) -> None:
+        self.tables = tables
+        self.actions = tables.actions
+        self.rules = tables.rules
+        self.chains = tables.chains
+        self.stack: list[int] = [tables.start_states[start]]
+
+    def accepts(self, ttype: str) -> bool:
+        stack = self.stack
+        state = stack[-1]
+        act = self.actions[state].get(ttype)
+        if act is None:
+            return False
+        if act >= 0:
+            return True
+        # Reductions first: the answer depends on the part of the stack they reach,
+        # which `_simulate` reports; answers are memoized by that part (`_Tables`).
+        memo = self.tables.accept_memo[ttype]
+        lengths = self.tables.accept_lengths[ttype].get(state)
+        if lengths is not None:
+            for k in lengths:
+                answer = memo.get(tuple(stack[-k:]))
+                if answer is not None:
+                    return answer
+        answer, low = self._simulate(ttype, act)
+        self.tables.remember_accept(ttype, tuple(stack[low:]), answer)
+        return answer
+
+    def _simulate(self, ttype: str, act: int) -> tuple[bool, int]:
+        """Run the reductions a `ttype` lookahead causes (starting with the reduction
+        `act` of the top state) on a virtual copy of the stack top. Return whether the
+        token is then shifted, and the lowest index of the real stack that was read."""
+        actions = self.actions
+        rules = self.rules
+        stack = self.stack
+        chains = self.chains[ttype]
+        # The virtual stack is stack[:depth] + pushed; `state` is its top.
+        depth = len(stack)
+        low = depth - 1
+        state = stack[-1]
+        pushed: list[int] = []
+        while True:
+            if act is None:
+                return False, low
+            if act >= 0:
+                return True, low
+            size, lhs, _ = rules[~act]
+            if size == 1:
+                if len(pushed) > 1:
+                    below = pushed[-2]
+                else:
+                    index = depth - 2 + len(pushed)
+                    low = min(low, index)
+                    below = stack[index]
+                entry = chains.get(below << 16 | state)
+                if entry is None:
+                    entry = self.tables.chain(ttype, below, state)
+                state, _, act = entry
+                if pushed:
+                    pushed[-1] = state
+                else:
+                    pushed.append(state)
+                    depth -= 1
+                continue
+            if size:
+                if size <= len(pushed):
+                    del pushed[-size:]
+                else:
+                    depth -= size - len(pushed)
+                    pushed.clear()
+            if pushed:
+                below = pushed[-1]
+            else:
+                low = min(low, depth - 1)
+                below = stack[depth - 1]
+            state = actions[below][lhs]
+            pushed.append(state)
+            act = actions[state].get(ttype)
+
+    def run(self, tokens: Iterator[Token], end_state: int) -> Any:
+        """Feed all tokens, then the end of input; return the start rule's value."""
+        tables = self.tables
+        actions = self.actions
+        rules = self.rules
+        all_chains = self.chains
+        stack = self.stack
+        values: list[Any] = []
+        push_state = stack.append
+        push_value = values.append
+        tok: Token | None = None
+        for tok in tokens:
+            ttype = tok.type
+            act = actions[stack[-1]].get(ttype)
+            while True:
+                if act is None:
+                    raise UnexpectedToken(tok, self._expected())
+                if act >= 0:
+                    push_state(act)
+                    push_value(tok)
+                    break
+                size, lhs, callback = rules[~act]
+                if size == 1:
+                    entry = all_chains[ttype].get(stack[-2] << 16 | stack[-1])
+                    if entry is None:
+                        entry = tables.chain(ttype, stack[-2], stack[-1])
+                    stack[-1], callbacks, act = entry
+                    if callbacks:
+                        value = values[-1]
+                        for f in callbacks:
+                            value = f([value])
+                        values[-1] = value
+                    continue
+                if size:
+                    args = values[-size:]
+                    del values[-size:]
+                    del stack[-size:]
+                else:
+                    args = []
+                push_value(callback(args))  # type: ignore[misc]
+                state = actions[stack[-1]][lhs]
+                push_state(state)
+                act = actions[state].get(ttype)
+        end = Token.new_borrow_pos("$END", "", tok) if tok else Token("$END", "", 0, 1, 1)
+        while True:
+            act = actions[stack[-1]].get("$END")
+            if act is None:
+                raise UnexpectedToken(end, self._expected())
+            size, lhs, callback = rules[~act]
+            if size:
+                args = values[-size:]
+                del values[-size:]
+                del stack[-size:]
+            else:
+                args = []
+            values.append(args[0] if callback is None else callback(args))
+            stack.append(actions[stack[-1]][lhs])
+            if stack[-1] == end_state:
+                return values[-1]
+
+    def _expected(self) -> set[str]:
+        return {s for s in self.actions[self.stack[-1]] if s.isupper()}
+
+
+# ---- the shared parser ----------------------------------------------------------------
+
+_LOCK = threading.Lock()
+_PARSER: Lark | None = None
+_TABLES: _Tables | None = None
+
+
+def get_parser() -> Lark:
+    """The shared Lark parser (built on first use; its tables are cached on disk). Its
+    `parse` method is the reference implementation; `parse` below runs the same tables
+    and callbacks through `_Driver`, which is several times faster."""
+    global _PARSER, _TABLES
+    if _PARSER is None:
+        with _LOCK:
+            if _PARSER is None:
+                builder = _AstBuilder()
+                lark = load_parser(builder)
+                _TABLES = _Tables(lark, builder)
+                _PARSER = lark
+    return _PARSER
+
+
+def _tables() -> _Tables:
+    get_parser()
+    assert _TABLES is not None
+    return _TABLES
+
+
+def _describe(tok: Token) -> str:
+    """A token as an error message names it."""
+    t = tok.type
+    if t == "$END":
+        return "end of input"
+    if t in ("NAME", "CATCHVAR"):
+        return f'identifier "{tok}"'
+    if t in ("INT", "FLOAT", "FLOAT32"):
+        return f"number {tok}"
+    if t == "STRING":
+        text = str(tok)
+        return f"string {text if len(text) <= 30 else text[:27] + '...'}"
+    if t == "CHAR":
+        return f"character {tok}"
+    if t == "SYMBOL":
+        return f"symbol :{tok}"
+    if t == "_NL":
+        return "newline" if tok == "\n" else '";"'
+    if t == "MACRO_END":
+        return "end of the macro call"
+    if t == "JUXT":
+        return "juxtaposition"
+    if t == "HSEP":
+        return "space-separated expression"
+    if t == "ROWSEP" and tok == "\n":
+        return "newline"
+    if t == "UNSUPPORTED":
+        return f'keyword "{tok}" (not supported by Zyla)'
+    if str(tok) in KEYWORDS:
+        return f'keyword "{tok}"'
+    return f'"{tok}"'
+
+
+def _unexpected(err: UnexpectedToken, job: LexInput) -> ZylaParseError:
+    """A friendly error for a token the grammar does not accept."""
+    tok: Token = err.token
+    source = job.source
+    rest_blank = tok.start_pos is None or not job.text[tok.end_pos or tok.start_pos :].strip()
+    if tok.type == "$END":
+        line = tok.end_line or 1
+        col = tok.end_column or 1
+        return ZylaParseError("unexpected end of input", Span(line, col), source,
+                              incomplete=True)
+    span = Span(tok.line, tok.column)
+    incomplete = tok.type == "MACRO_END" and rest_blank
+    bracket = next((f for f in reversed(job.frames)
+                    if f.kind in ("paren", "call", "index", "vect", "curly", "brace")
+                    and (f.line, f.col) != (tok.line, tok.column)), None)
+    first_on_line = not source.line(tok.line)[: tok.column - 1].strip()
+    if bracket is not None and bracket.line < tok.line and (
+        first_on_line or str(tok) in KEYWORDS
+    ):
+        closer = {"paren": ")", "call": ")", "index": "]", "vect": "]"}.get(bracket.kind, "}")
+        return ZylaParseError(
+            f'missing "{closer}" for "{bracket.opener}" opened at line {bracket.line}, '
+            f"column {bracket.col} (found {_describe(tok)} at line {tok.line}, "
+            f"column {tok.column})",
+            Span(bracket.line, bracket.col), source, incomplete=incomplete)
+    return ZylaParseError(f"unexpected {_describe(tok)}", span, source, incomplete=incomplete)
+
+
+def _run(job: LexInput, start: str) -> Any:
+    """Parse a job, turning syntax errors into ZylaParseErrors."""
+    tables = _tables()
+    driver = _Driver(tables, start)
+    lexer = JuliaLexer(None)
+    try:
+        return driver.run(lexer.lex(LexerState(job), driver), tables.end_states[start])  # type: ignore[arg-type]
+    except UnexpectedToken as e:
+        raise _unexpected(e, job) from None
+    except UnexpectedInput as e:  # not produced by our lexer; kept as a safety net
+        raise ZylaParseError(f"syntax error: {e}", None, job.source) from None
+
+
+def _subparse(job: LexInput) -> A.Node:
+    """Parse the `$( ... )` of a string interpolation (a nested job on the same text)."""
+    node: A.Node = _run(job, "interp")
+    return node
+
+
+@contextmanager
+def _new_session(source: SourceFile) -> Iterator[_Session]:
+    session = _Session(source)
+    token = _SESSION.set(session)
+    try:
+        yield session
+    finally:
+        _SESSION.reset(token)
+
+
+# ---- public API -----------------------------------------------------------------------
+
+
+def parse(text: str, filename: str = "<input>") -> A.Program:
+    """Parse a whole file. Raises `ZylaParseError` (a ZylaError, kind "ParseError").
+
+    Python's cyclic garbage collector is paused while parsing (and restored after, if it
+    was enabled): a parse allocates many objects, none of them in reference cycles, and
+    the collections that allocation would trigger cost about a sixth of the parse time."""
+    job = LexInput(text, filename, subparse=_subparse)
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        with _new_session(job.source) as session:
+            stmts: list[A.Node] = _run(job, "program")
+            session.check()
+    finally:
+        if collecting:
+            gc.enable()
+    return A.Program(stmts, file=filename, source=text, span=Span(1, 1))
+
+
+def parse_expr(text: str, filename: str = "<input>") -> A.Node:
+    """Parse text holding exactly one statement or expression, and return it."""
+    program = parse(text, filename)
+    if len(program.stmts) != 1:
+        raise ZylaParseError(f"expected one expression, found {len(program.stmts)}",
+                             Span(1, 1), SourceFile(filename, text))
+    return program.stmts[0]
+
+
+def parse_incomplete(text: str) -> bool:
+    """Whether `text` is an unfinished prefix of a program (an open block, bracket,
+    string or comment, or an expression cut off at the end) rather than complete or
+    wrong. The REPL reads another line when this is true."""
+    try:
+        parse(text, "<repl>")
+    except ZylaParseError as e:
+        return e.incomplete
+    return False

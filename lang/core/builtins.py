@@ -1,0 +1,1150 @@
+"""Built-ins that need the runtime: printing, types and conversion, higher-order array
+functions (broadcast, map, comprehensions), tuples and NamedTuples, Test, Random, errors.
+
+Differentiable ones are registered in the primitive table with their rules; host-only
+ones carry the reason they cannot be offloaded to XLA.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import ZylaError
+from lang.core import exceptions
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, elementwise_primitive, typeof
+from lang.core.lower import COLON, UNDEF
+from lang.core.primitives import (
+    INFER_BY_LOWERING,
+    NONDIFF,
+    HostOnly,
+    _hx,
+    _jx,
+    as_array,
+    is_array,
+    jl_egal,
+    jl_equal,
+    jl_size,
+    prim,
+)
+from lang.core.primitives_array import _vect
+
+PRINT_ONLY = HostOnly("printing runs on the host")
+
+
+def _rt() -> Any:
+    return _RUNTIME[0]
+
+
+_RUNTIME: list[Any] = [None]
+
+
+# --- printing ------------------------------------------------------------------------------
+
+
+def jl_string(*xs: Any) -> str:
+    from lang.core.show import jl_print
+
+    return "".join(x if isinstance(x, str) else jl_print(x) for x in xs)
+
+
+def _print(*xs: Any) -> None:
+    _rt().stdout.write(jl_string(*xs))
+    return None
+
+
+def _println(*xs: Any) -> None:
+    _rt().stdout.write(jl_string(*xs) + "\n")
+    return None
+
+
+def _show(x: Any) -> None:
+    from lang.core.show import jl_show
+
+    _rt().stdout.write(jl_show(x))
+
+
+def _display(x: Any) -> None:
+    from lang.core.show import jl_display
+
+    _rt().stdout.write(jl_display(x, limit=False) + "\n")
+
+
+def _repr(x: Any) -> str:
+    from lang.core.show import jl_show
+
+    return jl_show(x)
+
+
+def _show_expr(text: str, v: Any) -> Any:
+    from lang.core.show import jl_show
+
+    _rt().stdout.write(f"{text} = {jl_show(v)}\n")
+    return v
+
+
+# --- types -------------------------------------------------------------------------------------
+
+
+def _isa(x: Any, t: Any) -> bool:
+    if not isinstance(t, V.JType):
+        raise ZylaError("TypeError", "isa: second argument must be a type")
+    return V.issubtype(typeof(x), t)
+
+
+def _subtype(a: Any, b: Any) -> bool:
+    return V.issubtype(a, b)
+
+
+def apply_type(base: Any, *params: Any) -> Any:
+    if isinstance(base, V.JType):
+        fam = base.family
+        if fam is V.UnionT:
+            try:
+                return V.make_union(params)
+            except TypeError as e:
+                raise ZylaError("TypeError", f"in Union, {e}") from None
+        if base.params and any(isinstance(p, V.TypeVar) for p in base.params):
+            # an alias like Vector = Array{T,1}: fill its type variables in order
+            it = iter(params)
+            new = tuple(next(it, p) if isinstance(p, V.TypeVar) else p for p in base.params)
+            return V.apply_type(fam, new)
+        return V.apply_type(fam, tuple(params))
+    raise ZylaError("TypeError", f"{base!r} is not a parametric type")
+
+
+def convert(rt: Any, t: Any, x: Any) -> Any:
+    """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
+    if not isinstance(t, V.JType):
+        return x
+    d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
+    if d is not None:
+        if is_array(x):
+            raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                                           f"{V.type_name(typeof(x))} to an object of type "
+                                           f"{V.type_name(t)}")
+        if d.kind == "i" and N.dtype_of(x).kind == "f":
+            fx = float(x)
+            if not fx.is_integer():
+                raise ZylaError("InexactError", f"{V.type_name(t)}({fx!r})")
+        if N.dtype_of(x) == N.OBJ:
+            if isinstance(x, str) and d.kind == "f":
+                raise ZylaError("MethodError", "Cannot `convert` an object of type String to an "
+                                               f"object of type {V.type_name(t)}")
+            raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                                           f"{V.type_name(typeof(x))} to an object of type "
+                                           f"{V.type_name(t)}")
+        return N.cast(x, d, np) if not hasattr(x, "aval") else x.astype(d)
+    if t.family is V.ArrayT and t.params and isinstance(t.params[0], V.JType):
+        dd = V.JTYPE_TO_DTYPE.get(t.params[0])
+        if dd is not None and is_array(x):
+            return np.asarray(as_array(x)).astype(dd)
+    return x
+
+
+def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
+    """`T(x)` for a non-struct type T: conversions and array constructors."""
+    fam = t.family
+    if fam is V.ArrayT:
+        elt = t.params[0] if t.params else V.Float64T
+        if args and isinstance(args[0], _UndefInit):
+            d = V.JTYPE_TO_DTYPE.get(elt, N.OBJ)
+            dims = args[1:]
+            if not dims and len(t.params) > 1:
+                dims = (0,) * t.params[1]
+            shape = tuple(int(x) for x in
+                          reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
+            return np.zeros(shape, dtype=d) if d != N.OBJ else np.empty(shape, dtype=object)
+        if len(args) == 1:
+            return convert(rt, t, args[0])
+    if t is V.StringT or fam is V.StringT:
+        return jl_string(*args)
+    if t is V.SymbolT:
+        return V.Symbol(jl_string(*args))
+    if t is V.CharT:
+        x = args[0]
+        return V.Char(chr(x)) if isinstance(x, int) else x
+    if fam is V.TupleT:
+        return tuple(rt.iterate(args[0]))
+    if fam is V.NamedTupleT and kwargs:
+        return V.NamedTuple(tuple(kwargs), tuple(kwargs.values()))
+    if len(args) == 1 and t in V.JTYPE_TO_DTYPE:
+        x = args[0]
+        if is_array(x):
+            raise ZylaError("MethodError",
+                            f"no method matching {V.type_name(t)}(::{V.type_name(typeof(x))})",
+                            hint=f"to convert each element use {V.type_name(t)}.(x)")
+        if t is V.Int64T and N.dtype_of(x).kind == "f":
+            if not float(x).is_integer():
+                raise ZylaError("InexactError", f"Int64({float(x)!r})")
+        return convert(rt, t, x)
+    if len(args) == 1 and isinstance(args[0], V.StructValue) and args[0].type == t:
+        return args[0]
+    raise ZylaError("MethodError",
+                    "no method matching "
+                    f"{V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})")
+
+
+class _UndefInit:
+    def jl_show(self) -> str:
+        return "UndefInitializer()"
+
+
+UNDEF_INIT = _UndefInit()
+
+
+def _typeassert(x: Any, t: Any) -> Any:
+    if isinstance(t, V.JType) and not V.issubtype(typeof(x), t):
+        raise ZylaError("TypeError", f"in typeassert, expected {V.type_name(t)}, got a value of "
+                                     f"type {V.type_name(typeof(x))}")
+    return x
+
+
+# --- boxes, tuples, NamedTuples, fields ---------------------------------------------------------
+
+
+def _box(v: Any) -> V.Box:
+    return V.Box(v, True)
+
+
+def _unbox(b: V.Box) -> Any:
+    if b.value is UNDEF:
+        raise ZylaError("UndefVarError", "local variable not defined")
+    return b.value
+
+
+def _setbox(b: V.Box, v: Any) -> None:
+    b.value = v
+    b.defined = True
+
+
+def _namedtuple(names: tuple, *vals: Any) -> V.NamedTuple:
+    return V.NamedTuple(tuple(names), tuple(vals))
+
+
+def indexed_iterate(x: Any, i: int) -> Any:
+    """The i-th element of a destructured value (tuple, NamedTuple, array, range)."""
+    if isinstance(x, tuple):
+        if i > len(x):
+            raise ZylaError("BoundsError",
+                            f"attempt to access {len(x)}-element Tuple at index [{i}]")
+        return x[i - 1]
+    if isinstance(x, V.NamedTuple):
+        return x.values[i - 1]
+    if isinstance(x, V.Range):
+        return x[i - 1]
+    if hasattr(x, "shape") and getattr(x, "ndim", 0) >= 1:
+        return (N.host_scalar(x.reshape(-1)[i - 1]) if isinstance(x, np.ndarray)
+                else x.reshape(-1)[i - 1])
+    if isinstance(x, V.StructValue) and x.type.name == "Pair":
+        return x.fields[i - 1]
+    items = list(_rt().iterate(x))
+    return items[i - 1]
+
+
+def _getproperty(x: Any, s: V.Symbol) -> Any:
+    return _rt().getproperty(x, s)
+
+
+def _setproperty(x: Any, s: V.Symbol, v: Any) -> Any:
+    if isinstance(x, V.StructValue):
+        if not x.type.mutable:
+            raise ZylaError("ErrorException",
+                            f"setfield!: immutable struct of type {x.type.name} cannot be changed")
+        i = x.type.fields.index(s.name)
+        x.fields[i] = _rt().convert_field(x.type.field_types[i], v)
+        return v
+    raise ZylaError("ErrorException", f"cannot assign field {s.name}")
+
+
+def _tuple(*xs: Any) -> tuple:
+    return xs
+
+
+# --- iteration and higher-order functions ---------------------------------------------------
+
+
+def _zip(*xs: Any) -> Any:
+    """`zip(xs...)`: a vector of tuples, as long as the shortest argument (lazy when an
+    argument is a lazy iterator)."""
+    from lang.core.builtins_iter import LazyIter, lazy_zip
+
+    if any(isinstance(x, LazyIter) for x in xs):
+        return lazy_zip(*xs)
+    items = [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs], strict=False)]
+    return _tuples(items)
+
+
+def _enumerate(x: Any) -> Any:
+    """`enumerate(x)`: a vector of `(i, x[i])` tuples (lazy for a lazy iterator)."""
+    from lang.core.builtins_iter import LazyIter, lazy_enumerate
+
+    if isinstance(x, LazyIter):
+        return lazy_enumerate(x)
+    return _tuples([(i + 1, v) for i, v in enumerate(_rt().iterate(x))])
+
+
+def _tuples(items: list) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    for i, t in enumerate(items):
+        out[i] = t
+    return out
+
+
+_FIELD_ITERABLE = {"Pair": lambda v: v.fields, "CartesianIndex": lambda v: v.fields[0]}
+
+
+def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
+    if isinstance(x, V.StructValue) and x.type.name in _FIELD_ITERABLE:
+        return iter(_FIELD_ITERABLE[x.type.name](x))
+    if isinstance(x, V.Range):
+        return iter(x)
+    if isinstance(x, np.ndarray):
+        if x.dtype == object:
+            return iter(x.reshape(-1).tolist())
+        return (N.host_scalar(v) for v in x.reshape(-1))
+    if isinstance(x, (tuple, list)):
+        return iter(x)
+    if isinstance(x, V.NamedTuple):
+        return iter(x.values)
+    if isinstance(x, str):
+        return (V.Char(c) for c in x)
+    if isinstance(x, dict):
+        return (_pair(k, v) for k, v in x.items())
+    if N.is_scalar(x):
+        return iter((x,))
+    if hasattr(x, "aval") and getattr(x, "ndim", 0) > 0:
+        # an array being compiled (a JAX value in Zyla's layout, whose row-major order is
+        # Julia's column-major order): its elements, as when splatting it into a call
+        return iter(list(x.reshape(-1)))
+    it = getattr(x, "jl_iter", None)
+    if it is not None:
+        return it(rt)
+    if hasattr(x, "items") and isinstance(x.items, list):
+        return iter(x.items)
+    if isinstance(x, V.StructValue):
+        gf = rt.builtins.get("iterate")
+        if isinstance(gf, GenericFunction):
+            return _julia_iterate(rt, gf, x)
+    raise ZylaError("MethodError", f"no method matching iterate(::{V.type_name(typeof(x))})")
+
+
+def _julia_iterate(rt: Any, gf: GenericFunction, x: Any) -> Iterator[Any]:
+    r = rt.interp.call_value(gf, [x])
+    while r is not None:
+        v, st = r
+        yield v
+        r = rt.interp.call_value(gf, [x, st])
+
+
+def _pair(k: Any, v: Any) -> Any:
+    t = _rt().builtins["Pair"]
+    return V.StructValue(t, [k, v])
+
+
+def collect_results(vals: list, shape: tuple[int, ...]) -> Any:
+    """Results of a map/comprehension as an array of Julia size `shape`."""
+    nps = tuple(reversed(shape))
+    if not vals:
+        return np.zeros(nps, dtype=N.F64)
+    d = None
+    for v in vals:
+        dv = N.dtype_of(v) if not is_array(v) else N.OBJ
+        d = dv if d is None else (d if d == dv else N.promote(d, dv))
+        if d == N.OBJ:
+            break
+    if d == N.OBJ or d is None:
+        out = np.empty(len(vals), dtype=object)
+        for i, v in enumerate(vals):
+            out[i] = v
+        return out.reshape(nps)
+    return np.array(vals, dtype=d).reshape(nps)
+
+
+def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
+    """Julia broadcasting on the host: vectorised for elementwise primitives and
+    numeric type conversions, an element loop otherwise."""
+    args = tuple(as_array(a) if isinstance(a, V.Range) else a for a in args)
+    if not any(is_array(a) for a in args):
+        if any(isinstance(a, tuple) for a in args):
+            n = max(len(a) for a in args if isinstance(a, tuple))
+            return tuple(
+                interp.call_value(f, [a[i] if isinstance(a, tuple) else a for a in args])
+                for i in range(n)
+            )
+        return interp.call_value(f, list(args))
+    p = elementwise_primitive(f, args)
+    # (a numpy dtype compares equal to the type `object`; `is` would differ)
+    if p is not None and not any(getattr(a, "dtype", None) == object for a in args):  # noqa: E721
+        # (arrays of strings or other objects take the element loop below)
+        _check_broadcast(args)
+        return p.elementwise(np, *args)
+    if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
+        a = np.asarray(args[0])
+        d = V.JTYPE_TO_DTYPE[f]
+        if d.kind == "i" and a.dtype.kind == "f" and not np.all(np.mod(a, 1) == 0):
+            raise ZylaError("InexactError", f"{V.type_name(f)}: non-integer value")
+        return a.astype(d)
+    shape = _check_broadcast(args)
+    arrs = [np.broadcast_to(a, shape).reshape(-1) if is_array(a) else None for a in args]
+    n = int(np.prod(shape)) if shape else 1
+    out = []
+    call = interp.call_value
+    for k in range(n):
+        el = [N.host_scalar(arr[k]) if arr is not None else a
+              for a, arr in zip(args, arrs, strict=True)]
+        out.append(call(f, el))
+    return collect_results(out, tuple(reversed(shape)))
+
+
+def _check_broadcast(args: tuple) -> tuple[int, ...]:
+    shapes = [np.shape(a) for a in args if is_array(a)]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        sizes = ", ".join(str(tuple(reversed(s))) for s in shapes)
+        raise ZylaError("DimensionMismatch", "arrays could not be broadcast to a common size; got "
+                                             f"sizes {sizes}") from None
+
+
+def _map(interp: Any, f: Any, *xs: Any) -> Any:
+    if all(isinstance(x, tuple) for x in xs):
+        return tuple(interp.call_value(f, list(v)) for v in zip(*xs, strict=False))
+    if len(xs) == 1 and isinstance(xs[0], V.NamedTuple):
+        return V.NamedTuple(xs[0].names, tuple(interp.call_value(f, [v]) for v in xs[0].values))
+    if all(is_array(x) for x in xs):
+        arrs = [as_array(x) for x in xs]
+        if len({a.shape for a in arrs}) > 1:
+            n = min(a.size for a in arrs)
+            arrs = [a.reshape(-1)[:n] for a in arrs]
+        return broadcast_host(interp, f, *arrs)
+    items = [list(interp.rt.iterate(x)) for x in xs]
+    out = [interp.call_value(f, list(v)) for v in zip(*items, strict=False)]
+    return collect_results(out, (len(out),))
+
+
+def _foreach(interp: Any, f: Any, *xs: Any) -> None:
+    items = [list(interp.rt.iterate(x)) for x in xs]
+    for v in zip(*items, strict=False):
+        interp.call_value(f, list(v))
+    return None
+
+
+def _comprehension(interp: Any, f: Any, cond: Any, *iters: Any) -> Any:
+    rt = interp.rt
+    if len(iters) == 1:
+        it = iters[0]
+        out = []
+        for x in rt.iterate(it):
+            if cond is not None and not interp.call_value(cond, [x]):
+                continue
+            out.append(interp.call_value(f, [x]))
+        if cond is None and is_array(it):
+            return collect_results(out, jl_size(as_array(it)))
+        return collect_results(out, (len(out),))
+    lists = [list(rt.iterate(it)) for it in iters]
+    out = []
+    import itertools
+
+    # the first iterator varies fastest (column-major result)
+    for combo in itertools.product(*reversed(lists)):
+        args = list(reversed(combo))
+        if cond is not None and not interp.call_value(cond, args):
+            continue
+        out.append(interp.call_value(f, args))
+    if cond is not None:
+        return collect_results(out, (len(out),))
+    return collect_results(out, tuple(len(x) for x in lists))
+
+
+def _filter(interp: Any, f: Any, xs: Any) -> Any:
+    if isinstance(xs, tuple):
+        return tuple(x for x in xs if interp.call_value(f, [x]))
+    out = [x for x in interp.rt.iterate(xs) if interp.call_value(f, [x])]
+    if isinstance(xs, np.ndarray):
+        return (np.array(out, dtype=xs.dtype) if out or xs.dtype != object
+                else np.empty(0, dtype=object))
+    return collect_results(out, (len(out),))
+
+
+def _reduce(interp: Any, f: Any, xs: Any, init: Any = UNDEF) -> Any:
+    items = list(interp.rt.iterate(xs))
+    if init is UNDEF:
+        if not items:
+            raise ZylaError("ArgumentError", "reducing over an empty collection is not allowed")
+        acc, items = items[0], items[1:]
+    else:
+        acc = init
+    for x in items:
+        acc = interp.call_value(f, [acc, x])
+    return acc
+
+
+def _push(x: Any, *vs: Any) -> Any:
+    if isinstance(x, np.ndarray):
+        raise _GrowArray(x, vs)
+    if isinstance(x, list):
+        x.extend(vs)
+        return x
+    if isinstance(x, dict):
+        for p in vs:
+            x[p.fields[0]] = p.fields[1]
+        return x
+    push = getattr(x, "jl_push", None)
+    if push is not None:
+        return push(*vs)
+    raise ZylaError("MethodError", f"no method matching push!(::{V.type_name(typeof(x))}, ...)")
+
+
+class _GrowArray(Exception):
+    def __init__(self, x: np.ndarray, vs: tuple) -> None:
+        self.x, self.vs = x, vs
+
+
+def push_array(x: Any, *vs: Any) -> Any:
+    """`push!` on a host vector: numpy arrays cannot grow in place, so the runtime keeps
+    vectors resizable by reallocating and rebinding the buffer (see GrowableVector)."""
+    if not isinstance(x, np.ndarray) or x.ndim != 1:
+        return _push(x, *vs)
+    return _grow(x, list(vs))
+
+
+def _grow(x: np.ndarray, vs: list) -> np.ndarray:
+    base = x
+    n = base.shape[0]
+    if base.dtype != object:
+        conv = [_conv_elem(v, base.dtype) for v in vs]
+    else:
+        conv = vs
+    # numpy resize in place works when the array owns its data and has no views
+    V.note_write(base)
+    try:
+        base.resize((n + len(conv),), refcheck=False)
+    except ValueError:
+        raise ZylaError("ErrorException", "cannot resize array that shares memory") from None
+    for k, v in enumerate(conv):
+        base[n + k] = v
+    return base
+
+
+def _conv_elem(v: Any, d: np.dtype) -> Any:
+    if d.kind == "i" and N.dtype_of(v).kind == "f" and not float(v).is_integer():
+        raise ZylaError("InexactError", f"Int64({v})")
+    if N.dtype_of(v) == N.OBJ:
+        raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                                       f"{V.type_name(typeof(v))} to an object of type "
+                                       f"{V.type_name(V.DTYPE_TO_JTYPE.get(d, V.AnyT))}")
+    return v
+
+
+def _append(x: Any, ys: Any) -> Any:
+    return _grow(x, list(_rt().iterate(ys)))
+
+
+def _pop(x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.ndim == 1:
+        if x.shape[0] == 0:
+            raise ZylaError("ArgumentError", "array must be non-empty")
+        v = N.host_scalar(x[-1]) if x.dtype != object else x[-1]
+        V.note_write(x)
+        x.resize((x.shape[0] - 1,), refcheck=False)
+        return v
+    raise ZylaError("MethodError", "pop! needs a vector")
+
+
+# --- comparison -------------------------------------------------------------------------------
+
+
+def isapprox(a: Any, b: Any, atol: Any = 0.0, rtol: Any = None, nans: bool = False) -> bool:
+    if rtol is None:
+        rtol = 0.0 if atol > 0 else math.sqrt(np.finfo(_eps_dtype(a, b)).eps)
+    if is_array(a) or is_array(b):
+        a, b = np.asarray(as_array(a), dtype=np.float64), np.asarray(as_array(b), dtype=np.float64)
+        if a.shape != b.shape:
+            return False
+        d = float(np.linalg.norm((a - b).ravel()))
+        return d <= max(atol, rtol * max(float(np.linalg.norm(a.ravel())),
+                                         float(np.linalg.norm(b.ravel()))))
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(isapprox(x, y, atol, rtol)
+                                        for x, y in zip(a, b, strict=True))
+    if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
+        return a.names == b.names and all(isapprox(x, y, atol, rtol)
+                                          for x, y in zip(a.values, b.values, strict=False))
+    a, b = float(a), float(b)
+    if a == b:
+        return True
+    if math.isinf(a) or math.isinf(b):
+        return False
+    return abs(a - b) <= max(atol, rtol * max(abs(a), abs(b)))
+
+
+def _eps_dtype(a: Any, b: Any) -> np.dtype:
+    da, db = N.dtype_of(as_array(a)), N.dtype_of(as_array(b))
+    d = N.promote(da, db)
+    return d if d.kind == "f" else N.F64
+
+
+# --- errors and control ------------------------------------------------------------------------
+
+
+class JuliaThrow(ZylaError):
+    """`throw(x)` of a non-error value, or `error(msg)`."""
+
+
+def _error(*msg: Any) -> None:
+    raise ZylaError("ErrorException", jl_string(*msg))
+
+
+def _assert(c: Any, msg: Any) -> None:
+    if c is not True and c is not np.True_:
+        raise ZylaError("AssertionError", jl_string(msg))
+
+
+def _time(interp: Any, thunk: Any) -> Any:
+    t0 = time.perf_counter()
+    v = interp.call_value(thunk, [])
+    dt = time.perf_counter() - t0
+    _rt().stdout.write(f"  {dt:.6f} seconds\n")
+    return v
+
+
+def _elapsed(interp: Any, thunk: Any) -> float:
+    t0 = time.perf_counter()
+    interp.call_value(thunk, [])
+    return time.perf_counter() - t0
+
+
+def translate_exception(e: Exception) -> ZylaError:
+    """A Python exception escaping a built-in, as the Julia error a user would see."""
+    if isinstance(e, ZylaError):
+        return e
+    if isinstance(e, ZeroDivisionError):
+        return ZylaError("DivideError", "integer division error")
+    if isinstance(e, IndexError):
+        return ZylaError("BoundsError", str(e))
+    if isinstance(e, (ValueError,)) and ("shape" in str(e) or "broadcast" in str(e)
+                                         or "dimension" in str(e)):
+        return ZylaError("DimensionMismatch", str(e))
+    if isinstance(e, OverflowError):
+        return ZylaError("OverflowError", str(e))
+    if isinstance(e, RecursionError):
+        return ZylaError("StackOverflowError", "recursion too deep")
+    if isinstance(e, (TypeError, AttributeError, ValueError, KeyError)):
+        return ZylaError("MethodError", f"{type(e).__name__}: {e}")
+    return ZylaError("InternalError", f"{type(e).__name__}: {e}")
+
+
+# --- Test ---------------------------------------------------------------------------------------
+
+
+class TestSet:
+    def __init__(self, name: str, parent: TestSet | None) -> None:
+        self.name = name
+        self.parent = parent
+        self.passed = self.failed = self.errored = self.broken = 0
+        self.children: list[TestSet] = []
+        self.t0 = time.perf_counter()
+
+    def totals(self) -> tuple[int, int, int]:
+        p, f, e = self.passed, self.failed, self.errored
+        for c in self.children:
+            cp, cf, ce = c.totals()
+            p, f, e = p + cp, f + cf, e + ce
+        return p, f, e
+
+
+_TESTSETS: list[TestSet] = []
+
+
+def _where(line: int) -> str:
+    return f"{_rt().current_file}:{line}"
+
+
+def _record(ok: bool | None, text: str, line: int, detail: str) -> None:
+    out = _rt().stdout
+    if ok:
+        if _TESTSETS:
+            _TESTSETS[-1].passed += 1
+        return
+    if ok is False:
+        out.write(f"Test Failed at {_where(line)}\n  Expression: {text}\n{detail}")
+        if not _TESTSETS:
+            raise ZylaError("Test.FallbackTestSetException",
+                            f"There was an error during testing: test failed: {text}")
+        _TESTSETS[-1].failed += 1
+    else:
+        out.write(f"Error During Test at {_where(line)}\n  Test threw exception\n  Expression: "
+                  f"{text}\n{detail}")
+        if not _TESTSETS:
+            raise ZylaError("Test.FallbackTestSetException",
+                            f"There was an error during testing: {text}")
+        _TESTSETS[-1].errored += 1
+
+
+def _do_test(interp: Any, thunk: Any, text: str, line: int, parts: Any) -> None:
+    from lang.core.show import jl_show
+
+    try:
+        v = interp.call_value(thunk, [])
+    except ZylaError as e:
+        if not _TESTSETS:
+            raise
+        _record(None, text, line, f"  {e.kind}: {e.message}\n")
+        return None
+    if v is True or v is np.True_:
+        _record(True, text, line, "")
+        return None
+    if v is False or v is np.False_:
+        detail = ""
+        if parts is not None:
+            try:
+                a, b = interp.call_value(parts, [])
+                detail = f"   Evaluated: {jl_show(a)} vs {jl_show(b)}\n"
+            except ZylaError:
+                pass
+        _record(False, text, line, detail)
+        return None
+    _record(None, text, line, f"  Expression evaluated to non-Boolean: {jl_show(v)}\n")
+    return None
+
+
+def _do_test_throws(interp: Any, t: Any, thunk: Any, text: str, line: int) -> None:
+    from lang.core.exceptions import matches
+
+    try:
+        interp.call_value(thunk, [])
+    except ZylaError as e:
+        name = t.name if isinstance(t, V.JType) else str(t)
+        if matches(e, t) or name in (e.kind, "Exception", "Any") or e.kind.endswith(name):
+            _record(True, text, line, "")
+            return None
+        _record(False, text, line, f"    Thrown: {e.kind}\n")
+        return None
+    _record(False, text, line, "    No exception thrown\n")
+    return None
+
+
+def _do_test_broken(interp: Any, thunk: Any, text: str, line: int) -> None:
+    """`@test_broken ex`: counted as broken while ex is false or throws."""
+    try:
+        v = interp.call_value(thunk, [])
+    except ZylaError:
+        v = False
+    if v is True or v is np.True_:
+        _record(None, text, line, "  Unexpected Pass\n")
+    elif _TESTSETS:
+        _TESTSETS[-1].broken += 1
+    return None
+
+
+def _do_testset(interp: Any, name: str, thunk: Any) -> None:
+    parent = _TESTSETS[-1] if _TESTSETS else None
+    ts = TestSet(name, parent)
+    if parent is not None:
+        parent.children.append(ts)
+    _TESTSETS.append(ts)
+    try:
+        interp.call_value(thunk, [])
+    except ZylaError as e:
+        ts.errored += 1
+        _rt().stdout.write(f"Error During Test at {name}\n  Got exception outside of a @test\n  "
+                           f"{e.kind}: {e.message}\n")
+    finally:
+        _TESTSETS.pop()
+    if parent is None:
+        _print_summary(ts)
+        p, f, e = ts.totals()
+        if f or e:
+            raise ZylaError("TestSetException", f"Some tests did not pass: {p} passed, {f} failed, "
+                                                f"{e} errored, 0 broken.")
+    return None
+
+
+def _broken_total(ts: TestSet) -> int:
+    return ts.broken + sum(_broken_total(c) for c in ts.children)
+
+
+def _print_summary(ts: TestSet) -> None:
+    p, f, e = ts.totals()
+    br = _broken_total(ts)
+    dt = time.perf_counter() - ts.t0
+    rows = [(ts.name, ts)]
+    width = max(len("Test Summary:"), len(ts.name))
+    cols = ([("Pass", p)] + ([("Fail", f)] if f else []) + ([("Error", e)] if e else [])
+            + ([("Broken", br)] if br else []) + [("Total", p + f + e + br)])
+    head = "Test Summary:".ljust(width) + " | " + "  ".join(c for c, _ in cols) + "  Time"
+    line = ts.name.ljust(width) + " | " + "  ".join(str(n).rjust(len(c))
+                                                    for c, n in cols) + f"  {dt:.1f}s"
+    _ = rows
+    out = _rt().stdout
+    out.write(head + "\n" + line + "\n")
+
+
+# --- numbers ------------------------------------------------------------------------------------
+
+
+def _one(x: Any) -> Any:
+    if isinstance(x, V.JType):
+        d = V.JTYPE_TO_DTYPE.get(x)
+        return N.host_scalar(d.type(1)) if d is not None else 1
+    if is_array(x):
+        return N.xp_for(x).eye(jl_size(x)[0], dtype=as_array(x).dtype)
+    return N.cast(1, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 1
+
+
+def _zero(x: Any) -> Any:
+    if isinstance(x, V.JType):
+        d = V.JTYPE_TO_DTYPE.get(x)
+        return N.host_scalar(d.type(0)) if d is not None else 0
+    if is_array(x):
+        return N.xp_for(x).zeros_like(as_array(x))
+    return N.cast(0, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 0
+
+
+def _float(x: Any) -> Any:
+    if isinstance(x, V.JType):
+        return x if x.family in (V.Float64T, V.Float32T) else V.Float64T
+    d = N.float_dtype(N.dtype_of(as_array(x)))
+    return N.cast(as_array(x), d, np)
+
+
+def _typemax(t: Any) -> Any:
+    return {V.Int64T: 2**63 - 1, V.Float64T: math.inf,
+            V.Float32T: np.float32(np.inf)}.get(t, math.inf)
+
+
+def _typemin(t: Any) -> Any:
+    return {V.Int64T: -(2**63), V.Float64T: -math.inf,
+            V.Float32T: np.float32(-np.inf)}.get(t, -math.inf)
+
+
+def _eps(x: Any = 1.0) -> Any:
+    if isinstance(x, V.JType):
+        return N.host_scalar(np.finfo(V.JTYPE_TO_DTYPE[x]).eps)
+    return N.host_scalar(np.spacing(x))
+
+
+# --- misc ---------------------------------------------------------------------------------------
+
+
+def _using(modules: tuple, names: tuple, is_import: bool = False,
+           within: str | None = None) -> None:
+    """`using`/`import` of standard modules (loading their Zyla source) and of user
+    modules (see lang.core.modules)."""
+    from lang.core import modules as M
+
+    rt = _rt()
+    for m in modules:
+        user = M.user_module(rt, m, within)
+        if user is not None:
+            M.use(rt, user, names, is_import, within)
+            continue
+        root = m.split(".")[0]
+        fname = _STDLIB_FILES.get(root)
+        if fname is not None:
+            rt.load_stdlib(fname)
+        elif root not in rt.modules and root != "Main":
+            if not (rt.globals.get(root) or rt.builtins.get(root)):
+                raise ZylaError("ArgumentError", f"Package {root} not found in current path",
+                                hint="Zyla ships Base, Test, Random, LinearAlgebra, Statistics, "
+                                "Printf, Flux, NNlib, Optimisers, Zygote, ChainRulesCore")
+    return None
+
+
+_STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl",
+                 "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl",
+                 "Optimisers": "flux.jl", "ProgressMeter": "flux.jl", "MLUtils": "flux.jl"}
+
+
+def _include(path: str) -> Any:
+    import os
+
+    if not isinstance(path, str):
+        raise ZylaError("MethodError", "include expects a file path (a String)")
+    rt = _rt()
+    base = os.path.dirname(rt.current_file) if rt.current_file else "."
+    full = path if os.path.isabs(path) else os.path.join(base, path)
+    if not os.path.exists(full):
+        raise ZylaError("SystemError", f"opening file {path!r}: No such file or directory")
+    if not os.path.isfile(full):  # no directories, devices or pipes (lang.core.safety)
+        raise ZylaError("SystemError", f"opening file {path!r}: not a regular file")
+    saved = rt.current_file
+    rt.current_file = full
+    try:
+        return rt.include(full)
+    finally:
+        rt.current_file = saved
+
+
+def _isnothing(x: Any) -> bool:
+    return x is None
+
+
+def _in(x: Any, xs: Any) -> bool:
+    if isinstance(xs, V.Range):
+        if xs.length == 0:
+            return False
+        if isinstance(xs.start, int) and isinstance(x, (int, float)):
+            k = (x - xs.start) / xs.step
+            return float(k).is_integer() and 0 <= k < xs.length
+    if isinstance(xs, dict):
+        return x in xs
+    contains = getattr(xs, "jl_contains", None)
+    if contains is not None:
+        return contains(x)
+    return any(jl_equal(x, y) for y in _rt().iterate(xs))
+
+
+def _first(x: Any, n: Any = None) -> Any:
+    if n is not None:
+        items = list(_rt().iterate(x))[:n]
+        return collect_results(items, (len(items),)) if not isinstance(x, tuple) else tuple(items)
+    for v in _rt().iterate(x):
+        return v
+    raise ZylaError("BoundsError", "collection must be non-empty")
+
+
+def _last(x: Any) -> Any:
+    if isinstance(x, V.Range):
+        return x.last
+    items = list(_rt().iterate(x))
+    if not items:
+        raise ZylaError("BoundsError", "collection must be non-empty")
+    return items[-1]
+
+
+def _keys(x: Any) -> Any:
+    if isinstance(x, V.NamedTuple):
+        return tuple(V.Symbol(n) for n in x.names)
+    if isinstance(x, dict):
+        return collect_results(list(x.keys()), (len(x),))
+    if isinstance(x, tuple):
+        return V.Range(1, 1, len(x), True)
+    return V.Range(1, 1, int(np.prod(jl_size(as_array(x)))), True)
+
+
+def _values(x: Any) -> Any:
+    if isinstance(x, V.NamedTuple):
+        return x.values
+    if isinstance(x, dict):
+        return collect_results(list(x.values()), (len(x),))
+    return x
+
+
+def _haskey(x: Any, k: Any) -> bool:
+    if isinstance(x, V.NamedTuple):
+        return isinstance(k, V.Symbol) and k.name in x.names
+    if isinstance(x, dict):
+        return k in x
+    return False
+
+
+def _get(x: Any, k: Any, default: Any) -> Any:
+    if isinstance(x, dict):
+        return x.get(k, default)
+    if isinstance(x, V.NamedTuple) and isinstance(k, V.Symbol):
+        return x.get(k.name) if k.name in x.names else default
+    return default
+
+
+def _isempty(x: Any) -> bool:
+    if isinstance(x, (tuple, str, dict, V.NamedTuple, V.Range)):
+        return len(x) == 0
+    if isinstance(x, np.ndarray):
+        return x.size == 0
+    if hasattr(x, "items") and isinstance(x.items, list):
+        return not x.items
+    return False
+
+
+def _eachindex(x: Any) -> V.Range:
+    if isinstance(x, tuple):
+        return V.Range(1, 1, len(x), True)
+    return V.Range(1, 1, int(np.prod(jl_size(as_array(x)))) if is_array(x) else 1, True)
+
+
+def _axes(x: Any, d: Any = None) -> Any:
+    s = jl_size(as_array(x))
+    rs = tuple(V.Range(1, 1, n, True) for n in s)
+    return rs if d is None else (rs[d - 1] if d <= len(rs) else V.Range(1, 1, 1, True))
+
+
+def _sort(x: Any, rev: bool = False, by: Any = None) -> Any:
+    if by is not None:
+        items = list(_rt().iterate(x))
+        items.sort(key=lambda v: _rt().interp.call_value(by, [v]), reverse=rev)
+        return collect_results(items, (len(items),))
+    a = np.sort(np.asarray(as_array(x)), kind="stable")
+    return a[::-1].copy() if rev else a
+
+
+def _count(f: Any, xs: Any = None) -> int:
+    if xs is None:
+        return int(np.sum(np.asarray(as_array(f))))
+    return sum(1 for x in _rt().iterate(xs) if _rt().interp.call_value(f, [x]))
+
+
+def _any(f: Any, xs: Any = None) -> bool:
+    if xs is None:
+        return any(bool(v) for v in _rt().iterate(f))
+    return any(_rt().interp.call_value(f, [x]) for x in _rt().iterate(xs))
+
+
+def _all(f: Any, xs: Any = None) -> bool:
+    if xs is None:
+        return all(bool(v) for v in _rt().iterate(f))
+    return all(_rt().interp.call_value(f, [x]) for x in _rt().iterate(xs))
+
+
+def _dict(*pairs: Any) -> dict:
+    d: dict = {}
+    for p in pairs:
+        if isinstance(p, V.StructValue):
+            d[p.fields[0]] = p.fields[1]
+    return d
+
+
+def _kwdef_struct(x: Any) -> None:
+    return None
+
+
+def kwdef_construct(rt: Any, t: V.JType, kwargs: dict) -> Any:
+    defaults = t.family.kwdef  # type: ignore[attr-defined]
+    vals = []
+    for f in t.fields:
+        if f in kwargs:
+            vals.append(kwargs[f])
+        elif f in defaults:
+            vals.append(defaults[f])
+        else:
+            raise ZylaError("UndefKeywordError", f"keyword argument `{f}` not assigned")
+    return V.StructValue(t, vals)
+
+
+def _nameof(x: Any) -> Any:
+    return V.Symbol(getattr(x, "name", str(x)))
+
+
+def _fieldnames(t: Any) -> tuple:
+    return tuple(V.Symbol(f) for f in t.fields)
+
+
+def _fieldmap(rt: Any, f: Any, x: Any) -> Any:
+    """A NamedTuple of f applied to each field of a struct (NamedTuples map their values)."""
+    if isinstance(x, V.StructValue):
+        return V.NamedTuple(tuple(x.type.fields),
+                            tuple(rt.interp.call_value(f, [v]) for v in x.fields))
+    if isinstance(x, V.NamedTuple):
+        return V.NamedTuple(x.names, tuple(rt.interp.call_value(f, [v]) for v in x.values))
+    return None
+
+
+def _undef_keyword(name: str) -> None:
+    raise ZylaError("UndefKeywordError", f"keyword argument `{name}` not assigned")
+
+
+def _exit(code: int = 0) -> None:
+    sys.stdout.flush()
+    raise SystemExit(code)
+
+
+# --- installation ---------------------------------------------------------------------------
+
+
+def install(rt: Any) -> None:
+    """Register the runtime built-ins in `rt.builtins` and the primitive table."""
+    _RUNTIME[0] = rt
+    rt.current_file = ""
+    b = rt.builtins
+
+    def host(name: str, f: Any,
+             reason: HostOnly = HostOnly("runs on the host"), interp: bool = False) -> None:
+        b[name] = prim(name, f, reason, NONDIFF, lambda *a, **k: V.AnyT, needs_interp=interp)
+
+    for name, f in {
+        "print": _print, "println": _println, "show": _show, "display": _display,
+        "Core.show_expr": _show_expr,
+    }.items():
+        host(name, f, PRINT_ONLY)
+    for name, f in {
+        "string": jl_string, "repr": _repr, "isa": _isa, "<:": _subtype,
+        "Core.apply_type": apply_type, "typeassert": _typeassert, "Core.box": _box,
+        "Core.unbox": _unbox, "Core.setbox": _setbox, "setproperty!": _setproperty,
+        "push!": push_array, "append!": _append, "pop!": _pop, "isapprox": isapprox,
+        "error": _error, "throw": exceptions.throw, "rethrow": exceptions.rethrow,
+        "Core.error_message": exceptions.error_message, "Core.assert": _assert,
+        "Core.using": _using,
+        "include": _include, "isnothing": _isnothing, "in": _in, "first": _first, "last": _last,
+        "keys": _keys, "values": _values, "haskey": _haskey, "get": _get, "isempty": _isempty,
+        "eachindex": _eachindex, "axes": _axes, "sort": _sort, "count": _count, "any": _any,
+        "all": _all, "Dict": _dict, "=>": lambda a, b: _pair(a, b),
+        "Core.kwdef_struct": _kwdef_struct, "one": _one,
+        "zero": _zero, "oneunit": _one, "float": _float, "typemax": _typemax,
+        "typemin": _typemin, "eps": _eps, "nameof": _nameof,
+        "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
+        "convert": lambda t, x: convert(rt, t, x),
+        "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
+        "typeof": typeof,
+        "Core.undef_keyword": _undef_keyword,
+        "Core.fieldmap": lambda f, x: _fieldmap(rt, f, x),
+        "lpad": lambda s, n, c=" ": jl_string(s).rjust(int(n), jl_string(c)),
+        "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
+        "uppercase": lambda s: s.upper(), "lowercase": lambda s: s.lower(),
+        "join": lambda xs, d="": jl_string(d).join(jl_string(x) for x in _rt().iterate(xs)),
+        "zip": _zip, "enumerate": _enumerate,
+        "occursin": lambda a, b: jl_string(a) in jl_string(b),
+        "startswith": lambda a, b: jl_string(a).startswith(jl_string(b)),
+        "endswith": lambda a, b: jl_string(a).endswith(jl_string(b)),
+        "split": lambda s, d=" ": np.array(jl_string(s).split(jl_string(d)) if d != " "
+                                           else jl_string(s).split(), dtype=object),
+        "parse": lambda t, s: convert(rt, t, float(s) if t in (V.Float64T, V.Float32T) else int(s)),
+    }.items():
+        host(name, f)
+    for name, f in {
+        "map": _map, "foreach": _foreach, "Core.comprehension": _comprehension,
+        "filter": _filter, "reduce": _reduce, "Core.trycatch": exceptions.trycatch,
+        "Core.time": _time, "Core.elapsed": _elapsed, "Test.do_test": _do_test,
+        "Test.do_test_throws": _do_test_throws, "Test.do_testset": _do_testset,
+        "Test.do_test_broken": _do_test_broken,
+    }.items():
+        host(name, f, interp=True)
+    b["undef"] = UNDEF_INIT
+    b["nothing"] = None
+    b["Inf"] = math.inf
+    b["NaN"] = math.nan
+    b["Inf32"] = np.float32(np.inf)
+    b["NaN32"] = np.float32(np.nan)
+    b["pi"] = math.pi
+    b["π"] = math.pi
+    b["ℯ"] = math.e
+    b["ARGS"] = np.empty(0, dtype=object)
+    b["Colon"] = COLON
+    # differentiable built-ins that need the interpreter
+    b["broadcast"] = prim("broadcast", broadcast_host, HostOnly("lowered by the backend"),
+                          "BROADCAST", INFER_BY_LOWERING, needs_interp=True)
+    b["tuple"] = prim("tuple", _tuple, _jx(lambda xp, *xs: xs),
+                      "(dz, z, xs...) -> Core.tuple_cot(dz, length(xs))")
+    b["Core.namedtuple"] = prim("Core.namedtuple", _namedtuple,
+                                _jx(lambda xp, names, *xs: _namedtuple(names, *xs)),
+                                "(dz, z, names, xs...) -> "
+                                "(nothing, Core.tuple_cot(dz, length(xs))...)")
+    b["Core.indexed_iterate"] = prim("Core.indexed_iterate", indexed_iterate,
+                                     _jx(lambda xp, x, i: _jax_indexed(xp, x, i)),
+                                     "(dz, z, x, i) -> (Core.onehot_cot(x, i, dz), nothing)")
+    b["getproperty"] = prim("getproperty", _getproperty, _jx(lambda xp, x, s: _getproperty(x, s)),
+                            "(dz, z, x, s) -> (Core.field_cot(x, s, dz), nothing)")
+    _ = (Closure, _vect, _hx, INFER_BY_LOWERING, iterate_value)
+
+
+def _jax_indexed(xp: Any, x: Any, i: int) -> Any:
+    if isinstance(x, (tuple, V.NamedTuple)):
+        return indexed_iterate(x, i)
+    return xp.reshape(x, (-1,))[i - 1]

@@ -1,0 +1,181 @@
+"""Input/output built-ins: IO streams (`stdout`, `stderr`, `devnull`, `IOBuffer`),
+`print`/`println`/`show`/`write` with an optional stream first, `sprint`, `@printf` /
+`@sprintf`, `flush`, `take!`.
+
+Every write goes through an `IOStream` object, so a program can pass `stdout` or an
+`IOBuffer` wherever Julia code takes an `io::IO`. `stdout` writes to the runtime's
+stdout object (which tests capture); `stderr` to the process's stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from lang.core import values as V
+from lang.core.primitives import NONDIFF, HostOnly, prim
+
+IOT = V.JType("IO", V.AnyT, abstract=True)
+IOStreamT = V.JType("IOStream", IOT)
+IOBufferT = V.JType("IOBuffer", IOT)
+DevNullT = V.JType("Base.DevNull", IOT)
+
+PRINTING = HostOnly("printing runs on the host")
+
+
+class IOStream:
+    """A stream that Julia code writes to: `write(s)` appends text."""
+
+    jtype = IOStreamT
+
+    def __init__(self, name: str, sink: Any) -> None:
+        self.name = name
+        self.sink = sink  # a callable returning the object with .write / .flush
+
+    def write(self, s: str) -> None:
+        self.sink().write(s)
+
+    def flush(self) -> None:
+        out = self.sink()
+        if hasattr(out, "flush"):
+            out.flush()
+
+    def jl_show(self) -> str:
+        return f"IOStream(<{self.name}>)"
+
+
+class IOBuffer(IOStream):
+    """`IOBuffer()`: an in-memory stream; `take!`/`String(take!(io))` read it back."""
+
+    jtype = IOBufferT
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        super().__init__("buffer", lambda: self)
+
+    def write(self, s: str) -> None:
+        self.parts.append(s)
+
+    def take(self) -> str:
+        s = "".join(self.parts)
+        self.parts = []
+        return s
+
+    def jl_show(self) -> str:
+        return "IOBuffer()"
+
+
+class DevNull(IOStream):
+    jtype = DevNullT
+
+    def __init__(self) -> None:
+        super().__init__("devnull", lambda: self)
+
+    def write(self, s: str) -> None:
+        return None
+
+    def jl_show(self) -> str:
+        return "devnull"
+
+
+def _text(*xs: Any) -> str:
+    from lang.core.builtins import jl_string
+
+    return jl_string(*xs)
+
+
+def _split_io(rt: Any, xs: tuple) -> tuple[IOStream, tuple]:
+    if xs and isinstance(xs[0], IOStream):
+        return xs[0], xs[1:]
+    return rt.jl_stdout, xs
+
+
+def custom_show(x: Any) -> str | None:
+    """The text of a Zyla-defined `show(io, x)` method for x's type, or None (then the
+    default printing applies)."""
+    from lang.core.builtins import _rt
+    from lang.core.functions import GenericFunction, typeof
+
+    rt = _rt()
+    gf = rt.builtins.get("show") if rt is not None else None
+    if not isinstance(gf, GenericFunction):
+        return None
+    buf = IOBuffer()
+    try:
+        m = gf.dispatch([IOBufferT, typeof(x)])
+    except Exception:
+        return None
+    if m.fn is None:
+        return None
+    rt.interp.invoke(m, [buf, x], None)
+    return buf.take()
+
+
+def install(rt: Any) -> None:
+    """Register the IO built-ins in `rt.builtins` (replacing the stdout-only printers)."""
+    from lang.core.printf import format_values
+    from lang.core.show import jl_display, jl_show
+
+    rt.jl_stdout = IOStream("stdout", lambda: rt.stdout)
+    b = rt.builtins
+
+    def host(name: str, f: Any, needs_interp: bool = False) -> None:
+        b[name] = prim(name, f, PRINTING, NONDIFF, lambda *a, **k: V.AnyT,
+                       needs_interp=needs_interp)
+
+    def print_(*xs: Any) -> None:
+        io, xs = _split_io(rt, xs)
+        io.write(_text(*xs))
+
+    def println_(*xs: Any) -> None:
+        io, xs = _split_io(rt, xs)
+        io.write(_text(*xs) + "\n")
+
+    def show_(*xs: Any) -> None:
+        io, xs = _split_io(rt, xs)
+        io.write(jl_show(xs[-1]))
+
+    def display_(*xs: Any) -> None:
+        io, xs = _split_io(rt, xs)
+        io.write(jl_display(xs[-1], limit=False) + "\n")
+
+    def write_(io: Any, *xs: Any) -> int:
+        s = _text(*xs)
+        io.write(s)
+        return len(s.encode())
+
+    def flush_(io: Any = None) -> None:
+        (io or rt.jl_stdout).flush()
+
+    def printf_(*xs: Any) -> None:
+        io, xs = _split_io(rt, xs)
+        io.write(format_values(_text(xs[0]), xs[1:], _text))
+
+    def sprintf_(fmt: Any, *xs: Any) -> str:
+        return format_values(_text(fmt), xs, _text)
+
+    def sprint_(interp: Any, f: Any, *xs: Any, **kw: Any) -> str:
+        buf = IOBuffer()
+        interp.call_value(f, [buf, *xs], kw or None)
+        return buf.take()
+
+    host("print", print_)
+    host("println", println_)
+    host("show", show_)
+    host("display", display_)
+    host("write", write_)
+    host("flush", flush_)
+    host("Printf.printf", printf_)
+    host("Printf.@printf", printf_)
+    host("sprint", sprint_, needs_interp=True)
+    b["Printf.sprintf"] = prim("Printf.sprintf", sprintf_, HostOnly("strings are host values"),
+                               NONDIFF, lambda *a, **k: V.StringT)
+    b["Printf.format"] = b["Printf.sprintf"]
+    b["IOBuffer"] = prim("IOBuffer", IOBuffer, HostOnly("streams are host values"), NONDIFF,
+                         lambda *a, **k: IOBufferT)
+    b["take!"] = prim("take!", lambda io: io.take(), HostOnly("streams are host values"), NONDIFF,
+                      lambda *a, **k: V.StringT)
+    b["IO"] = IOT
+    b["stdout"] = rt.jl_stdout
+    b["stderr"] = IOStream("stderr", lambda: sys.stderr)
+    b["devnull"] = DevNull()

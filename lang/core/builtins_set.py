@@ -1,0 +1,215 @@
+"""`Set` on the host, and the set functions Base defines on any collection.
+
+A `JSet` keeps its elements in insertion order (Julia leaves the order unspecified) in a
+Python dict, so membership is a hash lookup; Python equality of keys matches Julia's
+`isequal` for numbers, strings, symbols and tuples, as for `Dict`. It follows the
+runtime's collection protocol: `.items` (a list, for iteration and `length`),
+`jl_contains` (for `in`) and `jl_push` (for `push!`).
+
+`union`/`∪`, `intersect`/`∩`, `setdiff`, `symdiff` and `unique` return a `Set` when the
+first argument is a set and a vector otherwise (order of first occurrence), as in Julia;
+`issubset`/`⊆`, `union!`, `intersect!`, `setdiff!` and `delete!` are the rest (`pop!` on a
+Set is not implemented).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grammar.errors import ZylaError
+from lang.core import values as V
+from lang.core.functions import typeof
+from lang.core.primitives import NONDIFF, HostOnly, prim
+
+AbstractSetT = V.JType("AbstractSet", V.AnyT, arity=1, abstract=True)
+SetT = V.JType("Set", AbstractSetT, arity=1)
+
+HOST = HostOnly("sets are host values")
+
+
+def _key(x: Any) -> Any:
+    """A hashable stand-in for x (arrays by value, as Julia's isequal compares them)."""
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        import numpy as np
+
+        if isinstance(x, np.ndarray):
+            return ("#array", x.shape, str(x.dtype), x.tobytes())
+        raise ZylaError("ArgumentError", f"a value of type {V.type_name(typeof(x))} "
+                                         "cannot be an element of a Set") from None
+
+
+class JSet:
+    """A Julia `Set{T}`."""
+
+    def __init__(self, elems: Any = (), elem_type: V.JType | None = None) -> None:
+        self._d: dict = {}
+        for e in elems:
+            self._d.setdefault(_key(e), e)
+        if elem_type is None:
+            types = {typeof(e) for e in self._d.values()}
+            elem_type = types.pop() if len(types) == 1 else V.AnyT
+        self.elem_type = elem_type
+
+    @property
+    def items(self) -> list:
+        return list(self._d.values())
+
+    @property
+    def jtype(self) -> V.JType:
+        return V.apply_type(SetT, (self.elem_type,))
+
+    def jl_contains(self, x: Any) -> bool:
+        return _key(x) in self._d
+
+    def jl_push(self, *xs: Any) -> JSet:
+        for x in xs:
+            self._check(x)
+            self._d.setdefault(_key(x), x)
+        return self
+
+    def _check(self, x: Any) -> None:
+        if self.elem_type is not V.AnyT and not V.issubtype(typeof(x), self.elem_type):
+            raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                                           f"{V.type_name(typeof(x))} to an object of type "
+                                           f"{V.type_name(self.elem_type)}")
+
+    def discard(self, x: Any) -> None:
+        self._d.pop(_key(x), None)
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def __eq__(self, other: object) -> bool:
+        """Julia's `==` on sets: the same elements, in any order."""
+        return isinstance(other, JSet) and self._d.keys() == other._d.keys()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like Python's set
+
+    def jl_show(self) -> str:
+        from lang.core.show import jl_show
+
+        if not self._d:
+            return f"{V.type_name(self.jtype)}()"
+        inner = ", ".join(jl_show(e) for e in self._d.values())
+        inferred = {typeof(e) for e in self._d.values()} == {self.elem_type}
+        return f"{'Set' if inferred else V.type_name(self.jtype)}([{inner}])"
+
+
+def make_set(t: V.JType, args: list, kwargs: dict | None) -> JSet:
+    """`Set()`, `Set(iterable)`, `Set{T}()`, `Set{T}(iterable)`."""
+    from lang.core.builtins import _rt
+
+    if len(args) > 1:
+        raise ZylaError("MethodError", "no method matching Set with more than one argument",
+                        hint="Set([a, b, c]) builds a set from a collection")
+    elems = list(_rt().iterate(args[0])) if args else []
+    if t.params:
+        return JSet((), t.params[0]).jl_push(*elems)
+    return JSet(elems) if elems else JSet((), V.AnyT)
+
+
+def _elements(x: Any) -> list:
+    from lang.core.builtins import _rt
+
+    return x.items if isinstance(x, JSet) else list(_rt().iterate(x))
+
+
+def _result(first: Any, elems: list) -> Any:
+    """A Set if the first argument was one, else a vector (order of first occurrence)."""
+    from lang.core.builtins import collect_results
+
+    if isinstance(first, JSet):
+        return JSet(elems, first.elem_type if all(
+            V.issubtype(typeof(e), first.elem_type) for e in elems) else None)
+    return collect_results(elems, (len(elems),))
+
+
+def _unique_list(xs: list) -> list:
+    seen: dict = {}
+    for x in xs:
+        seen.setdefault(_key(x), x)
+    return list(seen.values())
+
+
+def union(a: Any, *rest: Any) -> Any:
+    elems = _elements(a)
+    for r in rest:
+        elems = elems + _elements(r)
+    return _result(a, _unique_list(elems))
+
+
+def intersect(a: Any, *rest: Any) -> Any:
+    keep = _unique_list(_elements(a))
+    for r in rest:
+        ks = {_key(e) for e in _elements(r)}
+        keep = [e for e in keep if _key(e) in ks]
+    return _result(a, keep)
+
+
+def setdiff(a: Any, *rest: Any) -> Any:
+    drop = {_key(e) for r in rest for e in _elements(r)}
+    return _result(a, [e for e in _unique_list(_elements(a)) if _key(e) not in drop])
+
+
+def symdiff(a: Any, b: Any) -> Any:
+    ka, kb = {_key(e) for e in _elements(a)}, {_key(e) for e in _elements(b)}
+    elems = [e for e in _unique_list(_elements(a)) if _key(e) not in kb]
+    elems += [e for e in _unique_list(_elements(b)) if _key(e) not in ka]
+    return _result(a, elems)
+
+
+def unique(a: Any) -> Any:
+    return _result(a, _unique_list(_elements(a)))
+
+
+def issubset(a: Any, b: Any) -> bool:
+    kb = {_key(e) for e in _elements(b)}
+    return all(_key(e) in kb for e in _elements(a))
+
+
+def _mutating(name: str) -> Any:
+    """`union!`/`intersect!`/`setdiff!` on a Set: the set's contents replaced in place."""
+    fn = {"union!": union, "intersect!": intersect, "setdiff!": setdiff}[name]
+
+    def update(s: Any, *rest: Any) -> Any:
+        if not isinstance(s, JSet):
+            raise ZylaError("MethodError", f"no method matching {name}(::"
+                                           f"{V.type_name(typeof(s))}, ...)",
+                            hint=f"{name} is defined for Sets here")
+        new = fn(s, *rest)
+        s._d = {}
+        s.jl_push(*new.items)
+        return s
+
+    return update
+
+
+def set_delete(s: Any, x: Any) -> Any:
+    """`delete!(s::Set, x)`; dictionaries keep their own method."""
+    if isinstance(s, JSet):
+        s.discard(x)
+        return s
+    from lang.core.builtins_dict import delete
+
+    return delete(s, x)
+
+
+def install(rt: Any) -> None:
+    """Register `Set` and the set functions in `rt.builtins`."""
+    b = rt.builtins
+    anyt = lambda *a, **k: V.AnyT  # noqa: E731
+    b["Set"] = SetT
+    b["AbstractSet"] = AbstractSetT
+    SetT.constructor = make_set  # type: ignore[attr-defined]
+    for names, fn in ((("union", "∪"), union), (("intersect", "∩"), intersect),
+                      (("setdiff",), setdiff), (("symdiff",), symdiff), (("unique",), unique),
+                      (("issubset", "⊆"), issubset)):
+        for name in names:
+            b[name] = prim(name, fn, HOST, NONDIFF, anyt)
+    b["⊇"] = prim("⊇", lambda a, c: issubset(c, a), HOST, NONDIFF, anyt)
+    for name in ("union!", "intersect!", "setdiff!"):
+        b[name] = prim(name, _mutating(name), HOST, NONDIFF, anyt)
+    b["delete!"] = prim("delete!", set_delete, HOST, NONDIFF, anyt)

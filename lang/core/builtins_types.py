@@ -1,0 +1,121 @@
+"""Built-ins of the type system: `where` static parameters, type variables with run-time
+bounds, abstract type definitions, and the parameters of parametric struct instances.
+
+`Core.static_param` and `Core.typevar` only look at types, never at array data, so their
+one implementation serves the host and the compiled tier alike (types of traced values
+are known at trace time).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grammar.errors import ZylaError
+from lang.core import values as V
+from lang.core.functions import typeof
+from lang.core.primitives import NONDIFF, prim
+
+
+def static_param(name: str, vararg: bool, n: int, *rest: Any) -> Any:
+    """The value of type variable `name` of a method called with `args`, whose
+    signature is `sig` (`rest` is the n signature types followed by the n argument
+    values; with `vararg` the last value is the tuple of the trailing arguments)."""
+    sig, args = rest[:n], rest[n:]
+    env: dict = {}
+    for k, (t, a) in enumerate(zip(sig, args, strict=False)):
+        if not isinstance(t, (V.JType, V.TypeVar)):
+            continue
+        if vararg and k == n - 1:
+            for x in a:
+                V.issubtype(typeof(x), t, env)
+        else:
+            V.issubtype(typeof(a), t, env)
+    if name not in env:
+        raise ZylaError("UndefVarError",
+                        f"static parameter `{name}` not defined (no argument determines it)")
+    return env[name]
+
+
+def make_typevar(name: str, ub: Any) -> V.TypeVar:
+    """`T <: B` in a `where` clause whose bound B is only known at run time."""
+    return V.TypeVar(name, ub if isinstance(ub, V.JType) else None)
+
+
+def define_abstract(name: str, sup: Any) -> None:
+    """`abstract type Name <: Sup end`."""
+    from lang.core.builtins import _rt
+
+    t = V.JType(name.rpartition(".")[2], sup if isinstance(sup, V.JType) else V.AnyT, abstract=True)
+    _rt().set_global(name, t)
+    return None
+
+
+def struct_params(t: V.JType, args: list) -> V.JType:
+    """The concrete type of `T(args...)` for a parametric struct family T called without
+    parameters (`Bar(2)` is a `Bar{Int64}`): its type variables bound by the argument
+    types, as Julia's default constructor infers them."""
+    if not t.param_names or t.params:
+        return t
+    env: dict = {}
+    for ft, a in zip(t.field_types, args, strict=False):
+        if isinstance(ft, (V.JType, V.TypeVar)):
+            V.issubtype(typeof(a), ft, env)
+    missing = [p for p in t.param_names if p not in env]
+    if missing:
+        shown = ", ".join("::" + V.type_name(typeof(a)) for a in args)
+        raise ZylaError("MethodError", f"no method matching {t.name}({shown})",
+                        hint=f"the type parameter {missing[0]} cannot be inferred; write "
+                             f"{t.name}{{...}}(...)")
+    return V.apply_type(t.family, tuple(env[p] for p in t.param_names))
+
+
+def field_type(t: V.JType, ft: Any) -> Any:
+    """A declared field type with the instance's parameters substituted."""
+    if isinstance(ft, V.TypeVar):
+        if ft.name in t.param_names and len(t.params) == len(t.param_names):
+            return t.params[t.param_names.index(ft.name)]
+        return V.AnyT
+    if isinstance(ft, V.JType) and ft.params and any(isinstance(p, V.TypeVar) for p in ft.params):
+        return V.apply_type(ft.family, tuple(field_type(t, p) if isinstance(p, V.TypeVar) else p
+                                             for p in ft.params))
+    return ft
+
+
+def make_namedtuple(t: V.JType, args: list, kwargs: dict | None) -> V.NamedTuple:
+    """`NamedTuple()`, `NamedTuple(nt)`, `NamedTuple(pairs)` (`:a => 1`, ...) and
+    `NamedTuple{(:a, :b)}(values)`."""
+    from lang.core.builtins import _rt
+
+    if t.params and isinstance(t.params[0], tuple):
+        names = tuple(n.name if isinstance(n, V.Symbol) else str(n) for n in t.params[0])
+        vals = tuple(_rt().iterate(args[0])) if args else ()
+        if len(vals) != len(names):
+            raise ZylaError("ArgumentError", f"NamedTuple{{{names}}} needs {len(names)} "
+                                             f"values, got {len(vals)}")
+        return V.NamedTuple(names, vals)
+    if not args:
+        return V.NamedTuple((), ())
+    if len(args) == 1 and isinstance(args[0], V.NamedTuple):
+        return args[0]
+    if len(args) == 1:
+        items = list(_rt().iterate(args[0]))
+        if all(isinstance(p, V.StructValue) and p.type.name == "Pair"
+               and isinstance(p.fields[0], V.Symbol) for p in items):
+            return V.NamedTuple(tuple(p.fields[0].name for p in items),
+                                tuple(p.fields[1] for p in items))
+    raise ZylaError("MethodError", "no method matching NamedTuple with these arguments",
+                    hint="NamedTuple(), NamedTuple(pairs of :name => value) or "
+                         "NamedTuple{names}(values)")
+
+
+def install(rt: Any) -> None:
+    """Register these built-ins in `rt.builtins`."""
+    b = rt.builtins
+    V.NamedTupleT.constructor = make_namedtuple  # type: ignore[attr-defined]
+    anyt = lambda *a, **k: V.AnyT  # noqa: E731
+    b["Core.static_param"] = prim("Core.static_param", static_param, static_param, NONDIFF, anyt)
+    b["Core.typevar"] = prim("Core.typevar", make_typevar, make_typevar, NONDIFF, anyt)
+    from lang.core.primitives import HostOnly
+
+    b["Core.abstracttype"] = prim("Core.abstracttype", define_abstract,
+                                  HostOnly("type definitions run on the host"), NONDIFF, anyt)

@@ -1,0 +1,152 @@
+"""Exceptions as Julia values: `throw`, `rethrow`, `try`/`catch`/`finally`, `showerror`.
+
+Errors raised by the runtime are `ZylaError`s (a kind and a message). When Julia code
+catches one, it becomes a value of the Base exception struct of that kind (declared in
+lang/core/stdlib/base.jl: `ErrorException(msg)`, `ArgumentError(msg)`, `DomainError(val, msg)`,
+`BoundsError(a, i)`, ...), so `e isa ErrorException`, `e.msg` and dispatch on the type
+work; a kind without a declared struct gets a struct type with one field `msg`. The
+runtime's message is kept on the value, so `sprint(showerror, e)` shows what the runtime
+said. A value thrown with `throw(x)` is caught as itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grammar.errors import ZylaError
+from lang.core import values as V
+from lang.core.functions import typeof
+
+#: struct types made for error kinds that Base does not declare, one per kind
+_ADHOC: dict[str, V.JType] = {}
+
+#: exceptions being handled (innermost last), for `rethrow()`
+_HANDLING: list[ZylaError] = []
+
+
+def _rt() -> Any:
+    from lang.core.builtins import _rt as rt
+
+    return rt()
+
+
+def _exception_type(kind: str) -> V.JType:
+    t = _rt().builtins.get(kind)
+    if isinstance(t, V.JType) and t.is_struct:
+        return t
+    t = _ADHOC.get(kind)
+    if t is None:
+        t = _ADHOC[kind] = V.JType(kind, V.ExceptionT)
+        t.fields, t.field_types, t.is_struct = ["msg"], [V.StringT], True
+    return t
+
+
+def exception_value(e: ZylaError) -> Any:
+    """The Julia value a `catch` binds for the error e."""
+    if e.value is not None:
+        return e.value
+    t = _exception_type(e.kind)
+    fields = [e.message if f == "msg" else None for f in t.fields]
+    v = V.StructValue(t, fields)
+    v.zyla_message = e.message  # type: ignore[attr-defined]
+    return v
+
+
+def _field(v: V.StructValue, name: str) -> Any:
+    return v.getfield(name) if name in v.type.fields else None
+
+
+def _show(x: Any) -> str:
+    from lang.core.show import jl_show
+
+    return jl_show(x)
+
+
+def _print(x: Any) -> str:
+    from lang.core.show import jl_print
+
+    return jl_print(x)
+
+
+def _domain(v: V.StructValue) -> str:
+    msg = _field(v, "msg")
+    head = f"DomainError with {_show(_field(v, 'val'))}"
+    return f"{head}:\n{_print(msg)}" if msg else head
+
+
+_MESSAGES = {
+    "ErrorException": lambda v: _print(_field(v, "msg")),
+    "DomainError": _domain,
+    "KeyError": lambda v: f"KeyError: key {_show(_field(v, 'key'))} not found",
+    "UndefVarError": lambda v: f"UndefVarError: `{_print(_field(v, 'var'))}` not defined",
+    "DivideError": lambda v: "DivideError: integer division error",
+    "StackOverflowError": lambda v: "StackOverflowError:",
+    "InexactError": lambda v: "InexactError: "
+                              f"{_print(_field(v, 'func'))}({_print(_field(v, 'T'))}, "
+                              f"{_show(_field(v, 'val'))})",
+    "BoundsError": lambda v: "BoundsError" if _field(v, "a") is None else
+    f"BoundsError: attempt to access {_show(_field(v, 'a'))} at index [{_print(_field(v, 'i'))}]",
+}
+
+
+def error_message(v: Any) -> str:
+    """What `showerror(io, e)` writes for an exception value."""
+    if not isinstance(v, V.StructValue):
+        return _print(v)
+    kind = v.type.name
+    hidden = getattr(v, "zyla_message", None)
+    if hidden is not None:
+        return hidden if kind == "ErrorException" else f"{kind}: {hidden}"
+    fmt = _MESSAGES.get(kind)
+    if fmt is not None:
+        return fmt(v)
+    if (v.type.fields == ["msg"] and V.issubtype(v.type, V.ExceptionT)
+            and v.type.family is _rt().builtins.get(kind)):
+        return f"{kind}: {_print(v.fields[0])}"
+    return _show(v)
+
+
+def throw(x: Any) -> None:
+    """`throw(x)`: raise any value; it is caught as itself."""
+    if isinstance(x, ZylaError):
+        raise x
+    if isinstance(x, V.StructValue):
+        msg = error_message(x)
+        prefix = x.type.name + ": "
+        raise ZylaError(x.type.name, msg[len(prefix):] if msg.startswith(prefix) else msg, value=x)
+    from lang.core.builtins import jl_string
+
+    raise ZylaError("ErrorException", jl_string(x), value=x)
+
+
+def rethrow(*x: Any) -> None:
+    """`rethrow()` inside a `catch` block re-raises the exception being handled."""
+    if x:
+        throw(x[0])
+    if not _HANDLING:
+        raise ZylaError("ErrorException", "rethrow() not allowed outside a catch block")
+    raise _HANDLING[-1]
+
+
+def trycatch(interp: Any, body: Any, handler: Any, fin: Any) -> Any:
+    """`try body catch e handler finally fin end` (handler/fin None when absent)."""
+    try:
+        return interp.call_value(body, [])
+    except ZylaError as e:
+        if handler is None:
+            raise
+        _HANDLING.append(e)
+        try:
+            return interp.call_value(handler, [exception_value(e)])
+        finally:
+            _HANDLING.pop()
+    finally:
+        if fin is not None:
+            interp.call_value(fin, [])
+
+
+def matches(e: ZylaError, t: Any) -> bool:
+    """Whether the error e is an instance of the exception type t (`@test_throws T`)."""
+    if isinstance(t, V.JType):
+        return V.issubtype(typeof(exception_value(e)), t)
+    return False

@@ -1,0 +1,361 @@
+"""A cache of the parsed and lowered IR of Zyla's library files (lang/core/stdlib/*.jl).
+
+Loading Base at `Runtime()` and `using Flux` used to parse and lower the library's `.jl`
+text every time, in every process. `lowered(text, filename, module, lower)` returns the
+top-level thunks (`lang.core.ir.Function`s, one per statement) of such a file, from:
+
+1. the in-process memo (a second `Runtime()` in the same process), then
+2. the on-disk cache, `$ZYLA_FRONTEND_CACHE` if it names a directory, else
+   `$XDG_CACHE_HOME/zyla/frontend` (`~/.cache/zyla/frontend`), then
+3. `lower()` itself, whose result is stored in both.
+
+Both levels hold pickled bytes, never live objects: every call unpickles a fresh copy,
+so IR that one runtime mutates (inferred `Value.type`s, caches hung on functions or ops)
+never leaks into another. The built-in type singletons of `lang.core.values` (and
+`lang.core.lower`'s `UNDEF` and `COLON`) are pickled by name, so constants in the IR stay
+identical (`is`) to the runtime's own objects.
+
+The key can never be stale: it hashes the file's text, its name (spans and error
+messages name it), the module it is lowered into, the text of the whole front end (every
+`.py` file of `lang/` and `grammar/`, and the grammar), the Python, Lark and NumPy
+versions and this cache's format. An entry is written to a temporary file and renamed
+into place (concurrent processes never see half a file) and carries a checksum; an entry
+that is missing, truncated, corrupt or unreadable is ignored and recomputed, never an
+error. `ZYLA_FRONTEND_CACHE=off` (or `0`, `no`, `false`, `none`, empty) turns the cache
+off (both levels). `STATS` counts what happened, for tests and `stats()`.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import gc
+import hashlib
+import io
+import os
+import pickle
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lang.core.ir import Function
+
+#: Bumped when the stored layout changes.
+FORMAT = 1
+_MAGIC = b"ZYLAIR01"
+_OFF = frozenset({"off", "0", "no", "false", "none", ""})
+_ROOT = Path(__file__).resolve().parents[2]
+#: Entries kept per library file (one per front-end version; least recently used go).
+_KEEP_PER_FILE = 8
+
+#: Counters: "memory_hits", "disk_hits", "misses", "writes", "bad_entries" (corrupt or
+#: unreadable files ignored), "write_errors", "unpicklable", "key_errors", "off".
+STATS: dict[str, int] = {}
+
+_MEMORY: dict[str, bytes] = {}
+_FRONTEND: list[str] = []  # the memoised front-end hash (one item once computed)
+
+
+def stats() -> dict[str, int]:
+    """A copy of the counters of this process."""
+    return dict(STATS)
+
+
+def _count(what: str) -> None:
+    STATS[what] = STATS.get(what, 0) + 1
+
+
+def cache_dir() -> Path | None:
+    """The on-disk cache directory, or None when the cache is off."""
+    env = os.environ.get("ZYLA_FRONTEND_CACHE")
+    if env is not None:
+        if env.strip().lower() in _OFF:
+            return None
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "zyla" / "frontend"
+
+
+def enabled() -> bool:
+    """Whether the cache (memory and disk) is in use."""
+    return cache_dir() is not None
+
+
+def _frontend_files() -> list[Path]:
+    """The files whose text decides the IR a library file lowers to."""
+    files = list((_ROOT / "lang" / "core").glob("*.py")) + list((_ROOT / "grammar").glob("*.py"))
+    files += list((_ROOT / "grammar").glob("*.lark"))
+    return sorted(f for f in files if not f.name.startswith("."))  # not editors' lock files
+
+
+def compute_frontend_hash() -> str:
+    """Hash of the front end's source text and of the versions that shape the pickle."""
+    import lark
+    import numpy
+
+    h = hashlib.sha256()
+    h.update(f"zyla-frontcache {FORMAT} {sys.version} {sys.implementation.cache_tag} "
+             f"lark {lark.__version__} numpy {numpy.__version__} "
+             f"pickle {pickle.HIGHEST_PROTOCOL}\n".encode())
+    for f in _frontend_files():
+        h.update(f.relative_to(_ROOT).as_posix().encode() + b"\0")
+        h.update(f.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def frontend_hash() -> str:
+    """The front-end hash, computed once per process (at the first library load, right
+    after the front end was imported)."""
+    if not _FRONTEND:
+        _FRONTEND.append(compute_frontend_hash())
+    return _FRONTEND[0]
+
+
+def entry_key(text: str, filename: str, module: str | None) -> str:
+    """The cache key of `text` named `filename`, lowered into `module` (None: Main)."""
+    h = hashlib.sha256()
+    for part in (frontend_hash(), filename, module or "", text):
+        b = part.encode("utf-8", "surrogatepass")
+        h.update(len(b).to_bytes(8, "little") + b)
+    return h.hexdigest()
+
+
+# --- pickling -------------------------------------------------------------------------------
+
+
+_SINGLETONS: list[tuple[dict[int, tuple[str, str]], dict[tuple[str, str], Any]]] = []
+
+
+def _singletons() -> tuple[dict[int, tuple[str, str]], dict[tuple[str, str], Any]]:
+    """Objects pickled by name: id → (module, attribute), and back (built once)."""
+    if _SINGLETONS:
+        return _SINGLETONS[0]
+    from lang.core import lower, values
+
+    by_name: dict[tuple[str, str], Any] = {}
+    for attr, v in vars(values).items():
+        if isinstance(v, values.JType):
+            by_name.setdefault(("values", attr), v)
+    by_name[("lower", "UNDEF")] = lower.UNDEF
+    by_name[("lower", "COLON")] = lower.COLON
+    by_id: dict[int, tuple[str, str]] = {}
+    for k, v in by_name.items():
+        by_id.setdefault(id(v), k)
+    _SINGLETONS.append((by_id, by_name))
+    return by_id, by_name
+
+
+class _Uncacheable(Exception):
+    """The IR holds an object that cannot be stored faithfully."""
+
+
+def _singleton(module: str, attr: str) -> Any:
+    """The singleton object stored by name (what unpickling a singleton calls)."""
+    try:
+        return _singletons()[1][(module, attr)]
+    except KeyError:
+        raise pickle.UnpicklingError(f"unknown singleton {module}.{attr}") from None
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles singletons by name through a private dispatch table (a Python callback
+    for those types only, so the rest runs at C speed)."""
+
+    def __init__(self, f: io.BytesIO) -> None:
+        from lang.core import lower, values
+
+        super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
+        self._by_id = _singletons()[0]
+        table = copyreg.dispatch_table.copy()
+        for cls in (values.JType, lower.ColonT, lower.Undef):
+            table[cls] = self._reduce_singleton
+        self.dispatch_table = table
+
+    def _reduce_singleton(self, obj: Any) -> Any:
+        ref = self._by_id.get(id(obj))
+        if ref is not None:
+            return _singleton, ref
+        from lang.core.values import JType
+
+        if isinstance(obj, JType):  # a type made at run time has no stable identity
+            raise _Uncacheable(f"type {obj!r} in the IR")
+        return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+
+
+#: Globals an entry may name (anything else makes the entry invalid; it is not loaded).
+_ALLOWED_MODULES = frozenset({"lang.core.ir", "grammar.ast", "lang.core.values", "lang.core.lower"})
+_ALLOWED_GLOBALS = frozenset({
+    ("lang.core.frontcache", "_singleton"),
+    ("numpy", "dtype"), ("numpy", "ndarray"),
+    ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"),
+    ("builtins", "slice"), ("builtins", "range"),
+})
+
+
+class _Unpickler(pickle.Unpickler):
+    """Loads only the classes IR is made of (a foreign or corrupt entry fails to load)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module in _ALLOWED_MODULES or (module, name) in _ALLOWED_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a front-end cache entry")
+
+
+def dumps(fns: list[Function]) -> bytes:
+    """The pickled thunks (raises _Uncacheable or a pickling error if they cannot be)."""
+    buf = io.BytesIO()
+    _Pickler(buf).dump(fns)
+    return buf.getvalue()
+
+
+def loads(data: bytes) -> list[Function]:
+    """A fresh copy of the thunks `dumps` stored (raises on a bad payload)."""
+    was = gc.isenabled()
+    gc.disable()  # many small objects, no cycles to find: collection would only cost
+    try:
+        fns = _Unpickler(io.BytesIO(data)).load()
+    finally:
+        if was:
+            gc.enable()
+    if not isinstance(fns, list) or not all(isinstance(f, Function) for f in fns):
+        raise pickle.UnpicklingError("not a list of IR functions")
+    return fns
+
+
+# --- disk -------------------------------------------------------------------------------------
+
+
+def _entry_path(d: Path, filename: str, key: str) -> Path:
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(filename).stem)[:40]
+    return d / f"{stem}-{key[:48]}.zir"
+
+
+def _read(path: Path) -> bytes | None:
+    """The payload of a well-formed entry, or None (missing, truncated, corrupt)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    head = len(_MAGIC) + 32
+    if len(raw) < head or raw[:len(_MAGIC)] != _MAGIC:
+        _count("bad_entries")
+        return None
+    payload = raw[head:]
+    if hashlib.sha256(payload).digest() != raw[len(_MAGIC):head]:
+        _count("bad_entries")
+        return None
+    try:
+        os.utime(path)  # recently used: kept by _prune
+    except OSError:
+        pass
+    return payload
+
+
+def _write(path: Path, payload: bytes) -> None:
+    """Store an entry atomically (temporary file, then rename); failures are ignored."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".zir", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(tmp, path)
+        tmp = None
+        _count("writes")
+        _prune(path.parent)
+    except OSError:
+        _count("write_errors")
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _prune(d: Path) -> None:
+    """Keep the _KEEP_PER_FILE most recently used entries of each library file (older
+    front-end versions go) and remove temporary files older than an hour."""
+    now = time.time()
+    groups: dict[str, list[tuple[float, Path]]] = {}
+    try:
+        for p in d.iterdir():
+            try:
+                mtime = p.stat().st_mtime
+                if p.name.startswith(".tmp-"):
+                    if now - mtime > 3600:
+                        p.unlink()
+                elif p.suffix == ".zir":
+                    groups.setdefault(p.name.rsplit("-", 1)[0], []).append((mtime, p))
+            except OSError:
+                pass
+    except OSError:
+        return
+    for entries in groups.values():
+        entries.sort(reverse=True)
+        for _, p in entries[_KEEP_PER_FILE:]:
+            try:
+                p.unlink()
+            except OSError:
+                pass
+
+
+# --- the entry point --------------------------------------------------------------------------
+
+
+def lowered(text: str, filename: str, module: str | None,
+            lower: Callable[[], list[Function]]) -> list[Function]:
+    """The top-level thunks of the library file `filename` (text `text`, lowered into
+    `module`): a fresh copy from the cache, or `lower()`'s result (then stored).
+
+    Exceptions from `lower()` propagate and nothing is stored; problems of the cache
+    itself (unwritable directory, corrupt entry, unpicklable IR) never raise."""
+    d = cache_dir()
+    if d is None:
+        _count("off")
+        return lower()
+    try:
+        key = entry_key(text, filename, module)
+    except OSError:  # a front-end file vanished mid-edit: no key to trust
+        _count("key_errors")
+        return lower()
+    data = _MEMORY.get(key)
+    if data is not None:
+        try:
+            fns = loads(data)
+            _count("memory_hits")
+            return fns
+        except Exception:
+            _MEMORY.pop(key, None)
+    path = _entry_path(d, filename, key)
+    data = _read(path)
+    if data is not None:
+        try:
+            fns = loads(data)
+        except Exception:  # a corrupt or foreign entry: recompute and overwrite it
+            _count("bad_entries")
+        else:
+            _MEMORY[key] = data
+            _count("disk_hits")
+            return fns
+    _count("misses")
+    fns = lower()
+    try:
+        data = dumps(fns)
+    except Exception:
+        _count("unpicklable")
+        return fns
+    try:
+        same = compute_frontend_hash() == frontend_hash()
+    except OSError:
+        same = False
+    if not same:
+        return fns  # the front end changed on disk since this process started: store nothing
+    _MEMORY[key] = data
+    _write(path, data)
+    return fns

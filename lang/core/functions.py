@@ -1,0 +1,286 @@
+"""Function values and multiple dispatch.
+
+A `GenericFunction` holds `Method`s; a call picks the most specific applicable method by
+the runtime types of the positional arguments, as Julia does. A method's body is either
+lowered IR (`Method.fn`) or a Python implementation (`Method.impl`, for built-ins).
+`Closure` is a lifted lambda with its captured values; a struct type's call methods make
+instances callable (`(m::Affine)(x)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import ZylaError
+from lang.core import values as V
+from lang.core.ir import Function
+
+
+@dataclass(eq=False)
+class Method:
+    """One method: positional signature types (JType or TypeVar), and a body.
+
+    `nreq` positional parameters are required, `len(sig)` is the count with optional
+    ones; `vararg` means extra arguments are collected into a tuple whose elements must
+    be of `vararg_type`. `fn` is the IR body, or `impl` a Python callable for built-ins
+    (called as impl(*args, **kwargs))."""
+
+    sig: list[Any]
+    nreq: int
+    fn: Function | None = None
+    impl: Callable[..., Any] | None = None
+    vararg: bool = False
+    vararg_type: Any = V.AnyT
+    kwnames: tuple[str, ...] = ()
+    kwvararg: bool = False
+    typevars: list[V.TypeVar] = field(default_factory=list)
+    owner: GenericFunction | None = None
+    prim: Any = None  # a built-in primitive this method forwards to (Base fallbacks)
+
+    def applicable(self, types: list[V.JType]) -> dict | None:
+        n = len(types)
+        if n < self.nreq or (not self.vararg and n > len(self.sig)):
+            return None
+        env: dict = {}
+        for t, s in zip(types, self.sig, strict=False):
+            if not V.issubtype(t, s, env):
+                return None
+        if self.vararg:
+            for t in types[len(self.sig):]:
+                if not V.issubtype(t, self.vararg_type, env):
+                    return None
+        return env
+
+    def more_specific_than(self, other: Method) -> bool:
+        """Julia's specificity, approximated: every parameter type is a subtype of the
+        other's, and the methods differ (a vararg method is less specific)."""
+        if self.vararg != other.vararg:
+            return other.vararg
+        n = min(len(self.sig), len(other.sig))
+        le = all(_sig_le(a, b) for a, b in zip(self.sig[:n], other.sig[:n], strict=True))
+        ge = all(_sig_le(b, a) for a, b in zip(self.sig[:n], other.sig[:n], strict=True))
+        if le and not ge:
+            return True
+        if le and ge:
+            return len(self.sig) > len(other.sig) if self.vararg else False
+        return False
+
+    def signature_text(self, name: str) -> str:
+        parts = [f"::{V.type_name(s) if isinstance(s, V.JType) else s}" for s in self.sig]
+        if self.vararg:
+            parts.append("...")
+        return f"{name}({', '.join(parts)})"
+
+
+def _sig_le(a: Any, b: Any) -> bool:
+    if isinstance(b, V.TypeVar):
+        b = b.ub or V.AnyT
+    if isinstance(a, V.TypeVar):
+        a = a.ub or V.AnyT
+    return V.issubtype(a, b)
+
+
+class GenericFunction:
+    """A named function with methods. Its Julia type is `typeof(name)`."""
+
+    def __init__(self, name: str, module: str = "Main") -> None:
+        self.name = name
+        self.module = module
+        self.methods: list[Method] = []
+        self.jtype = V.JType(f"typeof({name})", V.FunctionT)
+        self._cache: dict[tuple, Method] = {}
+
+    def add_method(self, m: Method) -> None:
+        """Add or replace (same signature) a method, as redefinition does in Julia."""
+        m.owner = self
+        for i, old in enumerate(self.methods):
+            if (
+                len(old.sig) == len(m.sig)
+                and old.nreq == m.nreq
+                and old.vararg == m.vararg
+                and all(_same(a, b) for a, b in zip(old.sig, m.sig, strict=True))
+            ):
+                self.methods[i] = m
+                break
+        else:
+            self.methods.append(m)
+        self._cache.clear()
+
+    def dispatch(self, types: list[V.JType]) -> Method:
+        key = tuple(types)
+        try:
+            return self._cache[key]
+        except (KeyError, TypeError):
+            pass
+        best: Method | None = None
+        ambiguous = False
+        for m in self.methods:
+            if m.applicable(types) is None:
+                continue
+            if best is None or m.more_specific_than(best):
+                best, ambiguous = m, False
+            elif not best.more_specific_than(m):
+                ambiguous = True
+        if best is None:
+            raise method_error(self.name, types, self.methods)
+        if ambiguous:
+            # Julia raises an ambiguity error; pick the first most specific for now.
+            pass
+        try:
+            self._cache[key] = best
+        except TypeError:
+            pass
+        return best
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def jl_show(self) -> str:
+        return self.name
+
+    def jl_display(self) -> str:
+        n = len(self.methods)
+        return f"{self.name} (generic function with {n} method{'s' if n != 1 else ''})"
+
+
+def elementwise_primitive(f: Any, args: list | tuple) -> Any:
+    """The primitive with a vectorised implementation that broadcasting f over args
+    would call for every element, or None (then broadcasting loops or vmaps)."""
+    prim = getattr(f, "elementwise", None)
+    if prim is not None:
+        return f
+    if not isinstance(f, GenericFunction):
+        return None
+    types = []
+    for a in args:
+        t = typeof(a)
+        if (t.family in (V.ArrayT,) or t.family is V.UnitRangeT or t.family is V.StepRangeT
+                or t.family is V.StepRangeLenT):
+            t = t.params[0] if t.params else V.AnyT
+            if not isinstance(t, V.JType):
+                return None
+        types.append(t)
+    try:
+        m = f.dispatch(types)
+    except Exception:
+        return None
+    p = m.prim
+    return p if p is not None and getattr(p, "elementwise", None) is not None else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, V.TypeVar) and isinstance(b, V.TypeVar):
+        return _same(a.ub or V.AnyT, b.ub or V.AnyT)
+    return a == b
+
+
+def method_error(name: str, types: list[V.JType], methods: list[Method]) -> ZylaError:
+    args = ", ".join(f"::{V.type_name(t)}" for t in types)
+    msg = f"no method matching {name}({args})"
+    from lang.door.diagnostics import closest_methods
+
+    cands = closest_methods(name, types, methods)
+    hint = ("closest candidates are:\n  " + "\n  ".join(cands)) if cands else None
+    return ZylaError("MethodError", msg, hint=hint)
+
+
+@dataclass(eq=False)
+class Closure:
+    """A lambda or inner function with its captured values (leading IR parameters)."""
+
+    fn: Function
+    captures: tuple
+    name: str = "#anon"
+    jtype: V.JType = field(default_factory=lambda: V.JType("#closure", V.FunctionT))
+    # methods: inner named functions can have several methods; lambdas have one
+    generic: GenericFunction | None = None
+
+    def jl_show(self) -> str:
+        return self.name
+
+
+@dataclass(eq=False)
+class PyCallable:
+    """A host-only callable made by the runtime (e.g. a pullback returned to the user)."""
+
+    impl: Callable[..., Any]
+    name: str = "#pullback"
+
+    def jl_show(self) -> str:
+        return self.name
+
+
+# --- typeof -----------------------------------------------------------------------------
+
+_ARRAY_CACHE: dict[tuple, V.JType] = {}
+
+
+def array_type(elt: V.JType, n: int) -> V.JType:
+    key = (elt, n)
+    t = _ARRAY_CACHE.get(key)
+    if t is None:
+        t = _ARRAY_CACHE[key] = V.apply_type(V.ArrayT, (elt, n))
+    return t
+
+
+def typeof(x: Any) -> V.JType:
+    """The Julia type of a host value (see lang.core.values for the representation)."""
+    if isinstance(x, bool):
+        return V.BoolT
+    if isinstance(x, int):
+        return V.Int64T
+    if isinstance(x, float):
+        return V.Float64T
+    if isinstance(x, np.ndarray):
+        if x.dtype == object:
+            elt = V.AnyT
+        else:
+            elt = V.DTYPE_TO_JTYPE.get(x.dtype, V.AnyT)
+        return array_type(elt, max(x.ndim, 1) if x.ndim else 0)
+    if isinstance(x, np.generic):
+        return V.DTYPE_TO_JTYPE.get(x.dtype, V.AnyT)
+    if isinstance(x, str):
+        return V.StringT
+    if x is None:
+        return V.NothingT
+    if isinstance(x, tuple):
+        return V.apply_type(V.TupleT, tuple(typeof(e) for e in x))
+    if isinstance(x, V.NamedTuple):
+        return V.apply_type(
+            V.NamedTupleT, (x.names, V.apply_type(V.TupleT, tuple(typeof(e) for e in x.values)))
+        )
+    if isinstance(x, V.StructValue):
+        return x.type
+    if isinstance(x, GenericFunction):
+        return x.jtype
+    if isinstance(x, Closure):
+        return x.jtype
+    if isinstance(x, V.Range):
+        elt = typeof(x.start)
+        if x.unit:
+            return V.apply_type(V.UnitRangeT, (elt,))
+        if elt is V.Int64T:
+            return V.apply_type(V.StepRangeT, (elt, elt))
+        return V.apply_type(V.StepRangeLenT, (elt,))
+    if isinstance(x, V.JType):
+        return V.apply_type(V.TypeT, (x,))
+    if isinstance(x, V.Symbol):
+        return V.SymbolT
+    if isinstance(x, V.Char):
+        return V.CharT
+    if isinstance(x, V.ModuleValue):
+        return V.ModuleT
+    jt = getattr(x, "jtype", None)
+    if isinstance(jt, V.JType):
+        return jt
+    dt = getattr(x, "dtype", None)
+    if dt is not None and hasattr(x, "shape"):  # a traced JAX value (0-d is a scalar)
+        elt = V.DTYPE_TO_JTYPE.get(np.dtype(dt), V.AnyT)
+        return elt if len(x.shape) == 0 else array_type(elt, len(x.shape))
+    if callable(x):
+        return V.FunctionT
+    return V.AnyT

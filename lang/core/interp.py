@@ -1,0 +1,363 @@
+"""The host interpreter: runs IR functions on host values with Julia semantics.
+
+It is an interpreter loop over ops with one handler per op name (`OP_HANDLERS`); calls
+go through `call_value`, which does multiple dispatch. The compiled tier
+(backend.lower_jax) subclasses `Interpreter` and overrides the control-flow handlers
+and the primitive implementation it picks, so both tiers share one semantics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import SourceFile, Unwind, ZylaError
+from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, Method, PyCallable, typeof
+from lang.core.ir import Function, Op, Region
+from lang.core.lower import UNDEF
+from lang.core.primitives import Primitive
+from lang.door.diagnostics import refine_method_error
+
+
+class Unset:
+    """The value of a keyword/optional parameter the caller did not pass."""
+
+    def __repr__(self) -> str:
+        return "unset"
+
+
+UNSET = Unset()
+
+
+class Tape:
+    """Per-iteration values a loop recorded for its adjoint (host: a list)."""
+
+    def __init__(self, items: list | None = None) -> None:
+        self.items: list = items if items is not None else []
+
+    def jl_show(self) -> str:
+        return f"Tape({len(self.items)})"
+
+
+STOP_FLAGS = ("#brk", "#ret")
+
+
+class Interpreter:
+    """Runs IR on the host. `rt` is the lang.core.runtime.Runtime holding globals."""
+
+    def __init__(self, rt: Any) -> None:
+        self.rt = rt
+        self.depth = 0
+        self.offload = True  # the host tier offloads top-level calls to the compile tier
+
+    # --- running functions -------------------------------------------------------------
+
+    def run_function(self, fn: Function, args: list[Any]) -> Any:
+        self.depth += 1
+        if self.depth > 4000:
+            self.depth = 0
+            raise ZylaError("StackOverflowError", "recursion too deep")
+        try:
+            env: dict[int, Any] = {}
+            body = fn.body
+            for a, v in zip(body.args, args, strict=False):
+                env[a.id] = v
+            return self.run_region(body, env, fn)[0]
+        finally:
+            self.depth -= 1
+
+    def run_region(self, region: Region, env: dict[int, Any], fn: Function) -> list[Any]:
+        handlers = self.handlers
+        for op in region.ops:
+            name = op.name
+            if name == "yield" or name == "return":
+                return [env[v.id] for v in op.operands]
+            try:
+                out = handlers[name](self, op, env, fn)
+            except ZylaError as e:
+                if e.span is None and e.kind == "MethodError":
+                    refine_method_error(e, op, env)
+                e.located(op.span, self.rt.source_of(fn))  # (in place: returns e itself)
+                raise
+            except Unwind as u:
+                u.locate(op.span, self.rt.source_of(fn))
+                raise
+            except RecursionError:
+                raise ZylaError("StackOverflowError", "recursion too deep", op.span,
+                                self.rt.source_of(fn)) from None
+            except Exception as e:  # a Python error inside a built-in: report it as Julia would
+                err = self.rt.translate_exception(e)
+                refine_method_error(err, op, env)
+                raise err.located(op.span, self.rt.source_of(fn)) from e
+            res = op.results
+            if len(res) == 1:
+                env[res[0].id] = out
+            elif res:
+                for r, v in zip(res, out, strict=False):
+                    env[r.id] = v
+        raise ZylaError("InternalError", "region without terminator")
+
+    # --- calls ---------------------------------------------------------------------------
+
+    def call_value(self, f: Any, args: list[Any], kwargs: dict[str, Any] | None = None) -> Any:
+        """Call any Julia callable with positional and keyword arguments."""
+        if isinstance(f, GenericFunction):
+            m = f.dispatch([typeof(a) for a in args])
+            return self.invoke(m, args, kwargs)
+        if isinstance(f, Closure):
+            if f.generic is not None:
+                m = f.generic.dispatch([typeof(a) for a in args])
+                return self.invoke(m, args, kwargs, list(f.captures))
+            return self.run_method_fn(f.fn, list(f.captures), args, kwargs)
+        if isinstance(f, Primitive):
+            return self.call_primitive(f, args, kwargs)
+        if isinstance(f, PyCallable):
+            return f.impl(*args, **(kwargs or {}))
+        if isinstance(f, V.JType):
+            return self.rt.construct(f, args, kwargs, self)
+        if isinstance(f, V.StructValue):
+            gf = getattr(f.type.family, "call_gf", None)
+            if gf is None:
+                raise ZylaError("MethodError",
+                                f"objects of type {V.type_name(f.type)} are not callable")
+            return self.call_value(gf, [f] + args, kwargs)
+        raise ZylaError("MethodError", f"objects of type {V.type_name(typeof(f))} are not callable")
+
+    def call_primitive(self, p: Primitive, args: list, kwargs: dict | None) -> Any:
+        """Run a primitive's host implementation (the compiled tier runs its lowering)."""
+        impl = p.host
+        if p.needs_interp:
+            return impl(self, *args, **kwargs) if kwargs else impl(self, *args)
+        return impl(*args, **kwargs) if kwargs else impl(*args)
+
+    def invoke(self, m: Method, args: list[Any], kwargs: dict | None,
+               captures: list | None = None) -> Any:
+        if m.prim is not None:
+            return self.call_primitive(m.prim, args, kwargs)
+        if m.impl is not None:
+            return m.impl(*args, **kwargs) if kwargs else m.impl(*args)
+        assert m.fn is not None
+        return self.run_method_fn(m.fn, captures or [], args, kwargs, m)
+
+    def run_method_fn(self, fn: Function, captures: list, args: list, kwargs: dict | None,
+                      m: Method | None = None) -> Any:
+        return self.run_function(fn, self.bind_args(fn, captures, args, kwargs))
+
+    def bind_args(self, fn: Function, captures: list, args: list, kwargs: dict | None) -> list:
+        """Arrange call arguments as the body's parameter list: captures, positional
+        (optional ones UNSET, varargs as a tuple), then keywords (UNSET if absent)."""
+        npos = len(fn.params) - fn.ncaptures - fn.nkw
+        out = list(captures)
+        if fn.vararg:
+            fixed = npos - 1
+            out += args[:fixed]
+            out += [UNSET] * (fixed - len(args[:fixed]))
+            out.append(tuple(args[fixed:]))
+        else:
+            if len(args) > npos:
+                raise ZylaError("MethodError",
+                                f"no method matching {fn.name} with {len(args)} arguments")
+            out += args
+            out += [UNSET] * (npos - len(args))
+        if fn.nkw:
+            kwnames = fn.params[len(fn.params) - fn.nkw:]
+            kw = dict(kwargs or {})
+            for k in kwnames[:-1] if fn.kwvararg else kwnames:
+                out.append(kw.pop(k, UNSET))
+            if fn.kwvararg:  # `kw...` collects the rest, as a NamedTuple
+                out.append(V.NamedTuple(tuple(kw), tuple(kw.values())))
+                kw = {}
+            if kw:
+                if kwnames and kwnames[-1].startswith("#kw"):
+                    pass
+                else:
+                    bad = ", ".join(kw)
+                    raise ZylaError("MethodError",
+                                    f"{fn.name} got unsupported keyword argument {bad}")
+        elif kwargs:
+            bad = ", ".join(kwargs)
+            raise ZylaError("MethodError", f"{fn.name} got unsupported keyword argument {bad}")
+        return out
+
+    def call_args(self, op: Op, env: dict[int, Any], start: int) -> tuple[list, dict | None]:
+        """Positional and keyword argument values of a call op (operands from `start`)."""
+        vals = [env[v.id] for v in op.operands[start:]]
+        kw = op.attrs.get("kw") or ()
+        kwargs = None
+        if kw:
+            pos, kvals = vals[: len(vals) - len(kw)], vals[len(vals) - len(kw):]
+            kwargs = {}
+            for k, v in zip(kw, kvals, strict=False):
+                if k == "...":
+                    kwargs.update(_kw_splat(v))
+                else:
+                    kwargs[k] = v
+            vals = pos
+        splat = op.attrs.get("splat") or ()
+        if splat:
+            out: list = []
+            for i, v in enumerate(vals):
+                if i + start in splat:
+                    out.extend(self.rt.iterate_all(v))
+                else:
+                    out.append(v)
+            vals = out
+        return vals, kwargs
+
+    # --- op handlers -----------------------------------------------------------------------
+
+    def op_const(self, op: Op, env: dict, fn: Function) -> Any:
+        return op.attrs["value"]
+
+    def op_global(self, op: Op, env: dict, fn: Function) -> Any:
+        return self.rt.lookup(op.attrs["name"])
+
+    def op_setglobal(self, op: Op, env: dict, fn: Function) -> Any:
+        self.rt.set_global(op.attrs["name"], env[op.operands[0].id])
+        return None
+
+    def op_call(self, op: Op, env: dict, fn: Function) -> Any:
+        f = self.rt.lookup(op.attrs["fn"])
+        args, kwargs = self.call_args(op, env, 0)
+        if fn.name == "toplevel" and self.offload:
+            done, v = self.try_offload(f, args, kwargs)
+            if done:
+                return v
+        return self.call_value(f, args, kwargs)
+
+    def op_callv(self, op: Op, env: dict, fn: Function) -> Any:
+        f = env[op.operands[0].id]
+        args, kwargs = self.call_args(op, env, 1)
+        if fn.name == "toplevel" and self.offload:
+            done, v = self.try_offload(f, args, kwargs)
+            if done:
+                return v
+        return self.call_value(f, args, kwargs)
+
+    def try_offload(self, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any]:
+        """Calls from top-level code run compiled when the compile tier accepts them."""
+        from backend.compile import try_offload
+
+        return try_offload(self.rt, f, args, kwargs)
+
+    def op_closure(self, op: Op, env: dict, fn: Function) -> Any:
+        caps = tuple(env[v.id] for v in op.operands)
+        return Closure(op.attrs["func"], caps, op.attrs.get("name", "#anon"))
+
+    def op_default(self, op: Op, env: dict, fn: Function) -> Any:
+        v = env[op.operands[0].id]
+        if v is UNSET:
+            return self.run_region(op.regions[0], env, fn)[0]
+        return v
+
+    def op_if(self, op: Op, env: dict, fn: Function) -> Any:
+        c = env[op.operands[0].id]
+        if not isinstance(c, (bool, np.bool_)):
+            raise ZylaError("TypeError",
+                            f"non-boolean ({V.type_name(typeof(c))}) used in boolean context")
+        out = self.run_region(op.regions[0] if c else op.regions[1], env, fn)
+        return out[0] if len(op.results) == 1 else out
+
+    def op_for(self, op: Op, env: dict, fn: Function) -> Any:
+        it = env[op.operands[0].id]
+        carried = [env[v.id] for v in op.operands[1:]]
+        body = op.regions[0]
+        args = body.args
+        ntape = tape_count(op)
+        recs: list[list] = [[] for _ in range(ntape)]
+        # `break`/`return` set a carried flag and the remaining iterations do nothing; stop
+        # when one is set (an infinite iterator needs it). A loop that records tapes keeps
+        # one entry per element, which its adjoint expects.
+        stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
+        for x in self.rt.iterate(it):
+            env[args[0].id] = x
+            for a, v in zip(args[1:], carried, strict=False):
+                env[a.id] = v
+            out = self.run_region(body, env, fn)
+            if ntape:
+                out = _record(out, recs)
+            carried = out
+            if any(carried[k] is True or carried[k] is np.True_ for k in stops):
+                break
+        if ntape:
+            carried = carried + [Tape(r) for r in recs]
+        return carried[0] if len(op.results) == 1 else carried
+
+    def op_while(self, op: Op, env: dict, fn: Function) -> Any:
+        carried = [env[v.id] for v in op.operands]
+        cond_r, body = op.regions
+        ntape = tape_count(op)
+        recs: list[list] = [[] for _ in range(ntape)]
+        while True:
+            for a, v in zip(cond_r.args, carried, strict=False):
+                env[a.id] = v
+            c = self.run_region(cond_r, env, fn)[0]
+            if not isinstance(c, (bool, np.bool_)):
+                raise ZylaError("TypeError",
+                                f"non-boolean ({V.type_name(typeof(c))}) used in boolean context")
+            if not c:
+                break
+            for a, v in zip(body.args, carried, strict=False):
+                env[a.id] = v
+            out = self.run_region(body, env, fn)
+            if ntape:
+                out = _record(out, recs)
+            carried = out
+        if ntape:
+            carried = carried + [Tape(r) for r in recs]
+        return carried[0] if len(op.results) == 1 else carried
+
+    def op_method(self, op: Op, env: dict, fn: Function) -> Any:
+        types = [env[v.id] for v in op.operands]
+        return self.rt.define_method(op, types)
+
+    def op_struct(self, op: Op, env: dict, fn: Function) -> Any:
+        vals = [env[v.id] for v in op.operands]
+        return self.rt.define_struct(op, vals[0], vals[1:])
+
+    handlers: dict[str, Callable[..., Any]] = {}
+
+
+def tape_count(op: Op) -> int:
+    """How many tapes a loop records (attrs `tape`: true is one, an int k is k): its body
+    yields that many trailing values per iteration, and the loop returns one Tape each."""
+    t = op.attrs.get("tape")
+    return int(t) if t else 0
+
+
+def _record(out: list, recs: list[list]) -> list:
+    """Append the trailing tape entries of a loop body's yield to `recs`; return the rest."""
+    k = len(out) - len(recs)
+    for r, v in zip(recs, out[k:], strict=False):
+        r.append(v)
+    return out[:k]
+
+
+def _kw_splat(v: Any) -> dict:
+    if isinstance(v, V.NamedTuple):
+        return dict(zip(v.names, v.values, strict=False))
+    if isinstance(v, dict):
+        return {str(k): x for k, x in v.items()}
+    return {}
+
+
+OP_HANDLERS: dict[str, Callable[..., Any]] = {
+    "const": Interpreter.op_const,
+    "global": Interpreter.op_global,
+    "setglobal": Interpreter.op_setglobal,
+    "call": Interpreter.op_call,
+    "callv": Interpreter.op_callv,
+    "closure": Interpreter.op_closure,
+    "default": Interpreter.op_default,
+    "if": Interpreter.op_if,
+    "for": Interpreter.op_for,
+    "while": Interpreter.op_while,
+    "method": Interpreter.op_method,
+    "struct": Interpreter.op_struct,
+}
+Interpreter.handlers = OP_HANDLERS
+
+_ = (UNDEF, SourceFile)

@@ -1,0 +1,1402 @@
+"""Lowering: AST → SSA IR with structured control flow.
+
+Variables become SSA values through an environment (name → Value) threaded through the
+lowering: an `if` yields every local variable either branch assigns; a loop carries every
+enclosing local its body assigns; variables first assigned inside a loop body are local
+to it (Julia's scoping). Captured variables that are reassigned live in boxes.
+
+`return`, `break` and `continue` inside nested regions are lowered to flag variables
+(`#ret`, `#brk`, `#cont`, and `#retval`) that are merged and carried like any other
+variable; statements after a possible exit are guarded by an `if` on the flags. So the IR
+stays purely structured: every region ends in a `yield`, and the function in one
+`return`.
+
+Top-level statements are lowered one at a time into zero-argument thunks where
+unassigned-in-scope names are globals (`global` / `setglobal` ops).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from grammar import ast as A
+from grammar.errors import SourceFile, ZylaError
+from lang.core.ir import Function, Op, Region, Value
+from lang.core.values import TypeVar
+
+
+class Undef:
+    """The value of a variable on a path that never assigned it."""
+
+    _inst: Undef | None = None
+
+    def __new__(cls) -> Undef:
+        if cls._inst is None:
+            cls._inst = super().__new__(cls)
+        return cls._inst
+
+    def __repr__(self) -> str:
+        return "undef"
+
+    def jl_show(self) -> str:
+        return "#undef"
+
+
+UNDEF = Undef()
+
+
+class ColonT:
+    """The bare `:` index value."""
+
+    def __repr__(self) -> str:
+        return "Colon()"
+
+    def jl_show(self) -> str:
+        return "Colon()"
+
+
+COLON = ColonT()
+
+RET, RETVAL, BRK, CONT = "#ret", "#retval", "#brk", "#cont"
+EXIT_FLAGS = (RET, BRK, CONT)
+
+_COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
+
+
+# --- pre-scans ----------------------------------------------------------------------------
+
+
+def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names assigned in `node`, not looking inside nested functions or lambdas."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            assigned_names(x, out)
+        return out
+    if isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
+        if isinstance(node, A.FunctionDef) and node.name and "." not in node.name:
+            pass  # a nested named function binds a local only inside functions
+        return out
+    if isinstance(node, A.Assign):
+        _target_names(node.target, out)
+        assigned_names(node.value, out)
+        return out
+    if (isinstance(node, A.Call) and isinstance(node.func, A.Ident)
+            and node.func.name in ("push!", "append!")
+            and node.args and isinstance(node.args[0], A.Ident)):
+        out.add(node.args[0].name)  # growing a local vector rebinds it (see Lowerer.store)
+    if isinstance(node, (A.OpAssign, A.BroadcastAssign)):
+        _target_names(node.target, out)
+        assigned_names(node.value, out)
+        return out
+    if isinstance(node, A.For):
+        for _t, it in node.iterators:
+            assigned_names(it, out)
+        assigned_names(node.body, out)
+        return out
+    if isinstance(node, A.MacroCall) and node.name == "testset":
+        return out  # its body is a scope of its own
+    if isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                assigned_names(v, out)
+            elif isinstance(v, tuple):
+                assigned_names(list(v), out)
+    return out
+
+
+def global_decls(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names a `global` declaration in `node` makes global for the whole enclosing scope
+    (`global x`, `global x = v`, `global x += v`), not looking inside nested functions."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            global_decls(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
+        pass
+    elif isinstance(node, A.Global):
+        for x in node.names:
+            _target_names(getattr(x, "target", x), out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                global_decls(v, out)
+    return out
+
+
+def _target_names(t: A.Node, out: set[str]) -> None:
+    if isinstance(t, A.Ident):
+        out.add(t.name)
+    elif isinstance(t, A.Index) and isinstance(t.obj, A.Ident):
+        out.add(t.obj.name)  # array writes rebind the variable (see Lowerer.store)
+    elif isinstance(t, A.TupleLit):
+        for x in t.items:
+            _target_names(x, out)
+    elif isinstance(t, A.TypeAssert):
+        _target_names(t.value, out)
+
+
+def free_names(node: Any, out: set[str] | None = None) -> set[str]:
+    """Every identifier mentioned in `node`, nested functions included."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            free_names(x, out)
+    elif isinstance(node, tuple):
+        free_names(list(node), out)
+    elif isinstance(node, A.Ident):
+        out.add(node.name)
+    elif isinstance(node, A.StringInterp):
+        for p in node.parts:
+            if isinstance(p, A.Node):
+                free_names(p, out)
+    elif isinstance(node, A.NamedTupleLit):
+        free_names(node.values, out)
+    elif isinstance(node, A.FunctionDef):
+        if node.name and "." not in node.name:
+            out.add(node.name)
+        free_names(node.body, out)
+        free_names(node.params, out)
+        free_names(node.kwparams, out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list, tuple)):
+                free_names(v, out)
+    return out
+
+
+def closure_assigned(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names assigned inside nested lambdas/functions of `node` (at any depth)."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            closure_assigned(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef)):
+        assigned_names(node.body, out)
+        closure_assigned(node.body, out)
+    elif isinstance(node, A.MacroCall) and node.name == "testset":
+        for a in node.args:
+            assigned_names(a, out)
+            closure_assigned(a, out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                closure_assigned(v, out)
+            elif isinstance(v, tuple):
+                closure_assigned(list(v), out)
+    return out
+
+
+def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
+    """Names referenced inside nested lambdas/functions of `node`."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            nested_captures(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef)):
+        free_names(node.body, out)
+    elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws",
+                                                         "test_broken", "time", "elapsed"):
+        free_names(node.args, out)
+    elif isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                nested_captures(v, out)
+            elif isinstance(v, tuple):
+                nested_captures(list(v), out)
+    return out
+
+
+def count_assignments(node: Any, counts: dict[str, int], weight: int = 1) -> None:
+    if isinstance(node, list):
+        for x in node:
+            count_assignments(x, counts, weight)
+        return
+    if isinstance(node, (A.Lambda, A.FunctionDef)):
+        return
+    if isinstance(node, (A.Assign, A.OpAssign)):
+        names: set[str] = set()
+        _target_names(node.target, names)
+        for n in names:
+            counts[n] = counts.get(n, 0) + weight
+    if isinstance(node, (A.For, A.While)):
+        weight = 2
+    if isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)):
+                count_assignments(v, counts, weight)
+            elif isinstance(v, tuple):
+                count_assignments(list(v), counts, weight)
+
+
+def may_exit(node: Any, in_loop: bool = False) -> bool:
+    """Does `node` contain a return (or, outside a nested loop, a break/continue)?"""
+    if isinstance(node, list):
+        return any(may_exit(x, in_loop) for x in node)
+    if isinstance(node, A.Return):
+        return True
+    if isinstance(node, (A.Break, A.Continue)):
+        return not in_loop
+    if isinstance(node, (A.Lambda, A.FunctionDef)):
+        return False
+    if isinstance(node, A.MacroCall) and node.name == "testset":
+        return False
+    if isinstance(node, (A.For, A.While)):
+        return may_exit(node.body, True)
+    if isinstance(node, A.Node):
+        for v in vars(node).values():
+            if isinstance(v, (A.Node, list)) and may_exit(v, in_loop):
+                return True
+            if isinstance(v, tuple) and may_exit(list(v), in_loop):
+                return True
+    return False
+
+
+def has_return(node: Any) -> bool:
+    if isinstance(node, list):
+        return any(has_return(x) for x in node)
+    if isinstance(node, A.Return):
+        return True
+    if isinstance(node, (A.Lambda, A.FunctionDef)):
+        return False
+    if isinstance(node, A.Node):
+        return any(
+            has_return(v) if isinstance(v, (A.Node, list))
+            else has_return(list(v)) if isinstance(v, tuple) else False
+            for v in vars(node).values()
+        )
+    return False
+
+
+def has_break(node: Any) -> bool:
+    """A break/continue that belongs to this loop level (not nested loops)."""
+    if isinstance(node, list):
+        return any(has_break(x) for x in node)
+    if isinstance(node, (A.Break, A.Continue)):
+        return True
+    if isinstance(node, (A.Lambda, A.FunctionDef, A.For, A.While)):
+        return False
+    if isinstance(node, A.Node):
+        return any(
+            has_break(v) if isinstance(v, (A.Node, list)) else False for v in vars(node).values()
+        )
+    return False
+
+
+# --- the lowering ---------------------------------------------------------------------------
+
+
+@dataclass
+class Scope:
+    """Lowering state of one function being built."""
+
+    fn: Function
+    env: dict[str, Value]
+    boxed: set[str]
+    toplevel: bool
+    locals_: set[str] = field(default_factory=set)
+    region: Region | None = None
+    soft_globals: set[str] = field(default_factory=set)
+    static_params: set[str] = field(default_factory=set)  # `where` type variables
+    declared_globals: set[str] = field(default_factory=set)  # `global x` in a function
+
+
+class Lowerer:
+    """Lowers AST nodes of one source file to IR functions."""
+
+    def __init__(self, source: SourceFile, global_names: set[str] | None = None,
+                 module: str | None = None) -> None:
+        self.source = source
+        self.global_names = global_names if global_names is not None else set()
+        self.sc: Scope = None  # type: ignore[assignment]
+        self.nfun = 0
+        self.module = module  # the user module (`M`, `M.N`) whose globals this code names
+        self.ntypevar = 0  # anonymous type variables made so far (`Vector{<:Real}`)
+        self.ctor: _InnerCtor | None = None  # the inner constructor being lowered
+
+    def gname(self, name: str) -> str:
+        """The global binding a plain name refers to: `f` inside `module M` is `M.f`
+        (the runtime falls back to Main and Base for names M does not define)."""
+        if self.module is None or "." in name or name.startswith("#"):
+            return name
+        return f"{self.module}.{name}"
+
+    # --- infrastructure -------------------------------------------------------------
+
+    def emit(self, opname: str, operands: list[Value], nresults: int = 1,
+             span: A.Span | None = None, regions: list[Region] | None = None, **attrs: Any) -> Op:
+        results = [self.sc.fn.new_value() for _ in range(nresults)]
+        op = Op(opname, list(operands), results, attrs, regions or [], span or A.NOSPAN)
+        assert self.sc.region is not None
+        self.sc.region.ops.append(op)
+        return op
+
+    def const(self, v: Any, span: A.Span | None = None) -> Value:
+        return self.emit("const", [], span=span, value=v).result
+
+    def call(self, fn: str, args: list[Value], span: A.Span | None = None,
+             kw: tuple[str, ...] = (), splat: tuple[int, ...] = ()) -> Value:
+        return self.emit("call", args, span=span, fn=fn, kw=kw, splat=splat).result
+
+    def new_fn(self, name: str) -> Function:
+        self.nfun += 1
+        return Function(name=name, body=Region([]), params=[], file=self.source.name)
+
+    def err(self, msg: str, node: A.Node, kind: str = "SyntaxError") -> ZylaError:
+        return ZylaError(kind, msg, node.span, self.source)
+
+    # --- entry points -----------------------------------------------------------------
+
+    def lower_toplevel(self, stmt: A.Node) -> Function:
+        """A zero-argument thunk that runs one top-level statement and returns its value."""
+        fn = self.new_fn("toplevel")
+        fn.span = stmt.span
+        self.sc = Scope(fn, {}, set(), True, region=fn.body)
+        try:
+            self._setup_boxes([stmt], params=[])
+            v = self.lower(stmt)
+        except RecursionError:
+            # lowering recurses over the syntax tree: nesting deeper than Python's
+            # recursion limit (`zyla` raises it to 20000) is refused, not a crash
+            raise ZylaError("StackOverflowError", "this statement is nested too deeply to "
+                            "compile", stmt.span, self.source,
+                            hint="split it into smaller expressions") from None
+        self.emit("return", [v], 0)
+        return fn
+
+    def lower_method(self, name: str, params: list[A.Param], kwparams: list[A.Param],
+                     body: A.Node, span: A.Span, captures: list[str] = (),
+                     receiver: A.Param | None = None, static_params: tuple[str, ...] = (),
+                     callee_params: tuple[str, ...] = ()) -> Function:
+        """A method or closure body: captures first, then receiver, positional, keyword.
+        `static_params` are the method's `where` type variables; those the body mentions
+        are bound on entry by matching the argument types against the signature.
+        `callee_params` are those a constructor `Pos{T}(x) where T` takes from the type it
+        is called as (`Pos{Float64}(1)`): each is bound to a `const` op holding the
+        TypeVar with attribute `ctor_param`, which the runtime replaces by the type's
+        parameter in a copy of the body made per called type
+        (`Runtime.constructor_method`)."""
+        outer = self.sc
+        fn = self.new_fn(name)
+        fn.span = span
+        allp: list[A.Param] = []
+        if receiver is not None:
+            allp.append(receiver)
+        allp += params
+        names = list(captures) + [p.name or f"#unused{i}" for i, p in enumerate(allp)]
+        names += [p.name or "#kw" for p in kwparams]
+        fn.params = names
+        fn.ncaptures = len(captures)
+        fn.nkw = len(kwparams)
+        fn.vararg = bool(params) and params[-1].vararg
+        fn.kwvararg = bool(kwparams) and kwparams[-1].vararg
+        fn.self_arg = receiver is not None
+        self.sc = Scope(fn, {}, set(), False, region=fn.body)
+        try:
+            args = [fn.new_value(n) for n in names]
+            fn.body.args = args
+            body_list = body.stmts if isinstance(body, A.Block) else [body]
+            ptypes = [p for p in allp] + list(kwparams)
+            self.sc.declared_globals = global_decls(body_list) - set(names)
+            self.sc.locals_ = assigned_names(body_list) | set(names)
+            self._setup_boxes(body_list, params=names[len(captures):])
+            self.sc.boxed -= self.sc.declared_globals
+            for i, (n, a) in enumerate(zip(names, args, strict=True)):
+                if i < len(captures):
+                    self.sc.env[n] = a  # captured boxes stay boxes
+                    if outer is not None and n in outer.boxed:
+                        self.sc.boxed.add(n)
+                    continue
+                p = ptypes[i - len(captures)]
+                v = a
+                if p.default is None and i - len(captures) >= len(allp) and p.name and not p.vararg:
+                    # a required keyword argument
+                    p = A.Param(p.name, p.type, A.Call(A.Ident("Core.undef_keyword"),
+                                [A.Literal(p.name, "String")], span=p.span), span=p.span)
+                if p.default is not None:
+                    reg = Region([])
+                    op = self.emit("default", [a], regions=[reg], span=p.span)
+                    saved = self.sc.region
+                    self.sc.region = reg
+                    d = self.lower(p.default)
+                    self.emit("yield", [d], 0)
+                    self.sc.region = saved
+                    v = op.result
+                self.bind(n, v)
+            for t in callee_params:
+                self.bind(t, self.emit("const", [], span=span, value=TypeVar(t),
+                                       ctor_param=t).result, span)
+            self._bind_static_params(tuple(t for t in static_params if t not in callee_params),
+                                     allp, body_list, span)
+            self.sc.static_params |= set(callee_params)
+            # a `return` that ends the body needs no early-exit flags
+            has_ret = has_return(body_list[:-1]) or (
+                bool(body_list) and not isinstance(body_list[-1], A.Return)
+                and has_return(body_list[-1]))
+            if has_ret:
+                self.sc.env[RET] = self.const(False)
+                self.sc.env[RETVAL] = self.const(UNDEF)
+            v = self.lower_seq(body_list)
+            if has_ret and RET in self.sc.env:
+                v = self._select_ret(v)
+            self.emit("return", [v], 0)
+        finally:
+            self.sc = outer
+        return fn
+
+    def _bind_static_params(self, tvnames: tuple[str, ...], allp: list[A.Param],
+                            body: list[A.Node], span: A.Span) -> None:
+        """`f(x::Vector{T}) where T = zeros(T, 2)`: bind each mentioned type variable to
+        `Core.static_param(name, vararg, sig types..., args...)`, which matches the
+        argument types against the signature (the same match dispatch made)."""
+        used = free_names(body) - set(self.sc.env)
+        wanted = [t for t in tvnames if t in used]
+        self.sc.static_params = set(wanted)
+        if not wanted:
+            return
+        from lang.core.values import TypeVar
+
+        tvs = {t: TypeVar(t) for t in tvnames}
+        types = [self._type_value(p.type, tvs) for p in allp]
+        vals = [self.read(p.name, p) if p.name else self.const(None) for p in allp]
+        vararg = bool(allp) and allp[-1].vararg
+        for t in wanted:
+            v = self.call("Core.static_param",
+                          [self.const(t), self.const(vararg), self.const(len(types))]
+                          + types + vals, span)
+            self.bind(t, v, span)
+
+    def _select_ret(self, v: Value) -> Value:
+        then = Region([])
+        other = Region([])
+        op = self.emit("if", [self.sc.env[RET]], regions=[then, other])
+        then.ops.append(Op("yield", [self.sc.env[RETVAL]]))
+        other.ops.append(Op("yield", [v]))
+        return op.result
+
+    def _setup_boxes(self, body: list[A.Node], params: list[str]) -> None:
+        captured = nested_captures(body)
+        counts: dict[str, int] = {}
+        count_assignments(body, counts)
+        for p in params:
+            counts[p] = counts.get(p, 0) + 1
+        inner_assigned = closure_assigned(body)
+        for n in captured:
+            if n in inner_assigned or counts.get(n, 0) > 1:
+                self.sc.boxed.add(n)
+        if self.sc.toplevel:
+            self.sc.boxed.clear()  # top-level variables are globals, shared by reference
+
+    # --- variables ---------------------------------------------------------------------
+
+    def is_local(self, name: str) -> bool:
+        return name in self.sc.env
+
+    def bind(self, name: str, v: Value, span: A.Span | None = None) -> None:
+        sc = self.sc
+        if name in sc.declared_globals:
+            self.emit("setglobal", [v], 0, span=span, name=self.gname(name))
+            self.global_names.add(name)
+            return
+        if name in sc.boxed:
+            if name in sc.env:
+                self.call("Core.setbox", [sc.env[name], v], span)
+            else:
+                sc.env[name] = self.call("Core.box", [v], span)
+            return
+        if sc.toplevel and (name not in sc.env) and not name.startswith("#"):
+            self.emit("setglobal", [v], 0, span=span, name=self.gname(name))
+            self.global_names.add(name)
+            return
+        sc.env[name] = v
+
+    def read(self, name: str, node: A.Node) -> Value:
+        sc = self.sc
+        if name in sc.env and name not in sc.declared_globals:
+            v = sc.env[name]
+            if name in sc.boxed:
+                return self.call("Core.unbox", [v], node.span)
+            return v
+        return self.emit("global", [], span=node.span, name=self.gname(name)).result
+
+    # --- sequences and exits ------------------------------------------------------------
+
+    def lower_seq(self, stmts: list[A.Node]) -> Value:
+        """Lower statements in order; after a statement that may exit (return/break/
+        continue), the rest runs under `if !(exit flags)`."""
+        v: Value | None = None
+        for i, s in enumerate(stmts):
+            if isinstance(s, A.Return):
+                return self.lower_return(s)
+            if isinstance(s, (A.Break, A.Continue)):
+                flag = BRK if isinstance(s, A.Break) else CONT
+                self.sc.env[flag] = self.const(True, s.span)
+                return self.const(None)
+            v = self.lower(s)
+            rest = stmts[i + 1:]
+            if rest and may_exit(s):
+                flags = [f for f in EXIT_FLAGS if f in self.sc.env]
+                if flags:
+                    return self.guarded(flags, rest)
+        return v if v is not None else self.const(None)
+
+    def guarded(self, flags: list[str], rest: list[A.Node]) -> Value:
+        cond = self.sc.env[flags[0]]
+        for f in flags[1:]:
+            cond = self.call("Core.or", [cond, self.sc.env[f]])
+        return self.lower_if_regions(cond, None, rest, swap=True)
+
+    def lower_return(self, s: A.Return) -> Value:
+        v = self.lower(s.value) if s.value is not None else self.const(None)
+        if RET in self.sc.env:
+            self.sc.env[RETVAL] = v
+            self.sc.env[RET] = self.const(True, s.span)
+            return v
+        # a plain trailing return at function level
+        return v
+
+    # --- dispatch over node types ------------------------------------------------------------
+
+    def lower(self, n: A.Node) -> Value:
+        m = getattr(self, "l_" + type(n).__name__, None)
+        if m is None:
+            raise self.err(f"unsupported syntax: {type(n).__name__}", n)
+        return m(n)
+
+    # --- atoms -------------------------------------------------------------------------
+
+    def l_Literal(self, n: A.Literal) -> Value:
+        from lang.core import literals
+
+        return self.const(literals.make(n.value, n.kind), n.span)
+
+    def l_Ident(self, n: A.Ident) -> Value:
+        return self.read(n.name, n)
+
+    def l_StringInterp(self, n: A.StringInterp) -> Value:
+        parts = [self.const(p) if isinstance(p, str) else self.lower(p) for p in n.parts]
+        return self.call("string", parts, n.span)
+
+    def l_EndMarker(self, n: A.EndMarker) -> Value:
+        raise self.err("`end` outside of indexing", n)
+
+    def l_Colon(self, n: A.Colon) -> Value:
+        return self.const(COLON, n.span)
+
+    def l_Block(self, n: A.Block) -> Value:
+        return self.lower_seq(n.stmts)
+
+    # --- calls ----------------------------------------------------------------------------
+
+    def lower_args(self, args: list[A.Node],
+                   kwargs: list[A.Kwarg]) -> tuple[list[Value], tuple, tuple]:
+        vals: list[Value] = []
+        splat: list[int] = []
+        for a in args:
+            if isinstance(a, A.Splat):
+                splat.append(len(vals))
+                vals.append(self.lower(a.value))
+            elif isinstance(a, A.Assign) and isinstance(a.target, A.Ident):
+                kwargs = kwargs + [A.Kwarg(a.target.name, a.value, span=a.span)]
+            else:
+                vals.append(self.lower(a))
+        kw: list[str] = []
+        for k in kwargs:
+            if k.name is None:
+                vals.append(self.lower(k.value.value if isinstance(k.value, A.Splat) else k.value))
+                kw.append("...")
+            else:
+                vals.append(self.lower(k.value))
+                kw.append(k.name)
+        return vals, tuple(kw), tuple(splat)
+
+    def l_Call(self, n: A.Call) -> Value:
+        f = n.func
+        if isinstance(f, A.Ident) and f.name == ":" and len(n.args) in (2, 3):
+            return self.call(":", [self.lower(a) for a in n.args], n.span)
+        if isinstance(f, A.Ident) and f.name == "|>" and len(n.args) == 2:
+            x = self.lower(n.args[0])
+            g = self.lower(n.args[1])
+            return self.emit("callv", [g, x], span=n.span, kw=(), splat=()).result
+        if _is_new(f) and not self.is_local("new") and (
+                self.ctor is not None or "new" not in self.global_names):
+            return self.lower_new(n)
+        args, kw, splat = self.lower_args(n.args, n.kwargs)
+        if (isinstance(f, A.Ident) and f.name in ("push!", "append!") and not self.is_local(f.name)
+                and n.args and not kw and not splat and self.functional_target(n.args[0])):
+            # growing a local vector is a functionalised write too (see `store`)
+            kind = "push" if f.name == "push!" else "append"
+            return self.store(n.args[0], kind, args, n)
+        if isinstance(f, A.Ident) and not self.is_local(f.name):
+            return self.call(self.gname(f.name), args, n.span, kw, splat)
+        if isinstance(f, A.Dot) and isinstance(f.obj, A.Ident) and not self.is_local(f.obj.name):
+            return self.call(f"{f.obj.name}.{f.name}", args, n.span, kw, splat)
+        fv = self.lower(f)
+        return self.emit("callv", [fv] + args, span=n.span, kw=kw,
+                         splat=tuple(i + 1 for i in splat)).result
+
+    def lower_new(self, n: A.Call) -> Value:
+        """`new(args...)` / `new{T}(args...)` inside an inner constructor: a call of the
+        struct's hidden `#new` type (see `Runtime.define_struct`), which builds the
+        instance from all its fields without running any constructor. A plain `new` in
+        `Pos{T}(x) where T` builds a `Pos{T}`. Outside a struct body `new` is an
+        ordinary name, and an error when nothing defines it."""
+        ctx = self.ctor
+        if ctx is None:
+            raise self.err("`new` is only available inside an inner constructor (a method "
+                           "defined inside a `struct ... end` body)", n)
+        if n.kwargs:
+            raise self.err("`new` takes no keyword arguments", n)
+        args, _, splat = self.lower_args(n.args, [])
+        params = n.func.params if isinstance(n.func, A.Curly) else ctx.type_params
+        if not params and ctx.nparams and not isinstance(n.func, A.Curly):
+            raise ZylaError("SyntaxError", 'too few type parameters specified in "new{...}"',
+                            n.span, self.source,
+                            hint=f"`{ctx.name}` is parametric: write `new{{T}}(...)`, or "
+                                 f"define the constructor as `{ctx.name}{{T}}(...) where T`")
+        if not params:
+            return self.call(ctx.binding + "#new", args, n.span, splat=splat)
+        t = self.emit("global", [], span=n.span, name=ctx.binding + "#new").result
+        t = self.call("Core.apply_type", [t] + [self.lower(p) for p in params], n.span)
+        return self.emit("callv", [t] + args, span=n.span, kw=(),
+                         splat=tuple(i + 1 for i in splat)).result
+
+    def l_Broadcast(self, n: A.Broadcast) -> Value:
+        fv = self._fn_value(n.func)
+        args, kw, splat = self.lower_args(n.args, n.kwargs)
+        return self.call("broadcast", [fv] + args, n.span, kw, tuple(i + 1 for i in splat))
+
+    def _fn_value(self, f: A.Node) -> Value:
+        if isinstance(f, A.Ident) and f.name in _COMPARE_FN:
+            return self.read(_COMPARE_FN[f.name], f)
+        return self.lower(f)
+
+    def l_Comparison(self, n: A.Comparison) -> Value:
+        def one(op: str, a: Value, b: Value) -> Value:
+            if op.startswith(".") and len(op) > 1:
+                fv = self.read(_COMPARE_FN.get(op[1:], op[1:]), n)
+                return self.call("broadcast", [fv, a, b], n.span)
+            if op == "===":
+                return self.call("===", [a, b], n.span)
+            if op == "!==":
+                return self.call("!==", [a, b], n.span)
+            if op == "<:":
+                return self.call("<:", [a, b], n.span)
+            return self._cmp_one(op, a, b, n)
+
+        if len(n.ops) == 1:
+            return one(n.ops[0], self.lower(n.operands[0]), self.lower(n.operands[1]))
+        if any(op.startswith(".") for op in n.ops):
+            # 0 .<= x .< 1  ==  (0 .<= x) .& (x .< 1), elementwise, no short circuit
+            vals = [self.lower(x) for x in n.operands]
+            parts = [one(op, a, b) for op, a, b in zip(n.ops, vals, vals[1:], strict=False)]
+            out = parts[0]
+            for p in parts[1:]:
+                out = self.call("broadcast", [self.read("&", n), out, p], n.span)
+            return out
+        # a < b < c  ==  (a < b) && (b < c), each operand evaluated once
+        vals = [self.lower(n.operands[0]), self.lower(n.operands[1])]
+        first = one(n.ops[0], vals[0], vals[1])
+        return self._chain(first, n, 1, vals[1])
+
+    def _chain(self, cond: Value, n: A.Comparison, k: int, prev: Value) -> Value:
+        then = Region([])
+        other = Region([])
+        op = self.emit("if", [cond], regions=[then, other], span=n.span)
+        saved = self.sc.region
+        self.sc.region = then
+        nxt = self.lower(n.operands[k + 1])
+        from_here = self._cmp_one(n.ops[k], prev, nxt, n)
+        if k + 1 < len(n.ops):
+            from_here = self._chain(from_here, n, k + 1, nxt)
+        self.emit("yield", [from_here], 0)
+        self.sc.region = other
+        self.emit("yield", [self.const(False)], 0)
+        self.sc.region = saved
+        return op.result
+
+    def _cmp_one(self, op: str, a: Value, b: Value, n: A.Node) -> Value:
+        if op == "∉":
+            return self.call("!", [self.call("in", [a, b], n.span)], n.span)
+        return self.call(_COMPARE_FN.get(op, op), [a, b], n.span)
+
+    def l_And(self, n: A.And) -> Value:
+        return self._short(n.left, n.right, n, is_and=True)
+
+    def l_Or(self, n: A.Or) -> Value:
+        return self._short(n.left, n.right, n, is_and=False)
+
+    def _short(self, left: A.Node, right: A.Node, n: A.Node, is_and: bool) -> Value:
+        c = self.lower(left)
+        rhs_branch = A.Block([right])
+        short = A.Literal(not is_and, "Bool")
+        if is_and:
+            return self.lower_if_regions(c, [rhs_branch], [short], span=n.span)
+        return self.lower_if_regions(c, [short], [rhs_branch], span=n.span)
+
+    def l_Ternary(self, n: A.Ternary) -> Value:
+        c = self.lower(n.cond)
+        return self.lower_if_regions(c, [n.then], [n.other], span=n.span)
+
+    def l_Index(self, n: A.Index) -> Value:
+        if isinstance(n.obj, A.Ident) and n.obj.name in self.sc.static_params:
+            # `T[a, b]` with T a `where` variable is a typed vector literal
+            return self.lower(A.VectorLit(n.indices, n.obj, span=n.span))
+        obj = self.lower(n.obj)
+        idx = [self.lower_index(i, obj, k, len(n.indices)) for k, i in enumerate(n.indices)]
+        return self.call("getindex", [obj] + idx, n.span)
+
+    def lower_index(self, i: A.Node, obj: Value, k: int, count: int) -> Value:
+        """Lower one index expression, with `end` meaning the last index of dim k."""
+        if isinstance(i, A.EndMarker):
+            return self.call("Core.endof", [obj, self.const(k + 1), self.const(count)], i.span)
+        if isinstance(i, A.Call):
+            args = [self.lower_index(a, obj, k, count) if _mentions_end(a)
+                    else self.lower(a) for a in i.args]
+            if isinstance(i.func, A.Ident) and not self.is_local(i.func.name):
+                return self.call(self.gname(i.func.name), args, i.span)
+            return self.emit("callv", [self.lower(i.func)] + args,
+                             span=i.span, kw=(), splat=()).result
+        return self.lower(i)
+
+    def l_Dot(self, n: A.Dot) -> Value:
+        if isinstance(n.obj, A.Ident) and not self.is_local(n.obj.name) and n.obj.name in _MODULES:
+            return self.emit("global", [], span=n.span, name=f"{n.obj.name}.{n.name}").result
+        obj = self.lower(n.obj)
+        return self.call("getproperty", [obj, self.const(_sym(n.name))], n.span)
+
+    def l_Curly(self, n: A.Curly) -> Value:
+        params = [self.bounded_typevar(p) if _is_bounded(p) else self.lower(p) for p in n.params]
+        return self.call("Core.apply_type", [self.lower(n.obj)] + params, n.span)
+
+    def bounded_typevar(self, p: A.Call) -> Value:
+        """`<:B` as a type parameter (`Vector{<:Real}`): a fresh anonymous type variable
+        with upper bound B, so that the type means `Vector{T} where T <: Real`."""
+        self.ntypevar += 1
+        name = self.const(f"#s{self.ntypevar}")
+        return self.call("Core.typevar", [name, self.lower(p.args[0])], p.span)
+
+    def l_TypeAssert(self, n: A.TypeAssert) -> Value:
+        return self.call("typeassert", [self.lower(n.value), self.lower(n.type)], n.span)
+
+    def l_Splat(self, n: A.Splat) -> Value:
+        raise self.err("`...` is only allowed in calls and tuples", n)
+
+    def l_MacroCall(self, n: A.MacroCall) -> Value:
+        from lang.core import macros
+
+        return macros.lower_macro(self, n)
+
+    # --- collections ------------------------------------------------------------------------
+
+    def l_TupleLit(self, n: A.TupleLit) -> Value:
+        args, _, splat = self.lower_args(n.items, [])
+        return self.call("tuple", args, n.span, splat=splat)
+
+    def l_NamedTupleLit(self, n: A.NamedTupleLit) -> Value:
+        vals = [self.lower(v) for v in n.values]
+        return self.call("Core.namedtuple", [self.const(tuple(n.names))] + vals, n.span)
+
+    def l_VectorLit(self, n: A.VectorLit) -> Value:
+        args, _, splat = self.lower_args(n.items, [])
+        if n.eltype is not None:
+            return self.call("Core.typed_vect", [self.lower(n.eltype)] + args, n.span,
+                             splat=tuple(i + 1 for i in splat))
+        return self.call("Core.vect", args, n.span, splat=splat)
+
+    def l_MatrixLit(self, n: A.MatrixLit) -> Value:
+        rows = tuple(len(r) for r in n.rows)
+        items = [self.lower(x) for r in n.rows for x in r]
+        if n.eltype is not None:
+            items = [self.lower(n.eltype)] + items
+            return self.call("Core.typed_hvcat", [self.const(rows)] + items, n.span)
+        return self.call("Core.hvcat", [self.const(rows)] + items, n.span)
+
+    def l_Comprehension(self, n: A.Comprehension) -> Value:
+        """`[f(x) for x in xs if c]` becomes Core.comprehension(f, cond, xs...); the
+        closures see the iteration variables as parameters."""
+        targets = [t for t, _ in n.iterators]
+        params = [_param_for(t, i) for i, t in enumerate(targets)]
+        body = _destructure_body(targets, n.expr)
+        f = self.make_lambda(A.Lambda(params, body, span=n.span))
+        cond = (
+            self.make_lambda(A.Lambda(params, _destructure_body(targets, n.cond), span=n.span))
+            if n.cond is not None else self.const(None)
+        )
+        iters = [self.lower(it) for _, it in n.iterators]
+        return self.call("Core.comprehension", [f, cond] + iters, n.span)
+
+    # --- functions ---------------------------------------------------------------------------
+
+    def make_lambda(self, n: A.Lambda, name: str = "") -> Value:
+        name = name or f"#{self.nfun + 1}"
+        names = {p.name for p in n.params + n.kwparams if p.name}
+        fv = free_names(n.body) | free_names([p.default for p in n.params if p.default])
+        captures = sorted(x for x in fv - names if x in self.sc.env)
+        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, captures)
+        caps = [self.sc.env[c] for c in captures]  # boxes are captured as boxes
+        return self.emit("closure", caps, span=n.span, func=fn, name=name).result
+
+    def l_Lambda(self, n: A.Lambda) -> Value:
+        return self.make_lambda(n)
+
+    def l_FunctionDef(self, n: A.FunctionDef) -> Value:
+        if not self.sc.toplevel and n.name and "." not in n.name and n.receiver is None:
+            # an inner named function: a closure bound to a local variable
+            lam = A.Lambda(n.params, n.body, n.kwparams, span=n.span)
+            if n.name in self.sc.boxed:
+                pass
+            v = self.make_lambda(lam, name=n.name)
+            self.bind(n.name, v, n.span)
+            return v
+        return self.define_method(n)
+
+    def define_method(self, n: A.FunctionDef) -> Value:
+        name = n.name or "#call"
+        if "." in name:
+            # `Base.f` / `Flux.f` extend the shared unqualified name; `Core.f` names stay
+            # qualified, as the runtime's internal helpers are looked up by full name
+            mod, _, base = name.rpartition(".")
+            name = base if mod in _MODULES and mod != "Core" else name
+        elif n.receiver is None:
+            name = self.gname(name)
+        typevars = [self._typevar(w) for w in n.where]
+        tvnames: dict[str, Any] = {tv.name: tv for tv in typevars}
+        for w, tv in zip(n.where, typevars, strict=True):
+            bound = _where_bound(w)
+            if bound is not None and tv.ub is None:
+                # a bound that is not a built-in type (`T <: AbstractLayer`): made at run time
+                tvnames[tv.name] = self.call("Core.typevar",
+                                             [self.const(tv.name), self.lower(bound)], w.span)
+        ctor_params = tuple(self._ctor_param(p, tvnames) for p in n.type_params)
+        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver,
+                               static_params=tuple(tvnames),
+                               callee_params=tuple(tv.name for tv in ctor_params
+                                                   if isinstance(tv, TypeVar)))
+        fn.name = name
+        params = ([n.receiver] if n.receiver else []) + list(n.params)
+        types = [self._type_value(p.type, tvnames) for p in params]
+        nreq = sum(1 for p in params if p.default is None and not p.vararg)
+        vararg = bool(params) and params[-1].vararg
+        kwnames = tuple(p.name for p in n.kwparams if p.name and not p.vararg)
+        self.global_names.add(name if n.receiver is None else name)
+        extra = {"ctor_params": ctor_params} if ctor_params else {}
+        return self.emit(
+            "method", types, span=n.span, name=name, func=fn, nreq=nreq, vararg=vararg,
+            kwnames=kwnames, callable=n.receiver is not None, typevars=tuple(typevars),
+            **extra,
+        ).result
+
+    def _ctor_param(self, p: A.Node, tvnames: dict[str, Any]) -> Any:
+        """One parameter of the type a constructor `Pos{T}(x) where T` is defined for:
+        the `where` variable's TypeVar, or a type known without running code."""
+        if isinstance(p, A.Ident) and p.name in tvnames:
+            tv = tvnames[p.name]
+            return tv if isinstance(tv, TypeVar) else TypeVar(p.name)
+        t = self._static_type(p)
+        if t is None:
+            raise self.err("a constructor's type parameters must be `where` variables or "
+                           "built-in types", p)
+        return t
+
+    def _typevar(self, w: A.Node) -> Any:
+        """The TypeVar of a `where` item: `T`, `T <: Real` (a bound that is not a built-in
+        type is left None here and made at run time by the caller)."""
+        from lang.core.values import TypeVar
+
+        if isinstance(w, A.Ident):
+            return TypeVar(w.name)
+        bound = _where_bound(w)
+        if bound is not None:
+            return TypeVar(_where_name(w), self._static_type(bound))
+        raise self.err("unsupported `where` clause", w)
+
+    def _static_type(self, t: A.Node) -> Any:
+        from lang.core import runtime
+
+        try:
+            return runtime.static_type(t)
+        except ZylaError:
+            return None
+
+    def _type_value(self, t: A.Node | None, tvs: dict) -> Value:
+        from lang.core.values import AnyT, Int64T
+
+        if t is None:
+            return self.const(AnyT)
+        if isinstance(t, A.Ident) and t.name in tvs:
+            tv = tvs[t.name]
+            return tv if isinstance(tv, Value) else self.const(tv)
+        if isinstance(t, A.Curly):
+            base = self._type_value(t.obj, tvs)
+            ps = [self.const(p.value) if isinstance(p, A.Literal)
+                  else self.bounded_typevar(p) if _is_bounded(p)
+                  else self._type_value(p, tvs) for p in t.params]
+            return self.call("Core.apply_type", [base] + ps, t.span)
+        if isinstance(t, A.Call) and isinstance(t.func, A.Ident) and t.func.name == "typeof":
+            return self.lower(t)
+        _ = Int64T
+        return self.lower(t)
+
+    def l_StructDef(self, n: A.StructDef) -> Value:
+        pnames = [p.name if isinstance(p, A.Ident) else _where_name(p) for p in n.params]
+        from lang.core.values import SelfRef
+
+        tvs: dict = {p: _tv(A.Ident(p)) for p in pnames}
+        tvs.setdefault(n.name, SelfRef(n.name))
+        types = [self._type_value(ft, tvs) for _, ft in n.fields]
+        sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
+        self.global_names.add(n.name)
+        binding = self.gname(n.name)
+        extra = {"inner": True} if n.constructors else {}
+        v = self.emit("struct", [sup] + types, span=n.span, name=n.name, binding=binding,
+                      fields=tuple(f for f, _ in n.fields), mutable=n.mutable,
+                      params=tuple(pnames), **extra).result
+        for ctor in n.constructors:
+            self.lower_inner_constructor(n, ctor, binding, len(pnames))
+        return v
+
+    def lower_inner_constructor(self, n: A.StructDef, ctor: A.FunctionDef, binding: str,
+                                nparams: int) -> None:
+        """An inner constructor: a method of the struct's type whose body may call
+        `new` (see `lower_new`)."""
+        if ctor.name != n.name or ctor.receiver is not None:
+            raise self.err(f"a method defined inside `struct {n.name}` must be a constructor "
+                           f"named `{n.name}`", ctor)
+        saved = self.ctor
+        self.ctor = _InnerCtor(n.name, binding, nparams, ctor.type_params)
+        try:
+            self.define_method(ctor)
+        finally:
+            self.ctor = saved
+
+    def l_AbstractTypeDef(self, n: A.AbstractTypeDef) -> Value:
+        sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
+        self.global_names.add(n.name)
+        return self.call("Core.abstracttype", [self.const(self.gname(n.name)), sup], n.span)
+
+    def l_Using(self, n: A.Using) -> Value:
+        mods = tuple(n.modules)
+        for m in mods:
+            _MODULES.add(m.split(".")[0])
+        return self.call("Core.using", [self.const(mods), self.const(tuple(n.names)),
+                                        self.const(n.is_import), self.const(self.module)], n.span)
+
+    def l_ModuleDef(self, n: A.ModuleDef) -> Value:
+        """`module M ... end`: the body's globals are bound as `M.name` (see gname); the
+        runtime tracks the module being run, for `include` and `export`."""
+        full = self.gname(n.name)
+        self.global_names.add(n.name)
+        self.call("Core.module_enter", [self.const(full)], n.span)
+        saved = self.module
+        self.module = full
+        try:
+            self.lower_seq(n.body.stmts)
+        finally:
+            self.module = saved
+        self.call("Core.module_exit", [self.const(full)], n.span)
+        return self.const(None)
+
+    def l_Export(self, n: A.Export) -> Value:
+        if self.module is None:
+            return self.const(None)  # `export` in Main has no effect
+        return self.call("Core.export",
+                         [self.const(self.module), self.const(tuple(n.names))], n.span)
+
+    def l_Const(self, n: A.Const) -> Value:
+        return self.lower(n.value)
+
+    def l_Global(self, n: A.Global) -> Value:
+        for x in n.names:
+            if isinstance(x, A.Ident):
+                self.sc.env.pop(x.name, None)
+            else:  # `global x = v`, `global x += v`
+                self.lower(x)
+        return self.const(None)
+
+    def l_Local(self, n: A.Local) -> Value:
+        for x in n.names:
+            if isinstance(x, A.Ident):
+                self.sc.env[x.name] = self.const(UNDEF)
+            else:
+                self.lower(x)
+        return self.const(None)
+
+    # --- assignment --------------------------------------------------------------------------
+
+    def l_Assign(self, n: A.Assign) -> Value:
+        if isinstance(n.target, A.Call) or (
+            isinstance(n.target, A.TypeAssert) and isinstance(n.target.value, A.Call)
+        ):
+            raise self.err("function definitions must be parsed as FunctionDef", n)
+        v = self.lower(n.value)
+        self.assign(n.target, v, n)
+        return v
+
+    def assign(self, t: A.Node, v: Value, n: A.Node) -> None:
+        if isinstance(t, A.Ident):
+            self.bind(t.name, v, n.span)
+        elif isinstance(t, A.TypeAssert):
+            self.assign(t.value, self.call("convert", [self.lower(t.type), v], n.span), n)
+        elif isinstance(t, A.TupleLit):
+            for k, item in enumerate(t.items):
+                part = self.call("Core.indexed_iterate", [v, self.const(k + 1)], n.span)
+                self.assign(item, part, n)
+        elif isinstance(t, A.Index):
+            obj = self.lower(t.obj)
+            idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
+            self.store(t.obj, "setindex", [obj, v] + idx, n)
+        elif isinstance(t, A.Dot):
+            obj = self.lower(t.obj)
+            self.call("setproperty!", [obj, self.const(_sym(t.name)), v], n.span)
+        else:
+            raise self.err("invalid assignment target", t)
+
+    def functional_target(self, obj: A.Node) -> str | None:
+        """The local variable a mutation can be rebound to, or None (globals, boxes,
+        fields: those keep in-place semantics)."""
+        if isinstance(obj, A.Ident) and obj.name in self.sc.env and obj.name not in self.sc.boxed:
+            return obj.name
+        return None
+
+    def store(self, obj: A.Node, kind: str, args: list[Value], n: A.Node) -> Value:
+        """An array write. On a local variable it is functionalised: `y[i] = v` becomes
+        `y = Core.setindex_fn(y, v, i)`, which writes in place on the host (so aliases see
+        it, as in Julia) but is a pure update for AD and XLA, and the rebinding makes
+        loops and branches carry the array like any other variable."""
+        name = self.functional_target(obj)
+        if name is None:
+            inplace = {"setindex": "setindex!", "setindex_broadcast": "Core.setindex_broadcast!",
+                       "broadcast_assign": "Core.broadcast_assign!", "push": "push!",
+                       "append": "append!"}[kind]
+            return self.call(inplace, args, n.span)
+        new = self.call(f"Core.{kind}_fn", args, n.span)
+        self.bind(name, new, n.span)
+        return new
+
+    def l_OpAssign(self, n: A.OpAssign) -> Value:
+        op = n.op
+        if op.startswith("."):
+            rhs = A.Broadcast(A.Ident(op[1:]), [n.target, n.value], span=n.span)
+            return self.l_BroadcastAssign(A.BroadcastAssign(n.target, rhs, span=n.span))
+        if isinstance(n.target, A.Index):
+            # x[i] += v evaluates x and the index once
+            obj = self.lower(n.target.obj)
+            idx = [self.lower_index(i, obj, k, len(n.target.indices))
+                   for k, i in enumerate(n.target.indices)]
+            cur = self.call("getindex", [obj] + idx, n.span)
+            new = self.call(op, [cur, self.lower(n.value)], n.span)
+            self.store(n.target.obj, "setindex", [obj, new] + idx, n)
+            return new
+        cur = self.lower(n.target)
+        new = self.call(op, [cur, self.lower(n.value)], n.span)
+        self.assign(n.target, new, n)
+        return new
+
+    def l_BroadcastAssign(self, n: A.BroadcastAssign) -> Value:
+        v = self.lower(n.value)
+        t = n.target
+        if isinstance(t, A.Index):
+            obj = self.lower(t.obj)
+            idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
+            return self.store(t.obj, "setindex_broadcast", [obj, v] + idx, n)
+        dest = self.lower(t)
+        return self.store(t, "broadcast_assign", [dest, v], n)
+
+    # --- control flow --------------------------------------------------------------------------
+
+    def lower_if_regions(self, cond: Value, then: list[A.Node] | None, other: list[A.Node] | None,
+                         span: A.Span | None = None, swap: bool = False) -> Value:
+        """An `if` op whose branches lower `then`/`other` statement lists (None: empty).
+        With swap, `then` runs when cond is false (used for exit guards)."""
+        if swap:
+            then, other = other, then
+        sc = self.sc
+        names = set(assigned_names(then or [])) | set(assigned_names(other or []))
+        names |= {f for f in (RET, RETVAL, BRK, CONT) if f in sc.env}
+        if sc.toplevel:
+            names = {x for x in names if x in sc.env}
+        names = {x for x in names if x not in sc.boxed}
+        before = dict(sc.env)
+        outs: list[tuple[Value, dict[str, Value]]] = []
+        regions = []
+        for stmts in (then, other):
+            reg = Region([])
+            regions.append(reg)
+            saved_region = sc.region
+            sc.region = reg
+            sc.env = dict(before)
+            v = self.lower_seq(stmts) if stmts else self.const(None)
+            outs.append((v, sc.env))
+            sc.region = saved_region
+        carried = sorted(x for x in names if any(x in env for _, env in outs))
+        for (v, env), reg in zip(outs, regions, strict=False):
+            vals = [v]
+            saved_region = sc.region
+            sc.region = reg
+            for x in carried:
+                vals.append(env[x] if x in env else self.const(UNDEF))
+            sc.region = saved_region
+            reg.ops.append(Op("yield", vals))
+        if swap:
+            regions.reverse()
+        op = self.emit("if", [cond], 1 + len(carried), span=span, regions=regions)
+        sc.env = before
+        for x, r in zip(carried, op.results[1:], strict=False):
+            r.hint = x
+            sc.env[x] = r
+        return op.results[0]
+
+    def l_If(self, n: A.If) -> Value:
+        c = self.lower(n.cond)
+        other: list[A.Node] | None
+        if n.other is None:
+            other = None
+        elif isinstance(n.other, A.Block):
+            other = n.other.stmts
+        else:
+            other = [n.other]
+        return self.lower_if_regions(c, n.then.stmts, other, span=n.span)
+
+    def _carried(self, body: Any, extra: set[str]) -> list[str]:
+        sc = self.sc
+        names = assigned_names(body) | extra
+        names |= {f for f in (RET, RETVAL) if f in sc.env and has_return(body)}
+        out = sorted(x for x in names if x in sc.env and x not in sc.boxed)
+        return out
+
+    def l_For(self, n: A.For) -> Value:
+        if len(n.iterators) > 1:
+            (t, it), rest = n.iterators[0], n.iterators[1:]
+            inner = A.For(rest, n.body, span=n.span)
+            return self.l_For(A.For([(t, it)], A.Block([inner]), span=n.span))
+        (target, iterable), = n.iterators
+        sc = self.sc
+        itv = self.lower(iterable)
+        brk = has_break(n.body.stmts)
+        ret = has_return(n.body.stmts)
+        if brk:
+            sc.env[BRK] = self.const(False)
+        carried = self._carried(n.body.stmts, {BRK} if brk else set())
+        if ret and RET not in carried:
+            carried += [RET, RETVAL]
+        inits = [sc.env[x] for x in carried]
+        body = Region([])
+        xarg = sc.fn.new_value(_hint(target))
+        body.args = [xarg] + [sc.fn.new_value(x) for x in carried]
+        op = self.emit("for", [itv] + inits, len(carried), span=n.span, regions=[body])
+        before = dict(sc.env)
+        saved = sc.region
+        sc.region = body
+        for x, a in zip(carried, body.args[1:], strict=False):
+            sc.env[x] = a
+        stop_flags = [f for f in (BRK, RET) if f in carried]
+        stmts = n.body.stmts
+        if stop_flags:
+            self.lower_guarded_body(stop_flags, target, xarg, stmts)
+        else:
+            self._bind_target(target, xarg, n)
+            self.lower_body(stmts)
+        body.ops.append(Op("yield", [sc.env[x] for x in carried]))
+        sc.region = saved
+        sc.env = before
+        for x, r in zip(carried, op.results, strict=False):
+            r.hint = x
+            sc.env[x] = r
+        sc.env.pop(BRK, None)
+        return self.const(None)
+
+    def lower_guarded_body(self, flags: list[str], target: A.Node | None, xarg: Value | None,
+                           stmts: list[A.Node]) -> None:
+        """Body of a loop that may break/return: skipped once a flag is set."""
+        sc = self.sc
+        if has_break(stmts):
+            sc.env[CONT] = self.const(False)
+        cond = sc.env[flags[0]]
+        for f in flags[1:]:
+            cond = self.call("Core.or", [cond, sc.env[f]])
+        pre: list[A.Node] = []
+        if target is not None and xarg is not None:
+            sc.env["#x"] = xarg
+            pre = [A.Assign(target, A.Ident("#x"))]
+        self.lower_if_regions(cond, None, pre + stmts + [A.Literal(None, "Nothing")], swap=True)
+        sc.env.pop("#x", None)
+        sc.env.pop(CONT, None)
+
+    def lower_body(self, stmts: list[A.Node]) -> None:
+        sc = self.sc
+        if has_break(stmts):
+            sc.env[CONT] = self.const(False)
+        self.lower_seq(stmts)
+        sc.env.pop(CONT, None)
+
+    def _bind_target(self, target: A.Node, v: Value, n: A.Node) -> None:
+        if isinstance(target, A.Ident) and self.sc.toplevel:
+            self.sc.env[target.name] = v  # loop variables are local even at top level
+        else:
+            self.assign(target, v, n)
+
+    def l_While(self, n: A.While) -> Value:
+        sc = self.sc
+        brk = has_break(n.body.stmts)
+        ret = has_return(n.body.stmts)
+        if brk:
+            sc.env[BRK] = self.const(False)
+        carried = self._carried(n.body.stmts, {BRK} if brk else set())
+        if ret and RET not in carried:
+            carried += [RET, RETVAL]
+        inits = [sc.env[x] for x in carried]
+        cond_r = Region([sc.fn.new_value(x) for x in carried])
+        body = Region([sc.fn.new_value(x) for x in carried])
+        op = self.emit("while", inits, len(carried), span=n.span, regions=[cond_r, body])
+        before = dict(sc.env)
+        saved = sc.region
+        # condition: stop once a break/return flag is set
+        sc.region = cond_r
+        for x, a in zip(carried, cond_r.args, strict=False):
+            sc.env[x] = a
+        stop_flags = [f for f in (BRK, RET) if f in carried]
+        if stop_flags:
+            stop = sc.env[stop_flags[0]]
+            for f in stop_flags[1:]:
+                stop = self.call("Core.or", [stop, sc.env[f]])
+            c = self.lower_if_regions(stop, [A.Literal(False, "Bool")], [n.cond])
+        else:
+            c = self.lower(n.cond)
+        cond_r.ops.append(Op("yield", [c]))
+        sc.env = dict(before)
+        sc.region = body
+        for x, a in zip(carried, body.args, strict=False):
+            sc.env[x] = a
+        self.lower_body(n.body.stmts)
+        body.ops.append(Op("yield", [sc.env[x] for x in carried]))
+        sc.region = saved
+        sc.env = before
+        for x, r in zip(carried, op.results, strict=False):
+            r.hint = x
+            sc.env[x] = r
+        sc.env.pop(BRK, None)
+        return self.const(None)
+
+    def l_Let(self, n: A.Let) -> Value:
+        """`let` is a new scope: lowered as an immediately called closure so that its
+        bindings stay local."""
+        params: list[A.Param] = []
+        args: list[A.Node] = []
+        for b in n.bindings:
+            if isinstance(b, A.Assign) and isinstance(b.target, A.Ident):
+                params.append(A.Param(b.target.name, span=b.span))
+                args.append(b.value)
+            elif isinstance(b, A.Ident):
+                params.append(A.Param(b.name, span=b.span))
+                args.append(b)
+        lam = self.make_lambda(A.Lambda(params, n.body, span=n.span), name="#let")
+        vals = [self.lower(a) for a in args]
+        return self.emit("callv", [lam] + vals, span=n.span, kw=(), splat=()).result
+
+    def l_Return(self, n: A.Return) -> Value:
+        return self.lower_return(n)
+
+    def l_Break(self, n: A.Break) -> Value:
+        raise self.err("break outside a loop", n)
+
+    def l_Continue(self, n: A.Continue) -> Value:
+        raise self.err("continue outside a loop", n)
+
+    def l_Try(self, n: Any) -> Value:
+        body = self.make_lambda(A.Lambda([], n.body, span=n.span), name="#try")
+        if getattr(n, "catch_body", None) is not None:
+            var = n.var.name if isinstance(getattr(n, "var", None), A.Ident) else (n.var or "#err")
+            handler = self.make_lambda(A.Lambda([A.Param(var)], n.catch_body, span=n.span),
+                                       name="#catch")
+        else:
+            handler = self.const(None)
+        fin = (self.make_lambda(A.Lambda([], n.finally_body, span=n.span), name="#finally")
+               if getattr(n, "finally_body", None) is not None else self.const(None))
+        return self.call("Core.trycatch", [body, handler, fin], n.span)
+
+
+_MODULES = {"Base", "Core", "Test", "Random", "LinearAlgebra", "Statistics", "Flux", "NNlib",
+            "Optimisers", "Zygote", "ChainRulesCore", "Printf", "Main", "Iterators", "GradCheck"}
+
+
+@dataclass
+class _InnerCtor:
+    """The inner constructor being lowered: its struct's name and global binding, the
+    number of the struct's type parameters, and the `{...}` it is defined for
+    (`Pos{T}(x) where T` has `[T]`)."""
+
+    name: str
+    binding: str
+    nparams: int
+    type_params: list[A.Node]
+
+
+def _is_new(f: A.Node) -> bool:
+    """`new` or `new{...}` as the called function."""
+    if isinstance(f, A.Curly):
+        f = f.obj
+    return isinstance(f, A.Ident) and f.name == "new"
+
+
+def _is_bounded(p: A.Node) -> bool:
+    """A type parameter written `<:B` (the parser's `Call(Ident("<:"), [B])`)."""
+    return (isinstance(p, A.Call) and isinstance(p.func, A.Ident) and p.func.name == "<:"
+            and len(p.args) == 1 and not p.kwargs)
+
+
+def _where_bound(w: A.Node) -> A.Node | None:
+    """The upper bound of a `where` item `T <: B` (None for a plain `T`)."""
+    if isinstance(w, A.Comparison) and w.ops == ["<:"] and isinstance(w.operands[0], A.Ident):
+        return w.operands[1]
+    if isinstance(w, A.Call) and isinstance(w.func, A.Ident) and w.func.name == "<:":
+        return w.args[1]
+    return None
+
+
+def _where_name(w: A.Node) -> str:
+    if isinstance(w, A.Comparison):
+        return w.operands[0].name  # type: ignore[attr-defined]
+    return w.args[0].name  # type: ignore[attr-defined]
+
+
+def _sym(name: str) -> Any:
+    from lang.core.values import Symbol
+
+    return Symbol(name)
+
+
+def _tv(p: A.Ident) -> Any:
+    from lang.core.values import TypeVar
+
+    return TypeVar(p.name)
+
+
+def _hint(t: A.Node) -> str:
+    return t.name if isinstance(t, A.Ident) else "#it"
+
+
+def _mentions_end(n: A.Node) -> bool:
+    if isinstance(n, A.EndMarker):
+        return True
+    if isinstance(n, A.Call):
+        return any(_mentions_end(a) for a in n.args)
+    return False
+
+
+def _param_for(t: A.Node, i: int) -> A.Param:
+    return A.Param(t.name if isinstance(t, A.Ident) else f"#t{i}", span=t.span)
+
+
+def _destructure_body(targets: list[A.Node], expr: A.Node) -> A.Node:
+    pre: list[A.Node] = []
+    for i, t in enumerate(targets):
+        if not isinstance(t, A.Ident):
+            pre.append(A.Assign(t, A.Ident(f"#t{i}"), span=t.span))
+    return A.Block(pre + [expr], span=expr.span) if pre else expr

@@ -1,0 +1,249 @@
+"""Macros: each built-in macro rewrites its arguments into ordinary calls.
+
+`@test ex` becomes `Test.do_test(() -> ex, "ex", line)` so the test runner can catch
+errors while evaluating it; `@testset "name" body` runs the body as a closure (a local
+scope, as in Julia); `@show`, `@time`, `@elapsed`, `@assert` and the `@code_*` dumps
+likewise become calls of runtime functions with the expression's source text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from grammar import ast as A
+from grammar.unparse import unparse
+from lang.core.ir import Value
+from lang.core.macros_flux import FLUX_MACROS
+
+
+def _thunk(lo: Any, body: A.Node, name: str = "#thunk") -> Value:
+    return lo.make_lambda(A.Lambda([], body, span=body.span), name=name)
+
+
+def _str(lo: Any, s: str) -> Value:
+    return lo.const(s)
+
+
+def m_test(lo: Any, n: A.MacroCall) -> Value:
+    if not n.args:
+        raise lo.err("@test needs an expression", n)
+    ex = n.args[0]
+    kws = [a for a in n.args[1:] if isinstance(a, A.Assign)]
+    text = unparse(ex)
+    if kws and isinstance(ex, A.Comparison) and ex.ops == ["≈"]:
+        ex = A.Call(A.Ident("isapprox"), ex.operands,
+                    [A.Kwarg(k.target.name, k.value, span=k.span) for k in kws], span=ex.span)  # type: ignore[attr-defined]
+        text += " " + " ".join(unparse(k) for k in kws)
+    parts = _test_parts(lo, ex)
+    return lo.call("Test.do_test",
+                   [_thunk(lo, ex), _str(lo, text), lo.const(n.span.line), parts], n.span)
+
+
+def _test_parts(lo: Any, ex: A.Node) -> Value:
+    """For a comparison, a thunk evaluating its operands (shown when the test fails)."""
+    if isinstance(ex, A.Comparison) and len(ex.operands) == 2:
+        return _thunk(lo, A.TupleLit(list(ex.operands), span=ex.span))
+    return lo.const(None)
+
+
+def m_test_throws(lo: Any, n: A.MacroCall) -> Value:
+    t = lo.lower(n.args[0])
+    return lo.call("Test.do_test_throws", [t, _thunk(lo, n.args[1]), _str(lo, unparse(n.args[1])),
+                                            lo.const(n.span.line)], n.span)
+
+
+def m_testset(lo: Any, n: A.MacroCall) -> Value:
+    body = n.args[-1]
+    if isinstance(body, A.For):
+        # one test set per iteration; its name may interpolate the loop variable
+        inner = A.MacroCall("testset", list(n.args[:-1]) + [body.body], span=n.span)
+        return lo.lower(A.For(body.iterators, A.Block([inner]), span=body.span))
+    name: Value = lo.const("test set")
+    for a in n.args[:-1]:
+        if isinstance(a, (A.Literal, A.StringInterp)):
+            name = lo.lower(a)
+    return lo.call("Test.do_testset", [name, _thunk(lo, body, "#testset")], n.span)
+
+
+def m_show(lo: Any, n: A.MacroCall) -> Value:
+    v = lo.const(None)
+    for a in n.args:
+        v = lo.call("Core.show_expr", [_str(lo, unparse(a)), lo.lower(a)], n.span)
+    return v
+
+
+def m_assert(lo: Any, n: A.MacroCall) -> Value:
+    msg = lo.lower(n.args[1]) if len(n.args) > 1 else _str(lo, unparse(n.args[0]))
+    c = lo.lower(n.args[0])
+    return lo.call("Core.assert", [c, msg], n.span)
+
+
+def m_time(lo: Any, n: A.MacroCall) -> Value:
+    return lo.call("Core.time", [_thunk(lo, n.args[-1])], n.span)
+
+
+def m_elapsed(lo: Any, n: A.MacroCall) -> Value:
+    return lo.call("Core.elapsed", [_thunk(lo, n.args[-1])], n.span)
+
+
+def _code_dump(kind: str) -> Callable[[Any, A.MacroCall], Value]:
+    def run(lo: Any, n: A.MacroCall) -> Value:
+        ex = n.args[-1]
+        if not isinstance(ex, A.Call):
+            raise lo.err(f"@{kind} needs a call expression like f(x)", n)
+        f = lo.lower(ex.func)
+        args = [lo.lower(a) for a in ex.args]
+        return lo.call(f"Core.{kind}", [f] + args, n.span)
+
+    return run
+
+
+def dotify(n: A.Node) -> A.Node:
+    """`@. expr`: every call and operator becomes a broadcast, `=` becomes `.=`."""
+    if isinstance(n, A.Assign):
+        return A.BroadcastAssign(n.target, dotify(n.value), span=n.span)
+    if isinstance(n, A.OpAssign):
+        return A.OpAssign(n.target, "." + n.op if not n.op.startswith(".") else n.op,
+                          dotify(n.value), span=n.span)
+    if isinstance(n, A.Call):
+        if isinstance(n.func, A.Ident) and n.func.name in (":",):
+            return n
+        return A.Broadcast(n.func, [dotify(a) for a in n.args], n.kwargs, span=n.span)
+    if isinstance(n, A.Comparison):
+        return A.Comparison([dotify(a) for a in n.operands],
+                            [o if o.startswith(".") else "." + o for o in n.ops], span=n.span)
+    if isinstance(n, A.Broadcast):
+        return A.Broadcast(n.func, [dotify(a) for a in n.args], n.kwargs, span=n.span)
+    return n
+
+
+def m_dot(lo: Any, n: A.MacroCall) -> Value:
+    return lo.lower(dotify(n.args[0]))
+
+
+def m_passthrough(lo: Any, n: A.MacroCall) -> Value:
+    return lo.lower(n.args[-1])
+
+
+def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
+    """`Base.@kwdef struct S a::Int = 1; b end`: the struct, plus the keyword constructor
+    `S(; a = 1, b) = S(a, b)` (a field without a default is a required keyword)."""
+    s = n.args[-1]
+    if not isinstance(s, A.StructDef):
+        raise lo.err("@kwdef needs a struct definition", n)
+    defaults = {k.name: k.value for k in n.args[:-1] if isinstance(k, A.Kwarg)}
+    lo.lower(s)
+    kw = [A.Param(f, None, defaults.get(f), span=s.span) for f, _ in s.fields]
+    body = A.Call(A.Ident(s.name, span=s.span),
+                  [A.Ident(f, span=s.span) for f, _ in s.fields], span=s.span)
+    lo.lower(A.FunctionDef(s.name, [], body, kw, span=s.span))
+    return lo.const(None)
+
+
+def m_printf(lo: Any, n: A.MacroCall) -> Value:
+    args = [lo.lower(a) for a in n.args]
+    return lo.call("Printf.printf", args, n.span)
+
+
+def m_sprintf(lo: Any, n: A.MacroCall) -> Value:
+    args = [lo.lower(a) for a in n.args]
+    return lo.call("Printf.sprintf", args, n.span)
+
+
+def m_checkpoint(lo: Any, n: A.MacroCall) -> Value:
+    """`@checkpoint f(args...)`: the backward pass recomputes f instead of storing its
+    intermediate values."""
+    ex = n.args[-1]
+    if isinstance(ex, A.For):
+        return _checkpoint_loop(lo, ex, n)
+    if isinstance(ex, A.Call) and not ex.kwargs and not any(isinstance(a, A.Splat)
+                                                            for a in ex.args):
+        return lo.call("checkpointed", [lo.lower(ex.func)] + [lo.lower(a) for a in ex.args], n.span)
+    return lo.call("checkpointed", [_thunk(lo, ex)], n.span)
+
+
+def _checkpoint_loop(lo: Any, loop: A.For, n: A.MacroCall) -> Value:
+    """`@checkpoint for x in xs body end` becomes
+    `(v...,) = Core.ckpt_loop((x, v...) -> (body; (v...,)), xs, (v...,))` where v are the
+    local variables the body updates (the loop state)."""
+    from lang.core.lower import assigned_names
+
+    if len(loop.iterators) != 1:
+        raise lo.err("@checkpoint supports a loop with one iterator", n)
+    target, iterable = loop.iterators[0]
+    state = sorted(x for x in assigned_names(loop.body.stmts) if x in lo.sc.env
+                   and not x.startswith("#"))
+    if not state:
+        raise lo.err("@checkpoint on a loop that updates no local variable", n)
+    sp = loop.span
+    names = [A.Ident(v, span=sp) for v in state]
+    params = [A.Param(target.name if isinstance(target, A.Ident) else "#x", span=sp)]
+    params += [A.Param(v, span=sp) for v in state]
+    body = list(loop.body.stmts)
+    if not isinstance(target, A.Ident):
+        body = [A.Assign(target, A.Ident("#x"), span=sp)] + body
+    lam = A.Lambda(params, A.Block(body + [A.TupleLit(list(names), span=sp)], span=sp), span=sp)
+    call = A.Call(A.Ident("Core.ckpt_loop"),
+                  [lam, iterable, A.TupleLit(list(names), span=sp)], span=sp)
+    lo.lower(A.Assign(A.TupleLit(list(names), span=sp), call, span=sp))
+    return lo.const(None)
+
+
+def m_ignore(lo: Any, n: A.MacroCall) -> Value:
+    return lo.call("ignore_derivatives", [_thunk(lo, n.args[-1])], n.span)
+
+
+def m_test_broken(lo: Any, n: A.MacroCall) -> Value:
+    """`@test_broken ex`: recorded as broken while ex is false or throws; an unexpected
+    pass is an error, as in Julia."""
+    ex = n.args[0]
+    return lo.call("Test.do_test_broken",
+                   [_thunk(lo, ex), _str(lo, unparse(ex)), lo.const(n.span.line)], n.span)
+
+
+MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
+    "test": m_test,
+    "test_throws": m_test_throws,
+    "test_broken": m_test_broken,
+    "testset": m_testset,
+    "show": m_show,
+    "assert": m_assert,
+    "time": m_time,
+    "elapsed": m_elapsed,
+    "code_ir": _code_dump("code_ir"),
+    "code_typed": _code_dump("code_typed"),
+    "code_adjoint": _code_dump("code_adjoint"),
+    "code_hlo": _code_dump("code_hlo"),
+    "code_warntype": _code_dump("code_warntype"),
+    ".": m_dot,
+    "__dot__": m_dot,
+    "inbounds": m_passthrough,
+    "views": m_passthrough,
+    "view": m_passthrough,
+    "inline": m_passthrough,
+    "noinline": m_passthrough,
+    **FLUX_MACROS,  # @showprogress, Flux.@layer/@functor, @__DIR__, @__FILE__
+    "kwdef": m_kwdef,
+    "printf": m_printf,
+    "sprintf": m_sprintf,
+    "ignore_derivatives": m_ignore,
+    "checkpoint": m_checkpoint,
+    "thunk": m_passthrough,
+}
+
+
+#: Macros that need more than one argument, and those that take none (the others need one).
+_MIN_ARGS = {"test_throws": 2}
+_NO_ARGS_OK = frozenset({"show", "functor", "layer", "printf", "sprintf", "__DIR__", "__FILE__"})
+
+
+def lower_macro(lo: Any, n: A.MacroCall) -> Value:
+    name = n.name if n.name in MACROS else n.name.split(".")[-1]
+    f = MACROS.get(name)
+    if f is None:
+        raise lo.err(f"macro @{n.name} is not defined", n, kind="UndefVarError")
+    need = _MIN_ARGS.get(name, 0 if name in _NO_ARGS_OK else 1)
+    if len(n.args) < need:
+        raise lo.err(f"@{n.name} needs {need} argument{'s' if need > 1 else ''}", n)
+    return f(lo, n)

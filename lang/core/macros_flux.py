@@ -1,0 +1,91 @@
+"""Macros of the Flux ecosystem and of the file system, rewritten into ordinary calls.
+
+- `@showprogress [desc] [desc=.. dt=.. enabled=..] for x in xs ... end` loops over
+  `ProgressMeter.progress_iter(xs, desc, dt, enabled)`, which draws a progress bar on
+  stderr as the loop consumes it; `@showprogress map(f, xs)` / `foreach(f, xs)` wrap
+  their first collection the same way. Other expressions run unchanged.
+- `Flux.@layer T ...`, `Flux.@functor T ...`: layers are plain structs here, whose
+  gradients and optimiser state follow their fields already, so these declare nothing.
+- `@__DIR__`, `@__FILE__`: the directory and path of the source file being run.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from grammar import ast as A
+from lang.core.ir import Value
+
+_OPTIONS = ("desc", "dt", "enabled")
+_IGNORED = ("showspeed", "barlen", "color", "output", "barglyphs")
+
+
+def _wrap(lo: Any, iterable: A.Node, opts: list[A.Node]) -> A.Call:
+    """`ProgressMeter.progress_iter(iterable; desc, dt, enabled)` from the macro's options
+    (a bare string is the description)."""
+    kws = []
+    for a in opts:
+        if isinstance(a, A.Assign) and isinstance(a.target, A.Ident):
+            key = a.target.name
+            if key in _OPTIONS:
+                kws.append(A.Kwarg(key, a.value, span=a.span))
+            elif key not in _IGNORED:
+                raise lo.err(f"@showprogress: unknown option `{key}`", a)
+        else:
+            kws.append(A.Kwarg("desc", a, span=a.span))
+    return A.Call(
+        A.Ident("ProgressMeter.progress_iter", span=iterable.span),
+        [iterable],
+        kws,
+        span=iterable.span,
+    )
+
+
+def m_showprogress(lo: Any, n: A.MacroCall) -> Value:
+    if not n.args:
+        raise lo.err("@showprogress needs a loop or a map/foreach call", n)
+    ex = n.args[-1]
+    opts = list(n.args[:-1])
+    if isinstance(ex, A.For):
+        target, iterable = ex.iterators[0]
+        loop = A.For(
+            [(target, _wrap(lo, iterable, opts))] + list(ex.iterators[1:]), ex.body, span=ex.span
+        )
+        return lo.lower(loop)
+    if (
+        isinstance(ex, A.Call)
+        and isinstance(ex.func, A.Ident)
+        and ex.func.name in ("map", "foreach")
+        and len(ex.args) >= 2
+    ):
+        args = [ex.args[0], _wrap(lo, ex.args[1], opts)] + list(ex.args[2:])
+        return lo.lower(A.Call(ex.func, args, ex.kwargs, span=ex.span))
+    return lo.lower(ex)
+
+
+def m_declaration(lo: Any, n: A.MacroCall) -> Value:
+    return lo.const(None)
+
+
+def _source_path(lo: Any) -> str:
+    name = getattr(getattr(lo, "source", None), "name", "") or ""
+    return os.path.abspath(name) if name and not name.startswith("<") else ""
+
+
+def m_dir(lo: Any, n: A.MacroCall) -> Value:
+    path = _source_path(lo)
+    return lo.const(os.path.dirname(path) if path else os.getcwd())
+
+
+def m_file(lo: Any, n: A.MacroCall) -> Value:
+    return lo.const(_source_path(lo) or None)
+
+
+FLUX_MACROS = {
+    "showprogress": m_showprogress,
+    "layer": m_declaration,
+    "functor": m_declaration,
+    "__DIR__": m_dir,
+    "__FILE__": m_file,
+}

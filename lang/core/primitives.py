@@ -1,0 +1,732 @@
+"""The primitive table: every built-in function implemented in Python.
+
+Each `Primitive` has one entry per transformation (DESIGN.md, decision 2):
+
+- `host`: the implementation on host values (the reference semantics);
+- `jax`: the lowering to jax.numpy/jax.lax on traced values, or `HostOnly(reason)` for
+  primitives that cannot run inside XLA (printing, I/O, dynamic data structures);
+- `pullback`: Zyla source of the reverse rule, a function `(dz, z, args...) -> tuple of
+  argument cotangents` (written with dotted operators so it also serves broadcasting),
+  or `NONDIFF` when every argument gets `nothing`;
+- `infer`: abstract evaluation, a function of abstract arguments (or `INFER_BY_LOWERING`:
+  evaluate the JAX lowering abstractly with jax.eval_shape).
+
+`elementwise` (optional) is the vectorised scalar function used by `broadcast`; arithmetic
+operators have it because `*` on arrays is matmul, while `.*` is elementwise.
+Primitives written here are few and small; everything else in Base is Zyla (lang/base.jl).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import ZylaError
+from lang.core import numeric as N
+from lang.core import values as V
+
+
+@dataclass(frozen=True)
+class HostOnly:
+    """Marks a primitive that has no XLA lowering, with the reason shown to users."""
+
+    reason: str
+
+
+NONDIFF = "nondifferentiable"
+INFER_BY_LOWERING = "infer-by-lowering"
+
+
+@dataclass(eq=False)
+class Primitive:
+    name: str
+    host: Callable[..., Any]
+    jax: Callable[..., Any] | HostOnly
+    pullback: str
+    infer: Callable[..., Any] | str
+    elementwise: Callable[..., Any] | None = None  # (xp, *args) for broadcast
+    rule: Any = None  # the compiled pullback closure, set by the runtime
+    needs_interp: bool = False  # host/jax take the running interpreter first
+    jtype: V.JType | None = None
+    # forward-mode rule: Zyla source `(d, z, args...) -> tangent of z`, where d is the tuple
+    # of the arguments' tangents (zeros where they have none), or a marker of
+    # autodiff.forward (NONDIFF, NOFORWARD, SPECIAL); filled from the FORWARD tables
+    forward: str = ""
+
+    def __post_init__(self) -> None:
+        self.jtype = V.JType(f"typeof({self.name})", V.FunctionT)
+        if not self.forward and self.pullback == NONDIFF:
+            self.forward = NONDIFF  # no derivative in either mode
+
+    def jl_show(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+
+
+def prim(name: str, host: Callable[..., Any], jax: Callable[..., Any] | HostOnly,
+         pullback: str, infer: Callable[..., Any] | str = INFER_BY_LOWERING,
+         elementwise: Callable[..., Any] | None = None, needs_interp: bool = False) -> Primitive:
+    p = Primitive(name, host, jax, pullback, infer, elementwise, needs_interp=needs_interp)
+    PRIMITIVES[name] = p
+    return p
+
+
+def host_only(name: str, host: Callable[..., Any],
+              reason: str, result: V.JType = V.AnyT) -> Primitive:
+    """A primitive that only runs on the host and has no derivative."""
+    return prim(name, host, HostOnly(reason), NONDIFF, lambda *a, **k: result)
+
+
+# --- shared helpers -----------------------------------------------------------------------
+
+
+def jl_size(x: Any) -> tuple[int, ...]:
+    if isinstance(x, V.Range):
+        return (x.length,)
+    shp = getattr(x, "shape", None)
+    if shp is None:
+        if isinstance(x, tuple):
+            return (len(x),)
+        return ()
+    return tuple(reversed(shp))
+
+
+def dim_mismatch(msg: str) -> ZylaError:
+    return ZylaError("DimensionMismatch", msg)
+
+
+def as_array(x: Any, xp: Any = np) -> Any:
+    """Ranges and tuples used as arrays become arrays."""
+    if isinstance(x, V.Range):
+        return x.to_array() if xp is np else xp.asarray(x.to_array())
+    if isinstance(x, tuple):
+        return np.array(x) if xp is np else xp.asarray(x)
+    return x
+
+
+def _result(x: Any, xp: Any) -> Any:
+    return N.host_scalar(x) if xp is np else x
+
+
+def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callable[..., Any]:
+    """Lift `fn(xp, a, b)` on promoted operands to Julia-typed elementwise code.
+
+    kind: "arith" (Bool → Int), "float" (ints → Float64, as `/`), "cmp" (result Bool),
+    "same" (promoted type)."""
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        a = as_array(a, xp)
+        b = as_array(b, xp)
+        da, db = N.dtype_of(a), N.dtype_of(b)
+        d = N.promote(da, db)
+        if kind == "arith":
+            d = N.arith_dtype(da, db)
+        elif kind == "float":
+            d = N.float_dtype(d)
+        if d == N.OBJ:
+            raise ZylaError("MethodError", "no method for these argument types")
+        if xp is np:
+            if type(a) is float and type(b) is float:
+                return fn(np, a, b) if kind != "cmp" else bool(fn(np, a, b))
+            with np.errstate(all="ignore"):
+                out = fn(xp, _np_cast(a, d), _np_cast(b, d))
+            return _result(out, xp)
+        out = fn(xp, xp.asarray(a, dtype=d), xp.asarray(b, dtype=d))
+        return out
+
+    return run
+
+
+def _np_cast(x: Any, d: np.dtype) -> Any:
+    if isinstance(x, np.ndarray):
+        return x if x.dtype == d else x.astype(d)
+    return d.type(x)
+
+
+def unary_float(fn_name: str) -> Callable[..., Any]:
+    def run(xp: Any, x: Any) -> Any:
+        x = as_array(x, xp)
+        d = N.float_dtype(N.dtype_of(x))
+        if xp is np:
+            if type(x) is float:
+                try:
+                    return getattr(math, fn_name)(x)
+                except (ValueError, OverflowError):
+                    raise ZylaError("DomainError", f"{fn_name} was called with a value outside its "
+                                                   f"domain: {x}") from None
+            with np.errstate(all="ignore"):
+                return _result(getattr(np, fn_name)(_np_cast(x, d)), xp)
+        return getattr(xp, fn_name)(xp.asarray(x, dtype=d))
+
+    return run
+
+
+def same_shape_check(a: Any, b: Any, op: str) -> None:
+    sa, sb = jl_size(a), jl_size(b)
+    if sa != sb:
+        raise dim_mismatch(f"a has size {_fmt(sa)}, b has size {_fmt(sb)}, mismatch in `{op}`")
+
+
+def _fmt(s: tuple) -> str:
+    return "(" + ", ".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+
+
+def _np(a: Any) -> bool:
+    return isinstance(a, (np.ndarray, V.Range))
+
+
+def is_array(a: Any) -> bool:
+    return isinstance(a, V.Range) or getattr(a, "ndim", 0) > 0 and not isinstance(a, (str, tuple))
+
+
+# --- arithmetic ------------------------------------------------------------------------------
+
+_add = binary_elementwise(lambda xp, a, b: a + b, "arith")
+_sub = binary_elementwise(lambda xp, a, b: a - b, "arith")
+_mul = binary_elementwise(lambda xp, a, b: a * b, "arith")
+_div = binary_elementwise(lambda xp, a, b: a / b, "float")
+_lt = binary_elementwise(lambda xp, a, b: a < b, "cmp")
+_le = binary_elementwise(lambda xp, a, b: a <= b, "cmp")
+_gt = binary_elementwise(lambda xp, a, b: a > b, "cmp")
+_ge = binary_elementwise(lambda xp, a, b: a >= b, "cmp")
+_eq = binary_elementwise(lambda xp, a, b: a == b, "cmp")
+_ne = binary_elementwise(lambda xp, a, b: a != b, "cmp")
+_max = binary_elementwise(lambda xp, a, b: xp.maximum(a, b), "same")
+_min = binary_elementwise(lambda xp, a, b: xp.minimum(a, b), "same")
+
+
+def _pow(xp: Any, a: Any, b: Any) -> Any:
+    da, db = N.dtype_of(a), N.dtype_of(b)
+    if xp is np and type(b) is int and type(a) is int:
+        if b < 0:
+            raise ZylaError("DomainError", f"cannot raise an integer {a} to a negative power {b}")
+        return a**b
+    if db in (N.I64, N.BOOL) and N.is_float_dtype(da):
+        if xp is np:
+            if type(a) is float:
+                try:
+                    return a ** int(b)
+                except OverflowError:
+                    return math.inf
+                except ZeroDivisionError:
+                    return math.inf
+            with np.errstate(all="ignore"):
+                return _result(np.power(a, np.asarray(b, dtype=da)), xp)
+        return xp.power(a, xp.asarray(b, dtype=da))
+    d = (N.float_dtype(N.promote(da, db)) if N.is_float_dtype(N.promote(da, db)) or db != N.I64
+         else N.I64)
+    if xp is np:
+        if type(a) is float and type(b) is float:
+            if a < 0 and not b.is_integer():
+                raise ZylaError("DomainError",
+                                f"{a} ^ {b}: exponentiation yielding a complex result")
+            return a**b
+        with np.errstate(all="ignore"):
+            return _result(np.power(_np_cast(a, d), _np_cast(b, d)), xp)
+    return xp.power(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d))
+
+
+def _check_int_divisor(xp: Any, d: np.dtype, b: Any) -> None:
+    if xp is np and d.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise ZylaError("DivideError", "integer division error")
+
+
+def _intdiv(xp: Any, a: Any, b: Any) -> Any:
+    d = N.promote(N.dtype_of(a), N.dtype_of(b))
+    _check_int_divisor(xp, d, b)
+    if xp is np and type(a) is int and type(b) is int:
+        if b == 0:
+            raise ZylaError("DivideError", "integer division error")
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    if N.is_float_dtype(d):
+        return _result(xp.trunc(xp.asarray(a, dtype=d) / xp.asarray(b, dtype=d)), xp)
+    if xp is np:
+        return _result(np.fix(np.divide(a, b)).astype(d), xp)
+    return xp.sign(a) * xp.sign(b) * (xp.abs(a) // xp.abs(b))
+
+
+def _rem(xp: Any, a: Any, b: Any) -> Any:
+    if xp is np and type(a) is int and type(b) is int:
+        if b == 0:
+            raise ZylaError("DivideError", "integer division error")
+        return int(math.fmod(a, b))
+    d = N.promote(N.dtype_of(a), N.dtype_of(b))
+    _check_int_divisor(xp, d, b)
+    return _result(xp.fmod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
+
+
+def _mod(xp: Any, a: Any, b: Any) -> Any:
+    if xp is np and type(a) is int and type(b) is int:
+        if b == 0:
+            raise ZylaError("DivideError", "integer division error")
+        return a % b
+    d = N.promote(N.dtype_of(a), N.dtype_of(b))
+    _check_int_divisor(xp, d, b)
+    return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
+
+
+def plus(xp: Any, *args: Any) -> Any:
+    if len(args) == 1:
+        return args[0]
+    out = args[0]
+    for b in args[1:]:
+        a = out
+        if is_array(a) or is_array(b):
+            if not (is_array(a) and is_array(b)):
+                raise _scalar_array_error("+", a, b)
+            same_shape_check(a, b, "+")
+        out = _add(xp, a, b)
+    return out
+
+
+def minus(xp: Any, a: Any, b: Any = None) -> Any:
+    if b is None:
+        if xp is np and type(a) in (int, float):
+            return -a
+        a = as_array(a, xp)
+        if N.dtype_of(a) == N.BOOL:
+            a = N.cast(a, N.I64, xp)
+        return _result(-a, xp)
+    if is_array(a) or is_array(b):
+        if not (is_array(a) and is_array(b)):
+            raise _scalar_array_error("-", a, b)
+        same_shape_check(a, b, "-")
+    return _sub(xp, a, b)
+
+
+def _scalar_array_error(op: str, a: Any, b: Any) -> ZylaError:
+    from lang.core.functions import typeof
+
+    return ZylaError(
+        "MethodError",
+        f"no method matching {op}(::{V.type_name(typeof(a))}, ::{V.type_name(typeof(b))})",
+        hint=f"for elementwise {op} use the dotted operator .{op}",
+    )
+
+
+def times(xp: Any, *args: Any) -> Any:
+    if isinstance(args[0], (str, V.Char)):  # string concatenation: "a" * "b" * 'c'
+        from lang.core.builtins import jl_string
+
+        return jl_string(*args)
+    out = args[0]
+    for b in args[1:]:
+        out = _times2(xp, out, b)
+    return out
+
+
+def _times2(xp: Any, a: Any, b: Any) -> Any:
+    aa, ba = is_array(a), is_array(b)
+    if not aa or not ba:
+        return _mul(xp, a, b)
+    a = as_array(a, xp)
+    b = as_array(b, xp)
+    d = N.arith_dtype(N.dtype_of(a), N.dtype_of(b))
+    if a.ndim == 2 and b.ndim in (1, 2):
+        # Julia A (m,k) is stored (k,m); B (k,n) stored (n,k); A*B stored = b @ a
+        if a.shape[0] != b.shape[-1]:
+            sa, sb = jl_size(a), jl_size(b)
+            kind = "vector B has length" if b.ndim == 1 else "matrix B has dimensions"
+            bs = str(sb[0]) if b.ndim == 1 else f"({sb[0]},{sb[1]})"
+            raise dim_mismatch(f"matrix A has dimensions ({sa[0]},{sa[1]}), {kind} {bs}")
+        if getattr(a, "is_adjoint_vector", False) and a.shape[1] == 1 and b.ndim == 1:
+            return _result(xp.dot(xp.ravel(a), b), xp)
+        out = xp.matmul(N.cast(b, d, xp), N.cast(a, d, xp))
+        if xp is np:
+            # numpy hands the row tag of `v'` to any product; in Julia only v' * M is a row
+            row = getattr(a, "is_adjoint_vector", False) and a.shape[1] == 1 and b.ndim == 2
+            out = np.asarray(out).view(type(a)) if row else np.asarray(out)
+        return _result(out, xp)
+    if a.ndim == 1 and b.ndim == 2:
+        if b.shape[-1] != 1:
+            raise dim_mismatch(f"A has dimensions ({a.shape[0]},1) but B has first dimension "
+                               f"{jl_size(b)[0]}")
+        out = xp.matmul(N.cast(b, d, xp), N.cast(a[None, :], d, xp))
+        return _result(np.asarray(out) if xp is np else out, xp)
+    raise ZylaError("MethodError",
+                    f"no method matching *(arrays of sizes {jl_size(a)} and {jl_size(b)})",
+                    hint="for elementwise multiplication use .*")
+
+
+def divide(xp: Any, a: Any, b: Any) -> Any:
+    if is_array(b):
+        raise ZylaError("MethodError", "no method matching /(_, ::Array)",
+                        hint="use ./ for elementwise division")
+    return _div(xp, a, b)
+
+
+def power(xp: Any, a: Any, b: Any) -> Any:
+    if is_array(a):
+        raise ZylaError("MethodError", "no method matching ^(::Array, _)",
+                        hint="use .^ for elementwise powers")
+    return _pow(xp, a, b)
+
+
+def cmp_scalar(fn: Callable[..., Any], op: str) -> Callable[..., Any]:
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        if is_array(a) or is_array(b):
+            raise ZylaError("MethodError", f"no method matching {op} on arrays", hint=f"use .{op}")
+        if not _numeric(a) or not _numeric(b):
+            if isinstance(a, str) and isinstance(b, str):
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+            raise ZylaError("MethodError", "no method matching isless for these types")
+        return fn(xp, a, b)
+
+    return run
+
+
+def _numeric(x: Any) -> bool:
+    return N.dtype_of(x) != N.OBJ
+
+
+def jl_equal(a: Any, b: Any) -> bool:
+    """Julia's `==` on host values (structural for arrays, tuples, NamedTuples)."""
+    if a is b:
+        return True
+    if _numeric(a) and _numeric(b) and not is_array(a) and not is_array(b):
+        if isinstance(a, (str,)) or isinstance(b, str):
+            return False
+        return bool(a == b)
+    if is_array(a) or is_array(b):
+        if not (is_array(a) and is_array(b)):
+            return False
+        a, b = as_array(a), as_array(b)
+        if jl_size(a) != jl_size(b):
+            return False
+        if a.dtype == object or b.dtype == object:
+            return all(jl_equal(x, y) for x, y in zip(a.ravel(), b.ravel(), strict=False))
+        return bool(np.array_equal(a, b))
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(jl_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
+        return a.names == b.names and all(jl_equal(x, y)
+                                          for x, y in zip(a.values, b.values, strict=False))
+    if isinstance(a, V.StructValue) and isinstance(b, V.StructValue):
+        return a.type == b.type and not a.type.mutable and all(
+            jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
+    return bool(a == b) if type(a) is type(b) else False
+
+
+def jl_egal(a: Any, b: Any) -> bool:
+    """`===`: identity for mutable values, structural equality for immutable ones."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return False
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or (a != a and b != b)
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(jl_egal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, V.StructValue):
+        return not a.type.mutable and a.type == b.type and all(
+            jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def eq_any(xp: Any, a: Any, b: Any) -> Any:
+    if xp is np:
+        return jl_equal(a, b)
+    if is_array(a) and is_array(b):
+        if jl_size(a) != jl_size(b):
+            return False
+        return xp.all(a == b)
+    return _eq(xp, a, b)
+
+
+# --- unbroadcast and shapes ---------------------------------------------------------------
+
+
+def unbroadcast(xp: Any, x: Any, dx: Any) -> Any:
+    """Sum a broadcast cotangent dx down to the shape of x (Julia leading-dim rules)."""
+    if dx is None:
+        return None
+    if type(x) is tuple:
+        # a tuple broadcast like a vector (`(a, b) .* (1.0, 2.0)`): one cotangent per
+        # element, a tuple; the elements are numbers (a broadcast over tuples of arrays
+        # broadcasts the tuple as a whole, elementwise calls see the arrays)
+        if isinstance(dx, tuple):
+            return tuple(unbroadcast(xp, a, d) for a, d in zip(x, dx, strict=True))
+        if is_array(dx) and getattr(dx, "ndim", 0) >= 1:
+            # Julia's first dimension is the last axis of Zyla's (reversed) layout
+            flat = dx if dx.ndim == 1 else xp.sum(dx, axis=tuple(range(dx.ndim - 1)))
+            if flat.shape[0] == len(x):
+                return tuple(unbroadcast(xp, a, flat[i]) for i, a in enumerate(x))
+            return tuple(unbroadcast(xp, a, xp.sum(flat)) for a in x)
+        return tuple(unbroadcast(xp, a, dx) for a in x)
+    if not is_array(x):
+        if is_array(dx):
+            s = xp.sum(dx)
+            return _result(N.cast(s, N.dtype_of(x), xp)
+                           if N.is_float_dtype(N.dtype_of(x)) else s, xp)
+        return dx
+    xs = getattr(as_array(x), "shape", ())
+    if not is_array(dx):
+        return xp.full(xs, dx, dtype=N.dtype_of(x) if N.is_float_dtype(N.dtype_of(x)) else N.F64)
+    ds = dx.shape
+    if tuple(ds) == tuple(xs):
+        return dx
+    nlead = len(ds) - len(xs)
+    axes = list(range(nlead))
+    for i, n in enumerate(xs):
+        if n == 1 and ds[nlead + i] != 1:
+            axes.append(nlead + i)
+    out = xp.sum(dx, axis=tuple(axes), keepdims=True)
+    return out.reshape(xs)
+
+
+# --- registration of the arithmetic table ------------------------------------------------------
+
+
+def _jx(f: Callable[..., Any]) -> Callable[..., Any]:
+    def run(*args: Any, **kw: Any) -> Any:
+        return f(N.jax_numpy(), *args, **kw)
+
+    run.__name__ = getattr(f, "__name__", "jax")
+    return run
+
+
+def _hx(f: Callable[..., Any]) -> Callable[..., Any]:
+    def run(*args: Any, **kw: Any) -> Any:
+        return f(np, *args, **kw)
+
+    run.__name__ = getattr(f, "__name__", "host")
+    return run
+
+
+def numeric_prim(name: str, f: Callable[..., Any], pullback: str,
+                 elementwise: Callable[..., Any] | None = None) -> Primitive:
+    """A primitive whose host and JAX implementations are the same code over xp."""
+    return prim(name, _hx(f), _jx(f), pullback, INFER_BY_LOWERING, elementwise)
+
+
+numeric_prim("+", plus, "(dz, z, xs...) -> map(x -> dz, xs)", _add)
+numeric_prim("-", minus, "(dz, z, x, y...) -> length(y) == 0 ? (-dz,) : (dz, -dz)", _sub)
+numeric_prim("*", times, "(dz, z, xs...) -> Core.mul_back(dz, xs...)", _mul)
+numeric_prim("/", divide, "(dz, z, x, y) -> (dz ./ y, -sum(dz .* z) / y)", _div)
+numeric_prim("^", power, "(dz, z, x, p) -> Core.pow_back(dz, z, x, p)", _pow)
+numeric_prim("÷", binary_elementwise(_intdiv, "same"), NONDIFF, binary_elementwise(_intdiv, "same"))
+numeric_prim("%", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))",
+             binary_elementwise(_rem, "same"))
+numeric_prim("rem", binary_elementwise(_rem, "same"),
+             "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", binary_elementwise(_rem, "same"))
+numeric_prim("mod", binary_elementwise(_mod, "same"),
+             "(dz, z, x, y) -> (dz, -dz .* floor.(x ./ y))", binary_elementwise(_mod, "same"))
+numeric_prim("div", binary_elementwise(_intdiv, "same"), NONDIFF,
+             binary_elementwise(_intdiv, "same"))
+numeric_prim("<", cmp_scalar(_lt, "<"), NONDIFF, _lt)
+numeric_prim("<=", cmp_scalar(_le, "<="), NONDIFF, _le)
+numeric_prim(">", cmp_scalar(_gt, ">"), NONDIFF, _gt)
+numeric_prim(">=", cmp_scalar(_ge, ">="), NONDIFF, _ge)
+numeric_prim("==", eq_any, NONDIFF, _eq)
+numeric_prim("!=", lambda xp, a, b: not eq_any(xp, a, b) if xp is np
+             else xp.logical_not(eq_any(xp, a, b)), NONDIFF, _ne)
+numeric_prim("max", lambda xp, a, b, *r: _reduce2(_max, xp, a, b, *r),
+             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .>= xs[2]), dz .* (xs[1] .< xs[2]))"
+             " : Core.extremes_back(dz, z, xs)", _max)
+numeric_prim("min", lambda xp, a, b, *r: _reduce2(_min, xp, a, b, *r),
+             "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .<= xs[2]), dz .* (xs[1] .> xs[2]))"
+             " : Core.extremes_back(dz, z, xs)", _min)
+
+
+def _reduce2(f: Callable[..., Any], xp: Any, a: Any, b: Any, *rest: Any) -> Any:
+    out = f(xp, a, b)
+    for r in rest:
+        out = f(xp, out, r)
+    return out
+
+
+_UNARY_RULES = {
+    "sin": "(dz, z, x) -> (dz .* cos.(x),)",
+    "cos": "(dz, z, x) -> (-dz .* sin.(x),)",
+    "tan": "(dz, z, x) -> (dz .* (1 .+ z .^ 2),)",
+    "exp": "(dz, z, x) -> (dz .* z,)",
+    "log": "(dz, z, x) -> (dz ./ x,)",
+    "sqrt": "(dz, z, x) -> (dz ./ (2 .* z),)",
+    "tanh": "(dz, z, x) -> (dz .* (1 .- z .^ 2),)",
+    "sinh": "(dz, z, x) -> (dz .* cosh.(x),)",
+    "cosh": "(dz, z, x) -> (dz .* sinh.(x),)",
+    "log1p": "(dz, z, x) -> (dz ./ (1 .+ x),)",
+    "expm1": "(dz, z, x) -> (dz .* (z .+ 1),)",
+    "asin": "(dz, z, x) -> (dz ./ sqrt.(1 .- x .^ 2),)",
+    "acos": "(dz, z, x) -> (-dz ./ sqrt.(1 .- x .^ 2),)",
+    "atan": "(dz, z, x) -> (dz ./ (1 .+ x .^ 2),)",
+    "log2": "(dz, z, x) -> (dz ./ (x .* log(2.0)),)",
+    "log10": "(dz, z, x) -> (dz ./ (x .* log(10.0)),)",
+}
+_NP_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
+
+
+def _unary(name: str) -> Callable[..., Any]:
+    npname = _NP_NAMES.get(name, name)
+    mathname = name
+
+    def run(xp: Any, x: Any) -> Any:
+        x = as_array(x, xp)
+        d = N.float_dtype(N.dtype_of(x))
+        if xp is np:
+            if type(x) is float or type(x) is int:
+                try:
+                    return getattr(math, mathname)(x)
+                except (ValueError, OverflowError) as e:
+                    if isinstance(e, OverflowError):
+                        return math.inf
+                    raise ZylaError("DomainError",
+                                    f"{name} was called with {x}, outside its domain") from None
+            with np.errstate(all="ignore"):
+                return _result(getattr(np, npname)(_np_cast(x, d)), xp)
+        return getattr(xp, npname)(xp.asarray(x, dtype=d))
+
+    return run
+
+
+for _name, _rule in _UNARY_RULES.items():
+    _f = _unary(_name)
+    numeric_prim(_name, _f, _rule, _f)
+
+
+def _abs(xp: Any, x: Any) -> Any:
+    if xp is np and type(x) in (int, float):
+        return abs(x)
+    return _result(xp.abs(as_array(x, xp)), xp)
+
+
+def _sign(xp: Any, x: Any) -> Any:
+    if xp is np and type(x) in (int, float):
+        return type(x)((x > 0) - (x < 0))
+    return _result(xp.sign(as_array(x, xp)), xp)
+
+
+def _abs2(xp: Any, x: Any) -> Any:
+    return _mul(xp, x, x)
+
+
+def _rounding(name: str) -> Callable[..., Any]:
+    def run(xp: Any, x: Any, y: Any = None, digits: Any = None, sigdigits: Any = None) -> Any:
+        if isinstance(x, V.JType):  # round(Int, x)
+            d = V.JTYPE_TO_DTYPE.get(x, N.I64)
+            r = run(xp, y)
+            return (N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np
+                    else xp.asarray(r).astype(d))
+        if sigdigits is not None and xp is np and type(x) is float:
+            return float(f"{x:.{int(sigdigits)}g}")
+        if digits is not None:
+            if xp is np and type(x) is float:
+                return round(x, int(digits)) if name == "round" else float(
+                    getattr(math, name)(x * 10.0**digits) / 10.0**digits)
+            return _result(xp.round(as_array(x, xp), int(digits)), xp)
+        if xp is np and type(x) is int:
+            return x
+        if xp is np and type(x) is float:
+            if name == "round":
+                r = round(x)  # Python rounds half to even, as Julia does
+                return float(r)
+            return float(getattr(math, name)(x))
+        fn = {"round": xp.round, "floor": xp.floor, "ceil": xp.ceil, "trunc": xp.trunc}[name]
+        return _result(fn(as_array(x, xp)), xp)
+
+    return run
+
+
+def _neg(xp: Any, x: Any) -> Any:
+    return minus(xp, x)
+
+
+numeric_prim("abs", _abs, "(dz, z, x) -> (dz .* sign.(x),)", _abs)
+numeric_prim("abs2", _abs2, "(dz, z, x) -> (2 .* dz .* x,)", _abs2)
+numeric_prim("sign", _sign, NONDIFF, _sign)
+for _name in ("round", "floor", "ceil", "trunc"):
+    numeric_prim(_name, _rounding(_name), NONDIFF, _rounding(_name))
+numeric_prim("Core.neg", _neg, "(dz, z, x) -> (-dz,)", _neg)
+
+
+def _not(xp: Any, x: Any) -> Any:
+    if xp is np:
+        if isinstance(x, (bool, np.bool_)):
+            return not x
+        if isinstance(x, np.ndarray):
+            raise ZylaError("MethodError", "no method matching !(::Array)", hint="use .!")
+        raise ZylaError("MethodError", f"no method matching !({x!r})")
+    return xp.logical_not(x)
+
+
+numeric_prim("!", _not, NONDIFF, lambda xp, x: xp.logical_not(x))
+numeric_prim("Core.or", lambda xp, a, b: (a or b) if xp is np else xp.logical_or(a, b), NONDIFF,
+             lambda xp, a, b: xp.logical_or(a, b))
+numeric_prim("&", lambda xp, a, b: _bitop(xp, a, b, "and"), NONDIFF,
+             lambda xp, a, b: _bitop(xp, a, b, "and"))
+numeric_prim("|", lambda xp, a, b: _bitop(xp, a, b, "or"), NONDIFF,
+             lambda xp, a, b: _bitop(xp, a, b, "or"))
+numeric_prim("xor", lambda xp, a, b: _bitop(xp, a, b, "xor"), NONDIFF,
+             lambda xp, a, b: _bitop(xp, a, b, "xor"))
+
+
+def _bitop(xp: Any, a: Any, b: Any, op: str) -> Any:
+    if xp is np and type(a) in (int, bool) and type(b) in (int, bool):
+        out = {"and": a & b, "or": a | b, "xor": a ^ b}[op]
+        return out
+    fn = {"and": xp.bitwise_and, "or": xp.bitwise_or, "xor": xp.bitwise_xor}[op]
+    return _result(fn(a, b), xp)
+
+
+def _ifelse(xp: Any, c: Any, a: Any, b: Any) -> Any:
+    if xp is np and isinstance(c, (bool, np.bool_)):
+        return a if c else b
+    return _result(xp.where(c, a, b), xp)
+
+
+numeric_prim("ifelse", _ifelse, "(dz, z, c, a, b) -> (nothing, dz .* c, dz .* (!).(c))", _ifelse)
+
+numeric_prim("identity", lambda xp, x: x, "(dz, z, x) -> (dz,)", lambda xp, x: x)
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "+": "(d, z, xs...) -> Core.fwd_plus(d)",
+    "-": "(d, z, x, y...) -> length(y) == 0 ? -d[1] : d[1] - d[2]",
+    "*": "(d, z, xs...) -> Core.mul_fwd(d, xs...)",
+    "/": "(d, z, x, y) -> (d[1] - z * d[2]) / y",
+    "^": "(d, z, x, p) -> Core.pow_fwd(d[1], d[2], z, x, p)",
+    "%": "(d, z, x, y) -> d[1] .- d[2] .* trunc.(x ./ y)",
+    "rem": "(d, z, x, y) -> d[1] .- d[2] .* trunc.(x ./ y)",
+    "mod": "(d, z, x, y) -> d[1] .- d[2] .* floor.(x ./ y)",
+    "max": "(d, z, xs...) -> Core.extremes_fwd(d, z, xs)",
+    "min": "(d, z, xs...) -> Core.extremes_fwd(d, z, xs)",
+    "sin": "(d, z, x) -> d[1] .* cos.(x)",
+    "cos": "(d, z, x) -> -d[1] .* sin.(x)",
+    "tan": "(d, z, x) -> d[1] .* (1 .+ z .^ 2)",
+    "exp": "(d, z, x) -> d[1] .* z",
+    "log": "(d, z, x) -> d[1] ./ x",
+    "sqrt": "(d, z, x) -> d[1] ./ (2 .* z)",
+    "tanh": "(d, z, x) -> d[1] .* (1 .- z .^ 2)",
+    "sinh": "(d, z, x) -> d[1] .* cosh.(x)",
+    "cosh": "(d, z, x) -> d[1] .* sinh.(x)",
+    "log1p": "(d, z, x) -> d[1] ./ (1 .+ x)",
+    "expm1": "(d, z, x) -> d[1] .* (z .+ 1)",
+    "asin": "(d, z, x) -> d[1] ./ sqrt.(1 .- x .^ 2)",
+    "acos": "(d, z, x) -> -d[1] ./ sqrt.(1 .- x .^ 2)",
+    "atan": "(d, z, x) -> d[1] ./ (1 .+ x .^ 2)",
+    "log2": "(d, z, x) -> d[1] ./ (x .* log(2.0))",
+    "log10": "(d, z, x) -> d[1] ./ (x .* log(10.0))",
+    "abs": "(d, z, x) -> d[1] .* sign.(x)",
+    "abs2": "(d, z, x) -> 2 .* d[1] .* x",
+    "Core.neg": "(d, z, x) -> -d[1]",
+    "ifelse": "(d, z, c, a, b) -> ifelse.(c, d[2], d[3])",
+    "identity": "(d, z, x) -> d[1]",
+}

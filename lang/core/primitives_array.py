@@ -1,0 +1,960 @@
+"""Array primitives: construction, shape, indexing, reductions, broadcasting helpers.
+
+Arrays use the layout of lang.core.values: a Julia array of size (m, n, ...) is a C-ordered
+array of shape (..., n, m). Julia dimension d (1-based) is numpy axis ndim - d.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import ZylaError
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.lower import COLON
+from lang.core.primitives import (
+    INFER_BY_LOWERING,
+    NONDIFF,
+    HostOnly,
+    _hx,
+    _jx,
+    _result,
+    as_array,
+    dim_mismatch,
+    is_array,
+    jl_size,
+    prim,
+)
+
+
+def axis(x: Any, d: int) -> int:
+    """numpy axis of Julia dimension d (1-based)."""
+    return x.ndim - d
+
+
+def _dims_arg(dims: Any) -> tuple[int, ...]:
+    if isinstance(dims, tuple):
+        return tuple(int(d) for d in dims)
+    return (int(dims),)
+
+
+def _shape_from(args: tuple) -> tuple[int, ...]:
+    """Julia dims `(2, 3)` or `2, 3` as a numpy shape (reversed)."""
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    for a in args:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise ZylaError("MethodError", f"invalid dimension {a!r}")
+    return tuple(int(a) for a in reversed(args))
+
+
+def _eltype_and_dims(args: tuple, default: np.dtype = N.F64) -> tuple[np.dtype, tuple[int, ...]]:
+    if args and isinstance(args[0], V.JType):
+        d = V.JTYPE_TO_DTYPE.get(args[0], N.OBJ)
+        return d, _shape_from(args[1:])
+    return default, _shape_from(args)
+
+
+def _filled(value: float) -> Any:
+    def run(xp: Any, *args: Any) -> Any:
+        d, shape = _eltype_and_dims(args)
+        return xp.full(shape, value, dtype=d)
+
+    return run
+
+
+def _fill(xp: Any, v: Any, *dims: Any) -> Any:
+    shape = _shape_from(dims)
+    d = N.dtype_of(v)
+    if d == N.OBJ:
+        out = np.empty(shape, dtype=object)
+        out.fill(v)
+        return out
+    return xp.full(shape, v, dtype=d)
+
+
+def _similar(xp: Any, x: Any, *rest: Any) -> Any:
+    x = as_array(x, xp)
+    d = x.dtype
+    shape = x.shape
+    if rest and isinstance(rest[0], V.JType):
+        d = V.JTYPE_TO_DTYPE.get(rest[0], N.OBJ)
+        rest = rest[1:]
+    if rest:
+        shape = _shape_from(rest)
+    return xp.zeros(shape, dtype=d)
+
+
+def _copy(xp: Any, x: Any) -> Any:
+    if isinstance(x, V.Range):
+        return as_array(x, xp)
+    if xp is np and isinstance(x, np.ndarray):
+        return x.copy()
+    if xp is not np and hasattr(x, "shape"):
+        # a distinct value: writes to it must not look like writes to x
+        return xp.array(x, copy=True)
+    return x
+
+
+def _size(xp: Any, x: Any, d: Any = None) -> Any:
+    s = jl_size(x)
+    if d is None:
+        return s
+    return s[d - 1] if d <= len(s) else 1
+
+
+def _length(xp: Any, x: Any) -> int:
+    if isinstance(x, V.Range):
+        return x.length  # (traced when the compiled tier computes a range's bounds)
+    if isinstance(x, (tuple, str, V.NamedTuple)):
+        return len(x)
+    if isinstance(x, dict):
+        return len(x)
+    if hasattr(x, "shape"):
+        n = 1
+        for s in x.shape:
+            n *= s
+        return n
+    if hasattr(x, "items") and isinstance(x.items, list):
+        return len(x.items)
+    if hasattr(x, "jl_length"):
+        return x.jl_length()
+    if N.is_scalar(x):
+        return 1
+    raise ZylaError("MethodError", f"no method matching length({x!r})")
+
+
+def _reshape(xp: Any, x: Any, *dims: Any) -> Any:
+    x = as_array(x, xp)
+    if len(dims) == 1 and isinstance(dims[0], tuple):
+        dims = dims[0]
+    total = int(np.prod(x.shape))
+    known = [d for d in dims if d is not COLON]
+    if len(known) < len(dims):
+        prod = int(np.prod(known)) if known else 1
+        dims = tuple(total // prod if d is COLON else d for d in dims)
+    if int(np.prod(dims)) != total:
+        raise dim_mismatch(f"new dimensions {tuple(dims)} must be consistent with array size "
+                           f"{total}")
+    return xp.reshape(x, tuple(reversed([int(d) for d in dims])))
+
+
+def _vec(xp: Any, x: Any) -> Any:
+    return xp.reshape(as_array(x, xp), (-1,))
+
+
+def _permutedims(xp: Any, x: Any, perm: Any = None) -> Any:
+    x = as_array(x, xp)
+    if x.ndim == 1:
+        return xp.reshape(x, (x.shape[0], 1))
+    n = x.ndim
+    if perm is None:
+        perm = (2, 1)
+    # Julia result dim i is input dim perm[i]; numpy axis of julia dim d is n - d
+    np_perm = [n - perm[n - 1 - k] for k in range(n)]
+    return xp.transpose(x, np_perm)
+
+
+class AdjointVector(np.ndarray):
+    """`v'` for a vector v: a 1×n row whose product with a vector is a scalar."""
+
+    is_adjoint_vector = True
+
+
+def _is_row(x: Any) -> bool:
+    """x is `v'` of a vector v (numpy propagates the tag to results of other shapes)."""
+    return getattr(x, "is_adjoint_vector", False) and x.ndim == 2 and x.shape[1] == 1
+
+
+def _adjoint(xp: Any, x: Any) -> Any:
+    if not is_array(x):
+        return x
+    if _is_row(x):  # (v')' is v, a vector again
+        return np.asarray(x).reshape(-1)
+    x = as_array(x, xp)
+    if x.ndim == 1:
+        row = xp.reshape(x, (x.shape[0], 1))
+        if xp is np:
+            return row.view(AdjointVector)
+        return row
+    return xp.transpose(x)
+
+
+def _as_reduce_axes(x: Any, dims: Any) -> tuple[int, ...]:
+    ds = _dims_arg(dims)
+    return tuple(axis(x, d) for d in ds if d <= x.ndim)
+
+
+def _reducer(np_name: str, empty_ok: bool = True) -> Any:
+    def run(xp: Any, x: Any, dims: Any = None) -> Any:
+        x = as_array(x, xp)
+        if isinstance(x, tuple):
+            x = np.array(x)
+        if not is_array(x):
+            return x
+        if x.dtype == N.BOOL and np_name in ("sum", "prod"):
+            x = x.astype(N.I64)
+        if dims is None:
+            if x.size == 0 and not empty_ok:
+                raise ZylaError("ArgumentError", "reducing over an empty collection is not allowed")
+            return _result(getattr(xp, np_name)(x), xp)
+        return getattr(xp, np_name)(x, axis=_as_reduce_axes(x, dims), keepdims=True)
+
+    return run
+
+
+def _argext(np_name: str) -> Any:
+    def run(xp: Any, x: Any) -> Any:
+        x = as_array(x, xp)
+        flat = xp.reshape(x, (-1,))
+        return _result(getattr(xp, np_name)(flat) + 1, xp)
+
+    return run
+
+
+def _findext(np_name: str) -> Any:
+    def run(xp: Any, x: Any) -> Any:
+        x = as_array(x, xp)
+        flat = xp.reshape(x, (-1,))
+        i = getattr(xp, np_name)(flat)
+        return (_result(flat[i], xp), _result(i + 1, xp))
+
+    return run
+
+
+def _cumsum(xp: Any, x: Any, dims: Any = None) -> Any:
+    x = as_array(x, xp)
+    ax = 0 if dims is None else axis(x, int(dims))
+    return xp.cumsum(x, axis=ax)
+
+
+def _reverse(xp: Any, x: Any) -> Any:
+    if isinstance(x, tuple):
+        return tuple(reversed(x))
+    if isinstance(x, str):
+        return x[::-1]
+    x = as_array(x, xp)
+    return xp.flip(x, axis=x.ndim - 1) if x.ndim else x
+
+
+# --- concatenation ------------------------------------------------------------------------
+
+
+def _as2(xp: Any, a: Any) -> Any:
+    """A value as a Julia matrix (numpy 2-d, reversed)."""
+    a = as_array(a, xp)
+    if not is_array(a):
+        return xp.reshape(xp.asarray(a), (1, 1))
+    if a.ndim == 1:
+        return xp.reshape(a, (1, a.shape[0]))
+    return a
+
+
+def _common_dtype(items: list) -> np.dtype:
+    d = None
+    for x in items:
+        if isinstance(x, tuple):  # `[(X, Y)]`: tuples are elements, not arrays
+            return N.OBJ
+        dx = N.dtype_of(as_array(x))
+        d = dx if d is None else N.promote(d, dx)
+    return d if d is not None else N.F64
+
+
+def _vcat(xp: Any, *items: Any) -> Any:
+    if not items:
+        return xp.zeros((0,))
+    d = _common_dtype(list(items))
+    arrs = [as_array(x, xp) for x in items]
+    if all((not is_array(a)) or a.ndim == 1 for a in arrs):
+        parts = [xp.reshape(xp.asarray(a, dtype=d), (-1,)) for a in arrs]
+        return xp.concatenate(parts)
+    mats = [xp.asarray(_as2_col(xp, a), dtype=d) for a in arrs]
+    try:
+        return xp.concatenate(mats, axis=mats[0].ndim - 1)
+    except ValueError:
+        raise dim_mismatch("number of columns of each array must match") from None
+
+
+def _as2_col(xp: Any, a: Any) -> Any:
+    if not is_array(a):
+        return xp.reshape(xp.asarray(a), (1, 1))
+    if a.ndim == 1:
+        return xp.reshape(a, (1, a.shape[0]))
+    return a
+
+
+def _hcat(xp: Any, *items: Any) -> Any:
+    if not items:
+        return xp.zeros((0,))
+    d = _common_dtype(list(items))
+    mats = []
+    for a in items:
+        a = as_array(a, xp)
+        if not is_array(a):
+            mats.append(xp.reshape(xp.asarray(a, dtype=d), (1, 1)))
+        elif a.ndim == 1:
+            mats.append(xp.reshape(xp.asarray(a, dtype=d), (1, a.shape[0])))
+        else:
+            mats.append(xp.asarray(a, dtype=d))
+    try:
+        return xp.concatenate(mats, axis=0)
+    except ValueError:
+        raise dim_mismatch("number of rows of each array must match") from None
+
+
+def _hvcat(xp: Any, rows: tuple, *items: Any) -> Any:
+    out_rows = []
+    k = 0
+    for n in rows:
+        out_rows.append(_hcat(xp, *items[k:k + n]))
+        k += n
+    if len(out_rows) == 1:
+        return out_rows[0]
+    return _vcat(xp, *out_rows)
+
+
+def _vect(xp: Any, *items: Any) -> Any:
+    if not items:
+        return np.zeros((0,), dtype=object) if xp is np else xp.zeros((0,))
+    d = _common_dtype(list(items))
+    if d == N.OBJ or any(is_array(x) or isinstance(x, tuple) for x in items):
+        out = np.empty(len(items), dtype=object)
+        for i, x in enumerate(items):
+            out[i] = x
+        return out
+    if xp is np:
+        return np.array(items, dtype=d)
+    return xp.stack([xp.asarray(x, dtype=d) for x in items])
+
+
+def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
+    d = V.JTYPE_TO_DTYPE.get(t, N.OBJ)
+    if d == N.OBJ:
+        out = np.empty(len(items), dtype=object)
+        for i, x in enumerate(items):
+            out[i] = x
+        return out
+    if xp is np:
+        return np.array(items, dtype=d) if items else np.zeros(0, dtype=d)
+    if not items:
+        return xp.zeros((0,), dtype=d)
+    return xp.stack([xp.asarray(x, dtype=d) for x in items])
+
+
+# --- indexing --------------------------------------------------------------------------------
+
+
+def _bounds_error(x: Any, idx: tuple) -> ZylaError:
+    from lang.core.functions import typeof
+
+    s = jl_size(x)
+    desc = (f"{'×'.join(map(str, s))} {V.type_name(typeof(x))}" if len(s) != 1
+            else f"{s[0]}-element {V.type_name(typeof(x))}")
+    shown = ", ".join(_show_index(i) for i in idx)
+    return ZylaError("BoundsError", f"attempt to access {desc} at index [{shown}]")
+
+
+def _show_index(i: Any) -> str:
+    if isinstance(i, V.Range):
+        return f"{i.start}:{i.last}"
+    if i is COLON:
+        return ":"
+    return str(i)
+
+
+def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
+    """A Julia index along a dimension of length n as a numpy index (0-based)."""
+    if i is COLON:
+        return slice(None)
+    if isinstance(i, bool):
+        raise ZylaError("ArgumentError", "invalid index: true of type Bool")
+    if isinstance(i, (int, np.integer)):
+        if not (1 <= i <= n):  # static indices are checked in both tiers
+            raise _bounds_error(x, idx)
+        return int(i) - 1
+    if isinstance(i, V.Range):
+        if i.length == 0:
+            return slice(0, 0)
+        first, last = i.start, i.last
+        if isinstance(first, (int, np.integer)) and isinstance(i.length, (int, np.integer)) and (
+                min(first, last) < 1 or max(first, last) > n):
+            raise _bounds_error(x, idx)
+        stop = last - 1 + (1 if i.step > 0 else -1)
+        return slice(first - 1, None if stop < 0 else stop, i.step)
+    if isinstance(i, np.ndarray) or hasattr(i, "dtype"):
+        arr = i
+        if N.dtype_of(arr) == N.BOOL:
+            return arr
+        if xp is np and arr.size and (arr.min() < 1 or arr.max() > n):
+            raise _bounds_error(x, idx)
+        return arr - 1
+    raise ZylaError("ArgumentError", f"invalid index: {i!r}")
+
+
+def _cartesian(v: Any) -> bool:
+    return isinstance(v, V.StructValue) and v.type.name == "CartesianIndex"
+
+
+def getindex(xp: Any, x: Any, *idx: Any) -> Any:
+    if any(_cartesian(i) for i in idx):  # A[CartesianIndex(i, j)] == A[i, j]
+        idx = tuple(k for i in idx for k in (i.fields[0] if _cartesian(i) else (i,)))
+    if _cartesian(x):
+        x = x.fields[0]
+    if isinstance(x, (tuple, str)) or isinstance(x, V.NamedTuple):
+        return _getindex_seq(x, idx)
+    if isinstance(x, dict):
+        return x[idx[0]]
+    if isinstance(x, V.Range):
+        if len(idx) == 1 and xp is not np and getattr(idx[0], "ndim", None) == 0 and hasattr(
+                idx[0], "aval"):  # a traced index (unchecked, as for arrays): r[i]
+            return x.start + (idx[0] - 1) * x.step
+        if len(idx) == 1 and isinstance(idx[0], (int, np.integer)) and not isinstance(idx[0], bool):
+            i = idx[0]
+            if not 1 <= i <= x.length:
+                raise _bounds_error(x, idx)
+            return x[i - 1]
+        if len(idx) == 1 and isinstance(idx[0], V.Range):
+            r = idx[0]
+            return V.Range(x[r.start - 1], x.step * r.step, r.length, x.unit and r.step == 1)
+        x = as_array(x, xp)
+    if not hasattr(x, "shape"):
+        if idx == () or idx == (1,):
+            return x
+        raise ZylaError("BoundsError", f"attempt to access a scalar at index {list(idx)}")
+    if xp is not np and type(x) is np.ndarray and any(hasattr(i, "aval") for i in idx):
+        x = xp.asarray(x)  # a constant of the trace indexed by a traced index
+    if len(idx) == 1 and x.ndim != 1:
+        flat = xp.reshape(x, (-1,))
+        out = flat[to_np_index(xp, idx[0], flat.shape[0], x, idx)]
+        return _result(out, xp)
+    nd = x.ndim
+    if len(idx) < nd:
+        # trailing dimensions are collapsed (Julia's partial linear indexing)
+        shape = list(jl_size(x)[: len(idx) - 1]) + [int(np.prod(jl_size(x)[len(idx) - 1:]))]
+        x = xp.reshape(x, tuple(reversed(shape)))
+        nd = x.ndim
+    sizes = jl_size(x)
+    npi = []
+    for d, i in enumerate(idx):
+        n = sizes[d] if d < nd else 1
+        if d >= nd:
+            if i not in (1, COLON):
+                raise _bounds_error(x, idx)
+            continue
+        npi.append(to_np_index(xp, i, n, x, idx))
+    npi.reverse()
+    arrays = [k for k, j in enumerate(npi) if not isinstance(j, (slice, int))]
+    if len(arrays) <= 1:
+        out = x[tuple(npi)]
+        if xp is np and isinstance(out, np.ndarray) and out.base is not None:
+            out = out.copy()  # Julia's slicing copies (`view` aliases)
+    else:
+        out = x
+        for k in reversed(range(len(npi))):
+            j = npi[k]
+            if isinstance(j, slice):
+                out = out[(slice(None),) * k + (j,)]
+            else:
+                out = xp.take(out, j, axis=k)
+    return _result(out, xp)
+
+
+def _getindex_seq(x: Any, idx: tuple) -> Any:
+    if len(idx) != 1:
+        raise ZylaError("BoundsError", f"attempt to access {type(x).__name__} at index {list(idx)}")
+    i = idx[0]
+    if isinstance(x, V.NamedTuple):
+        if isinstance(i, V.Symbol):
+            return x.get(i.name)
+        return _getindex_seq(x.values, idx)
+    if isinstance(i, V.Range):
+        items = [x[k - 1] for k in i]
+        return tuple(items) if isinstance(x, tuple) else "".join(items)
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+        raise ZylaError("ArgumentError", f"invalid index {i!r}")
+    if not 1 <= i <= len(x):
+        kind = f"{len(x)}-element Tuple" if isinstance(x, tuple) else "String"
+        raise ZylaError("BoundsError", f"attempt to access {kind} at index [{i}]")
+    v = x[i - 1]
+    return V.Char(v) if isinstance(x, str) else v
+
+
+def setindex(x: Any, v: Any, *idx: Any) -> Any:
+    """Host `setindex!` (in place): x[idx...] = v."""
+    if isinstance(x, dict):
+        x[idx[0]] = v
+        return x
+    if not isinstance(x, np.ndarray):
+        from lang.core.functions import typeof
+
+        raise ZylaError("MethodError",
+                        f"no method matching setindex!(::{V.type_name(typeof(x))}, ...)")
+    target = _index_view(x, idx)
+    if is_array(v) and not isinstance(target, tuple):
+        raise ZylaError("ArgumentError", "use .= to assign an array into a slice")
+    _store(x, idx, v)
+    return x
+
+
+def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
+    V.note_write(x)
+    tgt = _index_tuple(x, idx)
+    if x.dtype != object and N.dtype_of(v) != x.dtype:
+        v = _convert_elem(v, x.dtype)
+    try:
+        if len(idx) == 1 and x.ndim != 1:
+            x.reshape(-1)[tgt] = v  # C-contiguous arrays reshape to views
+        else:
+            x[tgt] = v
+    except ValueError as e:
+        raise dim_mismatch(str(e)) from None
+
+
+def _convert_elem(v: Any, d: np.dtype) -> Any:
+    if is_array(v):
+        vd = N.dtype_of(v)
+        if d.kind in "iu" and vd.kind == "f" and not np.all(np.mod(v, 1) == 0):
+            raise ZylaError("InexactError", f"cannot convert to {V.DTYPE_TO_JTYPE[d]}")
+        return np.asarray(v).astype(d)
+    if d.kind in "iu" and isinstance(v, (float, np.floating)) and not float(v).is_integer():
+        raise ZylaError("InexactError", f"Int64({v})")
+    return d.type(v)
+
+
+def _index_tuple(x: np.ndarray, idx: tuple) -> Any:
+    if len(idx) == 1 and x.ndim != 1:
+        return to_np_index(np, idx[0], x.size, x, idx)
+    sizes = jl_size(x)
+    if len(idx) != x.ndim:
+        raise ZylaError("BoundsError", f"wrong number of indices {len(idx)} for a {x.ndim}-d array")
+    npi = [to_np_index(np, i, sizes[d], x, idx) for d, i in enumerate(idx)]
+    npi.reverse()
+    arrays = [j for j in npi if not isinstance(j, (slice, int))]
+    if len(arrays) > 1:
+        return np.ix_(*[np.arange(x.shape[k])[j] if isinstance(j, slice) else np.atleast_1d(j)
+                        for k, j in enumerate(npi)])
+    return tuple(npi)
+
+
+def _index_view(x: np.ndarray, idx: tuple) -> Any:
+    return _index_tuple(x, idx)
+
+
+def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
+    """`x[idx...] .= v` on the host."""
+    if not isinstance(x, np.ndarray):
+        raise ZylaError("MethodError", "cannot assign into this value with .=")
+    V.note_write(x)
+    tgt = _index_tuple(x, idx)
+    if len(idx) == 1 and x.ndim != 1:
+        view = x.reshape(-1)
+    else:
+        view = x
+    sub_shape = view[tgt].shape
+    val = as_array(v)
+    if is_array(val):
+        val = np.asarray(val)
+        try:
+            val = np.broadcast_to(_pad_julia(val, len(sub_shape)), sub_shape)
+        except ValueError:
+            raise dim_mismatch(f"cannot broadcast array of size {jl_size(val)} into "
+                               f"{tuple(reversed(sub_shape))}") from None
+    if x.dtype != object:
+        val = _convert_elem(val, x.dtype)
+    view[tgt] = val
+    return x
+
+
+def _pad_julia(a: np.ndarray, nd: int) -> np.ndarray:
+    return a
+
+
+def broadcast_assign(dest: Any, v: Any) -> Any:
+    """`dest .= v` on the host: copy (broadcasting) v into dest in place."""
+    if not isinstance(dest, np.ndarray):
+        raise ZylaError("MethodError", "the left side of .= must be an array")
+    V.note_write(dest)
+    val = as_array(v)
+    if is_array(val):
+        try:
+            val = np.broadcast_to(np.asarray(val), dest.shape)
+        except ValueError:
+            raise dim_mismatch("array could not be broadcast to match destination of size "
+                               f"{jl_size(dest)}") from None
+    if dest.dtype != object:
+        val = _convert_elem(val, dest.dtype)
+    dest[...] = val
+    return dest
+
+
+def endof(xp: Any, x: Any, k: int, n: int) -> int:
+    if n == 1:
+        from lang.core.primitives_array import _length
+
+        return _length(xp, x)
+    s = jl_size(x)
+    return s[k - 1] if k <= len(s) else 1
+
+
+def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
+    if c is None:
+        start, step, stop = a, 1, b
+    else:
+        start, step, stop = a, b, c
+    ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+               for v in (start, step, stop))
+    if not ints and all(N.dtype_of(v).kind == "i" for v in (start, step, stop)):
+        # integer bounds only known at run time (compiled code): a range of traced length
+        jnp = N.xp_for(start, step, stop)
+        n = jnp.maximum(0, (jnp.asarray(stop) - start) // step + 1)
+        return V.Range(start, step, n, unit=c is None)
+    if ints:
+        if step == 0:
+            raise ZylaError("ArgumentError", "step cannot be zero")
+        n = max(0, (stop - start) // step + 1)
+        return V.Range(int(start), int(step), int(n), unit=c is None)
+    d = N.float_dtype(N.promote(N.promote(N.dtype_of(start), N.dtype_of(step)), N.dtype_of(stop)))
+    start, step, stop = (N.cast(v, d, np) for v in (start, step, stop))
+    n = int(np.floor((stop - start) / step + 1e-10)) + 1
+    return V.Range(start, step, max(0, n), unit=False)
+
+
+def _eltype(xp: Any, x: Any) -> Any:
+    from lang.core.functions import typeof
+
+    if isinstance(x, V.JType):
+        t = x
+        if t.family is V.ArrayT or t.family is V.AbstractArrayT:
+            return t.params[0] if t.params else V.AnyT
+        return t
+    if isinstance(x, V.Range):
+        return typeof(x.start)
+    if hasattr(x, "dtype"):
+        if x.dtype == object:
+            return _common_eltype(x)
+        return V.DTYPE_TO_JTYPE.get(np.dtype(x.dtype), V.AnyT)
+    if isinstance(x, tuple):
+        return V.AnyT
+    return typeof(x)
+
+
+def _common_eltype(x: np.ndarray) -> Any:
+    return V.AnyT
+
+
+def _ndims(xp: Any, x: Any) -> int:
+    if isinstance(x, V.Range):
+        return 1
+    return getattr(x, "ndim", 0)
+
+
+# --- registration -------------------------------------------------------------------------------
+
+
+def numeric(name: str, f: Any, pullback: str) -> None:
+    prim(name, _hx(f), _jx(f), pullback, INFER_BY_LOWERING)
+
+
+numeric("zeros", _filled(0.0), NONDIFF)
+numeric("ones", _filled(1.0), NONDIFF)
+numeric("fill", _fill, "(dz, z, v, dims...) -> (sum(dz), map(d -> nothing, dims)...)")
+numeric("similar", _similar, NONDIFF)
+numeric("copy", _copy, "(dz, z, x) -> (dz,)")
+numeric("collect", lambda xp, x: _collect(xp, x), "(dz, z, x) -> (dz,)")
+numeric("size", _size, NONDIFF)
+numeric("length", _length, NONDIFF)
+numeric("ndims", _ndims, NONDIFF)
+numeric("eltype", _eltype, NONDIFF)
+numeric("reshape", _reshape,
+        "(dz, z, x, dims...) -> (reshape(dz, size(x)), map(d -> nothing, dims)...)")
+numeric("vec", _vec, "(dz, z, x) -> (reshape(dz, size(x)),)")
+numeric("permutedims", _permutedims,
+        "(dz, z, x, p...) -> (Core.permute_back(dz, x, p...), map(d -> nothing, p)...)")
+numeric("adjoint", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
+numeric("transpose", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
+numeric("Core.sum", _reducer("sum"),
+        "(dz, z, x, dims...) -> (Core.sum_back(dz, x), map(d -> nothing, dims)...)")
+numeric("Core.prod", _reducer("prod"),
+        "(dz, z, x, dims...) -> (Core.prod_back(dz, x, dims...), map(d -> nothing, dims)...)")
+numeric("Core.maximum", _reducer("max", False),
+        "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
+numeric("Core.minimum", _reducer("min", False),
+        "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
+numeric("argmax", _argext("argmax"), NONDIFF)
+numeric("argmin", _argext("argmin"), NONDIFF)
+numeric("findmax", _findext("argmax"), "(dz, z, x) -> (Core.findext_back(dz, z, x),)")
+numeric("findmin", _findext("argmin"), "(dz, z, x) -> (Core.findext_back(dz, z, x),)")
+numeric("cumsum", _cumsum, "Core.cumsum_rule")
+numeric("reverse", _reverse, "(dz, z, x) -> (reverse(dz),)")
+numeric("vcat", _vcat, "(dz, z, xs...) -> Core.vcat_back(dz, xs...)")
+numeric("hcat", _hcat, "(dz, z, xs...) -> Core.hcat_back(dz, xs...)")
+numeric("Core.hvcat", _hvcat,
+        "(dz, z, rows, xs...) -> (nothing, Core.hvcat_back(dz, rows, xs...)...)")
+numeric("Core.vect", _vect, "(dz, z, xs...) -> Core.vect_back(dz, xs...)")
+numeric("Core.typed_vect", _typed_vect,
+        "(dz, z, T, xs...) -> (nothing, Core.vect_back(dz, xs...)...)")
+numeric("getindex", getindex,
+        "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
+numeric("Core.endof", endof, NONDIFF)
+numeric(":", _range, NONDIFF)
+numeric("Core.unbroadcast", lambda xp, x, dx: _unbroadcast(xp, x, dx),
+        "(dz, z, x, dx) -> (nothing, Core.broadcast_to(dz, dx))")
+
+
+def _unbroadcast(xp: Any, x: Any, dx: Any) -> Any:
+    from lang.core.primitives import unbroadcast
+
+    return unbroadcast(xp, x, dx)
+
+
+def _collect(xp: Any, x: Any) -> Any:
+    if isinstance(x, V.Range):
+        return as_array(x, xp)
+    if isinstance(x, tuple):
+        return _vect(xp, *x)
+    if isinstance(x, str):
+        out = np.empty(len(x), dtype=object)
+        for i, ch in enumerate(x):
+            out[i] = V.Char(ch)
+        return out
+    if xp is np and isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, dict) or isinstance(getattr(x, "items", None), list) or hasattr(
+            x, "jl_iter"):
+        from lang.core.builtins import _rt, collect_results  # a Dict, Set or lazy iterator
+
+        vals = list(_rt().iterate(x))
+        return collect_results(vals, (len(vals),))
+    return x
+
+
+prim("setindex!", setindex, HostOnly("array mutation is only run on the host"), NONDIFF,
+     lambda *a: a[0])
+prim("Core.setindex_broadcast!", setindex_broadcast,
+     HostOnly("array mutation is only run on the host"),
+     NONDIFF, lambda *a: a[0])
+prim("Core.broadcast_assign!", broadcast_assign, HostOnly("array mutation is only run on the host"),
+     NONDIFF, lambda *a: a[0])
+
+
+# --- functional array writes (see lang.core.lower.Lowerer.store) ---------------------------------
+
+
+def _jax_key(xp: Any, x: Any, idx: tuple) -> Any:
+    from autodiff.rules import _jax_key as one
+
+    if len(idx) == 1 and x.ndim != 1:
+        return None
+    sizes = jl_size(x)
+    keys = [one(xp, i, sizes[k]) for k, i in enumerate(idx)]
+    keys.reverse()
+    return tuple(keys)
+
+
+def _jax_store(xp: Any, x: Any, v: Any, idx: tuple, bcast: bool) -> Any:
+    key = _jax_key(xp, x, idx)
+    v = xp.asarray(v, dtype=x.dtype)
+    if key is None:
+        flat = x.reshape(-1)
+        from autodiff.rules import _jax_key as one
+
+        return flat.at[one(xp, idx[0], flat.shape[0])].set(v).reshape(x.shape)
+    if bcast:
+        target_shape = x[key].shape
+        v = xp.broadcast_to(v, target_shape)
+    return x.at[key].set(v)
+
+
+def setindex_fn(xp: Any, x: Any, v: Any, *idx: Any) -> Any:
+    if xp is np:
+        return setindex(x, v, *idx)
+    return _jax_store(xp, x, v, idx, False)
+
+
+def setindex_broadcast_fn(xp: Any, x: Any, v: Any, *idx: Any) -> Any:
+    if xp is np:
+        return setindex_broadcast(x, v, *idx)
+    return _jax_store(xp, x, v, idx, True)
+
+
+def broadcast_assign_fn(xp: Any, x: Any, v: Any) -> Any:
+    if xp is np:
+        return broadcast_assign(x, v)
+    return xp.broadcast_to(xp.asarray(v, dtype=x.dtype), x.shape)
+
+
+def zero_at(xp: Any, dz: Any, *idx: Any) -> Any:
+    """dz with the entries at idx set to zero (the cotangent that flows to the array
+    an indexed write overwrote)."""
+    if dz is None:
+        return None
+    if xp is np:
+        out = np.array(dz, copy=True)
+        setindex_broadcast(out, 0.0, *idx)
+        return out
+    return _jax_store(xp, dz, 0.0, idx, True)
+
+
+numeric("Core.setindex_fn", setindex_fn,
+        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), "
+        "map(k -> nothing, i)...)")
+numeric("Core.setindex_broadcast_fn", setindex_broadcast_fn,
+        "(dz, z, x, v, i...) -> (Core.zero_at(dz, i...), Core.unbroadcast(v, getindex(dz, i...)), "
+        "map(k -> nothing, i)...)")
+numeric("Core.broadcast_assign_fn", broadcast_assign_fn,
+        "(dz, z, x, v) -> (nothing, Core.unbroadcast(v, dz))")
+numeric("Core.zero_at", zero_at,
+        "(ddz, z, dz, i...) -> (Core.zero_at(ddz, i...), map(k -> nothing, i)...)")
+
+def push_fn(xp: Any, x: Any, *vs: Any) -> Any:
+    """`push!(v, xs...)` on a local vector: grows it in place on the host (aliases see it,
+    as in Julia); a concatenation for AD and XLA."""
+    if xp is np:
+        from lang.core.builtins import push_array
+
+        return push_array(x, *vs)
+    if not vs:
+        return x
+    return xp.concatenate([x, xp.stack([xp.asarray(v, dtype=x.dtype) for v in vs])])
+
+
+def append_fn(xp: Any, x: Any, ys: Any) -> Any:
+    if xp is np:
+        from lang.core.builtins import _append
+
+        return _append(x, ys)
+    return xp.concatenate([x, xp.asarray(as_array(ys, xp), dtype=x.dtype).reshape(-1)])
+
+
+numeric("Core.push_fn", push_fn, "(dz, z, x, vs...) -> Core.push_back(dz, x, vs...)")
+numeric("Core.append_fn", append_fn, "(dz, z, x, ys) -> Core.append_back(dz, x, ys)")
+
+# writes that mutate their first argument: under AD the host copies it first, so values
+# captured by earlier pullbacks are not changed behind their back
+MUTATING = {"Core.setindex_fn", "Core.setindex_broadcast_fn", "Core.broadcast_assign_fn",
+            "Core.push_fn", "Core.append_fn"}
+
+
+def cumsum_back(xp: Any, dz: Any, dims: Any = None) -> Any:
+    """The cotangent of cumsum: a reversed cumulative sum along the same dimension."""
+    dz = as_array(dz, xp)
+    ax = 0 if dims is None else axis(dz, int(dims))
+    return xp.flip(xp.cumsum(xp.flip(dz, axis=ax), axis=ax), axis=ax)
+
+
+def _reduced_last(xp: Any, x: Any, dims: Any) -> tuple[Any, int]:
+    """x with the reduced dimension moved last (all of x flattened without dims), and the
+    axis to move it back to."""
+    if dims is None:
+        return xp.reshape(x, (-1,)), 0
+    ax = axis(x, int(dims))
+    return xp.moveaxis(x, ax, -1), ax
+
+
+def _exclusive_products(xp: Any, xm: Any) -> tuple[Any, Any]:
+    """(left, right) along the last axis: left[j] the product of xm[..., :j], right[j]
+    that of xm[..., j+1:] (no division, so exact with zeros)."""
+    one = xp.ones_like(xm[..., :1])
+    left = xp.concatenate([one, xp.cumprod(xm, axis=-1)[..., :-1]], axis=-1)
+    right = xp.flip(xp.concatenate(
+        [one, xp.cumprod(xp.flip(xm, axis=-1), axis=-1)[..., :-1]], axis=-1), axis=-1)
+    return left, right
+
+
+def prod_back(xp: Any, dz: Any, x: Any, dims: Any = None) -> Any:
+    """The cotangent of prod: dz times the product of the other elements (exact with
+    zeros: products of everything left and right of each element)."""
+    x = as_array(x, xp)
+    xm, ax = _reduced_last(xp, x, dims)
+    left, right = _exclusive_products(xp, xm)
+    return dz * xp.reshape(xp.moveaxis(left * right, -1, ax), x.shape)
+
+
+def _linear_scan(xp: Any, a: Any, b: Any) -> Any:
+    """s along the last axis with s[0] = 0 and s[j+1] = a[j] * s[j] + b[j] (exclusive:
+    s[j] excludes b[j])."""
+    if xp is np:
+        s = np.zeros_like(b)
+        for j in range(b.shape[-1] - 1):
+            s[..., j + 1] = a[..., j] * s[..., j] + b[..., j]
+        return s
+    from jax import lax
+
+    def combine(p: Any, q: Any) -> Any:
+        return p[0] * q[0], q[0] * p[1] + q[1]
+
+    _, inc = lax.associative_scan(combine, (a, b), axis=a.ndim - 1)
+    return xp.concatenate([xp.zeros_like(inc[..., :1]), inc[..., :-1]], axis=-1)
+
+
+def prod_pair(xp: Any, g: Any, x: Any, dims: Any = None) -> Any:
+    """A[j] = sum over i != j of g[i] times the product of x without x[i] and x[j], along
+    dims (over all elements without dims): the derivative of `prod_back(dz, x, dims)` in
+    x, per unit dz, applied to g (the form is symmetric, so forward and reverse agree).
+    Exact with zeros: x[i] x[j] are left out by products to the left, between and to the
+    right of each pair (two linear scans), never divided out."""
+    x = as_array(x, xp)
+    g = xp.broadcast_to(as_array(g, xp), x.shape)
+    xm, ax = _reduced_last(xp, x, dims)
+    gm = _reduced_last(xp, g, dims)[0]
+    left, right = _exclusive_products(xp, xm)
+    before = _linear_scan(xp, xm, gm * left)  # sum over i < j of g_i * prod(x_k, k < j, k != i)
+    after = xp.flip(_linear_scan(xp, xp.flip(xm, axis=-1), xp.flip(gm * right, axis=-1)),
+                    axis=-1)
+    return xp.reshape(xp.moveaxis(right * before + left * after, -1, ax), x.shape)
+
+
+numeric("Core.cumsum_back", cumsum_back,
+        "(ddz, z, dz, d...) -> (cumsum(ddz, d...), map(q -> nothing, d)...)")
+# second derivatives of prod: prod_back differentiates through prod_pair; third and higher
+# derivatives are refused rather than taken as zero
+numeric("Core.prod_back", prod_back,
+        "(ddx, z, dz, x, d...) -> (Core.sum(ddx .* Core.prod_back(one(eltype(x)), x, d...), "
+        "d...), dz .* Core.prod_pair(ddx, x, d...), map(q -> nothing, d)...)")
+numeric("Core.prod_pair", prod_pair,
+        "(dA, z, g, x, d...) -> (Core.prod_pair(dA, x, d...), error(\"third and higher "
+        "derivatives of prod are not supported\"), map(q -> nothing, d)...)")
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "fill": "(d, z, v, dims...) -> fill(d[1], dims...)",
+    "copy": "(d, z, x) -> copy(d[1])",
+    "collect": "(d, z, x) -> collect(d[1])",
+    "reshape": "(d, z, x, dims...) -> reshape(d[1], dims...)",
+    "vec": "(d, z, x) -> vec(d[1])",
+    "permutedims": "(d, z, x, p...) -> permutedims(d[1], p...)",
+    "adjoint": "(d, z, x) -> adjoint(d[1])",
+    "transpose": "(d, z, x) -> transpose(d[1])",
+    "Core.sum": "(d, z, x, dims...) -> Core.sum(d[1], dims...)",
+    "Core.prod": ("(d, z, x, dims...) -> "
+                  "Core.sum(Core.prod_back(one.(z), x, dims...) .* d[1], dims...)"),
+    "Core.prod_back": ("(d, z, dz, x, dims...) -> Core.prod_back(d[1], x, dims...) .+ "
+                       "dz .* Core.prod_pair(d[2], x, dims...)"),
+    "Core.prod_pair": "noforward",
+    "Core.maximum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
+    "Core.minimum": "(d, z, x, dims...) -> Core.sum(d[1] .* (x .== z), dims...)",
+    "findmax": "(d, z, x) -> (d[1][z[2]], nothing)",
+    "findmin": "(d, z, x) -> (d[1][z[2]], nothing)",
+    "cumsum": "Core.cumsum_fwd",
+    "reverse": "(d, z, x) -> reverse(d[1])",
+    "vcat": "(d, z, xs...) -> vcat(d...)",
+    "hcat": "(d, z, xs...) -> hcat(d...)",
+    "Core.hvcat": "(d, z, rows, xs...) -> Core.hvcat(rows, Core.tail(d)...)",
+    "Core.vect": "(d, z, xs...) -> Core.vect(d...)",
+    "Core.typed_vect": "(d, z, T, xs...) -> Core.typed_vect(T, Core.tail(d)...)",
+    "getindex": "(d, z, x, i...) -> getindex(d[1], i...)",
+    "Core.unbroadcast": "(d, z, x, dx) -> Core.unbroadcast(x, d[2])",
+    "Core.setindex_fn": "(d, z, x, v, i...) -> Core.setindex_fn(d[1], d[2], i...)",
+    "Core.setindex_broadcast_fn": ("(d, z, x, v, i...) -> "
+                                   "Core.setindex_broadcast_fn(d[1], d[2], i...)"),
+    "Core.broadcast_assign_fn": "(d, z, x, v) -> Core.broadcast_assign_fn(d[1], d[2])",
+    "Core.zero_at": "(d, z, dz, i...) -> Core.zero_at(d[1], i...)",
+    "Core.push_fn": "(d, z, x, vs...) -> Core.push_fn(d...)",
+    "Core.append_fn": "(d, z, x, ys) -> Core.append_fn(d[1], d[2])",
+    "Core.cumsum_back": "(d, z, dz, r...) -> Core.cumsum_back(d[1], r...)",
+}

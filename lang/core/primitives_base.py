@@ -1,0 +1,347 @@
+"""Primitives under Base, LinearAlgebra and Statistics that lang/core/stdlib/base.jl builds on:
+shape helpers (`dropdims`, `repeat`, n-dimensional `cat`), `atan(y, x)`, float
+predicates, small dense linear algebra (`det`, `inv`), `I`'s identity matrices, index
+searches with `dims` (returning `CartesianIndex`es) and reductions of an arbitrary
+function along dimensions.
+
+Each is one function over `xp` (numpy on the host, jax.numpy in the compiled tier), as in
+lang/core/primitives.py; differentiable ones carry their pullback rule in Zyla. Arrays use the
+reversed layout of lang.core.values: Julia dimension d is numpy axis ndim - d.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import ZylaError
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.primitives import (
+    INFER_BY_LOWERING,
+    NONDIFF,
+    PRIMITIVES,
+    HostOnly,
+    _hx,
+    _jx,
+    _result,
+    as_array,
+    binary_elementwise,
+    dim_mismatch,
+    is_array,
+    jl_size,
+    numeric_prim,
+    prim,
+    unary_float,
+)
+
+
+def numeric(name: str, f: Any, pullback: str) -> None:
+    prim(name, _hx(f), _jx(f), pullback, INFER_BY_LOWERING)
+
+
+def _dims(dims: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in dims) if isinstance(dims, tuple) else (int(dims),)
+
+
+# --- shapes ---------------------------------------------------------------------------------
+
+
+def dropdims_size(xp: Any, size: tuple, dims: Any) -> tuple:
+    """The size `dropdims(x; dims)` leaves: `size` without `dims`, each of which must be 1."""
+    ds = _dims(dims)
+    for d in ds:
+        if not 1 <= d <= len(size) or size[d - 1] != 1:
+            raise ZylaError("ArgumentError", "dropped dims must all be size 1")
+    return tuple(n for k, n in enumerate(size) if k + 1 not in ds)
+
+
+def _counts(x: Any, counts: tuple) -> tuple[int, ...]:
+    """Per-numpy-axis repetition counts for Julia counts (one per Julia dimension)."""
+    nd = max(x.ndim, len(counts))
+    jl = [int(c) for c in counts] + [1] * (nd - len(counts))
+    return tuple(reversed(jl))
+
+
+def _pad(xp: Any, x: Any, nd: int) -> Any:
+    """x with trailing Julia dimensions of size 1 up to rank nd (leading numpy axes)."""
+    return xp.reshape(x, (1,) * (nd - x.ndim) + tuple(x.shape)) if x.ndim < nd else x
+
+
+def repeat_outer(xp: Any, x: Any, counts: tuple) -> Any:
+    """`repeat(x, counts...)`: the whole array tiled counts[d] times along dimension d."""
+    x = as_array(x, xp)
+    c = _counts(x, counts)
+    return xp.tile(_pad(xp, x, len(c)), c)
+
+
+def repeat_inner(xp: Any, x: Any, counts: tuple) -> Any:
+    """`repeat(x; inner=counts)`: each element repeated counts[d] times along dimension d."""
+    x = as_array(x, xp)
+    c = _counts(x, counts)
+    out = _pad(xp, x, len(c))
+    for ax, k in enumerate(c):
+        if k != 1:
+            out = xp.repeat(out, k, axis=ax)
+    return out
+
+
+def repeat_outer_back(xp: Any, dz: Any, x: Any, counts: tuple) -> Any:
+    """The cotangent of `x` in `repeat(x, counts...)`: dz summed over the tiles."""
+    x = as_array(x, xp)
+    c = _counts(x, counts)
+    base = _pad(xp, x, len(c)).shape
+    split = []
+    for k, n in zip(c, base, strict=False):
+        split += [k, n]
+    s = xp.reshape(dz, tuple(split))
+    return xp.reshape(xp.sum(s, axis=tuple(range(0, 2 * len(c), 2))), x.shape)
+
+
+def repeat_inner_back(xp: Any, dz: Any, x: Any, counts: tuple) -> Any:
+    """The cotangent of `x` in `repeat(x; inner=counts)`: dz summed over the copies."""
+    x = as_array(x, xp)
+    c = _counts(x, counts)
+    base = _pad(xp, x, len(c)).shape
+    split = []
+    for k, n in zip(c, base, strict=False):
+        split += [n, k]
+    s = xp.reshape(dz, tuple(split))
+    return xp.reshape(xp.sum(s, axis=tuple(range(1, 2 * len(c), 2))), x.shape)
+
+
+def cat(xp: Any, d: int, *xs: Any) -> Any:
+    """`cat(xs...; dims=d)` for any d: inputs padded with trailing dimensions of size 1."""
+    d = int(d)
+    arrs = [as_array(x, xp) for x in xs]
+    arrs = [xp.reshape(xp.asarray(a), (1,)) if not is_array(a) else a for a in arrs]
+    nd = max([d] + [a.ndim for a in arrs])
+    dt = N.OBJ
+    for a in arrs:
+        dt = N.dtype_of(a) if dt == N.OBJ else N.promote(dt, N.dtype_of(a))
+    padded = [xp.asarray(_pad(xp, a, nd), dtype=dt) for a in arrs]
+    try:
+        return xp.concatenate(padded, axis=nd - d)
+    except (ValueError, TypeError):
+        sizes = ", ".join(str(jl_size(a)) for a in arrs)
+        raise dim_mismatch(f"cat: mismatch in dimensions other than {d}; "
+                           f"got sizes {sizes}") from None
+
+
+def cat_back(xp: Any, dz: Any, d: int, *xs: Any) -> tuple:
+    """Cotangents of the inputs of `cat(xs...; dims=d)`: the slices of dz."""
+    d = int(d)
+    nd = dz.ndim
+    out = []
+    k = 0
+    for x in xs:
+        a = as_array(x, xp)
+        n = (a.shape[a.ndim - d] if is_array(a) and a.ndim >= d else 1)
+        idx = [slice(None)] * nd
+        idx[nd - d] = slice(k, k + n)
+        piece = dz[tuple(idx)]
+        k += n
+        out.append(xp.reshape(piece, a.shape) if is_array(a)
+                   else _result(xp.reshape(piece, ()), xp))
+    return tuple(out)
+
+
+# --- linear algebra -------------------------------------------------------------------------
+
+
+def _square(x: Any) -> Any:
+    if not is_array(x) or x.ndim != 2 or x.shape[0] != x.shape[1]:
+        raise dim_mismatch(f"matrix is not square: dimensions are {jl_size(x)}")
+    return x
+
+
+def det(xp: Any, x: Any) -> Any:
+    """Determinant (the transposed layout has the same determinant)."""
+    if not is_array(x):
+        return x
+    x = _square(as_array(x, xp))
+    x = N.cast(x, N.float_dtype(N.dtype_of(x)), xp)
+    if xp is np:
+        return _result(_lu_det(np.ascontiguousarray(x.T)), xp)
+    return xp.linalg.det(x)
+
+
+def _lu_det(a: np.ndarray) -> Any:
+    """det by LU with partial row pivoting, as Julia's `det` (LAPACK getrf) computes it,
+    so small integer-valued matrices give exact results (det([2 1; 1 3]) == 5.0)."""
+    a = a.copy()
+    n = a.shape[0]
+    d = a.dtype.type(1)
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[p, k] == 0:
+            return a.dtype.type(0)
+        if p != k:
+            a[[k, p]] = a[[p, k]]
+            d = -d
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+        d = d * a[k, k]
+    return d
+
+
+def matinv(xp: Any, x: Any) -> Any:
+    """Matrix inverse; inv(Aᵀ) = inv(A)ᵀ, so the layout needs nothing special."""
+    x = _square(as_array(x, xp))
+    x = N.cast(x, N.float_dtype(N.dtype_of(x)), xp)
+    if xp is np:
+        try:
+            return np.linalg.inv(x)
+        except np.linalg.LinAlgError:
+            raise ZylaError("SingularException", "matrix is singular") from None
+    return xp.linalg.inv(x)
+
+
+def eye_like(xp: Any, a: Any, lam: Any) -> Any:
+    """lam times the identity matrix of a's size and the promoted element type."""
+    a = as_array(a, xp)
+    if not is_array(a) or a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise dim_mismatch(f"matrix is not square: dimensions are {jl_size(a)}")
+    d = N.arith_dtype(N.dtype_of(a), N.dtype_of(lam))
+    return xp.eye(a.shape[0], dtype=d) * xp.asarray(lam, dtype=d)
+
+
+def solve(xp: Any, a: Any, b: Any) -> Any:
+    """`A \\ b` for a square A (b a vector or a matrix)."""
+    a = _square(as_array(a, xp))
+    b = as_array(b, xp)
+    d = N.float_dtype(N.promote(N.dtype_of(a), N.dtype_of(b)))
+    am = xp.transpose(N.cast(a, d, xp))
+    bm = N.cast(b, d, xp)
+    if b.ndim == 1:
+        return xp.linalg.solve(am, bm)
+    return xp.transpose(xp.linalg.solve(am, xp.transpose(bm)))
+
+
+# --- index searches with dims -------------------------------------------------------------
+
+
+def findext_dims(x: Any, dims: Any, largest: bool) -> tuple:
+    """`findmax(x; dims)` / `findmin(x; dims)` on the host: the extreme values (dims kept)
+    and an array of the same size of `CartesianIndex`es into x."""
+    from lang.core.builtins import _rt
+
+    x = np.asarray(as_array(x))
+    ci = _rt().builtins["CartesianIndex"]
+    axes = tuple(x.ndim - d for d in _dims(dims) if d <= x.ndim)
+    moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
+    flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
+    pick = np.argmax(flat, axis=-1) if largest else np.argmin(flat, axis=-1)
+    vals = np.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
+    keep = [1 if k in axes else n for k, n in enumerate(x.shape)]
+    red_shape = [x.shape[a] for a in axes]
+    idx = np.empty(vals.shape, dtype=object)
+    for pos in np.ndindex(vals.shape):
+        sub = np.unravel_index(int(pick[pos]), red_shape) if red_shape else ()
+        full = list(pos) + list(sub)
+        npidx = [0] * x.ndim
+        rest = [a for a in range(x.ndim) if a not in axes]
+        for a, v in zip(rest + list(axes), full, strict=False):
+            npidx[a] = v
+        idx[pos] = V.StructValue(ci, [tuple(int(i) + 1 for i in reversed(npidx))])
+    return vals.reshape(keep), idx.reshape(keep)
+
+
+def reduce_dims(interp: Any, op: Any, x: Any, dims: Any, init: Any) -> Any:
+    """`reduce(op, x; dims)` for an arbitrary op on the host: a left fold along dims."""
+    x = np.asarray(as_array(x))
+    axes = tuple(x.ndim - d for d in _dims(dims) if d <= x.ndim)
+    moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
+    flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
+    out = []
+    for pos in np.ndindex(flat.shape[:-1]):
+        items = [N.host_scalar(v) for v in flat[pos]]
+        acc = init if init is not None else items.pop(0)
+        for v in items:
+            acc = interp.call_value(op, [acc, v])
+        out.append(acc)
+    keep = [1 if k in axes else n for k, n in enumerate(x.shape)]
+    from lang.core.builtins import collect_results
+
+    return collect_results(out, tuple(reversed(keep)))
+
+
+# --- registration -----------------------------------------------------------------------------
+
+numeric("Core.dropdims_size", dropdims_size, NONDIFF)
+numeric("Core.repeat_outer", repeat_outer,
+        "(dz, z, x, c) -> (Core.repeat_outer_back(dz, x, c), nothing)")
+numeric("Core.repeat_inner", repeat_inner,
+        "(dz, z, x, c) -> (Core.repeat_inner_back(dz, x, c), nothing)")
+numeric("Core.repeat_outer_back", repeat_outer_back,
+        "(ddx, z, dz, x, c) -> (Core.repeat_outer(ddx, c), nothing, nothing)")
+numeric("Core.repeat_inner_back", repeat_inner_back,
+        "(ddx, z, dz, x, c) -> (Core.repeat_inner(ddx, c), nothing, nothing)")
+numeric("Core.cat", cat, "(dz, z, d, xs...) -> (nothing, Core.cat_back(dz, d, xs...)...)")
+numeric("Core.cat_back", cat_back,
+        "(dt, z, dz, d, xs...) -> (Core.cat(d, dt...), nothing, map(x -> nothing, xs)...)")
+numeric("det", det, "(dz, z, A) -> (dz * z * inv(A)',)")
+numeric("Core.matinv", matinv, "(dz, z, A) -> (-(z' * dz * z'),)")
+numeric("Core.eye_like", eye_like, NONDIFF)
+numeric("\\", solve, "(dz, z, A, b) -> Core.solve_back(dz, z, A, b)")
+
+_atan2 = binary_elementwise(lambda xp, y, x: xp.arctan2(y, x), "float")
+numeric_prim("Core.atan2", _atan2,
+             "(dz, z, y, x) -> (dz .* x ./ (x .^ 2 .+ y .^ 2), -dz .* y ./ (x .^ 2 .+ y .^ 2))",
+             _atan2)
+for _name, _rule in {
+    "asinh": "(dz, z, x) -> (dz ./ sqrt.(x .^ 2 .+ 1),)",
+    "acosh": "(dz, z, x) -> (dz ./ sqrt.(x .^ 2 .- 1),)",
+    "atanh": "(dz, z, x) -> (dz ./ (1 .- x .^ 2),)",
+}.items():
+    numeric_prim(_name, unary_float(_name), _rule, unary_float(_name))
+
+
+def _pred(fn: str) -> Any:
+    def run(xp: Any, x: Any) -> Any:
+        if xp is np and type(x) is int:
+            return fn == "isfinite"
+        return _result(getattr(xp, fn)(as_array(x, xp)), xp)
+
+    return run
+
+
+for _name in ("isnan", "isinf", "isfinite"):
+    numeric_prim(_name, _pred(_name), NONDIFF, _pred(_name))
+
+prim("Core.findext_dims", findext_dims, HostOnly("CartesianIndex arrays are host values"), NONDIFF,
+     lambda *a, **k: V.AnyT)
+prim("Core.reduce_dims", reduce_dims,
+     HostOnly("reducing with an arbitrary function along dims runs on the host"),
+     '(dz, z, op, x, d, i) -> error("reduce(op, x; dims) with a function other than +, *, max, min '
+     'has no derivative; use sum/prod/maximum/minimum")', lambda *a, **k: V.AnyT, needs_interp=True)
+
+# the underlying primitives of Base functions that base.jl extends with more methods
+for _name in ("findmax", "findmin", "argmax", "argmin"):
+    PRIMITIVES[f"Core.{_name}"] = PRIMITIVES[_name]
+
+
+# Forward-mode rules (autodiff/forward.py): Zyla source `(d, z, args...) -> tangent of z`,
+# d the tuple of the arguments' tangents (zeros where they have none), or a marker
+# ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
+FORWARD: dict[str, str] = {
+    "acosh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .- 1)",
+    "asinh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .+ 1)",
+    "atanh": "(d, z, x) -> d[1] ./ (1 .- x .^ 2)",
+    "Core.atan2": "(d, z, y, x) -> (d[1] .* x .- d[2] .* y) ./ (x .^ 2 .+ y .^ 2)",
+    "det": "(d, z, A) -> z * sum(transpose(inv(A)) .* d[1])",
+    "Core.matinv": "(d, z, A) -> -(z * d[1] * z)",
+    "\\": "(d, z, A, b) -> A \\ (d[2] - d[1] * z)",
+    "Core.cat": "(d, z, dims, xs...) -> Core.cat(dims, Core.tail(d)...)",
+    "Core.cat_back": "(t, z, dz, dims, xs...) -> Core.cat_back(t[1], dims, xs...)",
+    "Core.repeat_outer": "(d, z, x, c) -> Core.repeat_outer(d[1], c)",
+    "Core.repeat_inner": "(d, z, x, c) -> Core.repeat_inner(d[1], c)",
+    "Core.repeat_outer_back": "(d, z, dz, x, c) -> Core.repeat_outer_back(d[1], x, c)",
+    "Core.repeat_inner_back": "(d, z, dz, x, c) -> Core.repeat_inner_back(d[1], x, c)",
+    "Core.reduce_dims": "noforward",
+    "MLUtils.getobs": "(d, z, x, i) -> MLUtils.getobs(d[1], i)",
+    "MLUtils.getobs_back": "(d, z, dz, x, i) -> MLUtils.getobs_back(d[1], x, i)",
+    "Flux.cpu": "(d, z, x) -> d[1]",
+    "Flux.gpu": "(d, z, x) -> d[1]",
+}

@@ -1,0 +1,531 @@
+"""The host runtime: global bindings, built-in modules, definitions, and program running.
+
+`Runtime` owns the global namespace of a program (Main), the built-in namespace (Base,
+Core and the standard modules, filled from the primitive table, lang.core.builtins and the
+Zyla-written lang/base.jl), and the interpreter. `run_source` parses, lowers and runs
+a file one top-level statement at a time, as Julia does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from grammar import ast as A
+from grammar.errors import LIBRARY_DIRS, SourceFile, ZylaError
+from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, Method, typeof
+from lang.core.interp import Interpreter
+from lang.core.ir import Function, Op
+from lang.core.lower import Lowerer
+
+STDLIB = Path(__file__).parent / "stdlib"
+LIBRARY_DIRS.append(STDLIB.resolve())
+
+_BUILTIN_TYPES = {
+    "Any": V.AnyT, "Number": V.NumberT, "Real": V.RealT, "AbstractFloat": V.AbstractFloatT,
+    "Float64": V.Float64T, "Float32": V.Float32T, "Float16": V.Float16T, "Integer": V.IntegerT,
+    "Signed": V.SignedT, "Int64": V.Int64T, "Int": V.Int64T, "Int32": V.Int32T, "Bool": V.BoolT,
+    "AbstractString": V.AbstractStringT, "String": V.StringT, "Char": V.CharT,
+    "AbstractChar": V.AbstractCharT, "Symbol": V.SymbolT, "Nothing": V.NothingT,
+    "Function": V.FunctionT, "Type": V.TypeT, "DataType": V.DataTypeT, "Module": V.ModuleT,
+    "Tuple": V.TupleT, "NamedTuple": V.NamedTupleT, "AbstractArray": V.AbstractArrayT,
+    "DenseArray": V.DenseArrayT, "Array": V.ArrayT, "AbstractRange": V.AbstractRangeT,
+    "UnitRange": V.UnitRangeT, "StepRange": V.StepRangeT, "Vararg": V.VarargT, "Union": V.UnionT,
+    "Exception": V.ExceptionT,
+}
+
+
+def _extra_builtins() -> list[Any]:
+    # diagnostics, gradcheck, plots, safety: REPL/diagnostics/testing (issue 6)
+    from lang.core import (
+        builtins_dict,
+        builtins_io,
+        builtins_iter,
+        builtins_random,
+        builtins_set,
+        builtins_types,
+        modules,
+        safety,
+    )
+    from lang.door import diagnostics, gradcheck, plots
+
+    return [builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
+            builtins_random, modules, diagnostics, safety, gradcheck, plots]
+
+
+def _alias(fam: V.JType, params: tuple) -> V.JType:
+    return V.apply_type(fam, params)
+
+
+class Runtime:
+    """One program's world: globals, built-ins, the interpreter, loaded sources."""
+
+    def __init__(self) -> None:
+        self.globals: dict[str, Any] = {}
+        self.builtins: dict[str, Any] = {}
+        self.modules: dict[str, V.ModuleValue] = {}
+        self.sources: dict[str, SourceFile] = {}
+        self.interp = Interpreter(self)
+        self.loaded: set[str] = set()
+        self.stdout = _Stdout()
+        self.compile_mode = os.environ.get("ZYLA_COMPILE", "auto")
+        self.offload_reasons: dict[str, str] = {}
+        self._install_builtins()
+        self.loading_base = True
+        self.load_stdlib("base.jl")
+        self.load_stdlib("ad.jl")
+        self.loading_base = False
+
+    # --- namespaces ---------------------------------------------------------------------
+
+    def _install_builtins(self) -> None:
+        from lang.core import builtins, primitives, primitives_array, primitives_base, primitives_nn  # noqa: F401  (registers)
+
+        # isort: split
+        # (after lang's primitives, so PRIMITIVES keeps its registration order)
+        from backend import sharding  # noqa: F401  (registers Zyla.shard_batch, Zyla.ndevices)
+
+        b = self.builtins
+        for name, t in _BUILTIN_TYPES.items():
+            b[name] = t
+        tv = V.TypeVar("T")
+        b["Vector"] = _alias(V.ArrayT, (V.TypeVar("T"), 1))
+        b["Matrix"] = _alias(V.ArrayT, (V.TypeVar("T"), 2))
+        b["AbstractVector"] = _alias(V.AbstractArrayT, (tv, 1))
+        b["AbstractMatrix"] = _alias(V.AbstractArrayT, (V.TypeVar("T"), 2))
+        b["AbstractVecOrMat"] = V.AbstractArrayT
+        b["VecOrMat"] = V.ArrayT
+        for name, p in primitives.PRIMITIVES.items():
+            b[name] = p
+        builtins.install(self)
+        for extra in _extra_builtins():
+            extra.install(self)
+        from autodiff import rules
+        from autodiff import runtime as ad_runtime
+
+        ad_runtime.install(self)
+        rules.install(self)
+        from backend import dumps
+
+        dumps.install(self)
+        for m in ("Base", "Core", "Main", "Test", "Random", "LinearAlgebra", "Statistics",
+                  "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
+                  "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
+                  "DelimitedFiles", "Zyla"):
+            self.modules[m] = V.ModuleValue(m)
+            b.setdefault(m, self.modules[m])
+
+    def lookup(self, name: str) -> Any:
+        g = self.globals
+        if name in g:
+            return g[name]
+        b = self.builtins
+        if name in b:
+            return b[name]
+        if "." in name:
+            mod, _, rest = name.partition(".")
+            if mod in self.modules or mod in g:
+                if rest in g:
+                    return g[rest]
+                if name in b:
+                    return b[name]
+                if rest in b:
+                    return b[rest]
+                base = self.lookup(mod)
+                return self.getproperty(base, V.Symbol(rest))
+        raise ZylaError("UndefVarError", f"`{name}` not defined")
+
+    def set_global(self, name: str, v: Any) -> None:
+        if self.loading_base:
+            self.builtins[name] = v
+        else:
+            self.globals[name] = v
+
+    def getproperty(self, x: Any, s: V.Symbol) -> Any:
+        name = s.name
+        if isinstance(x, V.StructValue):
+            try:
+                return x.fields[x.type.fields.index(name)]
+            except ValueError:
+                raise ZylaError("FieldError",
+                                f"type {V.type_name(x.type)} has no field `{name}`") from None
+        if isinstance(x, V.NamedTuple):
+            if name not in x.names:
+                raise ZylaError("FieldError", f"type NamedTuple has no field `{name}`")
+            return x.get(name)
+        if isinstance(x, V.ModuleValue):
+            full = f"{getattr(x, 'full', x.name)}.{name}"
+            if full in self.globals:
+                return self.globals[full]
+            if full in self.builtins:
+                return self.builtins[full]
+            if name in self.globals:
+                return self.globals[name]
+            if name in self.builtins:
+                return self.builtins[name]
+            raise ZylaError("UndefVarError", f"`{name}` not defined in `{x.name}`")
+        if isinstance(x, V.JType):
+            if name == "name":
+                return x.name
+        raise ZylaError("FieldError", f"type {V.type_name(typeof(x))} has no field `{name}`")
+
+    # --- definitions -----------------------------------------------------------------------
+
+    def _namespace(self) -> dict[str, Any]:
+        return self.builtins if self.loading_base else self.globals
+
+    def generic(self, name: str) -> GenericFunction:
+        """The generic function bound to `name`, made (or extended from a built-in) if needed."""
+        ns = self._namespace()
+        cur = ns.get(name)
+        mod, _, base = name.rpartition(".")
+        if cur is None and mod in self.modules and hasattr(self.modules[mod], "exports") and (
+                base in self.builtins):
+            # a method for a Base name inside a user module extends Base's function, as
+            # in Main (Julia would need `import Base: f` or `Base.f`)
+            return self.generic(base)
+        if cur is None and not self.loading_base:
+            cur = self.builtins.get(name)
+            if isinstance(cur, GenericFunction):
+                # extending a Base function from Main: share it, as `Base.f(...) = ...` does
+                return cur
+        if isinstance(cur, GenericFunction):
+            return cur
+        gf = GenericFunction(name, "Base" if self.loading_base else "Main")
+        if cur is not None and callable(getattr(cur, "host", None)):
+            prim = cur
+            gf.methods.append(Method([], 0, impl=_prim_caller(self, prim), vararg=True, prim=prim))
+            gf.fallback_prim = prim  # type: ignore[attr-defined]
+        ns[name] = gf
+        if self.loading_base or (cur is not None and name in self.builtins):
+            self.builtins[name] = gf
+        return gf
+
+    def define_method(self, op: Op, types: list[Any]) -> Any:
+        self.world = getattr(self, "world", 0) + 1
+        fn: Function = op.attrs["func"]
+        self.sources.setdefault(fn.file, self.sources.get(fn.file) or SourceFile(fn.file, ""))
+        for t in types:
+            if not isinstance(t, (V.JType, V.TypeVar)):
+                raise ZylaError("TypeError", f"in method definition, expected a type, got {t!r}")
+        vararg = op.attrs["vararg"]
+        sig = types[:-1] if vararg else types
+        m = Method(list(sig), op.attrs["nreq"], fn=fn, vararg=vararg,
+                   vararg_type=types[-1] if vararg else V.AnyT,
+                   kwnames=op.attrs["kwnames"], typevars=list(op.attrs.get("typevars", ())))
+        if op.attrs.get("callable"):
+            recv = types[0]
+            fam = recv.family if isinstance(recv, V.JType) else V.AnyT
+            gf = getattr(fam, "call_gf", None)
+            if gf is None:
+                gf = GenericFunction(f"({V.type_name(fam)})")
+                fam.call_gf = gf  # type: ignore[attr-defined]
+            gf.add_method(m)
+            return None
+        name = op.attrs["name"]
+        bound = self.globals.get(name, self.builtins.get(name))
+        if isinstance(bound, V.JType) and "ctor_params" in op.attrs:
+            # `Pos{T}(x) where T = ...`: a constructor of the type's instances
+            callee = V.apply_type(bound.family, tuple(op.attrs["ctor_params"]))
+            bound.family.curly_ctors = [  # type: ignore[attr-defined]
+                (c, old) for c, old in getattr(bound.family, "curly_ctors", [])
+                if not (c == callee and old.sig == m.sig and old.nreq == m.nreq)] + [(callee, m)]
+            bound.family.curly_specs = {}  # type: ignore[attr-defined]
+            return bound
+        if isinstance(bound, V.JType):
+            # an outer constructor: a method of the type itself
+            fam = bound.family
+            gf = getattr(fam, "ctor_gf", None)
+            if gf is None:
+                gf = fam.ctor_gf = GenericFunction(name)  # type: ignore[attr-defined]
+                if fam.is_struct:
+                    # the default constructor competes in dispatch like any method
+                    n = len(fam.fields)
+                    gf.add_method(Method([V.AnyT] * n, n,
+                                         impl=lambda *a: self.default_construct(fam, list(a))))
+            gf.add_method(m)
+            return bound
+        gf = self.generic(name)
+        gf.add_method(m)
+        return gf
+
+    def define_struct(self, op: Op, sup: Any, ftypes: list[Any]) -> Any:
+        name = op.attrs["name"]
+        binding = op.attrs.get("binding", name)
+        params = op.attrs.get("params", ())
+        t = V.JType(name, sup if isinstance(sup, V.JType) else V.AnyT, arity=len(params))
+        t.fields = list(op.attrs["fields"])
+        t.field_types = [V.substitute_self(ft, t) for ft in ftypes]
+        t.mutable = op.attrs["mutable"]
+        t.is_struct = True
+        t.param_names = list(params)
+        self.set_global(binding, t)
+        if op.attrs.get("inner"):
+            # inner constructors replace the default ones; `new` calls the hidden type
+            t.ctor_gf = GenericFunction(name)  # type: ignore[attr-defined]
+            new = V.JType(f"{name}#new", V.AnyT, arity=len(params))
+            new.is_struct, new.fields, new.param_names = True, t.fields, t.param_names
+            new.constructor = lambda nt, args, kw: self.new_instance(t, nt, args, kw)  # type: ignore[attr-defined]
+            self.set_global(binding + "#new", new)
+        return None
+
+    def new_instance(self, fam: V.JType, nt: V.JType, args: list, kwargs: dict | None) -> Any:
+        """`new(args...)` (nt the hidden `#new` type of `fam`) or `new{P...}(args...)`
+        (nt that type applied to P): an instance of `fam` (of `fam{P...}`) with the
+        arguments converted to the field types, as the default constructor makes it.
+        Every field must be given: `new` with fewer arguments (fields left undefined)
+        is not supported."""
+        t = V.apply_type(fam, nt.params) if nt.params else fam
+        if fam.param_names and len(nt.params) != len(fam.param_names):
+            raise ZylaError("ErrorException", f'too few type parameters specified in "new{{...}}" '
+                            f"for {fam.name}, which has {len(fam.param_names)}")
+        if kwargs:
+            raise ZylaError("ErrorException", "`new` takes no keyword arguments")
+        if len(args) != len(fam.fields):
+            few = len(args) < len(fam.fields)
+            raise ZylaError("ErrorException",
+                            f"new: {V.type_name(t)} has {len(fam.fields)} field(s) but new got "
+                            f"{len(args)} argument(s)",
+                            hint="`new` with fewer arguments than fields (leaving fields "
+                                 "undefined) is not supported: give every field a value"
+                            if few else None)
+        return self.default_construct(t, args)
+
+    def construct(self, t: V.JType, args: list, kwargs: dict | None,
+                  interp: Interpreter | None = None) -> Any:
+        """Calling a type: a struct constructor, a conversion, or an array constructor.
+
+        A user-defined constructor's body runs on `interp`, the interpreter that made
+        the call: the host one (the default), or the compiled tier's (whose `if` is a
+        `lax.cond`)."""
+        from lang.core import builtins
+
+        m = self.constructor_method(t, args)
+        if m is not None and m.fn is not None:
+            return (interp or self.interp).invoke(m, args, kwargs)
+        special = getattr(t.family, "constructor", None)
+        if special is not None:
+            return special(t, args, kwargs)
+        if t.is_struct and getattr(t.family, "ctor_gf", None) is not None and not any(
+                m.impl is not None for m in t.family.ctor_gf.methods):
+            # inner constructors replaced the default ones, and none of them applies
+            raise self._no_constructor(t, args)
+        if t.is_struct:
+            if len(args) != len(t.fields):
+                raise ZylaError("MethodError",
+                                f"no method matching {V.type_name(t)}("
+                                f"{', '.join('::' + V.type_name(typeof(a)) for a in args)})",
+                                hint=f"the default constructor takes {len(t.fields)} arguments: "
+                                     f"{', '.join(t.fields)}")
+            return self.default_construct(t, args)
+        return builtins.convert_call(self, t, args, kwargs)
+
+    def default_construct(self, t: V.JType, args: list) -> Any:
+        """Julia's default constructor: parameters inferred from the arguments when not
+        given (`Bar(2)` is a `Bar{Int64}`), fields converted to their declared types."""
+        from lang.core.builtins_types import field_type, struct_params
+
+        t = struct_params(t, args)
+        vals = [self.convert_field(field_type(t, ft), a)
+                for ft, a in zip(t.field_types, args, strict=False)]
+        return V.StructValue(t, vals)
+
+    def constructor_method(self, t: V.JType, args: list) -> Method | None:
+        """A user-defined constructor applicable to a call of type `t` with args, if
+        any: for `Pos{Float64}(x)` one defined as `Pos{T}(x) where T` (its body
+        specialised to T = Float64, see `_specialise_ctor`), else for `Pos(x)` and for a
+        type without such constructors, an inner or outer one defined as `Pos(x)`."""
+        if t.params and t.family.is_struct:
+            # the methods of `Pos(x)` are not constructors of `Pos{Float64}`
+            return self._curly_constructor(t, args) if hasattr(t.family, "curly_ctors") else None
+        gf = getattr(t.family, "ctor_gf", None)
+        if gf is None:
+            return None
+        try:
+            return gf.dispatch([typeof(a) for a in args])
+        except ZylaError:
+            return None
+
+    def _curly_constructor(self, t: V.JType, args: list) -> Method | None:
+        """The most specific `Pos{T}(...) where T` constructor for a call of `t` with
+        args, its body specialised to `t`'s parameters (cached per method and type)."""
+        types = [typeof(a) for a in args]
+        best: tuple[Method, dict] | None = None
+        for callee, m in t.family.curly_ctors:  # type: ignore[attr-defined]
+            env: dict = {}
+            if not V.issubtype(t, callee, env) or len(types) < m.nreq or (
+                    not m.vararg and len(types) > len(m.sig)):
+                continue
+            if not all(V.issubtype(a, s, env) for a, s in zip(types, m.sig, strict=False)):
+                continue
+            if m.vararg and not all(V.issubtype(a, m.vararg_type, env) for a in types[len(m.sig):]):
+                continue
+            if best is None or m.more_specific_than(best[0]):
+                best = (m, env)
+        if best is None:
+            return None
+        m, env = best
+        specs: dict = t.family.curly_specs  # type: ignore[attr-defined]
+        key = (id(m), t)
+        if key not in specs:
+            assert m.fn is not None
+            specs[key] = Method(m.sig, m.nreq, fn=_specialise_ctor(m.fn, env), vararg=m.vararg,
+                                vararg_type=m.vararg_type, kwnames=m.kwnames,
+                                typevars=m.typevars, owner=m.owner)
+        return specs[key]
+
+    def _no_constructor(self, t: V.JType, args: list) -> ZylaError:
+        """The MethodError for a call of a struct type that no constructor accepts."""
+        sigs = [m.signature_text(t.family.name) for m in t.family.ctor_gf.methods]  # type: ignore[attr-defined]
+        sigs += [m.signature_text(V.type_name(c))
+                 for c, m in getattr(t.family, "curly_ctors", [])]
+        argtext = ", ".join("::" + V.type_name(typeof(a)) for a in args)
+        return ZylaError("MethodError", f"no method matching {V.type_name(t)}({argtext})",
+                         hint="the constructors of this struct are:\n  " + "\n  ".join(sigs)
+                         if sigs else None)
+
+    def convert_field(self, ft: Any, v: Any) -> Any:
+        if (isinstance(ft, V.JType) and ft is not V.AnyT
+                and ft.family in (V.Float64T, V.Float32T, V.Int64T)):
+            from lang.core import builtins
+
+            return builtins.convert(self, ft, v)
+        return v
+
+    # --- iteration ------------------------------------------------------------------------
+
+    def iterate(self, x: Any) -> Iterator[Any]:
+        from lang.core.builtins import iterate_value
+
+        return iterate_value(self, x)
+
+    def iterate_all(self, x: Any) -> list[Any]:
+        return list(self.iterate(x))
+
+    # --- errors ----------------------------------------------------------------------------
+
+    def source_of(self, fn: Function) -> SourceFile | None:
+        return self.sources.get(fn.file)
+
+    def translate_exception(self, e: Exception) -> ZylaError:
+        from lang.core.builtins import translate_exception
+
+        return translate_exception(e)
+
+    # --- running source ----------------------------------------------------------------------
+
+    def parse(self, text: str, filename: str) -> A.Program:
+        from grammar.parser import parse
+
+        return parse(text, filename)
+
+    def run_source(self, text: str, filename: str, echo: bool = False, cache: bool = False) -> Any:
+        """Parse and run a whole file, statement by statement; returns the last value.
+
+        Each statement is lowered just before it runs (an error in statement k surfaces
+        after statements 1..k-1 ran). With `cache` (Zyla's own library files), the whole
+        file's thunks come from lang.core.frontcache instead, parsed and lowered once per
+        front-end version; if lowering fails, the file runs the uncached way, so that the
+        error surfaces where it would."""
+        src = SourceFile(filename, text)
+        self.sources[filename] = src
+        module = self.module_stack[-1] if getattr(self, "module_stack", None) else None
+        thunks: Iterable[Function] | None = None
+        if cache:
+            from lang.core import frontcache
+
+            try:
+                thunks = frontcache.lowered(text, filename, module,
+                                            lambda: list(self._lowered(text, src, module)))
+            except Exception:  # a parse/lowering error: rerun below, statement by statement
+                thunks = None
+        if thunks is None:
+            thunks = self._lowered(text, src, module)
+        result = None
+        for fn in thunks:
+            result = self.interp.run_function(fn, [])
+            if echo:
+                from lang.core.show import jl_display
+
+                if result is not None:
+                    self.stdout.write(jl_display(result) + "\n")
+        return result
+
+    def _lowered(self, text: str, src: SourceFile, module: str | None) -> Iterator[Function]:
+        """The top-level thunks of a source text, parsed at once and lowered lazily."""
+        prog = self.parse(text, src.name)
+        lo = Lowerer(src, module=module)
+        for stmt in prog.stmts:
+            yield lo.lower_toplevel(stmt)
+
+    def load_stdlib(self, name: str) -> None:
+        """Run one of Zyla's library files (lang/core/stdlib) into Base, once per runtime; its
+        parsed and lowered IR is cached (lang.core.frontcache)."""
+        if name in self.loaded:
+            return
+        self.loaded.add(name)
+        path = STDLIB / name
+        was = self.loading_base
+        self.loading_base = True
+        try:
+            self.run_source(path.read_text(), str(path), cache=True)
+        finally:
+            self.loading_base = was
+
+    def include(self, path: str) -> Any:
+        text = Path(path).read_text()
+        return self.run_source(text, path)
+
+
+class _Stdout:
+    """Where print writes (sys.stdout, looked up late so tests can capture it)."""
+
+    def write(self, s: str) -> None:
+        import sys
+
+        sys.stdout.write(s)
+
+    def flush(self) -> None:
+        import sys
+
+        sys.stdout.flush()
+
+
+def _prim_caller(rt: Runtime, prim: Any) -> Any:
+    def call(*args: Any, **kw: Any) -> Any:
+        return rt.interp.call_value(prim, list(args), kw or None)
+
+    return call
+
+
+def static_type(t: A.Node) -> V.JType:
+    """A type named in a `where` bound, resolved without running code."""
+    if isinstance(t, A.Ident) and t.name in _BUILTIN_TYPES:
+        return _BUILTIN_TYPES[t.name]
+    raise ZylaError("UndefVarError", f"unknown type in where clause: {t}")
+
+
+def _specialise_ctor(fn: Function, env: dict) -> Function:
+    """A copy of the body of a constructor `Pos{T}(x) where T` in which the `const` ops
+    standing for T (attribute `ctor_param`, see `Lowerer.lower_method`) hold the type
+    parameter of the called type, `env[T]`. Only the top-level op list is new; nested
+    regions are shared with the original."""
+    from dataclasses import replace
+
+    from lang.core.ir import Region
+
+    ops = []
+    for op in fn.body.ops:
+        name = op.attrs.get("ctor_param") if op.name == "const" else None
+        if name is not None and name in env:
+            op = Op("const", [], op.results, {"value": env[name]}, [], op.span)
+        ops.append(op)
+    return replace(fn, body=Region(fn.body.args, ops))
+
+
+_ = (Closure, np)

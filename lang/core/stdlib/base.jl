@@ -1,0 +1,260 @@
+# Zyla's Base, written in Zyla over the primitives of lang/primitives*.py.
+# Everything here is differentiable for free: the AD transforms these bodies like user code.
+
+struct Pair
+    first
+    second
+end
+function show(io::IO, p::Pair)
+    show(io, p.first)
+    print(io, " => ")
+    show(io, p.second)
+end
+
+iseven(x) = x % 2 == 0
+isodd(x) = x % 2 != 0
+clamp(x, lo, hi) = min(max(x, lo), hi)
+muladd(a, b, c) = a * b + c
+lastindex(x) = length(x)
+lastindex(x, d) = size(x, d)
+firstindex(x) = 1
+inv(x::Number) = 1 / x
+isless(a, b) = a < b
+signbit(x) = x < 0
+exp2(x) = 2.0 ^ x
+cbrt(x) = sign(x) * abs(x) ^ (1 / 3)
+hypot(a, b) = sqrt(abs2(a) + abs2(b))
+
+sum(x; dims=nothing) = dims === nothing ? Core.sum(x) : Core.sum(x, dims)
+sum(f::Function, x; dims=nothing) = sum(broadcast(f, x); dims=dims)
+prod(x; dims=nothing) = dims === nothing ? Core.prod(x) : Core.prod(x, dims)
+prod(f::Function, x) = prod(broadcast(f, x))
+maximum(x; dims=nothing) = dims === nothing ? Core.maximum(x) : Core.maximum(x, dims)
+maximum(f::Function, x) = maximum(broadcast(f, x))
+minimum(x; dims=nothing) = dims === nothing ? Core.minimum(x) : Core.minimum(x, dims)
+minimum(f::Function, x) = minimum(broadcast(f, x))
+max(x) = x
+min(x) = x
+
+# lazy iterators (Iterators.take, ...) are collected first
+sum(x::Iterators.LazyIterator) = sum(collect(x))
+sum(f::Function, x::Iterators.LazyIterator) = sum(f, collect(x))
+prod(x::Iterators.LazyIterator) = prod(collect(x))
+maximum(x::Iterators.LazyIterator) = maximum(collect(x))
+minimum(x::Iterators.LazyIterator) = minimum(collect(x))
+maximum(f::Function, x::Iterators.LazyIterator) = maximum(f, collect(x))
+minimum(f::Function, x::Iterators.LazyIterator) = minimum(f, collect(x))
+mean(x::Iterators.LazyIterator) = mean(collect(x))
+map(f, x::Iterators.LazyIterator) = map(f, collect(x))
+
+mean(x; dims=nothing) = dims === nothing ? sum(x) / length(x) : sum(x; dims=dims) ./ (length(x) ÷ length(sum(x; dims=dims)))
+mean(f::Function, x) = mean(broadcast(f, x))
+function var(x; dims=nothing, corrected=true)
+    m = mean(x; dims=dims)
+    n = dims === nothing ? length(x) : length(x) ÷ length(m)
+    s = sum(abs2.(x .- m); dims=dims)
+    s ./ (corrected ? n - 1 : n)
+end
+std(x; dims=nothing, corrected=true) = sqrt.(var(x; dims=dims, corrected=corrected))
+
+dot(x, y) = sum(x .* y)
+norm(x) = sqrt(sum(abs2.(x)))
+norm(x, p) = p == 2 ? norm(x) : sum(abs.(x) .^ p) ^ (1 / p)
+tr(A) = sum(A[i, i] for i in 1:size(A, 1))
+diag(A) = [A[i, i] for i in 1:min(size(A, 1), size(A, 2))]
+Core.times(xs...) = reduce((a, b) -> a * b, xs)
+
+# map over tuples in Zyla, so that it is differentiable (pullback rules use it)
+ntuple(f, n) = n == 0 ? () : (ntuple(f, n - 1)..., f(n))
+map(f, t::Tuple) = ntuple(i -> f(t[i]), length(t))
+map(f, a::Tuple, b::Tuple) = ntuple(i -> f(a[i], b[i]), length(a))
+
+# --- exceptions (lang/core/exceptions.py turns the runtime's errors into these) ------------------
+
+struct ErrorException <: Exception
+    msg
+end
+struct ArgumentError <: Exception
+    msg
+end
+struct DimensionMismatch <: Exception
+    msg
+end
+struct AssertionError <: Exception
+    msg
+end
+struct OverflowError <: Exception
+    msg
+end
+struct DomainError <: Exception
+    val
+    msg
+end
+DomainError(val) = DomainError(val, "")
+struct BoundsError <: Exception
+    a
+    i
+end
+BoundsError() = BoundsError(nothing, nothing)
+struct KeyError <: Exception
+    key
+end
+struct UndefVarError <: Exception
+    var
+end
+struct InexactError <: Exception
+    func
+    T
+    val
+end
+struct MethodError <: Exception
+    f
+    args
+end
+struct DivideError <: Exception end
+struct StackOverflowError <: Exception end
+struct TypeError <: Exception
+    msg
+end
+struct UndefKeywordError <: Exception
+    var
+end
+struct SingularException <: Exception
+    msg
+end
+showerror(io, e) = print(io, Core.error_message(e))
+
+# --- iteration ------------------------------------------------------------------------------
+
+eachcol(A) = [A[:, j] for j in 1:size(A, 2)]
+eachrow(A) = [A[i, :] for i in 1:size(A, 1)]
+eachslice(A; dims) = [selectdim(A, dims, k) for k in 1:size(A, dims)]
+selectdim(A, d, k) = getindex(A, ntuple(i -> i == d ? k : (:), ndims(A))...)
+Iterators.product(a, b) = [(x, y) for x in a, y in b]
+Iterators.product(a, b, c) = [(x, y, z) for x in a, y in b, z in c]
+view(A, I...) = getindex(A, I...)
+
+# --- shapes ---------------------------------------------------------------------------------
+
+dropdims(x; dims) = reshape(x, Core.dropdims_size(size(x), dims))
+Core.as_tuple(x::Tuple) = x
+Core.as_tuple(x) = (x,)
+function repeat(x::AbstractArray, counts::Integer...; inner=nothing, outer=nothing)
+    y = inner === nothing ? x : Core.repeat_inner(x, Core.as_tuple(inner))
+    c = outer === nothing ? counts : Core.as_tuple(outer)
+    length(c) == 0 ? y : Core.repeat_outer(y, c)
+end
+repeat(s::AbstractString, n::Integer) = join(fill(s, n))
+cat(xs...; dims) = Core.cat(dims, xs...)
+
+# --- reductions -----------------------------------------------------------------------------
+
+struct NoInit end
+function Core.foldl_init(op, acc, xs)
+    for x in xs
+        acc = op(acc, x)
+    end
+    acc
+end
+function Core.foldl_init(op, acc, xs::AbstractArray)
+    # an index loop: AD propagates into xs through getindex
+    for i in 1:length(xs)
+        acc = op(acc, xs[i])
+    end
+    acc
+end
+Core.foldl1(op, xs::Tuple) = Core.foldl1(op, collect(xs))
+Core.foldl1(op, xs::AbstractArray) = isempty(xs) ? throw(ArgumentError("reducing over an empty collection is not allowed")) : Core.foldl_init(op, xs[1], xs[2:end])
+Core.foldl1(op, xs) = Core.foldl1(op, collect(xs))
+foldl(op, xs; init=NoInit()) = init isa NoInit ? Core.foldl1(op, xs) : Core.foldl_init(op, init, xs)
+foldr(op, xs; init=NoInit()) = foldl((a, b) -> op(b, a), reverse(collect(xs)); init=init)
+Core.reduce1(op, xs) = Core.foldl1(op, xs)
+Core.reduce1(op::typeof(hcat), xs) = hcat(xs...)
+Core.reduce1(op::typeof(vcat), xs) = vcat(xs...)
+Core.reduce1(op::typeof(+), xs::AbstractArray) = sum(xs)
+Core.reduce1(op::typeof(*), xs::AbstractArray{T}) where {T<:Number} = prod(xs)
+Core.reduce1(op::typeof(max), xs::AbstractArray) = maximum(xs)
+Core.reduce1(op::typeof(min), xs::AbstractArray) = minimum(xs)
+Core.reduce_dims1(op::typeof(+), xs, dims) = sum(xs; dims=dims)
+Core.reduce_dims1(op::typeof(*), xs, dims) = prod(xs; dims=dims)
+Core.reduce_dims1(op::typeof(max), xs, dims) = maximum(xs; dims=dims)
+Core.reduce_dims1(op::typeof(min), xs, dims) = minimum(xs; dims=dims)
+Core.reduce_dims1(op, xs, dims) = Core.reduce_dims(op, xs, dims, nothing)
+function reduce(op, xs; init=NoInit(), dims=nothing)
+    if dims === nothing
+        init isa NoInit ? Core.reduce1(op, xs) : Core.foldl_init(op, init, xs)
+    else
+        init isa NoInit ? Core.reduce_dims1(op, xs, dims) : broadcast(op, init, Core.reduce_dims1(op, xs, dims))
+    end
+end
+mapreduce(f, op, xs; dims=nothing, init=NoInit()) = reduce(op, map(f, xs); dims=dims, init=init)
+mapfoldl(f, op, xs; init=NoInit()) = foldl(op, map(f, xs); init=init)
+prod(f::Function, x; dims=nothing) = prod(broadcast(f, x); dims=dims)
+maximum(f::Function, x; dims=nothing) = maximum(broadcast(f, x); dims=dims)
+minimum(f::Function, x; dims=nothing) = minimum(broadcast(f, x); dims=dims)
+extrema(x) = (minimum(x), maximum(x))
+
+# findmax / argmax: an Int index for vectors, CartesianIndex for arrays (as in Julia)
+struct CartesianIndex
+    I
+end
+CartesianIndex(i::Integer, j::Integer, rest::Integer...) = CartesianIndex((i, j, rest...))
+show(io::IO, c::CartesianIndex) = print(io, "CartesianIndex(", join(c.I, ", "), ")")
+Core.find_index(x, i) = ndims(x) <= 1 ? i : CartesianIndex(Core.cartesian_tuple(size(x), i))
+function Core.cartesian_tuple(sz, i)
+    k = i - 1
+    out = ()
+    for n in sz
+        out = (out..., k % n + 1)
+        k = k ÷ n
+    end
+    out
+end
+Core.findext(x, largest) = largest ? Core.findmax(x) : Core.findmin(x)
+function Core.findext_any(x, largest)
+    v, i = Core.findext(x, largest)
+    (v, Core.find_index(x, i))
+end
+findmax(x; dims=nothing) = dims === nothing ? Core.findext_any(x, true) : Core.findext_dims(x, dims, true)
+findmin(x; dims=nothing) = dims === nothing ? Core.findext_any(x, false) : Core.findext_dims(x, dims, false)
+findmax(f::Function, x) = findmax(broadcast(f, x))
+findmin(f::Function, x) = findmin(broadcast(f, x))
+argmax(x; dims=nothing) = dims === nothing ? Core.find_index(x, Core.argmax(x)) : Core.findext_dims(x, dims, true)[2]
+argmin(x; dims=nothing) = dims === nothing ? Core.find_index(x, Core.argmin(x)) : Core.findext_dims(x, dims, false)[2]
+argmax(f::Function, x) = x[argmax(broadcast(f, x))]
+argmin(f::Function, x) = x[argmin(broadcast(f, x))]
+
+# --- numbers --------------------------------------------------------------------------------
+
+atan(y, x) = Core.atan2(y, x)
+√(x) = sqrt(x)
+∛(x) = cbrt(x)
+fld(a, b) = div(a - mod(a, b), b)
+cld(a, b) = -fld(-a, b)
+iszero(x) = x == zero(x)
+isone(x) = x == one(x)
+exp10(x) = 10.0 ^ x
+log(b::Number, x::Number) = log(x) / log(b)
+sec(x) = 1 / cos(x)
+csc(x) = 1 / sin(x)
+cot(x) = 1 / tan(x)
+deg2rad(x) = x * (pi / 180)
+rad2deg(x) = x * (180 / pi)
+sinpi(x) = sin(pi * x)
+cospi(x) = cos(pi * x)
+sincos(x) = (sin(x), cos(x))
+
+# --- Statistics -----------------------------------------------------------------------------
+
+function median(x)
+    s = sort(vec(x))
+    n = length(s)
+    isodd(n) ? float(s[(n + 1) ÷ 2]) : (s[n ÷ 2] + s[n ÷ 2 + 1]) / 2
+end
+
+# --- linear algebra in Base ---------------------------------------------------------------
+
+inv(A::AbstractMatrix) = Core.matinv(A)
+Core.solve_back(dz, z, A, b::AbstractVector) = Core.solve_back2(A' \ dz, z)
+Core.solve_back(dz, z, A, b::AbstractMatrix) = Core.solve_back2(A' \ dz, z)
+Core.solve_back2(db, z) = (-(db * z'), db)

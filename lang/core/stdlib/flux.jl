@@ -1,0 +1,861 @@
+# A Flux-compatible library written in Zyla: layers, activations, losses, optimisers,
+# data loading and training. Loaded by `using Flux` (also NNlib, Optimisers, MLUtils,
+# ProgressMeter names). The numerical kernels (convolution, pooling, activations) are
+# primitives of lang/core/primitives_nn.py with their own rules; everything here is ordinary
+# Zyla, so the AD differentiates it and the compile tier compiles it like user code.
+#
+# Layers are immutable structs, so their gradients are NamedTuples with the same field
+# names, as in Flux. Parameters are Float32 and initialised as Flux does (Glorot uniform).
+# The mutable part of BatchNorm and Dropout (train/test mode, running statistics) lives
+# in a host cell, see `NNlib.modecell` in lang/core/primitives_nn.py.
+
+# --- initialisation ------------------------------------------------------------------------
+
+Core.nfan() = (1, 1)
+Core.nfan(n) = (1, n)
+Core.nfan(nout, nin) = (nin, nout)
+Core.nfan(k1, cin, cout) = (k1 * cin, k1 * cout)
+Core.nfan(k1, k2, cin, cout) = (k1 * k2 * cin, k1 * k2 * cout)
+Core.nfan(k1, k2, k3, cin, cout) = (k1 * k2 * k3 * cin, k1 * k2 * k3 * cout)
+Core.fansum(dims...) = Float32(sum(Core.nfan(dims...)))
+
+glorot_uniform(dims::Integer...) = (rand(Float32, dims...) .- 0.5f0) .* sqrt(24.0f0 / Core.fansum(dims...))
+glorot_normal(dims::Integer...) = randn(Float32, dims...) .* sqrt(2.0f0 / Core.fansum(dims...))
+kaiming_uniform(dims::Integer...; gain=sqrt(2.0f0)) =
+    (rand(Float32, dims...) .- 0.5f0) .* (2 * Float32(gain) * sqrt(3.0f0 / Core.nfan(dims...)[1]))
+kaiming_normal(dims::Integer...; gain=sqrt(2.0f0)) =
+    randn(Float32, dims...) .* (Float32(gain) / sqrt(Float32(Core.nfan(dims...)[1])))
+zeros32(dims::Integer...) = zeros(Float32, dims...)
+ones32(dims::Integer...) = ones(Float32, dims...)
+rand32(dims::Integer...) = rand(Float32, dims...)
+randn32(dims::Integer...) = randn(Float32, dims...)
+
+Core.create_bias(bias::Bool, n) = bias ? zeros(Float32, n) : false
+Core.create_bias(bias::AbstractArray, n) = bias
+Core.addbias(y, b::Bool) = y
+Core.addbias(y, b) = y .+ b
+
+# no accelerator placement: the compile tier decides where arrays live (primitives, so a
+# top-level `model |> gpu` is not compiled and returns the model itself)
+gpu = Flux.gpu
+cpu = Flux.cpu
+
+# Functors.fmap: f applied to every array of a model, the structs rebuilt around them
+fmap(f, x::AbstractArray) = f(x)
+fmap(f, x::Tuple) = map(c -> fmap(f, c), x)
+fmap(f, x::NamedTuple) = map(c -> fmap(f, c), x)
+function fmap(f, x)
+    cs = Functors.children(x)
+    length(cs) == 0 ? x : Functors.rebuild(x, map(c -> fmap(f, c), cs))
+end
+Core.to_eltype(T, x::AbstractArray) = eltype(x) <: AbstractFloat && eltype(x) != T ? T.(x) : x
+f32(m) = fmap(x -> Core.to_eltype(Float32, x), m)
+f64(m) = fmap(x -> Core.to_eltype(Float64, x), m)
+
+params(m) = error("Flux.params (implicit parameters) is not supported: take explicit gradients, ",
+                  "gradient(m -> loss(m, x, y), model), and update with Flux.setup/Flux.update!")
+reset!(m) = error("Flux.reset! belongs to Flux's old Recur API; Zyla implements the explicit-state ",
+                  "recurrent layers of Flux 0.15: rnn(x, h), with initialstates(rnn)")
+
+# --- activations (NNlib): elementwise primitives, fast under broadcasting -----------------------
+
+relu = NNlib.relu
+relu6 = NNlib.relu6
+leakyrelu = NNlib.leakyrelu
+elu = NNlib.elu
+selu = NNlib.selu
+gelu = NNlib.gelu
+sigmoid = NNlib.sigmoid
+σ = NNlib.sigmoid
+sigmoid_fast = NNlib.sigmoid
+hardsigmoid = NNlib.hardsigmoid
+hardσ = NNlib.hardsigmoid
+hardtanh = NNlib.hardtanh
+softplus = NNlib.softplus
+logsigmoid = NNlib.logsigmoid
+logσ = NNlib.logsigmoid
+swish = NNlib.swish
+softsign = NNlib.softsign
+tanh_fast = tanh
+
+function softmax(x; dims=1)
+    e = exp.(x .- maximum(x; dims=dims))
+    e ./ sum(e; dims=dims)
+end
+function logsoftmax(x; dims=1)
+    s = x .- maximum(x; dims=dims)
+    s .- log.(sum(exp.(s); dims=dims))
+end
+function logsumexp(x; dims=nothing)
+    dims === nothing && return logsumexp(vec(x); dims=1)[1]
+    m = maximum(x; dims=dims)
+    m .+ log.(sum(exp.(x .- m); dims=dims))
+end
+
+# --- convolution and pooling (NNlib's functions; the primitives take positional geometry) ---
+
+Core.expand(n, x::Integer) = ntuple(i -> x, n)
+Core.expand(n, x::Tuple) = x
+
+conv(x, w; stride=1, pad=0, dilation=1, flipped=false) = Core.conv(x, w, stride, pad, dilation, flipped)
+maxpool(x, k::Tuple; pad=0, stride=k) = Core.maxpool(x, k, stride, pad)
+meanpool(x, k::Tuple; pad=0, stride=k) = Core.meanpool(x, k, stride, pad)
+
+# --- layers ------------------------------------------------------------------------------------
+
+struct Dense
+    weight
+    bias
+    σ
+end
+Dense(p::Pair, σ=identity; init=glorot_uniform, bias=true) =
+    Dense(init(p.second, p.first), Core.create_bias(bias, p.second), σ)
+Dense(nin::Integer, nout::Integer, σ=identity; init=glorot_uniform, bias=true) =
+    Dense(nin => nout, σ; init=init, bias=bias)
+(d::Dense)(x::AbstractVector) = d.σ.(Core.addbias(d.weight * x, d.bias))
+(d::Dense)(x::AbstractMatrix) = d.σ.(Core.addbias(d.weight * x, d.bias))
+function (d::Dense)(x::AbstractArray)
+    y = d(reshape(x, size(x, 1), :))
+    reshape(y, size(y, 1), Core.tail(size(x))...)
+end
+
+struct Chain
+    layers
+end
+Chain(layers...) = Chain(layers)
+(c::Chain)(x) = Core.applychain(c.layers, x)
+Core.applychain(layers, x) = length(layers) == 0 ? x : Core.applychain(Core.tail(layers), layers[1](x))
+Base.getindex(c::Chain, i::Integer) = c.layers[i]
+Base.getindex(c::Chain, r::AbstractRange) = Chain(c.layers[r])
+Base.length(c::Chain) = length(c.layers)
+Base.first(c::Chain) = c.layers[1]
+Base.last(c::Chain) = c.layers[length(c.layers)]
+
+struct SkipConnection
+    layers
+    connection
+end
+(s::SkipConnection)(x) = s.connection(s.layers(x), x)
+
+struct Parallel
+    connection
+    layers
+end
+Parallel(connection, layers...) = Parallel(connection, layers)
+(p::Parallel)(x) = p.connection(map(l -> l(x), p.layers)...)
+
+flatten(x) = reshape(x, :, size(x, ndims(x)))
+
+struct SamePad end
+
+# The padding NNlib's conv needs for `pad`: an Int or tuple passes through; SamePad pads
+# dilation*(k-1) in total per dimension, the extra one at the end, as Flux does.
+Core.calc_padding(pad, k, dilation, stride) = pad
+function Core.calc_padding(pad::SamePad, k, dilation, stride)
+    d = Core.expand(length(k), dilation)
+    total = map((ki, di) -> di * (ki - 1), k, d)
+    Core.samepad_pairs(total)
+end
+Core.samepad_pairs(t) = length(t) == 0 ? () : (cld(t[1], 2), fld(t[1], 2), Core.samepad_pairs(Core.tail(t))...)
+
+# the bias of a convolution broadcast along the channel dimension (N - 1 of N)
+Core.channel_shape(nd, c) = nd == 3 ? (1, c, 1) : nd == 4 ? (1, 1, c, 1) : (1, 1, 1, c, 1)
+Core.conv_bias(b::Bool, nd) = false
+Core.conv_bias(b, nd) = reshape(b, Core.channel_shape(nd, length(b)))
+
+struct Conv
+    σ
+    weight
+    bias
+    stride
+    pad
+    dilation
+    groups
+end
+function Conv(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1, groups=1,
+              init=glorot_uniform, bias=true)
+    groups == 1 || error("Conv: groups other than 1 are not supported")
+    w = init(k..., ch.first, ch.second)
+    Conv(σ, w, Core.create_bias(bias, ch.second), Core.expand(length(k), stride),
+         Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation), groups)
+end
+function Conv(w::AbstractArray, b=true, σ=identity; stride=1, pad=0, dilation=1, groups=1)
+    k = size(w)[1:ndims(w)-2]
+    Conv(σ, w, Core.create_bias(b, size(w, ndims(w))), Core.expand(length(k), stride),
+         Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation), groups)
+end
+(c::Conv)(x) = c.σ.(Core.addbias(Core.conv(x, c.weight, c.stride, c.pad, c.dilation, false),
+                                 Core.conv_bias(c.bias, ndims(x))))
+
+struct CrossCor
+    σ
+    weight
+    bias
+    stride
+    pad
+    dilation
+end
+function CrossCor(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
+                  init=glorot_uniform, bias=true)
+    w = init(k..., ch.first, ch.second)
+    CrossCor(σ, w, Core.create_bias(bias, ch.second), Core.expand(length(k), stride),
+             Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation))
+end
+(c::CrossCor)(x) = c.σ.(Core.addbias(Core.conv(x, c.weight, c.stride, c.pad, c.dilation, true),
+                                     Core.conv_bias(c.bias, ndims(x))))
+
+# ConvTranspose: the adjoint of a convolution from the output back to the input, whose
+# kernel (k..., out, in) maps `out` channels to `in`.
+struct ConvTranspose
+    σ
+    weight
+    bias
+    stride
+    pad
+    dilation
+end
+function ConvTranspose(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
+                       init=glorot_uniform, bias=true)
+    w = init(k..., ch.second, ch.first)
+    ConvTranspose(σ, w, Core.create_bias(bias, ch.second), Core.expand(length(k), stride),
+                  Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation))
+end
+Core.pad_pairs(p::Integer, n) = ntuple(i -> p, 2n)
+Core.pad_pairs(p::Tuple, n) = length(p) == 2n ? p : Core.pad_pairs_sym(p)
+Core.pad_pairs_sym(p) = length(p) == 0 ? () : (p[1], p[1], Core.pad_pairs_sym(Core.tail(p))...)
+function Core.convtranspose_size(x, w, stride, pad, dilation)
+    n = ndims(x) - 2
+    p = Core.pad_pairs(pad, n)
+    ntuple(i -> (size(x, i) - 1) * stride[i] + dilation[i] * (size(w, i) - 1) + 1 - p[2i-1] - p[2i], n)
+end
+function (c::ConvTranspose)(x)
+    n = ndims(x)
+    sz = Core.convtranspose_size(x, c.weight, c.stride, c.pad, c.dilation)
+    shape = zeros(eltype(x), sz..., size(c.weight, n - 1), size(x, n))
+    y = Core.conv_data_back(x, shape, c.weight, c.stride, c.pad, c.dilation, false)
+    c.σ.(Core.addbias(y, Core.conv_bias(c.bias, n)))
+end
+
+struct MaxPool
+    k
+    pad
+    stride
+end
+MaxPool(k::Tuple; pad=0, stride=k) = MaxPool(k, pad, stride)
+(m::MaxPool)(x) = Core.maxpool(x, m.k, m.stride, m.pad)
+
+struct MeanPool
+    k
+    pad
+    stride
+end
+MeanPool(k::Tuple; pad=0, stride=k) = MeanPool(k, pad, stride)
+(m::MeanPool)(x) = Core.meanpool(x, m.k, m.stride, m.pad)
+
+Core.spatial_size(x) = size(x)[1:ndims(x)-2]
+
+struct AdaptiveMeanPool
+    out
+end
+struct AdaptiveMaxPool
+    out
+end
+# windows that tile the input into `out` cells, as Flux computes them
+function Core.adaptive_window(x, out)
+    insize = Core.spatial_size(x)
+    stride = map((i, o) -> i ÷ o, insize, out)
+    k = map((i, o, s) -> i - (o - 1) * s, insize, out, stride)
+    k, stride
+end
+function (m::AdaptiveMeanPool)(x)
+    k, s = Core.adaptive_window(x, m.out)
+    Core.meanpool(x, k, s, 0)
+end
+function (m::AdaptiveMaxPool)(x)
+    k, s = Core.adaptive_window(x, m.out)
+    Core.maxpool(x, k, s, 0)
+end
+
+struct GlobalMeanPool end
+struct GlobalMaxPool end
+(m::GlobalMeanPool)(x) = Core.meanpool(x, Core.spatial_size(x), 1, 0)
+(m::GlobalMaxPool)(x) = Core.maxpool(x, Core.spatial_size(x), 1, 0)
+
+# --- train/test modes (Flux.trainmode!, testmode!, and the automatic mode) -----------------------
+
+# train mode inside `gradient` (this rule makes `within_gradient` true while differentiated)
+ChainRulesCore.rrule(::typeof(NNlib.within_gradient), x) = (true, dy -> (NoTangent(), NoTangent()))
+Core.isactive(cell, x) = Core.mode_or_auto(NNlib.getmode(cell), x)
+Core.mode_or_auto(a::Nothing, x) = NNlib.within_gradient(x)
+Core.mode_or_auto(a::Bool, x) = a
+
+Core.setmodes!(m::AbstractArray, a) = nothing
+Core.setmodes!(m::Number, a) = nothing
+Core.setmodes!(m::Function, a) = nothing
+Core.setmodes!(m::Nothing, a) = nothing
+Core.setmodes!(m::Tuple, a) = foreach(l -> Core.setmodes!(l, a), m)
+Core.setmodes!(m::NamedTuple, a) = foreach(l -> Core.setmodes!(l, a), values(m))
+function Core.setmodes!(m, a)
+    Core.fieldmap(l -> Core.setmodes!(l, a), m)
+    nothing
+end
+
+Core.testmode_flag(mode::Bool) = !mode
+Core.testmode_flag(mode::Symbol) = mode === :auto ? nothing : error("testmode!: mode must be true, false or :auto")
+Core.testmode_flag(mode::Nothing) = nothing
+function testmode!(m, mode=true)
+    Core.setmodes!(m, Core.testmode_flag(mode))
+    m
+end
+trainmode!(m, mode=true) = testmode!(m, mode isa Bool ? !mode : mode)
+
+struct Dropout
+    p
+    dims
+    mode
+end
+function Dropout(p; dims=:, active=nothing)
+    0 <= p <= 1 || error("Dropout: the probability must be in [0, 1], got $p")
+    dims === (:) || error("Dropout: only dims=: is supported")
+    d = Dropout(p, dims, NNlib.modecell())
+    active === nothing || NNlib.setmode!(d.mode, active)
+    d
+end
+Core.setmodes!(m::Dropout, a) = NNlib.setmode!(m.mode, a)
+(d::Dropout)(x) = Core.isactive(d.mode, x) ? x .* NNlib.dropout_mask(x, d.p) : x
+dropout(x, p; active=true) = active ? x .* NNlib.dropout_mask(x, p) : x
+
+struct BatchNorm
+    λ
+    β
+    γ
+    μ
+    σ²
+    ϵ
+    momentum
+    affine
+    track_stats
+    chs
+    mode
+end
+function BatchNorm(chs::Integer, λ=identity; initβ=zeros32, initγ=ones32, affine=true,
+                   track_stats=true, ϵ=1.0f-5, momentum=0.1f0, active=nothing)
+    μ = zeros(Float32, chs)
+    σ² = ones(Float32, chs)
+    bn = BatchNorm(λ, affine ? initβ(chs) : nothing, affine ? initγ(chs) : nothing, μ, σ²,
+                   Float32(ϵ), Float32(momentum), affine, track_stats, chs, NNlib.modecell(μ, σ²))
+    active === nothing || NNlib.setmode!(bn.mode, active)
+    bn
+end
+Core.setmodes!(m::BatchNorm, a) = NNlib.setmode!(m.mode, a)
+# the dimensions a normalisation reduces over: all but the channels (N-1)
+Core.bn_dims(nd) = nd == 2 ? (2,) : nd == 3 ? (1, 3) : nd == 4 ? (1, 2, 4) : (1, 2, 3, 5)
+function (bn::BatchNorm)(x)
+    nd = ndims(x)
+    dims = Core.bn_dims(nd)
+    shape = nd == 2 ? (bn.chs, 1) : Core.channel_shape(nd, bn.chs)
+    if Core.isactive(bn.mode, x)
+        μ = mean(x; dims=dims)
+        σ² = mean(abs2.(x .- μ); dims=dims)
+        if bn.track_stats
+            m = length(x) ÷ bn.chs
+            mtm = bn.momentum
+            NNlib.write_stats!(bn.mode, (bn.μ, bn.σ²),
+                               ((1 - mtm) .* bn.μ .+ mtm .* vec(μ),
+                                (1 - mtm) .* bn.σ² .+ (mtm * m / (m - 1)) .* vec(σ²)))
+        end
+    else
+        μ = reshape(bn.μ, shape)
+        σ² = reshape(bn.σ², shape)
+    end
+    y = (x .- μ) ./ sqrt.(σ² .+ bn.ϵ)
+    if bn.affine
+        y = y .* reshape(bn.γ, shape) .+ reshape(bn.β, shape)
+    end
+    bn.λ.(y)
+end
+
+struct LayerNorm
+    λ
+    scale
+    bias
+    ϵ
+    size
+    affine
+end
+function LayerNorm(size::Integer...; affine=true, eps=1.0f-5, ϵ=eps)
+    LayerNorm(identity, affine ? ones(Float32, size...) : nothing,
+              affine ? zeros(Float32, size...) : nothing, Float32(ϵ), size, affine)
+end
+LayerNorm(size::Tuple, λ=identity; affine=true, eps=1.0f-5, ϵ=eps) =
+    LayerNorm(λ, affine ? ones(Float32, size...) : nothing, affine ? zeros(Float32, size...) : nothing,
+              Float32(ϵ), size, affine)
+function (l::LayerNorm)(x)
+    dims = ntuple(i -> i, length(l.size))
+    μ = mean(x; dims=dims)
+    σ² = mean(abs2.(x .- μ); dims=dims)
+    y = (x .- μ) ./ sqrt.(σ² .+ l.ϵ)
+    if l.affine
+        y = y .* l.scale .+ l.bias
+    end
+    l.λ.(y)
+end
+normalise(x; dims=ndims(x), eps=1.0f-5) = (x .- mean(x; dims=dims)) ./ sqrt.(var(x; dims=dims, corrected=false) .+ eps)
+
+struct Embedding
+    weight
+end
+Embedding(p::Pair; init=randn32) = Embedding(init(p.second, p.first))
+Embedding(nin::Integer, nout::Integer; init=randn32) = Embedding(nin => nout; init=init)
+(e::Embedding)(x::Integer) = e.weight[:, x]
+(e::Embedding)(x::AbstractVector) = eltype(x) <: Integer ? e.weight[:, x] : e.weight * x
+function (e::Embedding)(x::AbstractArray)
+    eltype(x) <: Integer || return e.weight * x
+    y = e.weight[:, vec(x)]
+    reshape(y, size(e.weight, 1), size(x)...)
+end
+
+# --- recurrent layers (Flux 0.15's explicit-state API) -----------------------------------------
+
+struct RNNCell
+    σ
+    Wi
+    Wh
+    bias
+end
+RNNCell(p::Pair, σ=tanh; init=glorot_uniform, init_kernel=init, init_recurrent_kernel=init, bias=true) =
+    RNNCell(σ, init_kernel(p.second, p.first), init_recurrent_kernel(p.second, p.second),
+            Core.create_bias(bias, p.second))
+initialstates(c::RNNCell) = zeros(Float32, size(c.Wh, 2))
+(c::RNNCell)(x::AbstractArray) = c(x, initialstates(c))
+(c::RNNCell)(x::AbstractArray, h) = c.σ.(Core.addbias(c.Wi * x .+ c.Wh * h, c.bias))
+
+struct LSTMCell
+    Wi
+    Wh
+    bias
+end
+LSTMCell(p::Pair; init=glorot_uniform, init_kernel=init, init_recurrent_kernel=init, bias=true) =
+    LSTMCell(init_kernel(4 * p.second, p.first), init_recurrent_kernel(4 * p.second, p.second),
+             Core.create_bias(bias, 4 * p.second))
+initialstates(c::LSTMCell) = (zeros(Float32, size(c.Wh, 2)), zeros(Float32, size(c.Wh, 2)))
+(c::LSTMCell)(x::AbstractArray) = c(x, initialstates(c))
+function (c::LSTMCell)(x::AbstractArray, state)
+    h, cell = state
+    n = size(c.Wh, 2)
+    g = Core.addbias(c.Wi * x .+ c.Wh * h, c.bias)
+    i = NNlib.sigmoid.(Core.rows(g, 1, n))
+    f = NNlib.sigmoid.(Core.rows(g, n + 1, 2n))
+    z = tanh.(Core.rows(g, 2n + 1, 3n))
+    o = NNlib.sigmoid.(Core.rows(g, 3n + 1, 4n))
+    c′ = f .* cell .+ i .* z
+    (o .* tanh.(c′), c′)
+end
+Core.rows(g::AbstractVector, a, b) = g[a:b]
+Core.rows(g::AbstractMatrix, a, b) = g[a:b, :]
+
+struct GRUCell
+    Wi
+    Wh
+    b
+end
+GRUCell(p::Pair; init=glorot_uniform, init_kernel=init, init_recurrent_kernel=init, bias=true) =
+    GRUCell(init_kernel(3 * p.second, p.first), init_recurrent_kernel(3 * p.second, p.second),
+            Core.create_bias(bias, 3 * p.second))
+initialstates(c::GRUCell) = zeros(Float32, size(c.Wh, 2))
+(c::GRUCell)(x::AbstractArray) = c(x, initialstates(c))
+function (c::GRUCell)(x::AbstractArray, h)
+    n = size(c.Wh, 2)
+    gx = Core.addbias(c.Wi * x, c.b)
+    gh = c.Wh * h
+    r = NNlib.sigmoid.(Core.rows(gx, 1, n) .+ Core.rows(gh, 1, n))
+    z = NNlib.sigmoid.(Core.rows(gx, n + 1, 2n) .+ Core.rows(gh, n + 1, 2n))
+    h̃ = tanh.(Core.rows(gx, 2n + 1, 3n) .+ r .* Core.rows(gh, 2n + 1, 3n))
+    (1 .- z) .* h̃ .+ z .* h
+end
+
+# the hidden output of a step: RNN and GRU cells return h, LSTM cells (h, c)
+Core.step_output(state::Tuple) = state[1]
+Core.step_output(state) = state
+
+# Run a cell over the time dimension (2) of x, (in, len) or (in, len, batch); returns the
+# outputs stacked as (out, len) or (out, len, batch).
+function scan(cell, x::AbstractMatrix, state)
+    len = size(x, 2)
+    state = cell(x[:, 1], state)
+    h = Core.step_output(state)
+    y = similar(h, size(h, 1), len)  # every column is written below
+    y[:, 1] = h
+    for t in 2:len
+        state = cell(x[:, t], state)
+        y[:, t] = Core.step_output(state)
+    end
+    y
+end
+function scan(cell, x::AbstractArray, state)
+    len = size(x, 2)
+    state = cell(x[:, 1, :], state)
+    h = Core.step_output(state)
+    y = similar(h, size(h, 1), len, size(h, 2))
+    y[:, 1, :] = h
+    for t in 2:len
+        state = cell(x[:, t, :], state)
+        y[:, t, :] = Core.step_output(state)
+    end
+    y
+end
+
+struct RNN
+    cell
+end
+RNN(p::Pair, σ=tanh; init=glorot_uniform, bias=true) = RNN(RNNCell(p, σ; init=init, bias=bias))
+struct LSTM
+    cell
+end
+LSTM(p::Pair; init=glorot_uniform, bias=true) = LSTM(LSTMCell(p; init=init, bias=bias))
+struct GRU
+    cell
+end
+GRU(p::Pair; init=glorot_uniform, bias=true) = GRU(GRUCell(p; init=init, bias=bias))
+initialstates(r::RNN) = initialstates(r.cell)
+initialstates(r::LSTM) = initialstates(r.cell)
+initialstates(r::GRU) = initialstates(r.cell)
+(r::RNN)(x) = scan(r.cell, x, initialstates(r.cell))
+(r::RNN)(x, h) = scan(r.cell, x, h)
+(r::LSTM)(x) = scan(r.cell, x, initialstates(r.cell))
+(r::LSTM)(x, state) = scan(r.cell, x, state)
+(r::GRU)(x) = scan(r.cell, x, initialstates(r.cell))
+(r::GRU)(x, h) = scan(r.cell, x, h)
+
+# --- printing (Flux's compact forms) -----------------------------------------------------------
+
+Core.fname(f) = split(string(f), ".")[end]
+Core.show_act(io, f) = f === identity ? nothing : print(io, ", ", Core.fname(f))
+function Base.show(io::IO, d::Dense)
+    print(io, "Dense(", size(d.weight, 2), " => ", size(d.weight, 1))
+    Core.show_act(io, d.σ)
+    d.bias === false && print(io, "; bias=false")
+    print(io, ")")
+end
+function Base.show(io::IO, c::Chain)
+    print(io, "Chain(")
+    for i in 1:length(c.layers)
+        i > 1 && print(io, ", ")
+        show(io, c.layers[i])
+    end
+    print(io, ")")
+end
+Core.show_geometry(io, c) = begin
+    all(s -> s == 1, c.stride) || print(io, ", stride=", c.stride)
+    c.pad == 0 || all(p -> p == 0, c.pad) || print(io, ", pad=", c.pad)
+    all(s -> s == 1, c.dilation) || print(io, ", dilation=", c.dilation)
+end
+function Core.show_conv(io, name, c, cin, cout)
+    n = ndims(c.weight)
+    print(io, name, "(", size(c.weight)[1:n-2], ", ", cin, " => ", cout)
+    Core.show_act(io, c.σ)
+    Core.show_geometry(io, c)
+    c.bias === false && print(io, ", bias=false")
+    print(io, ")")
+end
+Base.show(io::IO, c::Conv) = Core.show_conv(io, "Conv", c, size(c.weight, ndims(c.weight) - 1), size(c.weight, ndims(c.weight)))
+Base.show(io::IO, c::CrossCor) = Core.show_conv(io, "CrossCor", c, size(c.weight, ndims(c.weight) - 1), size(c.weight, ndims(c.weight)))
+Base.show(io::IO, c::ConvTranspose) = Core.show_conv(io, "ConvTranspose", c, size(c.weight, ndims(c.weight)), size(c.weight, ndims(c.weight) - 1))
+function Core.show_pool(io, name, m)
+    print(io, name, "(", m.k)
+    m.pad == 0 || print(io, ", pad=", m.pad)
+    m.stride == m.k || print(io, ", stride=", m.stride)
+    print(io, ")")
+end
+Base.show(io::IO, m::MaxPool) = Core.show_pool(io, "MaxPool", m)
+Base.show(io::IO, m::MeanPool) = Core.show_pool(io, "MeanPool", m)
+Base.show(io::IO, m::AdaptiveMeanPool) = print(io, "AdaptiveMeanPool(", m.out, ")")
+Base.show(io::IO, m::AdaptiveMaxPool) = print(io, "AdaptiveMaxPool(", m.out, ")")
+Base.show(io::IO, m::GlobalMeanPool) = print(io, "GlobalMeanPool()")
+Base.show(io::IO, m::GlobalMaxPool) = print(io, "GlobalMaxPool()")
+function Base.show(io::IO, b::BatchNorm)
+    print(io, "BatchNorm(", b.chs)
+    Core.show_act(io, b.λ)
+    b.affine || print(io, ", affine=false")
+    print(io, ")")
+end
+Base.show(io::IO, d::Dropout) = print(io, "Dropout(", d.p, ")")
+function Base.show(io::IO, l::LayerNorm)
+    print(io, "LayerNorm(", join(map(string, l.size), ", "))
+    Core.show_act(io, l.λ)
+    l.affine || print(io, ", affine=false")
+    print(io, ")")
+end
+Base.show(io::IO, e::Embedding) = print(io, "Embedding(", size(e.weight, 2), " => ", size(e.weight, 1), ")")
+function Base.show(io::IO, c::RNNCell)
+    print(io, "RNNCell(", size(c.Wi, 2), " => ", size(c.Wi, 1))
+    Core.show_act(io, c.σ)
+    print(io, ")")
+end
+Base.show(io::IO, c::LSTMCell) = print(io, "LSTMCell(", size(c.Wi, 2), " => ", size(c.Wi, 1) ÷ 4, ")")
+Base.show(io::IO, c::GRUCell) = print(io, "GRUCell(", size(c.Wi, 2), " => ", size(c.Wi, 1) ÷ 3, ")")
+function Base.show(io::IO, r::RNN)
+    print(io, "RNN(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1))
+    Core.show_act(io, r.cell.σ)
+    print(io, ")")
+end
+Base.show(io::IO, r::LSTM) = print(io, "LSTM(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1) ÷ 4, ")")
+Base.show(io::IO, r::GRU) = print(io, "GRU(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1) ÷ 3, ")")
+
+# --- losses (Flux.Losses; `agg` reduces the elementwise losses, mean by default) ------------------
+
+Core.epseltype(x) = eps(float(eltype(x)))
+
+mse(ŷ, y; agg=mean) = agg(abs2.(ŷ .- y))
+mae(ŷ, y; agg=mean) = agg(abs.(ŷ .- y))
+msle(ŷ, y; agg=mean, eps=Core.epseltype(ŷ)) = agg(abs2.(log.((ŷ .+ eps) ./ (y .+ eps))))
+function huber_loss(ŷ, y; agg=mean, delta=1, δ=delta)
+    a = abs.(ŷ .- y)
+    q = a .< δ
+    agg(q .* (a .^ 2 ./ 2) .+ (1 .- q) .* (δ .* a .- δ^2 / 2))
+end
+crossentropy(ŷ, y; dims=1, agg=mean, eps=Core.epseltype(ŷ)) = agg(-sum(y .* log.(ŷ .+ eps); dims=dims))
+logitcrossentropy(ŷ, y; dims=1, agg=mean) = agg(-sum(y .* logsoftmax(ŷ; dims=dims); dims=dims))
+binarycrossentropy(ŷ, y; agg=mean, eps=Core.epseltype(ŷ)) =
+    agg(-(y .* log.(ŷ .+ eps) .+ (1 .- y) .* log.(1 .- ŷ .+ eps)))
+logitbinarycrossentropy(ŷ, y; agg=mean) = agg((1 .- y) .* ŷ .- NNlib.logsigmoid.(ŷ))
+kldivergence(ŷ, y; dims=1, agg=mean, eps=Core.epseltype(ŷ)) =
+    agg(sum(y .* log.((y .+ eps) ./ (ŷ .+ eps)); dims=dims))
+
+# --- one-hot encoding ----------------------------------------------------------------------------
+
+onehot(x, labels) = Core.onehotbatch([x], labels)[:, 1]
+onehotbatch = Core.onehotbatch
+onecold(y::AbstractVector, labels=1:length(y)) = labels[argmax(y)]
+onecold(y::AbstractMatrix, labels=1:size(y, 1)) = Core.onecold_labels(Core.argmax_cols(y), labels)
+Core.onecold_labels(idx, labels::AbstractArray) = labels[idx]
+Core.onecold_labels(idx, labels) = [labels[i] for i in idx]
+
+# --- data loading (MLUtils) ------------------------------------------------------------------------
+
+numobs(x) = MLUtils.numobs(x)
+getobs(x::AbstractArray, idx) = MLUtils.getobs(x, idx)
+getobs(x::Tuple, idx) = map(d -> getobs(d, idx), x)
+getobs(x::NamedTuple, idx) = map(d -> getobs(d, idx), x)
+
+# (the data is held by a host reference: a DataLoader is iterated on the host, and calls
+# like length(loader) are not worth compiling)
+struct DataLoader
+    data
+    batchsize
+    shuffle
+    partial
+    n
+end
+function DataLoader(data; batchsize=1, shuffle=false, partial=true)
+    batchsize > 0 || error("DataLoader: batchsize must be positive")
+    DataLoader(Core.hostref(data), batchsize, shuffle, partial, MLUtils.numobs(data))
+end
+Base.length(d::DataLoader) = d.partial ? cld(d.n, d.batchsize) : d.n ÷ d.batchsize
+Base.iterate(d::DataLoader) = iterate(d, (d.shuffle ? randperm(d.n) : collect(1:d.n), 1))
+function Base.iterate(d::DataLoader, state)
+    perm, i = state
+    last = min(i + d.batchsize - 1, d.n)
+    if i > d.n || (!d.partial && last - i + 1 < d.batchsize)
+        return nothing
+    end
+    (getobs(Core.hostref_get(d.data), perm[i:last]), (perm, last + 1))
+end
+
+# --- optimisers (Optimisers.jl: setup, then update! in place) ----------------------------------
+#
+# Rules are immutable structs, as in Optimisers.jl. Each has `Core.opt_init(rule, x)`, its
+# state for a parameter array, and `Core.opt_apply(rule, state, x, dx) -> (state′, step)`,
+# a pure function (so rules compose in an OptimiserChain and compile). Hyperparameters are
+# stored as given (Float64 by default) and converted to each parameter's element type
+# when applied, so Float32 models stay Float32. `update!` applies the rules of all the
+# parameters in one call, compiled like a top-level call, then subtracts the steps from
+# the parameters in place and keeps the new states in the mutable `Leaf`s of the tree.
+
+struct Descent
+    eta
+end
+Descent() = Descent(0.1)
+
+struct Momentum
+    eta
+    rho
+end
+Momentum(η=0.01, ρ=0.9) = Momentum(η, ρ)
+
+struct Nesterov
+    eta
+    rho
+end
+Nesterov(η=0.001, ρ=0.9) = Nesterov(η, ρ)
+
+struct RMSProp
+    eta
+    rho
+    epsilon
+end
+RMSProp(η=0.001, ρ=0.9, ϵ=1.0e-8) = RMSProp(η, ρ, ϵ)
+
+struct Adam
+    eta
+    beta
+    epsilon
+end
+Adam(η=0.001, β=(0.9, 0.999), ϵ=1.0e-8) = Adam(η, β, ϵ)
+ADAM = Adam
+
+# AdamW with the decay coupled to the learning rate (Optimisers.jl's default):
+# x ← x - η (Adam direction + λ x)
+struct AdamW
+    eta
+    beta
+    lambda
+    epsilon
+end
+AdamW(η=0.001, β=(0.9, 0.999), λ=0.0, ϵ=1.0e-8) = AdamW(η, β, λ, ϵ)
+
+struct WeightDecay
+    lambda
+end
+WeightDecay() = WeightDecay(5.0e-4)
+
+struct ClipGrad
+    delta
+end
+ClipGrad() = ClipGrad(10.0)
+
+struct ClipNorm
+    omega
+end
+ClipNorm() = ClipNorm(10.0)
+
+struct OptimiserChain
+    opts
+end
+OptimiserChain(opts...) = OptimiserChain(opts)
+
+Core.opt_init(o::Descent, x) = nothing
+Core.opt_init(o::Momentum, x) = zero(x)
+Core.opt_init(o::Nesterov, x) = zero(x)
+Core.opt_init(o::RMSProp, x) = zero(x)
+Core.opt_init(o::Adam, x) = (zero(x), zero(x), (one(eltype(x)), one(eltype(x))))
+Core.opt_init(o::AdamW, x) = (zero(x), zero(x), (one(eltype(x)), one(eltype(x))))
+Core.opt_init(o::WeightDecay, x) = nothing
+Core.opt_init(o::ClipGrad, x) = nothing
+Core.opt_init(o::ClipNorm, x) = nothing
+Core.opt_init(o::OptimiserChain, x) = map(r -> Core.opt_init(r, x), o.opts)
+
+Core.opt_apply(o::Descent, st, x, dx) = (st, convert(eltype(x), o.eta) .* dx)
+function Core.opt_apply(o::Momentum, v, x, dx)
+    T = eltype(x)
+    v′ = convert(T, o.rho) .* v .+ convert(T, o.eta) .* dx
+    (v′, v′)
+end
+function Core.opt_apply(o::Nesterov, v, x, dx)
+    T = eltype(x)
+    η, ρ = convert(T, o.eta), convert(T, o.rho)
+    (ρ .* v .- η .* dx, (-ρ^2) .* v .+ ((1 + ρ) * η) .* dx)
+end
+function Core.opt_apply(o::RMSProp, acc, x, dx)
+    T = eltype(x)
+    ρ = convert(T, o.rho)
+    acc′ = ρ .* acc .+ (1 - ρ) .* abs2.(dx)
+    (acc′, convert(T, o.eta) .* dx ./ (sqrt.(acc′) .+ convert(T, o.epsilon)))
+end
+# Adam's moments and (β1^t, β2^t)
+function Core.adam(η, β, ϵ, st, x, dx)
+    T = eltype(x)
+    mt, vt, βt = st
+    β1, β2 = convert(T, β[1]), convert(T, β[2])
+    βt′ = (βt[1] * β1, βt[2] * β2)
+    mt′ = β1 .* mt .+ (1 - β1) .* dx
+    vt′ = β2 .* vt .+ (1 - β2) .* abs2.(dx)
+    ((mt′, vt′, βt′), convert(T, η) .* (mt′ ./ (1 - βt′[1])) ./ (sqrt.(vt′ ./ (1 - βt′[2])) .+ convert(T, ϵ)))
+end
+Core.opt_apply(o::Adam, st, x, dx) = Core.adam(o.eta, o.beta, o.epsilon, st, x, dx)
+function Core.opt_apply(o::AdamW, st, x, dx)
+    st′, step = Core.adam(o.eta, o.beta, o.epsilon, st, x, dx)
+    (st′, step .+ convert(eltype(x), o.eta * o.lambda) .* x)
+end
+Core.opt_apply(o::WeightDecay, st, x, dx) = (st, dx .+ convert(eltype(x), o.lambda) .* x)
+function Core.opt_apply(o::ClipGrad, st, x, dx)
+    δ = convert(eltype(x), o.delta)
+    (st, clamp.(dx, -δ, δ))
+end
+function Core.opt_apply(o::ClipNorm, st, x, dx)
+    n = sqrt(sum(abs2.(dx)))
+    (st, n > o.omega ? dx .* convert(eltype(x), o.omega / n) : dx)
+end
+Core.opt_apply(o::OptimiserChain, st, x, dx) = Core.chain_apply(o.opts, st, x, dx)
+function Core.chain_apply(rules, sts, x, dx)
+    length(rules) == 0 && return ((), dx)
+    s1, d1 = Core.opt_apply(rules[1], sts[1], x, dx)
+    rest, d = Core.chain_apply(Core.tail(rules), Core.tail(sts), x, d1)
+    ((s1, rest...), d)
+end
+
+# one optimiser step of a whole model: the rules, states, parameters and gradients of its
+# parameter arrays; `Core.apply_rules` gives each new state and step (one compiled
+# executable per model structure and rules)
+struct OptimiserStep
+    rules
+    states
+    params
+    grads
+end
+Core.apply_rules(s::OptimiserStep) =
+    ntuple(i -> Core.opt_apply(s.rules[i], s.states[i], s.params[i], s.grads[i]), length(s.rules))
+
+mutable struct Leaf
+    rule
+    state
+end
+
+# Flux.setup(rule, model): a Leaf per trainable float array of the model (see Core.setup);
+# Optimisers.trainable(layer) names a layer's trainable fields (default: all of them)
+setup = Core.setup
+trainable(x) = nothing
+trainable(b::BatchNorm) = (β = b.β, γ = b.γ)
+
+# Optimisers.update!(state, model, grad): every parameter array updated in place
+function update!(s, x, dx)
+    leaves, rules, states, xs, dxs = Core.opt_gather(s, x, dx)
+    if length(leaves) > 0
+        results = Core.offload_call(Core.apply_rules, OptimiserStep(rules, states, xs, dxs))
+        Core.opt_commit!(leaves, xs, results)
+    end
+    s, x
+end
+
+# Optimisers.adjust!(state, η): a new learning rate for every rule of the tree
+adjust!(s::Leaf, η) = (s.rule = Core.with_eta(s.rule, η))
+adjust!(s::Nothing, η) = nothing
+adjust!(s::Tuple, η) = foreach(c -> adjust!(c, η), s)
+adjust!(s::NamedTuple, η) = foreach(c -> adjust!(c, η), values(s))
+Core.with_eta(o::OptimiserChain, η) = OptimiserChain(map(r -> Core.with_eta(r, η), o.opts))
+Core.with_eta(o::WeightDecay, η) = o
+Core.with_eta(o::ClipGrad, η) = o
+Core.with_eta(o::ClipNorm, η) = o
+Core.with_eta(o, η) = Functors.rebuild(o, (η, Core.tail(Functors.children(o))...))
+
+# --- training ------------------------------------------------------------------------------------
+
+Core.batch_args(d::Tuple) = d
+Core.batch_args(d) = (d,)
+
+# one compiled gradient step (the closure captures nothing that is reassigned, so it can
+# enter compiled code)
+Core.train_step(loss, model, args) = Core.offload_call(withgradient, m -> loss(m, args...), model)
+
+# Flux.train!(loss, model, data, opt_state): one gradient step per element of data, each
+# step compiled to one XLA executable (offloaded like a top-level call) and the update
+# applied in place on the host.
+function train!(loss, model, data, opt; cb=nothing)
+    for d in data
+        l, gs = Core.train_step(loss, model, Core.batch_args(d))
+        isfinite(l) || error("Loss is $l on data item, stopping training")
+        update!(opt, model, gs[1])
+        cb === nothing || cb()
+    end
+    nothing
+end

@@ -1,0 +1,435 @@
+"""Runtime values and Julia types of the host runtime.
+
+Representation of Julia values in Python (the host runtime and every module agree on it):
+
+| Julia                 | Python                                                       |
+|-----------------------|--------------------------------------------------------------|
+| Int64                 | int (never bool)                                             |
+| Bool                  | bool                                                         |
+| Float64               | float                                                        |
+| Float32               | numpy.float32                                                |
+| Char                  | Char                                                         |
+| String                | str                                                          |
+| Symbol                | Symbol                                                       |
+| nothing               | None                                                         |
+| Tuple                 | tuple                                                        |
+| NamedTuple            | NamedTuple                                                   |
+| Array{T,N}            | numpy.ndarray of dtype T whose shape is Julia's size reversed |
+| UnitRange, StepRange  | Range                                                        |
+| struct instance       | StructValue                                                  |
+| functions             | GenericFunction / Closure / Builtin (lang.core.functions)          |
+| types                 | JType                                                        |
+
+Arrays keep Julia's column-major memory order by storing size (m, n) as a C-ordered
+numpy array of shape (n, m): `vec` and `reshape` are plain reshapes, Julia's
+leading-dimension broadcasting is numpy's trailing-dimension broadcasting, and the same
+layout is used by the compiled tier (DESIGN.md, decision 3). `jl_size(a)` gives Julia's
+size; element `A[i, j]` is `a[j-1, i-1]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# --- types ----------------------------------------------------------------------------
+
+
+class TypeVar:
+    """A type variable from a `where` clause, with an upper bound."""
+
+    def __init__(self, name: str, ub: JType | None = None) -> None:
+        self.name = name
+        self.ub = ub
+
+    def __repr__(self) -> str:
+        if self.name.startswith("#"):
+            # an anonymous one, from a bound written as a parameter: `Vector{<:Real}`
+            return "<:" + (type_name(self.ub) if self.ub is not None else "Any")
+        return self.name
+
+
+_UNION: list = [None]  # UnionT, once defined below (JType's equality needs it)
+
+
+class SelfRef(TypeVar):
+    """A struct's own name inside its field types (`next::Union{Node,Nothing}`), replaced
+    by the struct's type once it exists (`substitute_self`)."""
+
+
+def substitute_self(t: Any, new: JType) -> Any:
+    """`t` with every SelfRef replaced by `new`, unions and parameters rebuilt."""
+    if isinstance(t, SelfRef):
+        return new
+    if isinstance(t, JType) and t.params:
+        ps = tuple(substitute_self(p, new) for p in t.params)
+        if all(a is b for a, b in zip(ps, t.params, strict=True)):
+            return t
+        return make_union(ps) if t.family is UnionT else apply_type(t.family, ps)
+    return t
+
+
+class JType:
+    """A Julia type. A family (`Array`, `Tuple`) with fewer `params` than its arity
+    stands for the UnionAll over the missing ones (`Array{Float64}` is any-rank)."""
+
+    def __init__(
+        self,
+        name: str,
+        super_: JType | None = None,
+        params: tuple = (),
+        abstract: bool = False,
+        arity: int = 0,
+        family: JType | None = None,
+    ) -> None:
+        self.name = name
+        self.super_ = super_
+        self.params = params
+        self.abstract = abstract
+        self.arity = arity
+        self.family = family or self  # the unparameterised type this instantiates
+        self.fields: list[str] = []
+        self.field_types: list[Any] = []
+        self.mutable = False
+        self.is_struct = False
+        self.param_names: list[str] = []
+
+    def __getitem__(self, params: Any) -> JType:
+        """Apply parameters: `ArrayT[Float64T, 2]`."""
+        if not isinstance(params, tuple):
+            params = (params,)
+        return apply_type(self.family, params)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JType):
+            return False
+        if self.family is _UNION[0] and other.family is self.family:  # members are a set
+            return len(self.params) == len(other.params) and all(
+                p in other.params for p in self.params)
+        return self.family is other.family and self.params == other.params
+
+    def __hash__(self) -> int:
+        if self.family is _UNION[0]:
+            return hash((id(self.family), frozenset(self.params)))
+        return hash((id(self.family), self.params))
+
+    def __repr__(self) -> str:
+        return type_name(self)
+
+
+def type_name(t: Any) -> str:
+    """Julia's printed name of a type (`Vector{Float64}`, `Matrix{Float64}`)."""
+    if not isinstance(t, JType):
+        return repr(t)
+    fam = t.family
+    if fam is UnionT and not t.params:
+        return "Union{}"
+    if fam is ArrayT and len(t.params) == 2 and t.params[1] in (1, 2):
+        alias = "Vector" if t.params[1] == 1 else "Matrix"
+        return f"{alias}{{{type_name(t.params[0])}}}"
+    if fam is NamedTupleT and len(t.params) == 2:
+        names, types = t.params
+        inner = ", ".join(f":{n}" for n in names)
+        trail = "," if len(names) == 1 else ""
+        if names:
+            fields = ", ".join(f"{n}::{type_name(p)}"
+                               for n, p in zip(names, types.params, strict=False))
+            return f"@NamedTuple{{{fields}}}"
+        return f"NamedTuple{{({inner}{trail}), Tuple{{}}}}"
+    if t.params:
+        return f"{t.name}{{{', '.join(type_name(p) for p in t.params)}}}"
+    return t.name
+
+
+def _family(name: str, super_: JType | None, arity: int = 0, abstract: bool = False) -> JType:
+    return JType(name, super_, (), abstract, arity)
+
+
+AnyT = _family("Any", None, abstract=True)
+NumberT = _family("Number", AnyT, abstract=True)
+RealT = _family("Real", NumberT, abstract=True)
+AbstractFloatT = _family("AbstractFloat", RealT, abstract=True)
+Float64T = _family("Float64", AbstractFloatT)
+Float32T = _family("Float32", AbstractFloatT)
+Float16T = _family("Float16", AbstractFloatT)
+IntegerT = _family("Integer", RealT, abstract=True)
+SignedT = _family("Signed", IntegerT, abstract=True)
+Int64T = _family("Int64", SignedT)
+Int32T = _family("Int32", SignedT)
+BoolT = _family("Bool", IntegerT)
+AbstractStringT = _family("AbstractString", AnyT, abstract=True)
+StringT = _family("String", AbstractStringT)
+AbstractCharT = _family("AbstractChar", AnyT, abstract=True)
+CharT = _family("Char", AbstractCharT)
+SymbolT = _family("Symbol", AnyT)
+NothingT = _family("Nothing", AnyT)
+FunctionT = _family("Function", AnyT, abstract=True)
+TypeT = _family("Type", AnyT, arity=1, abstract=True)
+DataTypeT = _family("DataType", AnyT)
+ModuleT = _family("Module", AnyT)
+TupleT = _family("Tuple", AnyT, arity=-1)  # variadic parameters
+NamedTupleT = _family("NamedTuple", AnyT, arity=2)
+AbstractArrayT = _family("AbstractArray", AnyT, arity=2, abstract=True)
+DenseArrayT = _family("DenseArray", AbstractArrayT, arity=2, abstract=True)
+ArrayT = _family("Array", DenseArrayT, arity=2)
+AbstractRangeT = _family("AbstractRange", AbstractArrayT, arity=1, abstract=True)
+UnitRangeT = _family("UnitRange", AbstractRangeT, arity=1)
+StepRangeT = _family("StepRange", AbstractRangeT, arity=2)
+StepRangeLenT = _family("StepRangeLen", AbstractRangeT, arity=1)
+BoxT = _family("Core.Box", AnyT)
+ExceptionT = _family("Exception", AnyT, abstract=True)
+
+_ARRAY_LIKE = {AbstractArrayT, DenseArrayT, ArrayT}
+
+
+def apply_type(fam: JType, params: tuple) -> JType:
+    """Instantiate a family with parameters; cheap, structural equality."""
+    if not params:
+        return fam
+    t = JType(fam.name, None, tuple(params), fam.abstract, fam.arity, fam)
+    t.fields, t.field_types = fam.fields, fam.field_types
+    t.mutable, t.is_struct, t.param_names = fam.mutable, fam.is_struct, fam.param_names
+    return t
+
+
+def supertype(t: JType) -> JType | None:
+    """The declared supertype, with parameters carried for the array families."""
+    fam = t.family
+    if fam in _ARRAY_LIKE and fam.super_ is not None:
+        return apply_type(fam.super_.family, t.params)
+    if fam.family in (UnitRangeT, StepRangeLenT) and t.params:
+        return apply_type(AbstractRangeT, (t.params[0],))
+    if fam is AbstractRangeT and t.params:
+        return apply_type(AbstractArrayT, (t.params[0], 1))
+    if fam is StepRangeT and t.params:
+        return apply_type(AbstractRangeT, (t.params[0],))
+    if fam is AbstractRangeT or fam in (UnitRangeT, StepRangeT, StepRangeLenT):
+        return AbstractArrayT if fam is AbstractRangeT else AbstractRangeT
+    return fam.super_
+
+
+def _param_le(a: Any, b: Any, env: dict) -> bool:
+    if isinstance(b, TypeVar):
+        if b.name in env:
+            return env[b.name] == a
+        if b.ub is not None and isinstance(a, JType) and not issubtype(a, b.ub, env):
+            return False
+        env[b.name] = a
+        return True
+    if isinstance(a, JType) and isinstance(b, JType) and a.family is TupleT and b.family is TupleT:
+        return issubtype(a, b, env)
+    return a == b
+
+
+def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
+    """`a <: b`, with `b` possibly partially parameterised or holding TypeVars
+    (bound into `env`). Parameters are invariant, Tuple covariant, as in Julia."""
+    if env is None:
+        env = {}
+    if b is AnyT:
+        return True
+    if isinstance(b, TypeVar):
+        return _param_le(a, b, env)
+    am = _union_members(a)
+    if am is not None:
+        return all(issubtype(m, b, env) for m in am)
+    bm = _union_members(b)
+    if bm is not None:
+        for m in bm:
+            trial = dict(env)
+            if issubtype(a, m, trial):
+                env.update(trial)
+                return True
+        return False
+    if b.family is TupleT and a.family is TupleT:
+        if not b.params:
+            return True
+        bp = list(b.params)
+        if bp and isinstance(bp[-1], JType) and bp[-1].family is VarargT:
+            elem = bp[-1].params[0] if bp[-1].params else AnyT
+            fixed = bp[:-1]
+            if len(a.params) < len(fixed):
+                return False
+            return all(issubtype(x, y, env) for x, y in zip(a.params, fixed, strict=False)) and all(
+                issubtype(x, elem, env) for x in a.params[len(fixed):]
+            )
+        return len(a.params) == len(bp) and all(issubtype(x, y, env)
+                                                for x, y in zip(a.params, bp, strict=True))
+    t: JType | None = a
+    while t is not None:
+        if t.family is b.family:
+            return all(_param_le(p, q, env) for p, q in zip(t.params, b.params, strict=False))
+        t = supertype(t)
+    return False
+
+
+VarargT = _family("Vararg", AnyT, arity=2)
+UnionT = _family("Union", AnyT, arity=-1, abstract=True)
+_UNION[0] = UnionT
+
+
+def make_union(members: tuple) -> Any:
+    """`Union{...}`: nested unions flattened, duplicates and members already covered by
+    another dropped; one member is that type itself; none is the empty `Union{}`."""
+    flat: list = []
+    for m in members:
+        parts = m.params if isinstance(m, JType) and m.family is UnionT else (m,)
+        for p in parts:
+            if not isinstance(p, (JType, TypeVar)):
+                raise TypeError(f"Union member {p!r} is not a type")
+            if p not in flat:
+                flat.append(p)
+    kept = [p for p in flat if not any(
+        q is not p and isinstance(p, JType) and isinstance(q, JType) and issubtype(p, q)
+        and not issubtype(q, p) for q in flat)]
+    if len(kept) == 1:
+        return kept[0]
+    t = JType("Union", None, tuple(kept), True, -1, UnionT)
+    return t
+
+
+def _union_members(t: JType) -> tuple | None:
+    """The members of a Union type (empty for `Union{}`), or None for any other type."""
+    if getattr(t, "family", None) is UnionT:
+        return t.params
+    return None
+
+
+# --- values -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+
+
+@dataclass(frozen=True)
+class Char:
+    value: str
+
+
+@dataclass(frozen=True)
+class NamedTuple:
+    """An immutable NamedTuple: ordered names and values."""
+
+    names: tuple[str, ...]
+    values: tuple
+
+    def get(self, name: str) -> Any:
+        return self.values[self.names.index(name)]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@dataclass
+class Range:
+    """`start:step:stop` over Int64 (UnitRange when step == 1, else StepRange) or over
+    floats (StepRangeLen). `length` is the number of elements."""
+
+    start: Any
+    step: Any
+    length: int
+    unit: bool = False
+
+    def __getitem__(self, k: int) -> Any:  # 0-based
+        return self.start + k * self.step
+
+    def __iter__(self) -> Iterator[Any]:
+        for k in range(self.length):
+            yield self.start + k * self.step
+
+    def __len__(self) -> int:
+        return self.length
+
+    @property
+    def last(self) -> Any:
+        return self.start + (self.length - 1) * self.step
+
+    def to_array(self) -> np.ndarray:
+        dt = dtype_of_scalar(self.start)
+        return np.array([self[k] for k in range(self.length)], dtype=dt)
+
+
+@dataclass(eq=False)
+class StructValue:
+    """An instance of a user struct: its type and field values in declaration order."""
+
+    type: JType
+    fields: list
+
+    def getfield(self, name: str) -> Any:
+        return self.fields[self.type.fields.index(name)]
+
+
+@dataclass(eq=False)
+class Box:
+    """A mutable cell for a captured variable that is reassigned (Julia's Core.Box)."""
+
+    value: Any = None
+    defined: bool = False
+
+
+@dataclass(eq=False)
+class ModuleValue:
+    """A built-in module (`Test`, `Flux`, `Base`): its exported names."""
+
+    name: str
+    names: dict = field(default_factory=dict)
+
+
+# --- dtype and type-of helpers --------------------------------------------------------
+
+DTYPE_TO_JTYPE = {
+    np.dtype(np.float64): Float64T,
+    np.dtype(np.float32): Float32T,
+    np.dtype(np.float16): Float16T,
+    np.dtype(np.int64): Int64T,
+    np.dtype(np.int32): Int32T,
+    np.dtype(np.bool_): BoolT,
+}
+JTYPE_TO_DTYPE = {v: k for k, v in DTYPE_TO_JTYPE.items()}
+
+
+def dtype_of_scalar(x: Any) -> np.dtype:
+    if isinstance(x, bool):
+        return np.dtype(np.bool_)
+    if isinstance(x, int):
+        return np.dtype(np.int64)
+    if isinstance(x, float):
+        return np.dtype(np.float64)
+    if isinstance(x, np.generic):
+        return x.dtype
+    return np.dtype(object)
+
+
+def jl_size(a: np.ndarray) -> tuple[int, ...]:
+    """Julia's size of a host array."""
+    return tuple(reversed(a.shape))
+
+
+def eltype_of_array(a: np.ndarray) -> JType:
+    return DTYPE_TO_JTYPE.get(a.dtype, AnyT)
+
+
+# --- array write versions -----------------------------------------------------------------
+
+_WRITE_VERSION: dict[int, int] = {}
+
+
+def note_write(a: Any) -> None:
+    """Record an in-place write to a host array (and to the arrays it is a view of), so
+    caches of its contents (the compile tier's device buffers) know it changed."""
+    while isinstance(a, np.ndarray):
+        _WRITE_VERSION[id(a)] = _WRITE_VERSION.get(id(a), 0) + 1
+        a = a.base
+
+
+def write_version(a: Any) -> int:
+    return _WRITE_VERSION.get(id(a), 0)

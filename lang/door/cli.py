@@ -1,0 +1,371 @@
+"""The `zyla` command.
+
+    zyla [--allow-shell]                      the REPL
+    zyla [--allow-shell] run FILE.jl [ARGS]   run a program (also: zyla FILE.jl [ARGS])
+    zyla -e CODE                              evaluate code, like `julia -e`
+    zyla explain FILE.jl 'f(x)'               run FILE, then say whether f(x) offloads to XLA
+    zyla gradcheck FILE.jl [FUNC]             run FILE's @gradcheck properties (or check FUNC)
+    zyla --help | --version
+
+Errors in the user's program print as `ERROR:` with location, source line, caret and a
+hint on stderr and exit with status 1; a Python traceback is shown only with
+ZYLA_DEBUG=1 (an internal error is reported as `InternalError` without one).
+`--allow-shell` lets the program run external commands (`run(Cmd([...]))`, see
+lang.core.safety); without it they are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from grammar.errors import ZylaError, format_error
+
+USAGE = """\
+usage: zyla [--allow-shell]                       start the REPL
+       zyla [--allow-shell] run FILE.jl [ARGS...] run a program
+       zyla run --devices N FILE.jl [ARGS...]     ... data-parallel over N devices (SHARDING.md)
+       zyla [--allow-shell] FILE.jl [ARGS...]     the same
+       zyla -e CODE                               evaluate CODE
+       zyla explain FILE.jl 'f(x)'                does f(x) offload to XLA, and if not, why
+       zyla gradcheck [--examples N] [--seed N] FILE.jl [FUNC]
+                                                  check gradients: FILE's @gradcheck properties
+                                                  (those of FUNC), or FUNC's signature
+environment: ZYLA_DEBUG=1 (Python tracebacks), ZYLA_COMPILE=auto|never|always,
+             ZYLA_COMPILE_NOTICE=SECONDS (announce compiles longer than this; default 2),
+             ZYLA_XLA_CACHE=DIR|off (XLA executables kept between runs; default
+             $XDG_CACHE_HOME/zyla/xla), ZYLA_FRONTEND_CACHE=DIR|off (the parsed and
+             lowered standard library; default $XDG_CACHE_HOME/zyla/frontend),
+             ZYLA_MATMUL_PRECISION=highest|high|default (Float32 products and
+             convolutions; default highest, IEEE Float32 as in Julia; on a GPU
+             `default` allows TensorFloat-32)"""
+
+VERSION = "zyla 0.1.0"
+
+
+def command() -> list[str]:
+    """The command line that starts this checkout's `zyla`: the console script of its
+    virtual environment or of the running interpreter, else this module run by the
+    running interpreter (for tests and benchmarks that start `zyla` in a subprocess)."""
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for cand in (root / ".venv" / "bin" / "zyla", Path(sys.executable).parent / "zyla"):
+        if cand.exists():
+            return [str(cand)]
+    found = shutil.which("zyla")
+    return [found] if found else [sys.executable, "-m", "lang.door.cli"]
+
+
+def _debug() -> bool:
+    return os.environ.get("ZYLA_DEBUG", "") not in ("", "0")
+
+
+def report(e: ZylaError, rt: Any = None) -> None:
+    """Print an error as the CLI does (enriched with a hint, on stderr)."""
+    from lang.door.diagnostics import enrich
+
+    _flush_stdout()
+    print(format_error(enrich(e, rt)), file=sys.stderr)
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def guarded(action: Callable[[], Any], rt_box: list | None = None) -> int:
+    """Run an action, turning every failure into a Julia-style error report and an exit
+    status: 0 on success, 1 on an error, 130 on Ctrl-C. `rt_box[0]`, if set, is the
+    runtime whose names the error hints draw on."""
+    rt = None
+    try:
+        action()
+        _flush_stdout()
+        return 0
+    except ZylaError as e:
+        if _debug():
+            traceback.print_exc()
+        rt = rt_box[0] if rt_box else None
+        report(e, rt)
+        return 1
+    except KeyboardInterrupt:
+        _flush_stdout()
+        print("ERROR: InterruptException:", file=sys.stderr)
+        return 130
+    except SystemExit as e:
+        _flush_stdout()
+        code = e.code
+        if code is None or isinstance(code, int):
+            return int(code or 0)
+        print(str(code), file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except RecursionError:
+        _flush_stdout()
+        print("ERROR: StackOverflowError: recursion too deep", file=sys.stderr)
+        return 1
+    except MemoryError:
+        _flush_stdout()
+        print("ERROR: OutOfMemoryError: the program ran out of memory", file=sys.stderr)
+        return 1
+    except Exception as e:  # an internal error: still no traceback unless asked for
+        _flush_stdout()
+        if _debug():
+            traceback.print_exc()
+        first = str(e).splitlines()[0] if str(e) else ""
+        print(f"ERROR: InternalError: {type(e).__name__}: {first}\n"
+              "  (this is a bug in Zyla; set ZYLA_DEBUG=1 for the Python traceback)",
+              file=sys.stderr)
+        return 1
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at devnull so the interpreter's exit flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def new_runtime(filename: str, allow_shell: bool = False) -> Any:
+    """A runtime for running `filename`, with the safety policy set."""
+    from lang.core.runtime import Runtime
+    from lang.core.safety import policy
+
+    rt = Runtime()
+    rt.current_file = filename
+    policy(rt).allow_shell = allow_shell
+    return rt
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise ZylaError("SystemError", f"reading file {path!r}: not UTF-8 text") from None
+    except OSError as e:
+        raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
+
+
+def run_file(path: str, args: list[str], allow_shell: bool = False) -> int:
+    box: list = [None]
+
+    def action() -> None:
+        import numpy as np
+
+        text = _read(path)
+        rt = box[0] = new_runtime(path, allow_shell)
+        argv = np.empty(len(args), dtype=object)
+        argv[:] = args
+        rt.globals["ARGS"] = argv
+        rt.run_source(text, path)
+
+    return guarded(action, box)
+
+
+def run_code(code: str, allow_shell: bool = False) -> int:
+    box: list = [None]
+
+    def action() -> None:
+        rt = box[0] = new_runtime("none", allow_shell)
+        rt.run_source(code, "none")
+
+    return guarded(action, box)
+
+
+def explain(path: str, call: str) -> int:
+    """`zyla explain FILE.jl 'f(x)'`: run the file, then explain the call."""
+    box: list = [None]
+
+    def action() -> None:
+        from lang.door.diagnostics import explain_source
+
+        rt = box[0] = new_runtime(path)
+        rt.run_source(_read(path), path)
+        _flush_stdout()
+        print(explain_source(rt, call))
+
+    return guarded(action, box)
+
+
+def gradcheck(path: str, func: str | None, examples: int | None, seed: int | None) -> int:
+    """`zyla gradcheck FILE.jl [FUNC]`: run the file collecting its `@gradcheck`
+    properties, then check them (those of FUNC); with FUNC and no property for it, draw
+    inputs from FUNC's method signature. Exit status 1 if any check fails."""
+    box: list = [None]
+    status = [0]
+
+    def action() -> None:
+        from lang.door.gradcheck import Collector, run_property, specs_from_signature
+
+        rt = box[0] = new_runtime(path)
+        coll = rt.gradcheck_collector = Collector()
+        rt.run_source(_read(path), path)
+        rt.gradcheck_collector = None
+        props = [p for p in coll.properties
+                 if func is None or getattr(p[0], "name", None) == func]
+        if func is not None and not props:
+            f = rt.lookup(func)
+            specs = specs_from_signature(f)
+            if specs is None:
+                raise ZylaError("ArgumentError", f"no @gradcheck property for `{func}` in {path}, "
+                                "and its methods do not say which inputs to draw",
+                                hint=f"declare one, e.g. @gradcheck "
+                                     f"{func}(x::Vector{{Float64}}(3) in (-1, 1))")
+            props = [(f, specs, {}, "", 0)]
+        if not props:
+            raise ZylaError("ArgumentError", f"no @gradcheck properties in {path}",
+                            hint="add one, e.g. @gradcheck f(x::Float64 in (-1, 1)), "
+                                 "or name a function: zyla gradcheck FILE.jl f")
+        failed = 0
+        for f, specs, options, text, _line in props:
+            opts = dict(options)
+            if examples is not None:
+                opts["examples"] = examples
+            if seed is not None:
+                opts["seed"] = seed
+            res = run_property(rt, f, specs, text=text, **opts)
+            _flush_stdout()
+            print(res.report(), flush=True)
+            failed += not res.ok
+        n = len(props)
+        print(f"{n} propert{'y' if n == 1 else 'ies'}: {n - failed} passed, {failed} failed")
+        status[0] = 1 if failed else 0
+
+    code = guarded(action, box)
+    return code or status[0]
+
+
+def usage(message: str | None = None) -> int:
+    if message:
+        print(f"zyla: {message}", file=sys.stderr)
+    print(USAGE, file=sys.stderr)
+    return 2
+
+
+def _int_option(argv: list[str], name: str) -> tuple[int | None, str | None]:
+    """Remove `name N` from argv; (value, error)."""
+    if name not in argv:
+        return None, None
+    i = argv.index(name)
+    if i + 1 >= len(argv):
+        return None, f"{name} needs a number"
+    try:
+        value = int(argv[i + 1])
+    except ValueError:
+        return None, f"{name} needs a number, got {argv[i + 1]!r}"
+    del argv[i: i + 2]
+    return value, None
+
+
+def _leading_options(argv: list[str], opts: dict) -> tuple[list[str], str | None]:
+    """Take `--allow-shell` and `--devices N` from the front of argv into opts; (rest, error)."""
+    while argv and argv[0] in ("--allow-shell", "--devices"):
+        if argv[0] == "--allow-shell":
+            opts["allow_shell"] = True
+            argv = argv[1:]
+            continue
+        if len(argv) < 2 or not argv[1].isdigit() or int(argv[1]) < 1:
+            return argv, "--devices needs a positive number of devices"
+        opts["devices"] = int(argv[1])
+        argv = argv[2:]
+    return argv, None
+
+
+def _use_devices(n: int | None) -> None:
+    """`--devices N`: run compiled calls data-parallel over N devices (backend.sharding);
+    on CPU, XLA simulates them, which must be asked for before JAX starts."""
+    from backend import compile as backend_compile
+
+    backend_compile.PERSISTENT_DEFAULT = True  # zyla run: keep XLA executables between runs
+    if n is not None and n > 1:
+        from backend.sharding import request_host_devices
+
+        request_host_devices(n)
+
+
+def dispatch(argv: list[str]) -> int:
+    """Run the command line `argv` (without the program name); the exit status."""
+    opts: dict = {"allow_shell": False, "devices": None}
+    argv, err = _leading_options(argv, opts)
+    if err:
+        return usage(err)
+    allow_shell = opts["allow_shell"]
+    if not argv:
+        from lang.door.repl import repl
+
+        _use_devices(opts["devices"])
+        return repl(allow_shell=allow_shell)
+    cmd = argv[0]
+    if cmd in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    if cmd in ("-v", "--version"):
+        print(VERSION)
+        return 0
+    if cmd == "run":
+        rest, err = _leading_options(argv[1:], opts)
+        if err:
+            return usage(err)
+        if not rest:
+            return usage("run needs a file")
+        _use_devices(opts["devices"])
+        return run_file(rest[0], rest[1:], opts["allow_shell"])
+    if cmd == "-e":
+        if len(argv) < 2:
+            return usage("-e needs code")
+        _use_devices(opts["devices"])
+        return run_code(argv[1], allow_shell)
+    if cmd == "explain":
+        if len(argv) != 3:
+            return usage("explain needs a file and a call, e.g. zyla explain model.jl 'loss(W, x)'")
+        return explain(argv[1], argv[2])
+    if cmd == "gradcheck":
+        rest = list(argv[1:])
+        examples, err = _int_option(rest, "--examples")
+        seed, err2 = _int_option(rest, "--seed")
+        if err or err2:
+            return usage(err or err2)
+        if not 1 <= len(rest) <= 2:
+            return usage("gradcheck needs a file and optionally a function name")
+        return gradcheck(rest[0], rest[1] if len(rest) == 2 else None, examples, seed)
+    if cmd.endswith(".jl"):
+        _use_devices(opts["devices"])
+        return run_file(cmd, argv[1:], allow_shell)
+    return usage(f"unknown command {cmd!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script: run the command line and exit with its status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    sys.setrecursionlimit(20000)
+    try:
+        code = dispatch(argv)
+    except KeyboardInterrupt:
+        print("ERROR: InterruptException:", file=sys.stderr)
+        code = 130
+    except BrokenPipeError:
+        _silence_stdout()
+        code = 1
+    except Exception as e:  # last line of defence: never a traceback without ZYLA_DEBUG
+        if _debug():
+            traceback.print_exc()
+        print(f"ERROR: InternalError: {type(e).__name__}: {e}", file=sys.stderr)
+        code = 1
+    _flush_stdout()
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
