@@ -939,16 +939,15 @@ def fwd_tape_part(t: Any, j: int) -> Any:
     forward-mode transform records its tapes and their tangents as one tape of tuples)."""
     if isinstance(t, Tape):
         return Tape([None if e is None else e[j - 1] for e in t.items])
-    from backend.lower_jax import _count
-    from lang.core.structure import StackedTape
+    from lang.core.structure import StackedTape, leaf_count
 
     if not isinstance(t, StackedTape):
         raise TypeError(f"Core.fwd_tape_part: not a tape: {type(t).__name__}")
     if t.skel[0] != "tuple" or j > len(t.skel[1]):
         return StackedTape(("const", None), [], t.count, t.capacity)
     parts = t.skel[1]
-    off = sum(_count(p) for p in parts[: j - 1])
-    k = _count(parts[j - 1])
+    off = sum(leaf_count(p) for p in parts[: j - 1])
+    k = leaf_count(parts[j - 1])
     return StackedTape(parts[j - 1], list(t.leaves[off:off + k]), t.count, t.capacity)
 
 

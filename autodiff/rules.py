@@ -10,7 +10,6 @@ import numpy as np
 
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.lower import COLON
 from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
@@ -22,6 +21,7 @@ from lang.core.primitives import (
     jl_size,
     prim,
 )
+from lang.core.primitives_array import jax_index_key
 
 
 def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
@@ -52,10 +52,10 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
     out = xp.zeros(xa.shape, dtype=d)
     if len(idx) == 1 and xa.ndim != 1:
         flat = out.reshape(-1)
-        key = _jax_key(xp, idx[0], flat.shape[0])
+        key = jax_index_key(xp, idx[0], flat.shape[0])
         return flat.at[key].add(dz).reshape(xa.shape)
     sizes = jl_size(xa)
-    keys = [_jax_key(xp, i, sizes[k]) for k, i in enumerate(idx)]
+    keys = [jax_index_key(xp, i, sizes[k]) for k, i in enumerate(idx)]
     keys.reverse()
     arrays = [k for k in keys if not isinstance(k, slice) and getattr(k, "ndim", 0) > 0]
     if len(arrays) > 1:
@@ -65,15 +65,6 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
         keys = list(xp.ix_(*mesh))
         dz = xp.reshape(dz, tuple(len(m) for m in mesh))
     return out.at[tuple(keys)].add(dz)
-
-
-def _jax_key(xp: Any, i: Any, n: int) -> Any:
-    if i is COLON:
-        return slice(None)
-    if isinstance(i, V.Range):
-        stop = i.last - 1 + (1 if i.step > 0 else -1)
-        return slice(i.start - 1, None if stop < 0 else stop, i.step)
-    return i - 1
 
 
 def broadcast_to(xp: Any, dz: Any, x: Any) -> Any:

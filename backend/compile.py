@@ -325,7 +325,8 @@ def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> An
     if key in cache.entries or key in cache.failures:
         out = _run_cached(rt, cache, key, leaves, muts)
     else:
-        from lang.door.diagnostics import call_label, compile_notice
+        from backend.notice import compile_notice
+        from lang.core.functions import call_label
 
         # a long build (trace + XLA compile on the first run) is announced on stderr
         with compile_notice(lambda: call_label(f, args, kwargs)):

@@ -54,6 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lang.core import choices
+
 DEFAULT_BUDGET_S = 120.0
 DEFAULT_MIN_WORK = 1e7
 DEFAULT_PROXY_WORK = 6e9
@@ -536,3 +538,7 @@ def reset(memory: bool = True) -> None:
         _memory.clear()
     _spent[0] = 0.0
     _measured_count[0] = 0
+
+
+# the lowerings that lang's primitives offer are chosen here from now on
+choices.install(choose, register)

@@ -47,6 +47,7 @@ from lang.core.structure import (
     StackedTape,
     coerce,
     join,
+    leaf_count,
     split,
     unify,
     zeros_for,
@@ -258,7 +259,7 @@ class JaxInterpreter(Interpreter):
         outs = outs[:-1]
         skel = box[-1]
         y_skel, b_skel = skel[1]
-        y_leaves_n = _count(y_skel)
+        y_leaves_n = leaf_count(y_skel)
         y = join(y_skel, [o.reshape(shape + o.shape[1:]) for o in outs[:y_leaves_n]])
         bb = BatchedBack(b_skel, list(outs[y_leaves_n:]), shape,
                          tuple(np.shape(a) for a in xs), tuple(str(N.dtype_of(a)) for a in xs))
@@ -292,7 +293,7 @@ class JaxInterpreter(Interpreter):
         res: list[Any] = [None]
         k = 0
         for i, part in enumerate(parts):
-            m = _count(part)
+            m = leaf_count(part)
             chunk = outs[k:k + m]
             k += m
             if i == 0:  # the callee's cotangent: summed over elements
@@ -1118,7 +1119,7 @@ def _tapes(skel: Any, leaves: list, count: Any, capacity: int) -> list[StackedTa
     out = []
     k = 0
     for part in skel[1]:
-        n = _count(part)
+        n = leaf_count(part)
         out.append(StackedTape(part, list(leaves[k:k + n]), count, capacity))
         k += n
     return out
@@ -1162,33 +1163,6 @@ def _traced(x: Any) -> bool:
 
 def _is_array(x: Any) -> bool:
     return (hasattr(x, "shape") and len(getattr(x, "shape", ())) > 0) or isinstance(x, V.Range)
-
-
-def _count(s: Any) -> int:
-    k = s[0]
-    if k in ("num", "arr"):
-        return 1
-    if k == "const":
-        return 0
-    if k == "tuple":
-        return sum(_count(c) for c in s[1])
-    if k in ("nt", "struct"):
-        return sum(_count(c) for c in s[2])
-    if k == "closure":
-        return sum(_count(c) for c in s[4])
-    if k == "range":
-        return sum(_count(c) for c in s[2:])
-    if k == "union":
-        return _count(s[1]) + sum(_count(a) for a in s[2])
-    if k == "stacked":
-        return s[4] + _count(s[3])
-    if k == "bback":
-        return s[2]
-    if k == "tape":
-        return sum(_count(c) for c in s[1])
-    if k == "objarr":
-        return sum(_count(c) for c in s[2])
-    raise OffloadError(f"internal: cannot count leaves of {k}")
 
 
 def _leaves_only(v: Any, skels: list) -> list:

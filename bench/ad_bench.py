@@ -43,7 +43,7 @@ def executable_memory(rt: Any, f: Any, args: list) -> int:
 
 def checkpoint_memory(n: int = 10000, width: int = 100) -> list[tuple[str, float, float, str]]:
     from backend.compile import compiled_call
-    from lang.core.runtime import Runtime
+    from lang.door.wiring import Runtime
 
     rt = Runtime()
     rt.run_source(LOOP_SRC, "bench_loop.jl")

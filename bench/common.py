@@ -106,7 +106,7 @@ def interleaved(fa: Callable[[], Any], fb: Callable[[], Any], reps: int,
 
 def zyla_session(source: str, filename: str = "bench.jl", prelude: str = "") -> Any:
     """A fresh Zyla runtime that has run `prelude` and then `source`."""
-    from lang.core.runtime import Runtime
+    from lang.door.wiring import Runtime
 
     rt = Runtime()
     rt.current_file = filename

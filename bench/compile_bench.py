@@ -92,7 +92,7 @@ def zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], li
 def _zyla_stages(load: Callable[[], Any], fname: str, args_of: Callable[[Any], list]) -> dict:
     from autodiff import reverse
     from lang.core.lower import Lowerer
-    from lang.core.runtime import Runtime
+    from lang.door.wiring import Runtime
 
     acc: dict[str, float] = {}
     def parsing_library(_rt: Any, _text: str, filename: str) -> bool:

@@ -47,8 +47,8 @@ def _worker(job: tuple[int, int, int, int]) -> tuple[dict, list[str]]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    from lang.core.runtime import Runtime
     from lang.door import fuzzing as F
+    from lang.door.wiring import Runtime
 
     texts = F.corpus()
     stats = F.Stats()

@@ -37,8 +37,8 @@ def _worker(job: tuple[int, int, int, int, bool]) -> tuple[collections.Counter, 
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    from lang.core.runtime import Runtime
     from lang.door import randprog as R
+    from lang.door.wiring import Runtime
 
     rt = Runtime()
     counts: collections.Counter = collections.Counter()

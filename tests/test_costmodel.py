@@ -300,7 +300,7 @@ def test_another_process_reuses_the_cache(tmp_path: Path) -> None:
     script = (
         "import jax, numpy as np, jax.numpy as jnp\n"
         "jax.config.update('jax_enable_x64', True)\n"
-        "from lang import primitives_nn as P\n"
+        "from lang.core import primitives_nn as P\n"
         "from backend import costmodel as CM\n"
         "x = np.zeros((4, 8, 10, 10), np.float32); w = np.zeros((8, 8, 3, 3), np.float32)\n"
         "jax.make_jaxpr(lambda x, w: P.conv(jnp, x, w, 1, 1, 1, False))(x, w)\n"

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from backend import notice
 from grammar.errors import SourceFile, ZylaError, format_error
-from lang.door import diagnostics as D
+from lang.core import hints as D
+from lang.door import diagnostics
 from lang.door.cli import command, dispatch, run_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -245,7 +247,7 @@ def test_closest_names() -> None:
 
 def test_enrich_never_overwrites_a_hint() -> None:
     e = ZylaError("UndefVarError", "`x` not defined", hint="keep me")
-    assert D.enrich(e).hint == "keep me"
+    assert diagnostics.enrich(e).hint == "keep me"
 
 
 def test_error_inside_library_points_at_user_line(tmp_path: Path,
@@ -322,7 +324,7 @@ def test_explain_bad_call_is_a_clean_error(explain_file: Path,
 
 
 def test_code_warntype(capsys: pytest.CaptureFixture[str]) -> None:
-    from lang.core.runtime import Runtime
+    from lang.door.wiring import Runtime
 
     rt = Runtime()
     rt.run_source(EXPLAIN_SRC + "@code_warntype noisy([1.0, 2.0])\n", "w.jl")
@@ -336,9 +338,9 @@ def test_compile_notice_announces_long_compiles() -> None:
     buf = io.StringIO()
     os.environ["ZYLA_COMPILE_NOTICE"] = "0.05"
     try:
-        with D.compile_notice(lambda: "f(::Vector{Float64})", stream=buf):
+        with notice.compile_notice(lambda: "f(::Vector{Float64})", stream=buf):
             time.sleep(0.3)
-        with D.compile_notice(lambda: "never shown", stream=buf):
+        with notice.compile_notice(lambda: "never shown", stream=buf):
             pass
     finally:
         del os.environ["ZYLA_COMPILE_NOTICE"]
@@ -348,7 +350,7 @@ def test_compile_notice_announces_long_compiles() -> None:
 
 
 def test_compile_notice_from_compiled_call(capsys: pytest.CaptureFixture[str]) -> None:
-    from lang.core.runtime import Runtime
+    from lang.door.wiring import Runtime
 
     os.environ["ZYLA_COMPILE_NOTICE"] = "0"
     try:

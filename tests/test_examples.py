@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lang.core.runtime import Runtime
+from lang.door.wiring import Runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.jl"))

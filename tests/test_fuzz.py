@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from grammar.errors import ZylaError
-from lang.core.runtime import Runtime
 from lang.door import fuzzing as F
 from lang.door.cli import command
+from lang.door.wiring import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = F.corpus()

@@ -27,7 +27,6 @@ from lang.core.functions import GenericFunction
 from lang.core.ir import Function, Op, Region, Value, format_function, format_module
 from lang.core.irparse import IRLiteral, parse_function, parse_module
 from lang.core.lower import COLON, UNDEF, Lowerer
-from lang.core.runtime import Runtime
 from lang.core.values import (
     AnyT,
     ArrayT,
@@ -42,6 +41,7 @@ from lang.core.values import (
     apply_type,
 )
 from lang.core.verify import verify, verify_module
+from lang.door.wiring import Runtime
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("ZYLA_UPDATE_GOLDEN") == "1"

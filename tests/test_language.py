@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from grammar.errors import ZylaError, format_error
-from lang.core.runtime import Runtime
 from lang.door.api import Zyla
 from lang.door.cli import command
+from lang.door.wiring import Runtime
 
 JL = Path(__file__).parent / "jl"
 PROGRAMS = ["types", "modules", "collections", "strings_io", "exceptions",

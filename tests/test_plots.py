@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from grammar.errors import ZylaError
-from lang.core.runtime import Runtime
+from lang.door.wiring import Runtime
 
 
 @pytest.fixture(scope="module")

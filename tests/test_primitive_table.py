@@ -18,7 +18,7 @@ from autodiff import runtime as ad_runtime
 from autodiff.runtime import BCAST_RULES, _state
 from lang.core.functions import Closure, GenericFunction
 from lang.core.primitives import INFER_BY_LOWERING, NONDIFF, PRIMITIVES, HostOnly, Primitive
-from lang.core.runtime import Runtime
+from lang.door.wiring import Runtime
 
 # Pullbacks that are neither Zyla source nor NONDIFF: the AD runtime handles these
 # primitives itself (autodiff/runtime.py: pullback_call, _prim_pullback).

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from grammar.parser import parse
-from lang.core.runtime import Runtime
 from lang.door import randprog as R
+from lang.door.wiring import Runtime
 
 _RT: list[Runtime] = []
 

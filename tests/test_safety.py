@@ -20,9 +20,9 @@ import pytest
 
 from grammar.errors import ZylaError
 from lang.core import values as V
-from lang.core.runtime import Runtime
 from lang.core.safety import audit_namespace, policy
 from lang.door.cli import dispatch
+from lang.door.wiring import Runtime
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ and the primitive implementation it picks, so both tiers share one semantics.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +21,15 @@ from lang.core.functions import Closure, GenericFunction, Method, PyCallable, ty
 from lang.core.ir import Function, Op, Region
 from lang.core.lower import UNDEF
 from lang.core.primitives import Primitive
-from lang.door.diagnostics import refine_method_error
+
+#: The compile tier's entry, `(rt, f, args, kwargs) -> (done, result)`; installed by the
+#: front door (lang.door.wiring). Without one, every call runs on the host.
+_OFFLOAD: list[Callable[..., tuple[bool, Any]] | None] = [None]
+
+
+def set_offload(tier: Callable[..., tuple[bool, Any]] | None) -> None:
+    """Install (or, with None, remove) the compile tier that top-level calls may go to."""
+    _OFFLOAD[0] = tier
 
 
 class Unset:
@@ -238,10 +248,12 @@ class Interpreter:
         return self.call_value(f, args, kwargs)
 
     def try_offload(self, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any]:
-        """Calls from top-level code run compiled when the compile tier accepts them."""
-        from backend.compile import try_offload
-
-        return try_offload(self.rt, f, args, kwargs)
+        """Calls from top-level code run compiled when the compile tier (installed with
+        `set_offload`) accepts them: `(True, result)`, else `(False, None)`."""
+        tier = _OFFLOAD[0]
+        if tier is None:
+            return False, None
+        return tier(self.rt, f, args, kwargs)
 
     def op_closure(self, op: Op, env: dict, fn: Function) -> Any:
         caps = tuple(env[v.id] for v in op.operands)
@@ -361,3 +373,43 @@ OP_HANDLERS: dict[str, Callable[..., Any]] = {
 Interpreter.handlers = OP_HANDLERS
 
 _ = (UNDEF, SourceFile)
+
+
+def refine_method_error(err: ZylaError, op: Any, env: dict) -> None:
+    """Rewrite a MethodError that a built-in raised without naming the call (a Python
+    exception translated to a MethodError, or a generic message) as Julia names it:
+    `no method matching f(::T1, ::T2)`, using the call op and its argument values.
+    The Python detail is kept only under ZYLA_DEBUG=1."""
+    if err.kind != "MethodError" or op.name not in ("call", "callv"):
+        return
+    if err.message not in _GENERIC_METHOD_ERRORS and not _PY_ERROR.match(err.message):
+        return
+    from lang.core import values as V
+    from lang.core.functions import typeof
+
+    try:
+        start = 0 if op.name == "call" else 1
+        if op.name == "call":
+            name = str(op.attrs.get("fn", "f"))
+        else:
+            callee = env.get(op.operands[0].id)
+            name = getattr(callee, "name", None) or V.type_name(typeof(callee))
+        nkw = len(op.attrs.get("kw") or ())
+        operands = op.operands[start: len(op.operands) - nkw]
+        types = [V.type_name(typeof(env[v.id])) for v in operands]
+    except Exception:  # the original message is still correct, only less helpful
+        return
+    if name.startswith("Core.") or name.startswith("#"):
+        return
+    detail = err.message
+    err.message = f"no method matching {name}({', '.join('::' + t for t in types)})"
+    err.args = (f"{err.kind}: {err.message}",)
+    if os.environ.get("ZYLA_DEBUG", "") not in ("", "0") and detail not in _GENERIC_METHOD_ERRORS:
+        err.hint = (err.hint + "\n" if err.hint else "") + f"(Python: {detail})"
+
+
+_PY_ERROR = re.compile(r"^(TypeError|ValueError|AttributeError|KeyError|IndexError|"
+                       r"NotImplementedError)\b")
+
+
+_GENERIC_METHOD_ERRORS = ("no method for these argument types",)

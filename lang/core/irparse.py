@@ -127,9 +127,9 @@ def parse_function(text: str, types: Mapping[str, Any] | None = None) -> Functio
 
 def _builtin_types() -> dict[str, Any]:
     from lang.core import values as V
-    from lang.core.runtime import _BUILTIN_TYPES
+    from lang.core.values import BUILTIN_TYPES
 
-    out: dict[str, Any] = dict(_BUILTIN_TYPES)
+    out: dict[str, Any] = dict(BUILTIN_TYPES)
     out.update({"Core.Box": V.BoxT, "StepRangeLen": V.StepRangeLenT})
     return out
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from grammar import ast as A
 from grammar.errors import SourceFile, ZylaError
+from lang.core import values as V
 from lang.core.ir import Function, Op, Region, Value
 from lang.core.values import TypeVar
 
@@ -918,10 +919,8 @@ class Lowerer:
         raise self.err("unsupported `where` clause", w)
 
     def _static_type(self, t: A.Node) -> Any:
-        from lang.core import runtime
-
         try:
-            return runtime.static_type(t)
+            return static_type(t)
         except ZylaError:
             return None
 
@@ -1400,3 +1399,10 @@ def _destructure_body(targets: list[A.Node], expr: A.Node) -> A.Node:
         if not isinstance(t, A.Ident):
             pre.append(A.Assign(t, A.Ident(f"#t{i}"), span=t.span))
     return A.Block(pre + [expr], span=expr.span) if pre else expr
+
+
+def static_type(t: A.Node) -> V.JType:
+    """A type named in a `where` bound, resolved without running code."""
+    if isinstance(t, A.Ident) and t.name in V.BUILTIN_TYPES:
+        return V.BUILTIN_TYPES[t.name]
+    raise ZylaError("UndefVarError", f"unknown type in where clause: {t}")

@@ -742,13 +742,21 @@ prim("Core.broadcast_assign!", broadcast_assign, HostOnly("array mutation is onl
 # --- functional array writes (see lang.core.lower.Lowerer.store) ---------------------------------
 
 
-def _jax_key(xp: Any, x: Any, idx: tuple) -> Any:
-    from autodiff.rules import _jax_key as one
+def jax_index_key(xp: Any, i: Any, n: int) -> Any:
+    """The JAX index of one Julia index `i` (1-based; `:` or a range) into a dimension of n."""
+    if i is COLON:
+        return slice(None)
+    if isinstance(i, V.Range):
+        stop = i.last - 1 + (1 if i.step > 0 else -1)
+        return slice(i.start - 1, None if stop < 0 else stop, i.step)
+    return i - 1
 
+
+def _jax_key(xp: Any, x: Any, idx: tuple) -> Any:
     if len(idx) == 1 and x.ndim != 1:
         return None
     sizes = jl_size(x)
-    keys = [one(xp, i, sizes[k]) for k, i in enumerate(idx)]
+    keys = [jax_index_key(xp, i, sizes[k]) for k, i in enumerate(idx)]
     keys.reverse()
     return tuple(keys)
 
@@ -758,9 +766,7 @@ def _jax_store(xp: Any, x: Any, v: Any, idx: tuple, bcast: bool) -> Any:
     v = xp.asarray(v, dtype=x.dtype)
     if key is None:
         flat = x.reshape(-1)
-        from autodiff.rules import _jax_key as one
-
-        return flat.at[one(xp, idx[0], flat.shape[0])].set(v).reshape(x.shape)
+        return flat.at[jax_index_key(xp, idx[0], flat.shape[0])].set(v).reshape(x.shape)
     if bcast:
         target_shape = x[key].shape
         v = xp.broadcast_to(v, target_shape)

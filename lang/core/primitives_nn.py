@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
+from lang.core import choices
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import (
@@ -499,11 +500,9 @@ def _conv_key(xshape: tuple, wshape: tuple, dtype: Any, g: Geometry) -> str:
 def conv_lowering(op: str, a: Any, b: Any, g: Geometry, xshape: tuple, wshape: tuple) -> Any:
     """Emit `op` ("conv", "conv_data_back" or "conv_filter_back") on the JAX arrays `a`, `b`
     (the operands of its `CONV_LOWERINGS` entries) with the lowering the cost model picks."""
-    from backend import costmodel
-
     table = CONV_LOWERINGS[op]
     work = 2.0 * xshape[0] * wshape[0] * wshape[1] * math.prod(g.out) * math.prod(g.k)
-    name = costmodel.choose(
+    name = choices.choose(
         op,
         _conv_key(xshape, wshape, a.dtype, g),
         lambda n: lambda p, q: table[n](p, q, g),
@@ -526,10 +525,8 @@ CONV_MEASURED = {
 
 
 def _register_conv_lowerings() -> None:
-    from backend import costmodel
-
     for op, table in CONV_LOWERINGS.items():
-        costmodel.register(op, tuple(table), "xla", "ZYLA_CONV_LOWERING", CONV_MEASURED[op])
+        choices.offer(op, tuple(table), "xla", "ZYLA_CONV_LOWERING", CONV_MEASURED[op])
 
 
 _register_conv_lowerings()
@@ -818,8 +815,6 @@ def _tiling(g: Geometry) -> bool:
 def pool_lowering(op: str, arrays: list[Any], g: Geometry) -> Any:
     """Emit `op` (a key of `POOL_LOWERINGS`) on the JAX arrays `arrays` (the operands of its
     entries, the first one batch-first) with the lowering the cost model picks."""
-    from backend import costmodel
-
     table = POOL_LOWERINGS[op]
     rev = lambda t: tuple(reversed(t))  # noqa: E731
     dy = arrays[0]
@@ -827,7 +822,7 @@ def pool_lowering(op: str, arrays: list[Any], g: Geometry) -> Any:
         f"x={rev(tuple(dy.shape[:2]) + g.insize)} {np.dtype(dy.dtype).name} window={rev(g.k)} "
         f"stride={rev(g.stride)} pad={rev(tuple(g.pads))}"
     )
-    name = costmodel.choose(
+    name = choices.choose(
         op,
         key,
         lambda n: lambda *a: table[n](*a, g),
@@ -840,11 +835,9 @@ def pool_lowering(op: str, arrays: list[Any], g: Geometry) -> Any:
 
 
 def _register_pool_lowerings() -> None:
-    from backend import costmodel
-
     for op, table in POOL_LOWERINGS.items():
         default = "xla" if "xla" in table else "slices"
-        costmodel.register(op, tuple(table), default, "ZYLA_POOL_LOWERING")
+        choices.offer(op, tuple(table), default, "ZYLA_POOL_LOWERING")
 
 
 _register_pool_lowerings()

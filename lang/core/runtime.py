@@ -9,7 +9,7 @@ a file one top-level statement at a time, as Julia does.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,45 +17,44 @@ import numpy as np
 
 from grammar import ast as A
 from grammar.errors import LIBRARY_DIRS, SourceFile, ZylaError
+from grammar.parser import parse
+from lang.core import (  # noqa: F401  (primitives_*: their import registers their primitives)
+    builtins,
+    builtins_dict,
+    builtins_io,
+    builtins_iter,
+    builtins_random,
+    builtins_set,
+    builtins_types,
+    frontcache,
+    modules,
+    primitives,
+    primitives_array,
+    primitives_base,
+    primitives_nn,
+    safety,
+)
 from lang.core import values as V
+from lang.core.builtins import iterate_value, translate_exception
+from lang.core.builtins_types import field_type, struct_params
 from lang.core.functions import Closure, GenericFunction, Method, typeof
 from lang.core.interp import Interpreter
-from lang.core.ir import Function, Op
+from lang.core.ir import Function, Op, Region
 from lang.core.lower import Lowerer
+from lang.core.show import jl_display
 
 STDLIB = Path(__file__).parent / "stdlib"
 LIBRARY_DIRS.append(STDLIB.resolve())
 
-_BUILTIN_TYPES = {
-    "Any": V.AnyT, "Number": V.NumberT, "Real": V.RealT, "AbstractFloat": V.AbstractFloatT,
-    "Float64": V.Float64T, "Float32": V.Float32T, "Float16": V.Float16T, "Integer": V.IntegerT,
-    "Signed": V.SignedT, "Int64": V.Int64T, "Int": V.Int64T, "Int32": V.Int32T, "Bool": V.BoolT,
-    "AbstractString": V.AbstractStringT, "String": V.StringT, "Char": V.CharT,
-    "AbstractChar": V.AbstractCharT, "Symbol": V.SymbolT, "Nothing": V.NothingT,
-    "Function": V.FunctionT, "Type": V.TypeT, "DataType": V.DataTypeT, "Module": V.ModuleT,
-    "Tuple": V.TupleT, "NamedTuple": V.NamedTupleT, "AbstractArray": V.AbstractArrayT,
-    "DenseArray": V.DenseArrayT, "Array": V.ArrayT, "AbstractRange": V.AbstractRangeT,
-    "UnitRange": V.UnitRangeT, "StepRange": V.StepRangeT, "Vararg": V.VarargT, "Union": V.UnionT,
-    "Exception": V.ExceptionT,
-}
 
+#: What the floors above the core add to every new runtime, in order: functions of the
+#: runtime that bind built-ins (autodiff's `gradient` primitives and rules, the backend's
+#: dumps, the front door's plots). Filled by the front door (lang.door.wiring); the core
+#: alone runs without them.
+INSTALLERS: list[Callable[[Runtime], None]] = []
 
-def _extra_builtins() -> list[Any]:
-    # diagnostics, gradcheck, plots, safety: REPL/diagnostics/testing (issue 6)
-    from lang.core import (
-        builtins_dict,
-        builtins_io,
-        builtins_iter,
-        builtins_random,
-        builtins_set,
-        builtins_types,
-        modules,
-        safety,
-    )
-    from lang.door import diagnostics, gradcheck, plots
-
-    return [builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
-            builtins_random, modules, diagnostics, safety, gradcheck, plots]
+#: Zyla library files every new runtime runs after Base (autodiff adds its `ad.jl`).
+STARTUP_FILES: list[str] = []
 
 
 def _alias(fam: V.JType, params: tuple) -> V.JType:
@@ -78,20 +77,15 @@ class Runtime:
         self._install_builtins()
         self.loading_base = True
         self.load_stdlib("base.jl")
-        self.load_stdlib("ad.jl")
+        for name in STARTUP_FILES:
+            self.load_stdlib(name)
         self.loading_base = False
 
     # --- namespaces ---------------------------------------------------------------------
 
     def _install_builtins(self) -> None:
-        from lang.core import builtins, primitives, primitives_array, primitives_base, primitives_nn  # noqa: F401  (registers)
-
-        # isort: split
-        # (after lang's primitives, so PRIMITIVES keeps its registration order)
-        from backend import sharding  # noqa: F401  (registers Zyla.shard_batch, Zyla.ndevices)
-
         b = self.builtins
-        for name, t in _BUILTIN_TYPES.items():
+        for name, t in V.BUILTIN_TYPES.items():
             b[name] = t
         tv = V.TypeVar("T")
         b["Vector"] = _alias(V.ArrayT, (V.TypeVar("T"), 1))
@@ -103,16 +97,11 @@ class Runtime:
         for name, p in primitives.PRIMITIVES.items():
             b[name] = p
         builtins.install(self)
-        for extra in _extra_builtins():
+        for extra in (builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
+                      builtins_random, modules, safety):
             extra.install(self)
-        from autodiff import rules
-        from autodiff import runtime as ad_runtime
-
-        ad_runtime.install(self)
-        rules.install(self)
-        from backend import dumps
-
-        dumps.install(self)
+        for install in INSTALLERS:
+            install(self)
         for m in ("Base", "Core", "Main", "Test", "Random", "LinearAlgebra", "Statistics",
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
@@ -303,8 +292,6 @@ class Runtime:
         A user-defined constructor's body runs on `interp`, the interpreter that made
         the call: the host one (the default), or the compiled tier's (whose `if` is a
         `lax.cond`)."""
-        from lang.core import builtins
-
         m = self.constructor_method(t, args)
         if m is not None and m.fn is not None:
             return (interp or self.interp).invoke(m, args, kwargs)
@@ -328,8 +315,6 @@ class Runtime:
     def default_construct(self, t: V.JType, args: list) -> Any:
         """Julia's default constructor: parameters inferred from the arguments when not
         given (`Bar(2)` is a `Bar{Int64}`), fields converted to their declared types."""
-        from lang.core.builtins_types import field_type, struct_params
-
         t = struct_params(t, args)
         vals = [self.convert_field(field_type(t, ft), a)
                 for ft, a in zip(t.field_types, args, strict=False)]
@@ -392,16 +377,12 @@ class Runtime:
     def convert_field(self, ft: Any, v: Any) -> Any:
         if (isinstance(ft, V.JType) and ft is not V.AnyT
                 and ft.family in (V.Float64T, V.Float32T, V.Int64T)):
-            from lang.core import builtins
-
             return builtins.convert(self, ft, v)
         return v
 
     # --- iteration ------------------------------------------------------------------------
 
     def iterate(self, x: Any) -> Iterator[Any]:
-        from lang.core.builtins import iterate_value
-
         return iterate_value(self, x)
 
     def iterate_all(self, x: Any) -> list[Any]:
@@ -413,15 +394,11 @@ class Runtime:
         return self.sources.get(fn.file)
 
     def translate_exception(self, e: Exception) -> ZylaError:
-        from lang.core.builtins import translate_exception
-
         return translate_exception(e)
 
     # --- running source ----------------------------------------------------------------------
 
     def parse(self, text: str, filename: str) -> A.Program:
-        from grammar.parser import parse
-
         return parse(text, filename)
 
     def run_source(self, text: str, filename: str, echo: bool = False, cache: bool = False) -> Any:
@@ -437,8 +414,6 @@ class Runtime:
         module = self.module_stack[-1] if getattr(self, "module_stack", None) else None
         thunks: Iterable[Function] | None = None
         if cache:
-            from lang.core import frontcache
-
             try:
                 thunks = frontcache.lowered(text, filename, module,
                                             lambda: list(self._lowered(text, src, module)))
@@ -450,8 +425,6 @@ class Runtime:
         for fn in thunks:
             result = self.interp.run_function(fn, [])
             if echo:
-                from lang.core.show import jl_display
-
                 if result is not None:
                     self.stdout.write(jl_display(result) + "\n")
         return result
@@ -503,21 +476,12 @@ def _prim_caller(rt: Runtime, prim: Any) -> Any:
     return call
 
 
-def static_type(t: A.Node) -> V.JType:
-    """A type named in a `where` bound, resolved without running code."""
-    if isinstance(t, A.Ident) and t.name in _BUILTIN_TYPES:
-        return _BUILTIN_TYPES[t.name]
-    raise ZylaError("UndefVarError", f"unknown type in where clause: {t}")
-
-
 def _specialise_ctor(fn: Function, env: dict) -> Function:
     """A copy of the body of a constructor `Pos{T}(x) where T` in which the `const` ops
     standing for T (attribute `ctor_param`, see `Lowerer.lower_method`) hold the type
     parameter of the called type, `env[T]`. Only the top-level op list is new; nested
     regions are shared with the original."""
     from dataclasses import replace
-
-    from lang.core.ir import Region
 
     ops = []
     for op in fn.body.ops:

@@ -358,3 +358,31 @@ def _coerce(v: Any, t: Any, out: list, jnp: Any, which: int | None) -> None:
 
 def skeleton_of_avals(skel: Any) -> Any:
     return skel
+
+
+def leaf_count(s: Any) -> int:
+    """How many leaves a skeleton of `split` stands for."""
+    k = s[0]
+    if k in ("num", "arr"):
+        return 1
+    if k == "const":
+        return 0
+    if k == "tuple":
+        return sum(leaf_count(c) for c in s[1])
+    if k in ("nt", "struct"):
+        return sum(leaf_count(c) for c in s[2])
+    if k == "closure":
+        return sum(leaf_count(c) for c in s[4])
+    if k == "range":
+        return sum(leaf_count(c) for c in s[2:])
+    if k == "union":
+        return leaf_count(s[1]) + sum(leaf_count(a) for a in s[2])
+    if k == "stacked":
+        return s[4] + leaf_count(s[3])
+    if k == "bback":
+        return s[2]
+    if k == "tape":
+        return sum(leaf_count(c) for c in s[1])
+    if k == "objarr":
+        return sum(leaf_count(c) for c in s[2])
+    raise OffloadError(f"internal: cannot count leaves of {k}")

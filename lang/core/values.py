@@ -433,3 +433,18 @@ def note_write(a: Any) -> None:
 
 def write_version(a: Any) -> int:
     return _WRITE_VERSION.get(id(a), 0)
+
+
+#: The built-in types by the names a program uses for them.
+BUILTIN_TYPES = {
+    "Any": AnyT, "Number": NumberT, "Real": RealT, "AbstractFloat": AbstractFloatT,
+    "Float64": Float64T, "Float32": Float32T, "Float16": Float16T, "Integer": IntegerT,
+    "Signed": SignedT, "Int64": Int64T, "Int": Int64T, "Int32": Int32T, "Bool": BoolT,
+    "AbstractString": AbstractStringT, "String": StringT, "Char": CharT,
+    "AbstractChar": AbstractCharT, "Symbol": SymbolT, "Nothing": NothingT,
+    "Function": FunctionT, "Type": TypeT, "DataType": DataTypeT, "Module": ModuleT,
+    "Tuple": TupleT, "NamedTuple": NamedTupleT, "AbstractArray": AbstractArrayT,
+    "DenseArray": DenseArrayT, "Array": ArrayT, "AbstractRange": AbstractRangeT,
+    "UnitRange": UnitRangeT, "StepRange": StepRangeT, "Vararg": VarargT, "Union": UnionT,
+    "Exception": ExceptionT,
+}

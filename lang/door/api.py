@@ -21,7 +21,7 @@ import numpy as np
 
 from lang.core import values as V
 from lang.core.functions import Closure
-from lang.core.runtime import Runtime
+from lang.door.wiring import Runtime
 
 
 def to_zyla(x: Any) -> Any:

@@ -139,8 +139,8 @@ def _silence_stdout() -> None:
 
 def new_runtime(filename: str, allow_shell: bool = False) -> Any:
     """A runtime for running `filename`, with the safety policy set."""
-    from lang.core.runtime import Runtime
     from lang.core.safety import policy
+    from lang.door.wiring import Runtime
 
     rt = Runtime()
     rt.current_file = filename

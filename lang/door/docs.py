@@ -83,7 +83,7 @@ def help_text(rt: Any, name: str) -> str:
     """What the REPL prints for `?name`."""
     from grammar.errors import ZylaError
     from lang.core import values as V
-    from lang.door.diagnostics import closest_names, method_lines, names_in_scope
+    from lang.core.hints import closest_names, method_lines, names_in_scope
 
     name = name.strip()
     if not name:
@@ -99,7 +99,7 @@ def help_text(rt: Any, name: str) -> str:
     docs = docstrings(rt, short)
     parts: list[str] = [textwrap.indent(d.strip("\n"), "  ") for d in docs]
     if not found and not docs:
-        from lang.door.diagnostics import UNSUPPORTED
+        from lang.core.hints import UNSUPPORTED
 
         if name in UNSUPPORTED or "@" + name in UNSUPPORTED:
             return UNSUPPORTED.get(name) or UNSUPPORTED["@" + name]

@@ -252,7 +252,7 @@ def check(rt: Any, f: Any, args: list, *, atol: float = 1e-5, rtol: float = 1e-4
     differences and, if `oracle`, `jax.grad` of the lowered primal. Errors raised by `f`
     or by its gradient are reported in the result (not raised). `names` name the
     arguments in the report (default: the method's parameter names)."""
-    from lang.door.diagnostics import call_label
+    from lang.core.functions import call_label
 
     call = call_label(f, args)
     try:

@@ -1,0 +1,35 @@
+"""The one place that ties the floors together.
+
+Importing this module loads autodiff and the backend and connects them, and the front
+door's own built-ins, to the language core through the core's registration points:
+
+- `lang.core.runtime.INSTALLERS`: every new `Runtime` gets the built-ins of the floors
+  above the core (autodiff's primitives and rules, the backend's dumps, the front door's
+  diagnostics, gradcheck and plots); `STARTUP_FILES` adds autodiff's library file `ad.jl`
+  (`gradient`, `pullback`, `jacobian`, ... written in Zyla);
+- `lang.core.interp.set_offload`: calls from top-level code may run compiled.
+
+`Runtime` is the core's class, named here so that whoever makes one through the front
+door has the whole language.
+"""
+
+from __future__ import annotations
+
+from autodiff import rules as ad_rules
+from autodiff import runtime as ad_runtime
+from backend import compile as backend_compile
+from backend import dumps, sharding  # noqa: F401  (sharding registers Zyla.shard_batch)
+from lang.core import interp
+from lang.core import runtime as core_runtime
+from lang.door import diagnostics, gradcheck, plots
+
+Runtime = core_runtime.Runtime
+
+_INSTALLERS = (diagnostics.install, gradcheck.install, plots.install, ad_runtime.install,
+               ad_rules.install, dumps.install)
+for _install in _INSTALLERS:
+    if _install not in core_runtime.INSTALLERS:
+        core_runtime.INSTALLERS.append(_install)
+if "ad.jl" not in core_runtime.STARTUP_FILES:
+    core_runtime.STARTUP_FILES.append("ad.jl")
+interp.set_offload(backend_compile.try_offload)
