@@ -907,9 +907,9 @@ def fwd_zip_jax(it: Any, dit: Any) -> Any:
     from lang.core.structure import OffloadError, StackedTape
 
     if isinstance(it, (Tape, tuple)):
-        from lang.core.builtins import _rt
+        from lang.core import current
 
-        return fwd_zip_host(_rt().iterate_all, it, dit)
+        return fwd_zip_host(current.runtime().iterate_all, it, dit)
     if isinstance(it, StackedTape):
         if isinstance(dit, StackedTape):
             return StackedTape(("tuple", (it.skel, dit.skel)), list(it.leaves) + list(dit.leaves),

@@ -211,11 +211,12 @@ def iter_array(xp: Any, it: Any) -> Any:
     # (a numpy dtype compares equal to the type `object`; `is not` would differ)
     if hasattr(it, "shape") and getattr(it, "dtype", None) != object:  # noqa: E721
         return it
-    from lang.core.builtins import _rt, collect_results
+    from lang.core import current
+    from lang.core.primitives_array import collect_results
 
     if isinstance(it, np.ndarray):
         return it
-    items = list(_rt().iterate(it))
+    items = list(current.runtime().iterate(it))
     out = np.empty(len(items), dtype=object)
     for i, v in enumerate(items):
         out[i] = v
@@ -243,13 +244,6 @@ def _static_findall(m: Any) -> Any:
     return findall_true(m)
 
 
-def rule_of(p: Any) -> Any:
-    from autodiff.runtime import _state
-    from lang.core.builtins import _rt
-
-    return _state(_rt().interp).rule(p)
-
-
 def frule_for(interp: Any, f: Any, args: list, ds: tuple) -> Any:
     """The user's `ChainRulesCore.frule` generic function if one of its methods applies to
     `frule(ds, f, args...)` (ds = (df, dargs...)) with a specific `::typeof(f)` (user rules
@@ -270,13 +264,7 @@ def frule_for(interp: Any, f: Any, args: list, ds: tuple) -> Any:
 
 
 def install(rt: Any) -> None:
-    from autodiff import forward
-
-    _install(rt)
-    forward.install(rt)
-
-
-def _install(rt: Any) -> None:
+    """Register the primitives that pullback rules use."""
     b = rt.builtins
 
     def numeric(name: str, f: Any, rule: str) -> None:
@@ -306,7 +294,6 @@ def _install(rt: Any) -> None:
     plain("Core.tail_cot", tail_cot, "(dz, z, g) -> (Core.prepend_nothing(dz),)")
     plain("Core.convert_cot", convert_cot, "(dz, z, x, d) -> (nothing, dz)")
     numeric("Core.onehot_like", onehot_like, NONDIFF)
-    plain("Core.rule_of", rule_of, NONDIFF)
     plain("Core.tail", lambda t: tuple(t[1:]), "(dz, z, t) -> (Core.prepend_nothing(dz),)")
     b["Core.iter_array"] = prim("Core.iter_array", iter_array_host, _jx(iter_array),
                                 "(dz, z, it) -> (dz,)",

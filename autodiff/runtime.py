@@ -21,16 +21,20 @@ from typing import Any
 
 import numpy as np
 
+from autodiff.rules import getindex_back
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.core.interp import OP_HANDLERS, Interpreter, Tape
 from lang.core.primitives import (
+    INFER_BY_LOWERING,
     NONDIFF,
     PRIMITIVES,
     HostOnly,
     Primitive,
+    _jx,
     is_array,
     prim,
     unbroadcast,
@@ -344,8 +348,9 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
     hook = getattr(interp, "generic_broadcast_pullback", None)
     if hook is not None:
         return hook(f, xs)
-    from lang.core.builtins import _check_broadcast, collect_results
+    from lang.core.builtins import _check_broadcast
     from lang.core.primitives import as_array
+    from lang.core.primitives_array import collect_results
 
     arrs = [as_array(x) for x in xs]
     if not any(is_array(a) for a in arrs):
@@ -601,8 +606,6 @@ def onehot_cot(x: Any, i: int, dz: Any) -> Any:
         return tuple(dz if k == i - 1 else None for k in range(len(x)))
     if isinstance(x, V.NamedTuple):
         return V.NamedTuple(x.names, tuple(dz if k == i - 1 else None for k in range(len(x))))
-    from autodiff.rules import getindex_back
-
     return getindex_back(np, dz, x, i)
 
 
@@ -665,7 +668,6 @@ def _clean(x: Any) -> Any:
 
 def install(rt: Any) -> None:
     b = rt.builtins
-    from lang.core.primitives import INFER_BY_LOWERING, HostOnly
 
     def ad_prim(name: str, f: Any, pullback: str = NONDIFF, interp: bool = False) -> None:
         b[name] = prim(name, f, HostOnly("lowered by the backend's AD support"), pullback,
@@ -677,6 +679,8 @@ def install(rt: Any) -> None:
     ad_prim("Core.forward_callable", lambda it, h, *a: forward_callable(it, h, list(a)),
             "(dz, z, h, args...) -> (dz, map(a -> nothing, args)...)", interp=True)
     ad_prim("Core.accum", accum, "(dz, z, a, b) -> (dz, dz)")
+    b["Core.rule_of"] = prim("Core.rule_of", rule_of, _jx(lambda xp, p: rule_of(p)), NONDIFF,
+                             INFER_BY_LOWERING)
     ad_prim("Core.is_zero_cot", _is_zero)
     ad_prim("Core.getgrad", getgrad, "(dz, z, g, i) -> (Core.onehot_cot(g, i, dz), nothing)")
     ad_prim("Core.kwcot", kwcot, "(dz, z, nt) -> (Core.kwcot_back(dz),)")
@@ -748,3 +752,8 @@ def op_pcallv(self: Interpreter, op: Any, env: dict, fn: Any) -> Any:
 
 OP_HANDLERS["pcall"] = op_pcall
 OP_HANDLERS["pcallv"] = op_pcallv
+
+
+def rule_of(p: Any) -> Any:
+    """The compiled pullback rule of primitive `p` (made once per runtime)."""
+    return _state(current.runtime().interp).rule(p)

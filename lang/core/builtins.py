@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import exceptions
+from lang.core import current, exceptions
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, elementwise_primitive, typeof
@@ -34,47 +34,35 @@ from lang.core.primitives import (
     jl_size,
     prim,
 )
-from lang.core.primitives_array import _vect
+from lang.core.primitives_array import _vect, collect_results, numeric
+from lang.core.show import jl_string
 
 PRINT_ONLY = HostOnly("printing runs on the host")
-
-
-def _rt() -> Any:
-    return _RUNTIME[0]
-
-
-_RUNTIME: list[Any] = [None]
 
 
 # --- printing ------------------------------------------------------------------------------
 
 
-def jl_string(*xs: Any) -> str:
-    from lang.core.show import jl_print
-
-    return "".join(x if isinstance(x, str) else jl_print(x) for x in xs)
-
-
 def _print(*xs: Any) -> None:
-    _rt().stdout.write(jl_string(*xs))
+    current.runtime().stdout.write(jl_string(*xs))
     return None
 
 
 def _println(*xs: Any) -> None:
-    _rt().stdout.write(jl_string(*xs) + "\n")
+    current.runtime().stdout.write(jl_string(*xs) + "\n")
     return None
 
 
 def _show(x: Any) -> None:
     from lang.core.show import jl_show
 
-    _rt().stdout.write(jl_show(x))
+    current.runtime().stdout.write(jl_show(x))
 
 
 def _display(x: Any) -> None:
     from lang.core.show import jl_display
 
-    _rt().stdout.write(jl_display(x, limit=False) + "\n")
+    current.runtime().stdout.write(jl_display(x, limit=False) + "\n")
 
 
 def _repr(x: Any) -> str:
@@ -86,7 +74,7 @@ def _repr(x: Any) -> str:
 def _show_expr(text: str, v: Any) -> Any:
     from lang.core.show import jl_show
 
-    _rt().stdout.write(f"{text} = {jl_show(v)}\n")
+    current.runtime().stdout.write(f"{text} = {jl_show(v)}\n")
     return v
 
 
@@ -245,12 +233,12 @@ def indexed_iterate(x: Any, i: int) -> Any:
                 else x.reshape(-1)[i - 1])
     if isinstance(x, V.StructValue) and x.type.name == "Pair":
         return x.fields[i - 1]
-    items = list(_rt().iterate(x))
+    items = list(current.runtime().iterate(x))
     return items[i - 1]
 
 
 def _getproperty(x: Any, s: V.Symbol) -> Any:
-    return _rt().getproperty(x, s)
+    return current.runtime().getproperty(x, s)
 
 
 def _setproperty(x: Any, s: V.Symbol, v: Any) -> Any:
@@ -259,7 +247,7 @@ def _setproperty(x: Any, s: V.Symbol, v: Any) -> Any:
             raise ZylaError("ErrorException",
                             f"setfield!: immutable struct of type {x.type.name} cannot be changed")
         i = x.type.fields.index(s.name)
-        x.fields[i] = _rt().convert_field(x.type.field_types[i], v)
+        x.fields[i] = current.runtime().convert_field(x.type.field_types[i], v)
         return v
     raise ZylaError("ErrorException", f"cannot assign field {s.name}")
 
@@ -278,7 +266,7 @@ def _zip(*xs: Any) -> Any:
 
     if any(isinstance(x, LazyIter) for x in xs):
         return lazy_zip(*xs)
-    items = [tuple(t) for t in zip(*[list(_rt().iterate(x)) for x in xs], strict=False)]
+    items = [tuple(t) for t in zip(*[list(current.runtime().iterate(x)) for x in xs], strict=False)]
     return _tuples(items)
 
 
@@ -288,7 +276,7 @@ def _enumerate(x: Any) -> Any:
 
     if isinstance(x, LazyIter):
         return lazy_enumerate(x)
-    return _tuples([(i + 1, v) for i, v in enumerate(_rt().iterate(x))])
+    return _tuples([(i + 1, v) for i, v in enumerate(current.runtime().iterate(x))])
 
 
 def _tuples(items: list) -> np.ndarray:
@@ -345,27 +333,8 @@ def _julia_iterate(rt: Any, gf: GenericFunction, x: Any) -> Iterator[Any]:
 
 
 def _pair(k: Any, v: Any) -> Any:
-    t = _rt().builtins["Pair"]
+    t = current.runtime().builtins["Pair"]
     return V.StructValue(t, [k, v])
-
-
-def collect_results(vals: list, shape: tuple[int, ...]) -> Any:
-    """Results of a map/comprehension as an array of Julia size `shape`."""
-    nps = tuple(reversed(shape))
-    if not vals:
-        return np.zeros(nps, dtype=N.F64)
-    d = None
-    for v in vals:
-        dv = N.dtype_of(v) if not is_array(v) else N.OBJ
-        d = dv if d is None else (d if d == dv else N.promote(d, dv))
-        if d == N.OBJ:
-            break
-    if d == N.OBJ or d is None:
-        out = np.empty(len(vals), dtype=object)
-        for i, v in enumerate(vals):
-            out[i] = v
-        return out.reshape(nps)
-    return np.array(vals, dtype=d).reshape(nps)
 
 
 def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
@@ -545,7 +514,7 @@ def _conv_elem(v: Any, d: np.dtype) -> Any:
 
 
 def _append(x: Any, ys: Any) -> Any:
-    return _grow(x, list(_rt().iterate(ys)))
+    return _grow(x, list(current.runtime().iterate(ys)))
 
 
 def _pop(x: Any) -> Any:
@@ -557,6 +526,30 @@ def _pop(x: Any) -> Any:
         x.resize((x.shape[0] - 1,), refcheck=False)
         return v
     raise ZylaError("MethodError", "pop! needs a vector")
+
+
+# `push!`/`append!` as primitives with rules: in place on the host, a concatenation for AD
+# and XLA (the lowering of `push!` on a local vector, see lang.core.lower)
+
+
+def push_fn(xp: Any, x: Any, *vs: Any) -> Any:
+    """`push!(v, xs...)` on a local vector: grows it in place on the host (aliases see it,
+    as in Julia); a concatenation for AD and XLA."""
+    if xp is np:
+        return push_array(x, *vs)
+    if not vs:
+        return x
+    return xp.concatenate([x, xp.stack([xp.asarray(v, dtype=x.dtype) for v in vs])])
+
+
+def append_fn(xp: Any, x: Any, ys: Any) -> Any:
+    if xp is np:
+        return _append(x, ys)
+    return xp.concatenate([x, xp.asarray(as_array(ys, xp), dtype=x.dtype).reshape(-1)])
+
+
+numeric("Core.push_fn", push_fn, "(dz, z, x, vs...) -> Core.push_back(dz, x, vs...)")
+numeric("Core.append_fn", append_fn, "(dz, z, x, ys) -> Core.append_back(dz, x, ys)")
 
 
 # --- comparison -------------------------------------------------------------------------------
@@ -612,7 +605,7 @@ def _time(interp: Any, thunk: Any) -> Any:
     t0 = time.perf_counter()
     v = interp.call_value(thunk, [])
     dt = time.perf_counter() - t0
-    _rt().stdout.write(f"  {dt:.6f} seconds\n")
+    current.runtime().stdout.write(f"  {dt:.6f} seconds\n")
     return v
 
 
@@ -665,11 +658,11 @@ _TESTSETS: list[TestSet] = []
 
 
 def _where(line: int) -> str:
-    return f"{_rt().current_file}:{line}"
+    return f"{current.runtime().current_file}:{line}"
 
 
 def _record(ok: bool | None, text: str, line: int, detail: str) -> None:
-    out = _rt().stdout
+    out = current.runtime().stdout
     if ok:
         if _TESTSETS:
             _TESTSETS[-1].passed += 1
@@ -755,8 +748,9 @@ def _do_testset(interp: Any, name: str, thunk: Any) -> None:
         interp.call_value(thunk, [])
     except ZylaError as e:
         ts.errored += 1
-        _rt().stdout.write(f"Error During Test at {name}\n  Got exception outside of a @test\n  "
-                           f"{e.kind}: {e.message}\n")
+        out = current.runtime().stdout
+        out.write(f"Error During Test at {name}\n  Got exception outside of a @test\n  "
+                  f"{e.kind}: {e.message}\n")
     finally:
         _TESTSETS.pop()
     if parent is None:
@@ -784,7 +778,7 @@ def _print_summary(ts: TestSet) -> None:
     line = ts.name.ljust(width) + " | " + "  ".join(str(n).rjust(len(c))
                                                     for c, n in cols) + f"  {dt:.1f}s"
     _ = rows
-    out = _rt().stdout
+    out = current.runtime().stdout
     out.write(head + "\n" + line + "\n")
 
 
@@ -841,7 +835,7 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
     modules (see lang.core.modules)."""
     from lang.core import modules as M
 
-    rt = _rt()
+    rt = current.runtime()
     for m in modules:
         user = M.user_module(rt, m, within)
         if user is not None:
@@ -869,7 +863,7 @@ def _include(path: str) -> Any:
 
     if not isinstance(path, str):
         raise ZylaError("MethodError", "include expects a file path (a String)")
-    rt = _rt()
+    rt = current.runtime()
     base = os.path.dirname(rt.current_file) if rt.current_file else "."
     full = path if os.path.isabs(path) else os.path.join(base, path)
     if not os.path.exists(full):
@@ -900,14 +894,14 @@ def _in(x: Any, xs: Any) -> bool:
     contains = getattr(xs, "jl_contains", None)
     if contains is not None:
         return contains(x)
-    return any(jl_equal(x, y) for y in _rt().iterate(xs))
+    return any(jl_equal(x, y) for y in current.runtime().iterate(xs))
 
 
 def _first(x: Any, n: Any = None) -> Any:
     if n is not None:
-        items = list(_rt().iterate(x))[:n]
+        items = list(current.runtime().iterate(x))[:n]
         return collect_results(items, (len(items),)) if not isinstance(x, tuple) else tuple(items)
-    for v in _rt().iterate(x):
+    for v in current.runtime().iterate(x):
         return v
     raise ZylaError("BoundsError", "collection must be non-empty")
 
@@ -915,7 +909,7 @@ def _first(x: Any, n: Any = None) -> Any:
 def _last(x: Any) -> Any:
     if isinstance(x, V.Range):
         return x.last
-    items = list(_rt().iterate(x))
+    items = list(current.runtime().iterate(x))
     if not items:
         raise ZylaError("BoundsError", "collection must be non-empty")
     return items[-1]
@@ -979,8 +973,8 @@ def _axes(x: Any, d: Any = None) -> Any:
 
 def _sort(x: Any, rev: bool = False, by: Any = None) -> Any:
     if by is not None:
-        items = list(_rt().iterate(x))
-        items.sort(key=lambda v: _rt().interp.call_value(by, [v]), reverse=rev)
+        items = list(current.runtime().iterate(x))
+        items.sort(key=lambda v: current.runtime().interp.call_value(by, [v]), reverse=rev)
         return collect_results(items, (len(items),))
     a = np.sort(np.asarray(as_array(x)), kind="stable")
     return a[::-1].copy() if rev else a
@@ -989,19 +983,20 @@ def _sort(x: Any, rev: bool = False, by: Any = None) -> Any:
 def _count(f: Any, xs: Any = None) -> int:
     if xs is None:
         return int(np.sum(np.asarray(as_array(f))))
-    return sum(1 for x in _rt().iterate(xs) if _rt().interp.call_value(f, [x]))
+    rt = current.runtime()
+    return sum(1 for x in rt.iterate(xs) if rt.interp.call_value(f, [x]))
 
 
 def _any(f: Any, xs: Any = None) -> bool:
     if xs is None:
-        return any(bool(v) for v in _rt().iterate(f))
-    return any(_rt().interp.call_value(f, [x]) for x in _rt().iterate(xs))
+        return any(bool(v) for v in current.runtime().iterate(f))
+    return any(current.runtime().interp.call_value(f, [x]) for x in current.runtime().iterate(xs))
 
 
 def _all(f: Any, xs: Any = None) -> bool:
     if xs is None:
-        return all(bool(v) for v in _rt().iterate(f))
-    return all(_rt().interp.call_value(f, [x]) for x in _rt().iterate(xs))
+        return all(bool(v) for v in current.runtime().iterate(f))
+    return all(current.runtime().interp.call_value(f, [x]) for x in current.runtime().iterate(xs))
 
 
 def _dict(*pairs: Any) -> dict:
@@ -1061,7 +1056,7 @@ def _exit(code: int = 0) -> None:
 
 def install(rt: Any) -> None:
     """Register the runtime built-ins in `rt.builtins` and the primitive table."""
-    _RUNTIME[0] = rt
+    current.make_current(rt)
     rt.current_file = ""
     b = rt.builtins
 
@@ -1098,7 +1093,8 @@ def install(rt: Any) -> None:
         "lpad": lambda s, n, c=" ": jl_string(s).rjust(int(n), jl_string(c)),
         "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
         "uppercase": lambda s: s.upper(), "lowercase": lambda s: s.lower(),
-        "join": lambda xs, d="": jl_string(d).join(jl_string(x) for x in _rt().iterate(xs)),
+        "join": lambda xs, d="": jl_string(d).join(
+            jl_string(x) for x in current.runtime().iterate(xs)),
         "zip": _zip, "enumerate": _enumerate,
         "occursin": lambda a, b: jl_string(a) in jl_string(b),
         "startswith": lambda a, b: jl_string(a).startswith(jl_string(b)),

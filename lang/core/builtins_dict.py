@@ -45,9 +45,10 @@ class JDict(dict):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if self.value_type in V.JTYPE_TO_DTYPE:
-            from lang.core.builtins import _rt, convert
+            from lang.core import current
+            from lang.core.builtins import convert
 
-            value = convert(_rt(), self.value_type, value)
+            value = convert(current.runtime(), self.value_type, value)
         super().__setitem__(key, value)
 
     def __missing__(self, key: Any) -> Any:
@@ -64,11 +65,11 @@ class JDict(dict):
 
 def make_dict(t: V.JType, args: list, kwargs: dict | None) -> JDict:
     """`Dict(pairs...)`, `Dict(iterable_of_pairs)`, `Dict{K,V}(...)`."""
-    from lang.core.builtins import _rt
+    from lang.core import current
 
     items = list(args)
     if len(items) == 1 and not _is_pair(items[0]):
-        items = list(_rt().iterate(items[0]))
+        items = list(current.runtime().iterate(items[0]))
     kv = []
     for p in items:
         if _is_pair(p):
@@ -129,12 +130,14 @@ def install(rt: Any) -> None:
 
 def _pairs(x: Any) -> Any:
     """`pairs(d)`: a vector of `k => v` (Dict), `:name => v` (NamedTuple), `i => v`."""
-    from lang.core.builtins import _pair, _rt, collect_results
+    from lang.core import current
+    from lang.core.builtins import _pair
+    from lang.core.primitives_array import collect_results
 
     if isinstance(x, dict):
         items = [_pair(k, v) for k, v in x.items()]
     elif isinstance(x, V.NamedTuple):
         items = [_pair(V.Symbol(k), v) for k, v in zip(x.names, x.values, strict=False)]
     else:
-        items = [_pair(i + 1, v) for i, v in enumerate(_rt().iterate(x))]
+        items = [_pair(i + 1, v) for i, v in enumerate(current.runtime().iterate(x))]
     return collect_results(items, (len(items),))

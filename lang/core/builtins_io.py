@@ -14,6 +14,7 @@ from typing import Any
 
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, HostOnly, prim
+from lang.core.show import CUSTOM_SHOW
 
 IOT = V.JType("IO", V.AnyT, abstract=True)
 IOStreamT = V.JType("IOStream", IOT)
@@ -79,7 +80,7 @@ class DevNull(IOStream):
 
 
 def _text(*xs: Any) -> str:
-    from lang.core.builtins import jl_string
+    from lang.core.show import jl_string
 
     return jl_string(*xs)
 
@@ -93,10 +94,10 @@ def _split_io(rt: Any, xs: tuple) -> tuple[IOStream, tuple]:
 def custom_show(x: Any) -> str | None:
     """The text of a Zyla-defined `show(io, x)` method for x's type, or None (then the
     default printing applies)."""
-    from lang.core.builtins import _rt
+    from lang.core import current
     from lang.core.functions import GenericFunction, typeof
 
-    rt = _rt()
+    rt = current.runtime()
     gf = rt.builtins.get("show") if rt is not None else None
     if not isinstance(gf, GenericFunction):
         return None
@@ -109,6 +110,9 @@ def custom_show(x: Any) -> str | None:
         return None
     rt.interp.invoke(m, [buf, x], None)
     return buf.take()
+
+
+CUSTOM_SHOW.append(custom_show)
 
 
 def install(rt: Any) -> None:

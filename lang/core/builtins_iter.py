@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, HostOnly, prim
 
@@ -54,10 +55,6 @@ class LazyIter:
         return f"Base.Iterators.{self.name}(...)"
 
 
-def _rt() -> Any:
-    from lang.core.builtins import _rt as rt
-
-    return rt()
 
 
 def _len(x: Any) -> int | None:
@@ -98,7 +95,7 @@ def drop(xs: Any, n: Any) -> LazyIter:
 
 def partition(xs: Any, n: Any) -> LazyIter:
     """`Iterators.partition(xs, n)`: vectors of n consecutive elements (the last shorter)."""
-    from lang.core.builtins import collect_results
+    from lang.core.primitives_array import collect_results
 
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ZylaError("ArgumentError", f"cannot create partitions of length {n!r}")
@@ -139,7 +136,7 @@ def repeated(x: Any, n: Any = None) -> LazyIter:
 
 
 def _call(f: Any) -> Callable[..., Any]:
-    return lambda *a: _rt().interp.call_value(f, list(a))
+    return lambda *a: current.runtime().interp.call_value(f, list(a))
 
 
 def lazy_filter(f: Any, xs: Any) -> LazyIter:

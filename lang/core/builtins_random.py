@@ -92,9 +92,9 @@ def _rand(*args: Any) -> Any:
             return np.vectorize(lambda k: r[int(k)])(idx).astype(N.dtype_of(r.start))
         return r[int(idx)]
     if args and isinstance(args[0], (np.ndarray, tuple)):
-        from lang.core.builtins import _rt
+        from lang.core import current
 
-        items = list(_rt().iterate(args[0]))
+        items = list(current.runtime().iterate(args[0]))
         return items[int(g.integers(0, len(items)))]
     d, shape = _dtype_and_shape(args, N.F64)
     shape = tuple(int(s) for s in shape)

@@ -100,26 +100,26 @@ class JSet:
 
 def make_set(t: V.JType, args: list, kwargs: dict | None) -> JSet:
     """`Set()`, `Set(iterable)`, `Set{T}()`, `Set{T}(iterable)`."""
-    from lang.core.builtins import _rt
+    from lang.core import current
 
     if len(args) > 1:
         raise ZylaError("MethodError", "no method matching Set with more than one argument",
                         hint="Set([a, b, c]) builds a set from a collection")
-    elems = list(_rt().iterate(args[0])) if args else []
+    elems = list(current.runtime().iterate(args[0])) if args else []
     if t.params:
         return JSet((), t.params[0]).jl_push(*elems)
     return JSet(elems) if elems else JSet((), V.AnyT)
 
 
 def _elements(x: Any) -> list:
-    from lang.core.builtins import _rt
+    from lang.core import current
 
-    return x.items if isinstance(x, JSet) else list(_rt().iterate(x))
+    return x.items if isinstance(x, JSet) else list(current.runtime().iterate(x))
 
 
 def _result(first: Any, elems: list) -> Any:
     """A Set if the first argument was one, else a vector (order of first occurrence)."""
-    from lang.core.builtins import collect_results
+    from lang.core.primitives_array import collect_results
 
     if isinstance(first, JSet):
         return JSet(elems, first.elem_type if all(

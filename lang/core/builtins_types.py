@@ -43,10 +43,10 @@ def make_typevar(name: str, ub: Any) -> V.TypeVar:
 
 def define_abstract(name: str, sup: Any) -> None:
     """`abstract type Name <: Sup end`."""
-    from lang.core.builtins import _rt
+    from lang.core import current
 
     t = V.JType(name.rpartition(".")[2], sup if isinstance(sup, V.JType) else V.AnyT, abstract=True)
-    _rt().set_global(name, t)
+    current.runtime().set_global(name, t)
     return None
 
 
@@ -84,11 +84,11 @@ def field_type(t: V.JType, ft: Any) -> Any:
 def make_namedtuple(t: V.JType, args: list, kwargs: dict | None) -> V.NamedTuple:
     """`NamedTuple()`, `NamedTuple(nt)`, `NamedTuple(pairs)` (`:a => 1`, ...) and
     `NamedTuple{(:a, :b)}(values)`."""
-    from lang.core.builtins import _rt
+    from lang.core import current
 
     if t.params and isinstance(t.params[0], tuple):
         names = tuple(n.name if isinstance(n, V.Symbol) else str(n) for n in t.params[0])
-        vals = tuple(_rt().iterate(args[0])) if args else ()
+        vals = tuple(current.runtime().iterate(args[0])) if args else ()
         if len(vals) != len(names):
             raise ZylaError("ArgumentError", f"NamedTuple{{{names}}} needs {len(names)} "
                                              f"values, got {len(vals)}")
@@ -98,7 +98,7 @@ def make_namedtuple(t: V.JType, args: list, kwargs: dict | None) -> V.NamedTuple
     if len(args) == 1 and isinstance(args[0], V.NamedTuple):
         return args[0]
     if len(args) == 1:
-        items = list(_rt().iterate(args[0]))
+        items = list(current.runtime().iterate(args[0]))
         if all(isinstance(p, V.StructValue) and p.type.name == "Pair"
                and isinstance(p.fields[0], V.Symbol) for p in items):
             return V.NamedTuple(tuple(p.fields[0].name for p in items),

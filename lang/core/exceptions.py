@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import values as V
 from lang.core.functions import typeof
 
@@ -24,14 +25,10 @@ _ADHOC: dict[str, V.JType] = {}
 _HANDLING: list[ZylaError] = []
 
 
-def _rt() -> Any:
-    from lang.core.builtins import _rt as rt
-
-    return rt()
 
 
 def _exception_type(kind: str) -> V.JType:
-    t = _rt().builtins.get(kind)
+    t = current.runtime().builtins.get(kind)
     if isinstance(t, V.JType) and t.is_struct:
         return t
     t = _ADHOC.get(kind)
@@ -101,7 +98,7 @@ def error_message(v: Any) -> str:
     if fmt is not None:
         return fmt(v)
     if (v.type.fields == ["msg"] and V.issubtype(v.type, V.ExceptionT)
-            and v.type.family is _rt().builtins.get(kind)):
+            and v.type.family is current.runtime().builtins.get(kind)):
         return f"{kind}: {_print(v.fields[0])}"
     return _show(v)
 
@@ -114,7 +111,7 @@ def throw(x: Any) -> None:
         msg = error_message(x)
         prefix = x.type.name + ": "
         raise ZylaError(x.type.name, msg[len(prefix):] if msg.startswith(prefix) else msg, value=x)
-    from lang.core.builtins import jl_string
+    from lang.core.show import jl_string
 
     raise ZylaError("ErrorException", jl_string(x), value=x)
 

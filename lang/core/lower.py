@@ -24,6 +24,17 @@ from grammar import ast as A
 from grammar.errors import SourceFile, ZylaError
 from lang.core import values as V
 from lang.core.ir import Function, Op, Region, Value
+from lang.core.scans import (
+    assigned_names,
+    closure_assigned,
+    count_assignments,
+    free_names,
+    global_decls,
+    has_break,
+    has_return,
+    may_exit,
+    nested_captures,
+)
 from lang.core.values import TypeVar
 
 
@@ -63,231 +74,6 @@ RET, RETVAL, BRK, CONT = "#ret", "#retval", "#brk", "#cont"
 EXIT_FLAGS = (RET, BRK, CONT)
 
 _COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
-
-
-# --- pre-scans ----------------------------------------------------------------------------
-
-
-def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
-    """Names assigned in `node`, not looking inside nested functions or lambdas."""
-    if out is None:
-        out = set()
-    if isinstance(node, list):
-        for x in node:
-            assigned_names(x, out)
-        return out
-    if isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
-        if isinstance(node, A.FunctionDef) and node.name and "." not in node.name:
-            pass  # a nested named function binds a local only inside functions
-        return out
-    if isinstance(node, A.Assign):
-        _target_names(node.target, out)
-        assigned_names(node.value, out)
-        return out
-    if (isinstance(node, A.Call) and isinstance(node.func, A.Ident)
-            and node.func.name in ("push!", "append!")
-            and node.args and isinstance(node.args[0], A.Ident)):
-        out.add(node.args[0].name)  # growing a local vector rebinds it (see Lowerer.store)
-    if isinstance(node, (A.OpAssign, A.BroadcastAssign)):
-        _target_names(node.target, out)
-        assigned_names(node.value, out)
-        return out
-    if isinstance(node, A.For):
-        for _t, it in node.iterators:
-            assigned_names(it, out)
-        assigned_names(node.body, out)
-        return out
-    if isinstance(node, A.MacroCall) and node.name == "testset":
-        return out  # its body is a scope of its own
-    if isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                assigned_names(v, out)
-            elif isinstance(v, tuple):
-                assigned_names(list(v), out)
-    return out
-
-
-def global_decls(node: Any, out: set[str] | None = None) -> set[str]:
-    """Names a `global` declaration in `node` makes global for the whole enclosing scope
-    (`global x`, `global x = v`, `global x += v`), not looking inside nested functions."""
-    if out is None:
-        out = set()
-    if isinstance(node, list):
-        for x in node:
-            global_decls(x, out)
-    elif isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
-        pass
-    elif isinstance(node, A.Global):
-        for x in node.names:
-            _target_names(getattr(x, "target", x), out)
-    elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                global_decls(v, out)
-    return out
-
-
-def _target_names(t: A.Node, out: set[str]) -> None:
-    if isinstance(t, A.Ident):
-        out.add(t.name)
-    elif isinstance(t, A.Index) and isinstance(t.obj, A.Ident):
-        out.add(t.obj.name)  # array writes rebind the variable (see Lowerer.store)
-    elif isinstance(t, A.TupleLit):
-        for x in t.items:
-            _target_names(x, out)
-    elif isinstance(t, A.TypeAssert):
-        _target_names(t.value, out)
-
-
-def free_names(node: Any, out: set[str] | None = None) -> set[str]:
-    """Every identifier mentioned in `node`, nested functions included."""
-    if out is None:
-        out = set()
-    if isinstance(node, list):
-        for x in node:
-            free_names(x, out)
-    elif isinstance(node, tuple):
-        free_names(list(node), out)
-    elif isinstance(node, A.Ident):
-        out.add(node.name)
-    elif isinstance(node, A.StringInterp):
-        for p in node.parts:
-            if isinstance(p, A.Node):
-                free_names(p, out)
-    elif isinstance(node, A.NamedTupleLit):
-        free_names(node.values, out)
-    elif isinstance(node, A.FunctionDef):
-        if node.name and "." not in node.name:
-            out.add(node.name)
-        free_names(node.body, out)
-        free_names(node.params, out)
-        free_names(node.kwparams, out)
-    elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list, tuple)):
-                free_names(v, out)
-    return out
-
-
-def closure_assigned(node: Any, out: set[str] | None = None) -> set[str]:
-    """Names assigned inside nested lambdas/functions of `node` (at any depth)."""
-    if out is None:
-        out = set()
-    if isinstance(node, list):
-        for x in node:
-            closure_assigned(x, out)
-    elif isinstance(node, (A.Lambda, A.FunctionDef)):
-        assigned_names(node.body, out)
-        closure_assigned(node.body, out)
-    elif isinstance(node, A.MacroCall) and node.name == "testset":
-        for a in node.args:
-            assigned_names(a, out)
-            closure_assigned(a, out)
-    elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                closure_assigned(v, out)
-            elif isinstance(v, tuple):
-                closure_assigned(list(v), out)
-    return out
-
-
-def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
-    """Names referenced inside nested lambdas/functions of `node`."""
-    if out is None:
-        out = set()
-    if isinstance(node, list):
-        for x in node:
-            nested_captures(x, out)
-    elif isinstance(node, (A.Lambda, A.FunctionDef)):
-        free_names(node.body, out)
-    elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws",
-                                                         "test_broken", "time", "elapsed"):
-        free_names(node.args, out)
-    elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                nested_captures(v, out)
-            elif isinstance(v, tuple):
-                nested_captures(list(v), out)
-    return out
-
-
-def count_assignments(node: Any, counts: dict[str, int], weight: int = 1) -> None:
-    if isinstance(node, list):
-        for x in node:
-            count_assignments(x, counts, weight)
-        return
-    if isinstance(node, (A.Lambda, A.FunctionDef)):
-        return
-    if isinstance(node, (A.Assign, A.OpAssign)):
-        names: set[str] = set()
-        _target_names(node.target, names)
-        for n in names:
-            counts[n] = counts.get(n, 0) + weight
-    if isinstance(node, (A.For, A.While)):
-        weight = 2
-    if isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                count_assignments(v, counts, weight)
-            elif isinstance(v, tuple):
-                count_assignments(list(v), counts, weight)
-
-
-def may_exit(node: Any, in_loop: bool = False) -> bool:
-    """Does `node` contain a return (or, outside a nested loop, a break/continue)?"""
-    if isinstance(node, list):
-        return any(may_exit(x, in_loop) for x in node)
-    if isinstance(node, A.Return):
-        return True
-    if isinstance(node, (A.Break, A.Continue)):
-        return not in_loop
-    if isinstance(node, (A.Lambda, A.FunctionDef)):
-        return False
-    if isinstance(node, A.MacroCall) and node.name == "testset":
-        return False
-    if isinstance(node, (A.For, A.While)):
-        return may_exit(node.body, True)
-    if isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)) and may_exit(v, in_loop):
-                return True
-            if isinstance(v, tuple) and may_exit(list(v), in_loop):
-                return True
-    return False
-
-
-def has_return(node: Any) -> bool:
-    if isinstance(node, list):
-        return any(has_return(x) for x in node)
-    if isinstance(node, A.Return):
-        return True
-    if isinstance(node, (A.Lambda, A.FunctionDef)):
-        return False
-    if isinstance(node, A.Node):
-        return any(
-            has_return(v) if isinstance(v, (A.Node, list))
-            else has_return(list(v)) if isinstance(v, tuple) else False
-            for v in vars(node).values()
-        )
-    return False
-
-
-def has_break(node: Any) -> bool:
-    """A break/continue that belongs to this loop level (not nested loops)."""
-    if isinstance(node, list):
-        return any(has_break(x) for x in node)
-    if isinstance(node, (A.Break, A.Continue)):
-        return True
-    if isinstance(node, (A.Lambda, A.FunctionDef, A.For, A.While)):
-        return False
-    if isinstance(node, A.Node):
-        return any(
-            has_break(v) if isinstance(v, (A.Node, list)) else False for v in vars(node).values()
-        )
-    return False
 
 
 # --- the lowering ---------------------------------------------------------------------------

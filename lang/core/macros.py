@@ -167,7 +167,7 @@ def _checkpoint_loop(lo: Any, loop: A.For, n: A.MacroCall) -> Value:
     """`@checkpoint for x in xs body end` becomes
     `(v...,) = Core.ckpt_loop((x, v...) -> (body; (v...,)), xs, (v...,))` where v are the
     local variables the body updates (the loop state)."""
-    from lang.core.lower import assigned_names
+    from lang.core.scans import assigned_names
 
     if len(loop.iterators) != 1:
         raise lo.err("@checkpoint supports a loop with one iterator", n)

@@ -13,18 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import values as V
-
-
-def _rt() -> Any:
-    from lang.core.builtins import _rt as rt
-
-    return rt()
 
 
 def module_enter(full: str) -> None:
     """Start running the body of module `full` (`M` or `Outer.M`)."""
-    rt = _rt()
+    rt = current.runtime()
     mv = rt.modules.get(full)
     if mv is None or full in ("Base", "Core", "Main"):
         mv = rt.modules[full] = V.ModuleValue(full.rpartition(".")[2])
@@ -36,14 +31,14 @@ def module_enter(full: str) -> None:
 
 
 def module_exit(full: str) -> None:
-    rt = _rt()
+    rt = current.runtime()
     if rt.module_stack and rt.module_stack[-1] == full:
         rt.module_stack.pop()
     return None
 
 
 def export(full: str, names: tuple) -> None:
-    mv = _rt().modules[full]
+    mv = current.runtime().modules[full]
     mv.exports.extend(n for n in names if n not in mv.exports)  # type: ignore[attr-defined]
     return None
 

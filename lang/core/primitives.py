@@ -316,7 +316,7 @@ def _scalar_array_error(op: str, a: Any, b: Any) -> ZylaError:
 
 def times(xp: Any, *args: Any) -> Any:
     if isinstance(args[0], (str, V.Char)):  # string concatenation: "a" * "b" * 'c'
-        from lang.core.builtins import jl_string
+        from lang.core.show import jl_string
 
         return jl_string(*args)
     out = args[0]

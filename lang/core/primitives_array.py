@@ -723,9 +723,8 @@ def _collect(xp: Any, x: Any) -> Any:
         return x.copy()
     if isinstance(x, dict) or isinstance(getattr(x, "items", None), list) or hasattr(
             x, "jl_iter"):
-        from lang.core.builtins import _rt, collect_results  # a Dict, Set or lazy iterator
-
-        vals = list(_rt().iterate(x))
+        from lang.core import current
+        vals = list(current.runtime().iterate(x))
         return collect_results(vals, (len(vals),))
     return x
 
@@ -814,28 +813,6 @@ numeric("Core.broadcast_assign_fn", broadcast_assign_fn,
 numeric("Core.zero_at", zero_at,
         "(ddz, z, dz, i...) -> (Core.zero_at(ddz, i...), map(k -> nothing, i)...)")
 
-def push_fn(xp: Any, x: Any, *vs: Any) -> Any:
-    """`push!(v, xs...)` on a local vector: grows it in place on the host (aliases see it,
-    as in Julia); a concatenation for AD and XLA."""
-    if xp is np:
-        from lang.core.builtins import push_array
-
-        return push_array(x, *vs)
-    if not vs:
-        return x
-    return xp.concatenate([x, xp.stack([xp.asarray(v, dtype=x.dtype) for v in vs])])
-
-
-def append_fn(xp: Any, x: Any, ys: Any) -> Any:
-    if xp is np:
-        from lang.core.builtins import _append
-
-        return _append(x, ys)
-    return xp.concatenate([x, xp.asarray(as_array(ys, xp), dtype=x.dtype).reshape(-1)])
-
-
-numeric("Core.push_fn", push_fn, "(dz, z, x, vs...) -> Core.push_back(dz, x, vs...)")
-numeric("Core.append_fn", append_fn, "(dz, z, x, ys) -> Core.append_back(dz, x, ys)")
 
 # writes that mutate their first argument: under AD the host copies it first, so values
 # captured by earlier pullbacks are not changed behind their back
@@ -964,3 +941,22 @@ FORWARD: dict[str, str] = {
     "Core.append_fn": "(d, z, x, ys) -> Core.append_fn(d[1], d[2])",
     "Core.cumsum_back": "(d, z, dz, r...) -> Core.cumsum_back(d[1], r...)",
 }
+
+
+def collect_results(vals: list, shape: tuple[int, ...]) -> Any:
+    """Results of a map/comprehension as an array of Julia size `shape`."""
+    nps = tuple(reversed(shape))
+    if not vals:
+        return np.zeros(nps, dtype=N.F64)
+    d = None
+    for v in vals:
+        dv = N.dtype_of(v) if not is_array(v) else N.OBJ
+        d = dv if d is None else (d if d == dv else N.promote(d, dv))
+        if d == N.OBJ:
+            break
+    if d == N.OBJ or d is None:
+        out = np.empty(len(vals), dtype=object)
+        for i, v in enumerate(vals):
+            out[i] = v
+        return out.reshape(nps)
+    return np.array(vals, dtype=d).reshape(nps)

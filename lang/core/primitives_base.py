@@ -225,10 +225,10 @@ def solve(xp: Any, a: Any, b: Any) -> Any:
 def findext_dims(x: Any, dims: Any, largest: bool) -> tuple:
     """`findmax(x; dims)` / `findmin(x; dims)` on the host: the extreme values (dims kept)
     and an array of the same size of `CartesianIndex`es into x."""
-    from lang.core.builtins import _rt
+    from lang.core import current
 
     x = np.asarray(as_array(x))
-    ci = _rt().builtins["CartesianIndex"]
+    ci = current.runtime().builtins["CartesianIndex"]
     axes = tuple(x.ndim - d for d in _dims(dims) if d <= x.ndim)
     moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
     flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))
@@ -262,7 +262,7 @@ def reduce_dims(interp: Any, op: Any, x: Any, dims: Any, init: Any) -> Any:
             acc = interp.call_value(op, [acc, v])
         out.append(acc)
     keep = [1 if k in axes else n for k, n in enumerate(x.shape)]
-    from lang.core.builtins import collect_results
+    from lang.core.primitives_array import collect_results
 
     return collect_results(out, tuple(reversed(keep)))
 

@@ -562,14 +562,18 @@ def _show_namedtuple(nt: NamedTuple, ctx: _Ctx) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+#: Functions `x -> text or None` that print a struct with a `show(io, x)` method the
+#: program (or Base) defines; lang.core.builtins_io registers the one that runs it.
+CUSTOM_SHOW: list[Callable[[Any], str | None]] = []
+
+
 def _show_struct(s: StructValue, ctx: _Ctx) -> str:
     """Julia's default `show` of a struct: its type, then its fields shown in parentheses.
     A `show(io, x)` method the program (or Base) defines for the type is used instead."""
-    from lang.core.builtins_io import custom_show
-
-    custom = custom_show(s)
-    if custom is not None:
-        return custom
+    for custom_show in CUSTOM_SHOW:
+        custom = custom_show(s)
+        if custom is not None:
+            return custom
     inner = replace(ctx, typeinfo=None)
     return f"{type_name(s.type)}({', '.join(_show(f, inner) for f in s.fields)})"
 
@@ -923,3 +927,8 @@ def _display_type(t: JType) -> str:
     if t.family is ArrayT and len(t.params) == 2 and t.params[1] in (1, 2):
         return f"{name} (alias for Array{{{type_name(t.params[0])}, {t.params[1]}}})"
     return name
+
+
+def jl_string(*xs: Any) -> str:
+    """`string(xs...)`: strings as they are, everything else as `print` writes it."""
+    return "".join(x if isinstance(x, str) else jl_print(x) for x in xs)

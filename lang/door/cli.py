@@ -65,21 +65,6 @@ def _debug() -> bool:
     return os.environ.get("ZYLA_DEBUG", "") not in ("", "0")
 
 
-def report(e: ZylaError, rt: Any = None) -> None:
-    """Print an error as the CLI does (enriched with a hint, on stderr)."""
-    from lang.door.diagnostics import enrich
-
-    _flush_stdout()
-    print(format_error(enrich(e, rt)), file=sys.stderr)
-
-
-def _flush_stdout() -> None:
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-
-
 def guarded(action: Callable[[], Any], rt_box: list | None = None) -> int:
     """Run an action, turning every failure into a Julia-style error report and an exit
     status: 0 on success, 1 on an error, 130 on Ctrl-C. `rt_box[0]`, if set, is the
@@ -87,7 +72,7 @@ def guarded(action: Callable[[], Any], rt_box: list | None = None) -> int:
     rt = None
     try:
         action()
-        _flush_stdout()
+        flush_stdout()
         return 0
     except ZylaError as e:
         if _debug():
@@ -96,11 +81,11 @@ def guarded(action: Callable[[], Any], rt_box: list | None = None) -> int:
         report(e, rt)
         return 1
     except KeyboardInterrupt:
-        _flush_stdout()
+        flush_stdout()
         print("ERROR: InterruptException:", file=sys.stderr)
         return 130
     except SystemExit as e:
-        _flush_stdout()
+        flush_stdout()
         code = e.code
         if code is None or isinstance(code, int):
             return int(code or 0)
@@ -110,15 +95,15 @@ def guarded(action: Callable[[], Any], rt_box: list | None = None) -> int:
         _silence_stdout()
         return 1
     except RecursionError:
-        _flush_stdout()
+        flush_stdout()
         print("ERROR: StackOverflowError: recursion too deep", file=sys.stderr)
         return 1
     except MemoryError:
-        _flush_stdout()
+        flush_stdout()
         print("ERROR: OutOfMemoryError: the program ran out of memory", file=sys.stderr)
         return 1
     except Exception as e:  # an internal error: still no traceback unless asked for
-        _flush_stdout()
+        flush_stdout()
         if _debug():
             traceback.print_exc()
         first = str(e).splitlines()[0] if str(e) else ""
@@ -135,17 +120,6 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-
-
-def new_runtime(filename: str, allow_shell: bool = False) -> Any:
-    """A runtime for running `filename`, with the safety policy set."""
-    from lang.core.safety import policy
-    from lang.door.wiring import Runtime
-
-    rt = Runtime()
-    rt.current_file = filename
-    policy(rt).allow_shell = allow_shell
-    return rt
 
 
 def _read(path: str) -> str:
@@ -193,7 +167,7 @@ def explain(path: str, call: str) -> int:
 
         rt = box[0] = new_runtime(path)
         rt.run_source(_read(path), path)
-        _flush_stdout()
+        flush_stdout()
         print(explain_source(rt, call))
 
     return guarded(action, box)
@@ -236,7 +210,7 @@ def gradcheck(path: str, func: str | None, examples: int | None, seed: int | Non
             if seed is not None:
                 opts["seed"] = seed
             res = run_property(rt, f, specs, text=text, **opts)
-            _flush_stdout()
+            flush_stdout()
             print(res.report(), flush=True)
             failed += not res.ok
         n = len(props)
@@ -363,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"ERROR: InternalError: {type(e).__name__}: {e}", file=sys.stderr)
         code = 1
-    _flush_stdout()
+    flush_stdout()
     sys.exit(code)
 
 

@@ -241,3 +241,17 @@ _UNDEF_MACRO = re.compile(r"^macro @(?P<name>[\w.!]+) is not defined")
 
 
 _BAD_KEYWORD = re.compile(r"^(?P<f>\S+) got unsupported keyword argument (?P<kw>[\w!, ]+)$")
+
+
+def report(e: ZylaError, rt: Any = None) -> None:
+    """Print an error as the CLI does (enriched with a hint, on stderr)."""
+    flush_stdout()
+    print(format_error(enrich(e, rt)), file=sys.stderr)
+
+
+def flush_stdout() -> None:
+    """Flush Python's stdout, ignoring a closed or broken one."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass

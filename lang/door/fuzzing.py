@@ -245,7 +245,7 @@ def run_one(text: str, rt: Any, run_limit: float, stats: Stats, report: bool = F
 
 def _report(text: str, rt: Any, err: ZylaError, stats: Stats) -> Finding | None:
     """The CLI's report of the error: no traceback, the ERROR line first."""
-    from lang.door.cli import report
+    from lang.door.diagnostics import report
 
     buf = io.StringIO()
     try:

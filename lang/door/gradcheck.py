@@ -486,7 +486,7 @@ def run_property(rt: Any, f: Any, specs: list[ArgSpec], *, text: str = "", examp
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
-    from lang.door.testing import zyla_value
+    from lang.door.strategies import zyla_value
 
     name = getattr(f, "name", "f")
     text = text or f"{name}({', '.join(s.source() for s in specs)})"

@@ -48,7 +48,7 @@ class Session:
     """One REPL session: a runtime and the number of inputs evaluated so far."""
 
     def __init__(self, allow_shell: bool = False) -> None:
-        from lang.door.cli import new_runtime
+        from lang.door.wiring import new_runtime
 
         self.rt = new_runtime("REPL", allow_shell)
         self.count = 0
@@ -56,7 +56,7 @@ class Session:
     def evaluate(self, text: str, width: int | None = None, height: int | None = None) -> None:
         """Evaluate one complete input, printing its result or its error."""
         from lang.core.show import jl_display
-        from lang.door.cli import report
+        from lang.door.diagnostics import report
 
         stripped = text.strip()
         if not stripped:
@@ -73,16 +73,16 @@ class Session:
             report(e, rt)
             return
         except KeyboardInterrupt:
-            _flush()
+            flush_stdout()
             lead = "\n" if sys.stderr.isatty() else ""
             print(f"{lead}ERROR: InterruptException:", file=sys.stderr)
             return
         except RecursionError:
-            _flush()
+            flush_stdout()
             print("ERROR: StackOverflowError: recursion too deep", file=sys.stderr)
             return
         except Exception as e:  # an internal error: report it, keep the session
-            _flush()
+            flush_stdout()
             first = str(e).splitlines()[0] if str(e) else ""
             print(f"ERROR: InternalError: {type(e).__name__}: {first}", file=sys.stderr)
             if os.environ.get("ZYLA_DEBUG", "") not in ("", "0"):
@@ -98,7 +98,7 @@ class Session:
             except ZylaError as e:
                 report(e, rt)
                 return
-            _flush()
+            flush_stdout()
             print(shown)
 
     def help(self, name: str) -> None:
@@ -108,16 +108,9 @@ class Session:
         try:
             print(help_text(self.rt, name))
         except ZylaError as e:
-            from lang.door.cli import report
+            from lang.door.diagnostics import report
 
             report(e, self.rt)
-
-
-def _flush() -> None:
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
 
 
 def _ends_with_semicolon(text: str) -> bool:

@@ -15,6 +15,7 @@ door has the whole language.
 
 from __future__ import annotations
 
+from autodiff import forward as ad_forward
 from autodiff import rules as ad_rules
 from autodiff import runtime as ad_runtime
 from backend import compile as backend_compile
@@ -26,10 +27,20 @@ from lang.door import diagnostics, gradcheck, plots
 Runtime = core_runtime.Runtime
 
 _INSTALLERS = (diagnostics.install, gradcheck.install, plots.install, ad_runtime.install,
-               ad_rules.install, dumps.install)
+               ad_rules.install, ad_forward.install, dumps.install)
 for _install in _INSTALLERS:
     if _install not in core_runtime.INSTALLERS:
         core_runtime.INSTALLERS.append(_install)
 if "ad.jl" not in core_runtime.STARTUP_FILES:
     core_runtime.STARTUP_FILES.append("ad.jl")
 interp.set_offload(backend_compile.try_offload)
+
+
+def new_runtime(filename: str, allow_shell: bool = False) -> Any:
+    """A runtime for running `filename`, with the safety policy set."""
+    from lang.core.safety import policy
+
+    rt = Runtime()
+    rt.current_file = filename
+    policy(rt).allow_shell = allow_shell
+    return rt
