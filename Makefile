@@ -27,6 +27,7 @@ run: $(STAMP)
 
 # the suite runs in parallel processes (pytest-xdist), one per core up to 4
 test: $(STAMP)
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q -n auto --maxprocesses=4 tests
 	@if [ -f "$(ACCEPTANCE)" ]; then \
 		bash "$(ACCEPTANCE)" --xfail tests/acceptance_xfail.txt "$(ZYLA)"; \
@@ -34,8 +35,10 @@ test: $(STAMP)
 		echo "acceptance suite not found at $(ACCEPTANCE); skipped"; \
 	fi
 
+# ruff, and the import contracts of pyproject.toml (the floors of DESIGN.md's layout)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 # the benchmark suite of issue 5 (under 15 minutes on 2 cores); writes bench/RESULTS.md.
 # BENCH_ARGS=--quick for a smoke run, BENCH_ARGS='--only micro,front' for some groups

@@ -33,13 +33,21 @@ from typing import Any
 
 import numpy as np
 
+from autodiff import rules
 from autodiff.reverse import NO_TANGENT_RESULTS, ADError
+from autodiff.rules import frule_for
+from autodiff.runtime import NO_TANGENT, _is_zero, forward_callable
 from grammar.errors import ZylaError
+from lang.core import current, primitives, primitives_array, primitives_base, primitives_nn
+from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.builtins_random import host_rng_scope
 from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.core.interp import OP_HANDLERS, UNSET, Interpreter, Tape
 from lang.core.ir import Function, Op, Region, Value
 from lang.core.primitives import INFER_BY_LOWERING, NONDIFF, PRIMITIVES, HostOnly, Primitive, prim
+from lang.core.structure import BranchUnion, OffloadError, StackedTape, leaf_count
+from lang.core.verify import OP_RULES
 
 # Markers a primitive's `forward` entry may hold instead of Zyla source.
 NOFORWARD = "noforward"  # no forward rule: a call with a nonzero tangent is an ADError
@@ -440,8 +448,6 @@ def _jvp_fn(fn: Function) -> Function:
 def is_zero(d: Any) -> bool:
     """A tangent that is statically zero: `nothing`, NoTangent/ZeroTangent, or a tuple /
     NamedTuple of zeros."""
-    from autodiff.runtime import NO_TANGENT
-
     if d is None or d is NO_TANGENT or d is False:
         return True
     if isinstance(d, tuple):
@@ -454,8 +460,6 @@ def is_zero(d: Any) -> bool:
 def clean(d: Any) -> Any:
     """A tangent with ChainRules' NoTangent/ZeroTangent (and all-zero tuples/NamedTuples
     a user rule returns) normalised to `nothing`."""
-    from autodiff.runtime import NO_TANGENT
-
     if d is NO_TANGENT or d is False:  # (False: the zero an integer's tangent becomes)
         return None
     if isinstance(d, tuple):
@@ -556,8 +560,6 @@ def jvp_call(interp: Interpreter, f: Any, df: Any, args: list, dargs: list,
 
 
 def user_frule(interp: Interpreter, f: Any, args: list, ds: tuple) -> Any:
-    from autodiff.rules import frule_for
-
     return frule_for(interp, f, args, ds)
 
 
@@ -599,8 +601,6 @@ def _jvp_type(interp: Interpreter, f: V.JType, df: Any, args: list, dargs: list,
 
 def _convert_tangent(y: Any, d: Any) -> Any:
     """The tangent of a conversion to y's type: d in y's float type, or nothing."""
-    from lang.core import numeric as N
-
     dt = N.dtype_of(y)
     if d is None or np.dtype(dt).kind != "f":
         return None
@@ -634,8 +634,6 @@ def _jvp_branch_union(interp: Interpreter, f: Any, df: Any, args: list, dargs: l
                       kwargs: dict | None, dkwargs: dict | None) -> tuple:
     """Calling one of several closures chosen at run time (in XLA): a switch over the
     alternatives, each with its own tangent closure."""
-    from lang.core.structure import BranchUnion
-
     dalts = df.alts if isinstance(df, BranchUnion) else [
         df if isinstance(df, Closure) and isinstance(a, Closure) and df.fn is a.fn else None
         for a in f.alts]
@@ -662,8 +660,6 @@ _CALLEE_BASES: list[tuple[type, Any]] = [(V.JType, _jvp_type), (GenericFunction,
 
 
 def _register_branch_union() -> None:
-    from lang.core.structure import BranchUnion
-
     _CALLEE_KINDS[BranchUnion] = _jvp_branch_union
 
 
@@ -674,8 +670,6 @@ def _jvp_pullback_call(interp: Interpreter, p: Primitive, df: Any, args: list, d
                        kwargs: dict | None) -> tuple:
     """`Core.pullback_call(g, xs...)` returns `(y, B)`: it runs g's reverse-mode forward
     function, so its tangent is that function's tangent (forward-over-reverse)."""
-    from autodiff.runtime import forward_callable
-
     g, xs = args[0], list(args[1:])
     h = forward_callable(interp, g, xs)
     dh = dargs[0] if isinstance(g, Closure) else None
@@ -685,8 +679,6 @@ def _jvp_pullback_call(interp: Interpreter, p: Primitive, df: Any, args: list, d
 def _jvp_back(interp: Interpreter, p: Primitive, df: Any, args: list, dargs: list,
               kwargs: dict | None) -> tuple:
     """`Core.back(B, dy)` calls the pullback B unless dy is zero."""
-    from autodiff.runtime import _is_zero
-
     b, dy = args
     if _is_zero(dy):
         return None, None
@@ -726,7 +718,6 @@ def _jvp_broadcast(interp: Interpreter, p: Primitive, df: Any, args: list, dargs
 def _jvp_with_rng(interp: Interpreter, p: Primitive, df: Any, args: list, dargs: list,
                   kwargs: dict | None) -> tuple:
     # f's forward mode, drawing from the snapshot (compiled: the interpreter's scope)
-    from lang.core.builtins_random import host_rng_scope
 
     scope = getattr(interp, "rng_scope", host_rng_scope)
     with scope(args[0]):
@@ -861,8 +852,6 @@ def _verify_fcall(callee_operand: bool) -> Any:
 
 
 def _register_verifier_rules() -> None:
-    from lang.core.verify import OP_RULES
-
     OP_RULES["fcall"] = _verify_fcall(False)
     OP_RULES["fcallv"] = _verify_fcall(True)
 
@@ -904,11 +893,7 @@ def fwd_zip_host(rt_iter: Any, it: Any, dit: Any) -> Any:
 
 def fwd_zip_jax(it: Any, dit: Any) -> Any:
     """`Core.fwd_zip` inside XLA: tapes and arrays become one stacked tape of pairs."""
-    from lang.core.structure import OffloadError, StackedTape
-
     if isinstance(it, (Tape, tuple)):
-        from lang.core import current
-
         return fwd_zip_host(current.runtime().iterate_all, it, dit)
     if isinstance(it, StackedTape):
         if isinstance(dit, StackedTape):
@@ -939,7 +924,6 @@ def fwd_tape_part(t: Any, j: int) -> Any:
     forward-mode transform records its tapes and their tangents as one tape of tuples)."""
     if isinstance(t, Tape):
         return Tape([None if e is None else e[j - 1] for e in t.items])
-    from lang.core.structure import StackedTape, leaf_count
 
     if not isinstance(t, StackedTape):
         raise TypeError(f"Core.fwd_tape_part: not a tape: {type(t).__name__}")
@@ -978,7 +962,6 @@ FORWARD: dict[str, str] = {
 
 def install(rt: Any) -> None:
     """Register the forward-mode primitives and attach every table's forward rules."""
-    from lang.core import primitives, primitives_array, primitives_base, primitives_nn
     b = rt.builtins
 
     def plain(name: str, host: Any, jax: Any, pullback: str = NONDIFF,
@@ -997,7 +980,6 @@ def install(rt: Any) -> None:
     # reverse mode over forward mode is not supported: a clear error, not a zero gradient
     plain("Core.jvp_call", jvp_prim, jvp_prim, SPECIAL, interp=True)
     plain("Core.tangent_out", tangent_out, tangent_out)
-    from autodiff import rules
 
     for table in (primitives.FORWARD, primitives_array.FORWARD, primitives_base.FORWARD,
                   primitives_nn.FORWARD, rules.FORWARD, FORWARD):

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.functions import GenericFunction, typeof
 from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
@@ -21,7 +23,14 @@ from lang.core.primitives import (
     jl_size,
     prim,
 )
-from lang.core.primitives_array import jax_index_key
+from lang.core.primitives_array import (
+    _index_tuple,
+    _permutedims,
+    collect_results,
+    jax_index_key,
+    to_np_index,
+)
+from lang.core.structure import OffloadError
 
 
 def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
@@ -33,7 +42,6 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
         return None
     xa = as_array(x, xp)
     d = N.dtype_of(xa) if N.dtype_of(xa).kind == "f" else N.F64
-    from lang.core.primitives_array import _index_tuple, to_np_index
 
     if xp is np:
         out = np.zeros(xa.shape, dtype=d)
@@ -96,8 +104,6 @@ def convert_cot(x: Any, dz: Any) -> Any:
 
 
 def permute_back(xp: Any, dz: Any, x: Any, *p: Any) -> Any:
-    from lang.core.primitives_array import _permutedims
-
     if np.ndim(as_array(x)) == 1:  # permutedims(v) of a vector is a 1×n row: back to a vector
         return xp.reshape(as_array(dz, xp), np.shape(as_array(x)))
     if not p:
@@ -211,8 +217,6 @@ def iter_array(xp: Any, it: Any) -> Any:
     # (a numpy dtype compares equal to the type `object`; `is not` would differ)
     if hasattr(it, "shape") and getattr(it, "dtype", None) != object:  # noqa: E721
         return it
-    from lang.core import current
-    from lang.core.primitives_array import collect_results
 
     if isinstance(it, np.ndarray):
         return it
@@ -236,8 +240,6 @@ def findall_true(mask: Any) -> Any:
 
 
 def _static_findall(m: Any) -> Any:
-    from lang.core.structure import OffloadError
-
     if hasattr(m, "aval"):
         raise OffloadError("a filter whose result size depends on the data (an `if` in a "
                            "comprehension, or `filter`) runs on the host")
@@ -248,8 +250,6 @@ def frule_for(interp: Any, f: Any, args: list, ds: tuple) -> Any:
     """The user's `ChainRulesCore.frule` generic function if one of its methods applies to
     `frule(ds, f, args...)` (ds = (df, dargs...)) with a specific `::typeof(f)` (user rules
     win over the built-in forward rules and the transform); None otherwise."""
-    from lang.core.functions import GenericFunction, typeof
-
     fr = interp.rt.globals.get("frule") or interp.rt.builtins.get("frule")
     if not isinstance(fr, GenericFunction) or not fr.methods:
         return None

@@ -21,11 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from autodiff.reverse import ADError, forward
 from autodiff.rules import getindex_back
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.builtins import _check_broadcast
 from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.core.interp import OP_HANDLERS, Interpreter, Tape
 from lang.core.primitives import (
@@ -35,11 +37,13 @@ from lang.core.primitives import (
     HostOnly,
     Primitive,
     _jx,
+    as_array,
     is_array,
+    plus,
     prim,
     unbroadcast,
 )
-from lang.core.primitives_array import MUTATING
+from lang.core.primitives_array import MUTATING, collect_results
 
 _INPLACE = {"setindex!", "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!",
             "pop!"}
@@ -187,8 +191,6 @@ _BACK = object()
 
 
 def _forward_fn(fn: Any) -> Any:
-    from autodiff.reverse import ADError, forward
-
     try:
         return forward(fn)
     except ADError as e:
@@ -348,9 +350,6 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
     hook = getattr(interp, "generic_broadcast_pullback", None)
     if hook is not None:
         return hook(f, xs)
-    from lang.core.builtins import _check_broadcast
-    from lang.core.primitives import as_array
-    from lang.core.primitives_array import collect_results
 
     arrs = [as_array(x) for x in xs]
     if not any(is_array(a) for a in arrs):
@@ -429,7 +428,6 @@ def accum(a: Any, b: Any) -> Any:
         vals = tuple(accum(a.get(n) if n in a.names else None,
                            b.get(n) if n in b.names else None) for n in names)
         return V.NamedTuple(tuple(names), vals)
-    from lang.core.primitives import plus
 
     return plus(N.xp_for(a, b), a, b)
 

@@ -1,0 +1,12 @@
+"""Floor 4: IR -> XLA. Imports `lang.core` and `autodiff` (and `grammar`), never higher.
+
+- `compile.py`: the compile tier: `compiled_call` / `try_offload` trace a call tree into
+  one jitted JAX function, cached by signature. Start reading here.
+- `lower_jax.py`: `JaxInterpreter`, the interpreter that runs the IR on traced values
+  (`lax.cond`, `lax.scan`, `lax.while_loop` for the structured ops); `loop_exits.py`,
+  `loop_hoist.py` its loop refinements; `recursion.py` data-dependent recursion as a
+  loop over an explicit stack.
+- `costmodel.py`: chooses among a primitive's lowering forms by measurement (installed
+  as `lang.core.choices`' chooser); `sharding.py`: several devices; `dumps.py`:
+  `@code_typed`, `@code_hlo`; `notice.py`: "compiling ..." notices.
+"""

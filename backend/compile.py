@@ -36,13 +36,16 @@ from typing import Any
 
 import numpy as np
 
+from autodiff import runtime as ad_runtime
+from backend import costmodel
 from backend import sharding as S
 from backend.lower_jax import JaxInterpreter
+from backend.notice import compile_notice
 from grammar.errors import ZylaError
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_random import KEY_INPUT, host_key
-from lang.core.functions import Closure, GenericFunction
+from lang.core.functions import Closure, GenericFunction, call_label, typeof
 from lang.core.interp import Interpreter
 from lang.core.primitives_array import MUTATING
 from lang.core.structure import OffloadError, _Id, _join, _split, _unid, is_array_value
@@ -325,9 +328,6 @@ def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> An
     if key in cache.entries or key in cache.failures:
         out = _run_cached(rt, cache, key, leaves, muts)
     else:
-        from backend.notice import compile_notice
-        from lang.core.functions import call_label
-
         # a long build (trace + XLA compile on the first run) is announced on stderr
         with compile_notice(lambda: call_label(f, args, kwargs)):
             out = _run_cached(rt, cache, key, leaves, muts)
@@ -605,8 +605,6 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
 
         return traced2
 
-    from backend import costmodel
-
     t0 = time.perf_counter()
     probe: dict = {}
     # pass 1, the trace under jax.jit of the call as if it read no global arrays and wrote
@@ -647,8 +645,6 @@ def _check_program(entry: Entry, made: list, host_in: list, remake: Any,
     returns a fresh traced function of the call, to trace under other lowerings."""
     import jax
 
-    from backend import costmodel
-
     alternatives = costmodel.program_variants(made)
     if not alternatives or S.active():
         return
@@ -660,8 +656,6 @@ def _check_program(entry: Entry, made: list, host_in: list, remake: Any,
 
 def _forcing(traced: Any, choices: dict[str, str]) -> Any:
     """`traced` (of two or three list parameters) traced with the lowerings `choices`."""
-    from backend import costmodel
-
     def two(gvals: list, kept: list) -> list:
         with costmodel.force(**choices):
             return traced(gvals, kept)
@@ -680,8 +674,6 @@ def _fastest_program(entry: Entry, host_in: list, variants: dict[str, Any]) -> A
     host callbacks (printing, BatchNorm's running statistics) would repeat their side
     effects, so it keeps the per-op choices unchecked."""
     import jax
-
-    from backend import costmodel
 
     chosen = variants["chosen"]
 
@@ -742,8 +734,6 @@ def _strong(x: Any) -> Any:
 # --- writes into the caller's arrays, lowered functionally ------------------------------------
 
 def _prim_pullback_code() -> Any:
-    from autodiff import runtime as ad_runtime
-
     return ad_runtime._prim_pullback.__code__
 
 
@@ -1087,7 +1077,6 @@ def wants_offload(f: Any, args: list) -> bool:
     if isinstance(f, GenericFunction):
         # a built-in method (e.g. Base's `length` on an array, once a library has added
         # Zyla methods for its own types) is not worth an executable
-        from lang.core.functions import typeof
 
         try:
             return f.dispatch([typeof(a) for a in args]).fn is not None

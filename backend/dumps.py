@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from autodiff.reverse import forward
+from backend.compile import lower_text
+from backend.lower_jax import JaxInterpreter
 from grammar.errors import ZylaError
 from lang.core.functions import Closure, GenericFunction, typeof
 from lang.core.ir import Function, format_function, format_module
+from lang.core.numeric import jax_numpy
+from lang.core.primitives import HostOnly, prim
+from lang.core.structure import join, split
 
 
 def method_body(f: Any, args: list) -> Function:
@@ -31,8 +37,6 @@ def code_ir(rt: Any, f: Any, *args: Any) -> None:
 
 
 def code_adjoint(rt: Any, f: Any, *args: Any) -> None:
-    from autodiff.reverse import forward
-
     rt.stdout.write(format_module(forward(method_body(f, list(args)))) + "\n")
 
 
@@ -42,10 +46,6 @@ def code_typed(rt: Any, f: Any, *args: Any) -> None:
 
 def typed_text(rt: Any, f: Any, args: list) -> str:
     import jax
-
-    from backend.lower_jax import JaxInterpreter
-    from lang.core.numeric import jax_numpy
-    from lang.core.structure import join, split
 
     jax_numpy()  # 64-bit types before any array is made
     fn = method_body(f, args)
@@ -77,14 +77,10 @@ def typed_text(rt: Any, f: Any, args: list) -> str:
 
 
 def code_hlo(rt: Any, f: Any, *args: Any) -> None:
-    from backend.compile import lower_text
-
     rt.stdout.write(lower_text(rt, f, list(args)) + "\n")
 
 
 def install(rt: Any) -> None:
-    from lang.core.primitives import HostOnly, prim
-
     for name, impl in (("code_ir", code_ir), ("code_typed", code_typed),
                        ("code_adjoint", code_adjoint), ("code_hlo", code_hlo)):
         rt.builtins[f"Core.{name}"] = prim(

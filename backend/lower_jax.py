@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from autodiff.runtime import _make_closure, back_call, iter_cot, pullback_call
 from backend.loop_exits import LeadingExits, leading_exits
 from backend.loop_hoist import free_values, invariant_loops
 from backend.recursion import NotFlat, flatten, run_machine, self_calls
@@ -36,9 +37,9 @@ from lang.core import values as V
 from lang.core.builtins import _check_broadcast
 from lang.core.builtins_random import KEY_INPUT
 from lang.core.functions import Closure, elementwise_primitive
-from lang.core.interp import STOP_FLAGS, Interpreter, Tape, tape_count
+from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_count
 from lang.core.ir import Function, Op, Region
-from lang.core.primitives import HostOnly, Primitive
+from lang.core.primitives import HostOnly, Primitive, unbroadcast
 from lang.core.primitives_array import MUTATING
 from lang.core.structure import (
     BatchedBack,
@@ -78,7 +79,6 @@ class JaxInterpreter(Interpreter):
         """`early_exit=False` lowers a `for` with `break`/`return` as a scan over every
         iteration (reverse-differentiable by JAX, for oracles) instead of a while loop."""
         super().__init__(rt)
-        from lang.core.interp import OP_HANDLERS
 
         self.handlers = {**OP_HANDLERS,
                          **{k: getattr(JaxInterpreter, "op_" + k) for k in _OVERRIDDEN}}
@@ -179,7 +179,6 @@ class JaxInterpreter(Interpreter):
         if name == "Core.iter_cot":
             if isinstance(args[0], StackedTape):
                 return self.iter_cot(args[0], args[1])
-            from autodiff.runtime import iter_cot
 
             return iter_cot(*args)
         if name == "Core.iter_cot_back":
@@ -228,13 +227,10 @@ class JaxInterpreter(Interpreter):
     def generic_broadcast_pullback(self, f: Any, xs: list) -> tuple:
         """AD of broadcasting a general function: vmap the per-element pullback_call."""
         n0 = self.flags_raised
-        from autodiff.runtime import pullback_call
 
         jnp = self.jnp
         xs = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in xs]
         if not any(_is_array(a) for a in xs):
-            from autodiff.runtime import _make_closure
-
             y, b = pullback_call(self, f, list(xs))
             return y, _make_closure(self, "Core.bcast_scalar_back", b)
         shape = tuple(np.broadcast_shapes(*[np.shape(a) for a in xs if _is_array(a)]))
@@ -267,8 +263,6 @@ class JaxInterpreter(Interpreter):
 
     def batched_back(self, bb: BatchedBack, dz: Any) -> Any:
         n0 = self.flags_raised
-        from autodiff.runtime import back_call
-        from lang.core.primitives import unbroadcast
 
         jnp = self.jnp
         if dz is None:

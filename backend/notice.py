@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from lang.core.structure import OffloadError
+
 
 def _notice_threshold() -> float:
     try:
@@ -59,8 +61,6 @@ def compile_notice(label: Callable[[], str], stream: Any = None) -> Iterator[Non
     try:
         yield
     except BaseException as e:
-        from lang.core.structure import OffloadError
-
         outcome = "not compiled (runs on the host); stopped after" if isinstance(
             e, OffloadError) else "failed after"
         raise

@@ -28,6 +28,7 @@ import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import values as V
+from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, prim
 
 AXIS = "batch"
@@ -114,8 +115,6 @@ def mark(x: Any) -> Any:
 
 
 def _typeof(x: Any) -> Any:
-    from lang.core.functions import typeof
-
     return typeof(x)
 
 

@@ -17,8 +17,11 @@ import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import current, exceptions
+from lang.core import modules as M
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.builtins_iter import LazyIter, lazy_enumerate, lazy_zip
+from lang.core.exceptions import matches
 from lang.core.functions import Closure, GenericFunction, elementwise_primitive, typeof
 from lang.core.lower import COLON, UNDEF
 from lang.core.primitives import (
@@ -35,7 +38,7 @@ from lang.core.primitives import (
     prim,
 )
 from lang.core.primitives_array import _vect, collect_results, numeric
-from lang.core.show import jl_string
+from lang.core.show import jl_display, jl_show, jl_string
 
 PRINT_ONLY = HostOnly("printing runs on the host")
 
@@ -54,26 +57,18 @@ def _println(*xs: Any) -> None:
 
 
 def _show(x: Any) -> None:
-    from lang.core.show import jl_show
-
     current.runtime().stdout.write(jl_show(x))
 
 
 def _display(x: Any) -> None:
-    from lang.core.show import jl_display
-
     current.runtime().stdout.write(jl_display(x, limit=False) + "\n")
 
 
 def _repr(x: Any) -> str:
-    from lang.core.show import jl_show
-
     return jl_show(x)
 
 
 def _show_expr(text: str, v: Any) -> Any:
-    from lang.core.show import jl_show
-
     current.runtime().stdout.write(f"{text} = {jl_show(v)}\n")
     return v
 
@@ -262,8 +257,6 @@ def _tuple(*xs: Any) -> tuple:
 def _zip(*xs: Any) -> Any:
     """`zip(xs...)`: a vector of tuples, as long as the shortest argument (lazy when an
     argument is a lazy iterator)."""
-    from lang.core.builtins_iter import LazyIter, lazy_zip
-
     if any(isinstance(x, LazyIter) for x in xs):
         return lazy_zip(*xs)
     items = [tuple(t) for t in zip(*[list(current.runtime().iterate(x)) for x in xs], strict=False)]
@@ -272,8 +265,6 @@ def _zip(*xs: Any) -> Any:
 
 def _enumerate(x: Any) -> Any:
     """`enumerate(x)`: a vector of `(i, x[i])` tuples (lazy for a lazy iterator)."""
-    from lang.core.builtins_iter import LazyIter, lazy_enumerate
-
     if isinstance(x, LazyIter):
         return lazy_enumerate(x)
     return _tuples([(i + 1, v) for i, v in enumerate(current.runtime().iterate(x))])
@@ -683,8 +674,6 @@ def _record(ok: bool | None, text: str, line: int, detail: str) -> None:
 
 
 def _do_test(interp: Any, thunk: Any, text: str, line: int, parts: Any) -> None:
-    from lang.core.show import jl_show
-
     try:
         v = interp.call_value(thunk, [])
     except ZylaError as e:
@@ -710,8 +699,6 @@ def _do_test(interp: Any, thunk: Any, text: str, line: int, parts: Any) -> None:
 
 
 def _do_test_throws(interp: Any, t: Any, thunk: Any, text: str, line: int) -> None:
-    from lang.core.exceptions import matches
-
     try:
         interp.call_value(thunk, [])
     except ZylaError as e:
@@ -833,8 +820,6 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
            within: str | None = None) -> None:
     """`using`/`import` of standard modules (loading their Zyla source) and of user
     modules (see lang.core.modules)."""
-    from lang.core import modules as M
-
     rt = current.runtime()
     for m in modules:
         user = M.user_module(rt, m, within)

@@ -13,9 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import values as V
+from lang.core.builtins import _pair, convert
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
+from lang.core.primitives_array import collect_results
+from lang.core.show import jl_show
 
 AbstractDictT = V.JType("AbstractDict", V.AnyT, arity=2, abstract=True)
 DictT = V.JType("Dict", AbstractDictT, arity=2)
@@ -45,28 +49,19 @@ class JDict(dict):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if self.value_type in V.JTYPE_TO_DTYPE:
-            from lang.core import current
-            from lang.core.builtins import convert
-
             value = convert(current.runtime(), self.value_type, value)
         super().__setitem__(key, value)
 
     def __missing__(self, key: Any) -> Any:
-        from lang.core.show import jl_show
-
         raise ZylaError("KeyError", f"key {jl_show(key)} not found")
 
     def jl_show(self) -> str:
-        from lang.core.show import jl_show
-
         inner = ", ".join(f"{jl_show(k)} => {jl_show(v)}" for k, v in self.items())
         return f"{V.type_name(self.jtype)}({inner})"
 
 
 def make_dict(t: V.JType, args: list, kwargs: dict | None) -> JDict:
     """`Dict(pairs...)`, `Dict(iterable_of_pairs)`, `Dict{K,V}(...)`."""
-    from lang.core import current
-
     items = list(args)
     if len(items) == 1 and not _is_pair(items[0]):
         items = list(current.runtime().iterate(items[0]))
@@ -130,10 +125,6 @@ def install(rt: Any) -> None:
 
 def _pairs(x: Any) -> Any:
     """`pairs(d)`: a vector of `k => v` (Dict), `:name => v` (NamedTuple), `i => v`."""
-    from lang.core import current
-    from lang.core.builtins import _pair
-    from lang.core.primitives_array import collect_results
-
     if isinstance(x, dict):
         items = [_pair(k, v) for k, v in x.items()]
     elif isinstance(x, V.NamedTuple):

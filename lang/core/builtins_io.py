@@ -12,9 +12,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from lang.core import current
 from lang.core import values as V
+from lang.core.functions import GenericFunction, typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.show import CUSTOM_SHOW
+from lang.core.printf import format_values
+from lang.core.show import CUSTOM_SHOW, jl_display, jl_show, jl_string
 
 IOT = V.JType("IO", V.AnyT, abstract=True)
 IOStreamT = V.JType("IOStream", IOT)
@@ -80,8 +83,6 @@ class DevNull(IOStream):
 
 
 def _text(*xs: Any) -> str:
-    from lang.core.show import jl_string
-
     return jl_string(*xs)
 
 
@@ -94,9 +95,6 @@ def _split_io(rt: Any, xs: tuple) -> tuple[IOStream, tuple]:
 def custom_show(x: Any) -> str | None:
     """The text of a Zyla-defined `show(io, x)` method for x's type, or None (then the
     default printing applies)."""
-    from lang.core import current
-    from lang.core.functions import GenericFunction, typeof
-
     rt = current.runtime()
     gf = rt.builtins.get("show") if rt is not None else None
     if not isinstance(gf, GenericFunction):
@@ -117,9 +115,6 @@ CUSTOM_SHOW.append(custom_show)
 
 def install(rt: Any) -> None:
     """Register the IO built-ins in `rt.builtins` (replacing the stdout-only printers)."""
-    from lang.core.printf import format_values
-    from lang.core.show import jl_display, jl_show
-
     rt.jl_stdout = IOStream("stdout", lambda: rt.stdout)
     b = rt.builtins
 

@@ -21,6 +21,7 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, HostOnly, prim
+from lang.core.primitives_array import _length, collect_results
 
 HOST = HostOnly("lazy iterators are host values")
 # the supertype of every lazy iterator, so that Base methods (lang/core/stdlib/base.jl) can
@@ -62,8 +63,6 @@ def _len(x: Any) -> int | None:
     if isinstance(x, LazyIter):
         return x.length
     try:
-        from lang.core.primitives_array import _length
-
         return int(_length(None, x))
     except ZylaError:
         return None
@@ -95,8 +94,6 @@ def drop(xs: Any, n: Any) -> LazyIter:
 
 def partition(xs: Any, n: Any) -> LazyIter:
     """`Iterators.partition(xs, n)`: vectors of n consecutive elements (the last shorter)."""
-    from lang.core.primitives_array import collect_results
-
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ZylaError("ArgumentError", f"cannot create partitions of length {n!r}")
 

@@ -23,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, HostOnly, as_array, prim
+from lang.core.structure import OffloadError
 
 # the name under which an executable's input key travels with its global arrays
 KEY_INPUT = "Core.rng_key"
@@ -92,8 +94,6 @@ def _rand(*args: Any) -> Any:
             return np.vectorize(lambda k: r[int(k)])(idx).astype(N.dtype_of(r.start))
         return r[int(idx)]
     if args and isinstance(args[0], (np.ndarray, tuple)):
-        from lang.core import current
-
         items = list(current.runtime().iterate(args[0]))
         return items[int(g.integers(0, len(items)))]
     d, shape = _dtype_and_shape(args, N.F64)
@@ -136,8 +136,6 @@ def _shuffle(*args: Any) -> Any:
 
 
 def _static_shape(shape: tuple) -> tuple[int, ...]:
-    from lang.core.structure import OffloadError
-
     if any(hasattr(s, "aval") for s in shape):
         raise OffloadError("the size of a random array must be known when compiling "
                            "(an integer argument, not an array element)")
@@ -145,8 +143,6 @@ def _static_shape(shape: tuple) -> tuple[int, ...]:
 
 
 def _global_only(args: tuple) -> None:
-    from lang.core.structure import OffloadError
-
     if args and isinstance(args[0], RNG):
         raise OffloadError("drawing from an explicit RNG object runs on the host (compiled "
                            "code draws from the global RNG)")
@@ -167,8 +163,6 @@ def _rand_jax(interp: Any, *args: Any) -> Any:
         flat = jnp.reshape(jnp.asarray(args[0]), (-1,))
         return flat[jax.random.randint(interp.rng_key(), (), 0, flat.shape[0])]
     if args and isinstance(args[0], tuple):
-        from lang.core.structure import OffloadError
-
         raise OffloadError("`rand` of a tuple's elements runs on the host")
     d, shape = _dtype_and_shape(args, N.F64)
     shape = _static_shape(shape)

@@ -17,9 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import values as V
+from lang.core.builtins_dict import delete
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
+from lang.core.primitives_array import collect_results
+from lang.core.show import jl_show
 
 AbstractSetT = V.JType("AbstractSet", V.AnyT, arity=1, abstract=True)
 SetT = V.JType("Set", AbstractSetT, arity=1)
@@ -89,8 +93,6 @@ class JSet:
     __hash__ = None  # type: ignore[assignment]  # mutable, like Python's set
 
     def jl_show(self) -> str:
-        from lang.core.show import jl_show
-
         if not self._d:
             return f"{V.type_name(self.jtype)}()"
         inner = ", ".join(jl_show(e) for e in self._d.values())
@@ -100,8 +102,6 @@ class JSet:
 
 def make_set(t: V.JType, args: list, kwargs: dict | None) -> JSet:
     """`Set()`, `Set(iterable)`, `Set{T}()`, `Set{T}(iterable)`."""
-    from lang.core import current
-
     if len(args) > 1:
         raise ZylaError("MethodError", "no method matching Set with more than one argument",
                         hint="Set([a, b, c]) builds a set from a collection")
@@ -112,15 +112,11 @@ def make_set(t: V.JType, args: list, kwargs: dict | None) -> JSet:
 
 
 def _elements(x: Any) -> list:
-    from lang.core import current
-
     return x.items if isinstance(x, JSet) else list(current.runtime().iterate(x))
 
 
 def _result(first: Any, elems: list) -> Any:
     """A Set if the first argument was one, else a vector (order of first occurrence)."""
-    from lang.core.primitives_array import collect_results
-
     if isinstance(first, JSet):
         return JSet(elems, first.elem_type if all(
             V.issubtype(typeof(e), first.elem_type) for e in elems) else None)
@@ -192,7 +188,6 @@ def set_delete(s: Any, x: Any) -> Any:
     if isinstance(s, JSet):
         s.discard(x)
         return s
-    from lang.core.builtins_dict import delete
 
     return delete(s, x)
 

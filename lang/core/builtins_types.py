@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import values as V
 from lang.core.functions import typeof
-from lang.core.primitives import NONDIFF, prim
+from lang.core.primitives import NONDIFF, HostOnly, prim
 
 
 def static_param(name: str, vararg: bool, n: int, *rest: Any) -> Any:
@@ -43,8 +44,6 @@ def make_typevar(name: str, ub: Any) -> V.TypeVar:
 
 def define_abstract(name: str, sup: Any) -> None:
     """`abstract type Name <: Sup end`."""
-    from lang.core import current
-
     t = V.JType(name.rpartition(".")[2], sup if isinstance(sup, V.JType) else V.AnyT, abstract=True)
     current.runtime().set_global(name, t)
     return None
@@ -84,8 +83,6 @@ def field_type(t: V.JType, ft: Any) -> Any:
 def make_namedtuple(t: V.JType, args: list, kwargs: dict | None) -> V.NamedTuple:
     """`NamedTuple()`, `NamedTuple(nt)`, `NamedTuple(pairs)` (`:a => 1`, ...) and
     `NamedTuple{(:a, :b)}(values)`."""
-    from lang.core import current
-
     if t.params and isinstance(t.params[0], tuple):
         names = tuple(n.name if isinstance(n, V.Symbol) else str(n) for n in t.params[0])
         vals = tuple(current.runtime().iterate(args[0])) if args else ()
@@ -115,7 +112,6 @@ def install(rt: Any) -> None:
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     b["Core.static_param"] = prim("Core.static_param", static_param, static_param, NONDIFF, anyt)
     b["Core.typevar"] = prim("Core.typevar", make_typevar, make_typevar, NONDIFF, anyt)
-    from lang.core.primitives import HostOnly
 
     b["Core.abstracttype"] = prim("Core.abstracttype", define_abstract,
                                   HostOnly("type definitions run on the host"), NONDIFF, anyt)

@@ -17,6 +17,7 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
 from lang.core.functions import typeof
+from lang.core.show import jl_print, jl_show, jl_string
 
 #: struct types made for error kinds that Base does not declare, one per kind
 _ADHOC: dict[str, V.JType] = {}
@@ -54,14 +55,10 @@ def _field(v: V.StructValue, name: str) -> Any:
 
 
 def _show(x: Any) -> str:
-    from lang.core.show import jl_show
-
     return jl_show(x)
 
 
 def _print(x: Any) -> str:
-    from lang.core.show import jl_print
-
     return jl_print(x)
 
 
@@ -111,7 +108,6 @@ def throw(x: Any) -> None:
         msg = error_message(x)
         prefix = x.type.name + ": "
         raise ZylaError(x.type.name, msg[len(prefix):] if msg.startswith(prefix) else msg, value=x)
-    from lang.core.show import jl_string
 
     raise ZylaError("ErrorException", jl_string(x), value=x)
 

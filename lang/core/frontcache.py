@@ -40,7 +40,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from lang.core import lower, values
 from lang.core.ir import Function
+from lang.core.values import JType
 
 #: Bumped when the stored layout changes.
 FORMAT = 1
@@ -133,7 +135,6 @@ def _singletons() -> tuple[dict[int, tuple[str, str]], dict[tuple[str, str], Any
     """Objects pickled by name: id → (module, attribute), and back (built once)."""
     if _SINGLETONS:
         return _SINGLETONS[0]
-    from lang.core import lower, values
 
     by_name: dict[tuple[str, str], Any] = {}
     for attr, v in vars(values).items():
@@ -165,8 +166,6 @@ class _Pickler(pickle.Pickler):
     for those types only, so the rest runs at C speed)."""
 
     def __init__(self, f: io.BytesIO) -> None:
-        from lang.core import lower, values
-
         super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
         self._by_id = _singletons()[0]
         table = copyreg.dispatch_table.copy()
@@ -178,7 +177,6 @@ class _Pickler(pickle.Pickler):
         ref = self._by_id.get(id(obj))
         if ref is not None:
             return _singleton, ref
-        from lang.core.values import JType
 
         if isinstance(obj, JType):  # a type made at run time has no stable identity
             raise _Uncacheable(f"type {obj!r} in the IR")

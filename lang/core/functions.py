@@ -17,6 +17,7 @@ import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import values as V
+from lang.core.hints import closest_methods
 from lang.core.ir import Function
 
 
@@ -181,7 +182,6 @@ def _same(a: Any, b: Any) -> bool:
 def method_error(name: str, types: list[V.JType], methods: list[Method]) -> ZylaError:
     args = ", ".join(f"::{V.type_name(t)}" for t in types)
     msg = f"no method matching {name}({args})"
-    from lang.core.hints import closest_methods
 
     cands = closest_methods(name, types, methods)
     hint = ("closest candidates are:\n  " + "\n  ".join(cands)) if cands else None
@@ -288,9 +288,6 @@ def typeof(x: Any) -> V.JType:
 
 def call_label(f: Any, args: list, kwargs: dict | None = None) -> str:
     """`f(::Vector{Float64}, ::Int64)`: a call as Julia names a method instance."""
-    from lang.core import values as V
-    from lang.core.functions import typeof
-
     name = getattr(f, "name", None) or V.type_name(typeof(f))
     parts = [f"::{V.type_name(typeof(a))}" for a in args]
     if kwargs:

@@ -384,8 +384,6 @@ def refine_method_error(err: ZylaError, op: Any, env: dict) -> None:
         return
     if err.message not in _GENERIC_METHOD_ERRORS and not _PY_ERROR.match(err.message):
         return
-    from lang.core import values as V
-    from lang.core.functions import typeof
 
     try:
         start = 0 if op.name == "call" else 1

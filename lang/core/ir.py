@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grammar.ast import NOSPAN, Span
+from lang.core.show import jl_show
+from lang.core.values import TypeVar, type_name
 
 
 class Value:
@@ -136,20 +138,16 @@ def format_attr(v: Any) -> str:
         return "nothing"
     if isinstance(v, tuple):
         return "(" + ", ".join(format_attr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
-    from lang.core.values import TypeVar
 
     if isinstance(v, TypeVar):  # not just `T`, which would read back as a type named T
         ub = "" if v.ub is None else ", " + format_attr(v.ub)
         return f"{type(v).__name__}(:{v.name}{ub})"  # TypeVar or SelfRef
-    from lang.core.show import jl_show  # constants print as Julia shows them
 
     return jl_show(v)
 
 
 def _vals(vs: list[Value], types: bool) -> str:
     if types:
-        from lang.core.values import type_name
-
         return ", ".join(f"{v}::{type_name(v.type)}" if v.type is not None else repr(v) for v in vs)
     return ", ".join(repr(v) for v in vs)
 

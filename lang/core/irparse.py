@@ -50,7 +50,10 @@ import numpy as np
 
 from grammar.ast import Span
 from grammar.errors import ZylaError
+from lang.core import values as V
 from lang.core.ir import _PRIMARY, Function, Op, Region, Value, walk_ops
+from lang.core.lower import COLON, UNDEF
+from lang.core.values import BUILTIN_TYPES, Char, NamedTuple, SelfRef, Symbol, TypeVar, type_name
 
 __all__ = ["IRLiteral", "parse_module", "parse_function"]
 
@@ -126,9 +129,6 @@ def parse_function(text: str, types: Mapping[str, Any] | None = None) -> Functio
 
 
 def _builtin_types() -> dict[str, Any]:
-    from lang.core import values as V
-    from lang.core.values import BUILTIN_TYPES
-
     out: dict[str, Any] = dict(BUILTIN_TYPES)
     out.update({"Core.Box": V.BoxT, "StepRangeLen": V.StepRangeLenT})
     return out
@@ -522,8 +522,6 @@ class _Parser:
             return self.symbol()
         if c == "#":
             if self.at("#undef"):
-                from lang.core.lower import UNDEF
-
                 self.pos += len("#undef")
                 return UNDEF
             raise self.error(f"expected a value, found {self.found()}")
@@ -564,8 +562,6 @@ class _Parser:
         return int(tok)
 
     def char(self) -> Any:
-        from lang.core.values import Char
-
         start = self.pos
         self.pos += 1
         if self.peek() == "\\":
@@ -581,8 +577,6 @@ class _Parser:
         return Char(c)
 
     def symbol(self) -> Any:
-        from lang.core.values import Symbol
-
         start = self.pos
         self.pos += 1
         if self.peek() == "(":
@@ -603,8 +597,6 @@ class _Parser:
 
     def tuple_value(self) -> Any:
         """`()`, `(x,)`, `(x, y)`, or a named tuple `(a = x, b = y)`."""
-        from lang.core.values import NamedTuple
-
         self.pos += 1
         items: list[Any] = []
         names: list[str] = []
@@ -648,8 +640,6 @@ class _Parser:
     def type_from_text(self, text: str) -> Any:
         """The type a printed type name stands for, or an IRLiteral of the text when it is
         not one the reader can rebuild exactly (so it always prints back the same)."""
-        from lang.core.values import type_name
-
         try:
             t = _TypeReader(text, self.types).read()
         except ValueError:
@@ -658,16 +648,12 @@ class _Parser:
 
 
 def _colon(p: _Parser) -> Any:
-    from lang.core.lower import COLON
-
     if p.call_args("Colon"):
         raise p.error("`Colon()` takes no arguments")
     return COLON
 
 
 def _symbol_call(p: _Parser) -> Any:
-    from lang.core.values import Symbol
-
     args = p.call_args("Symbol")
     if len(args) != 1 or not isinstance(args[0], str):
         raise p.error("`Symbol(...)` takes one string")
@@ -676,8 +662,6 @@ def _symbol_call(p: _Parser) -> Any:
 
 def _typevar(p: _Parser, word: str = "TypeVar") -> Any:
     """`TypeVar(:T[, ub])`, or `SelfRef(:Name)` for a struct's own name in its fields."""
-    from lang.core.values import SelfRef, Symbol, TypeVar
-
     args = p.call_args(word)
     if not 1 <= len(args) <= 2 or not isinstance(args[0], Symbol):
         raise p.error(f"`{word}(...)` takes a symbol and an optional upper bound")
@@ -719,8 +703,6 @@ class _TypeReader:
         return t
 
     def param(self) -> Any:
-        from lang.core import values as V
-
         m = _INT.match(self.text, self.pos)
         if m is not None:
             self.pos = m.end()

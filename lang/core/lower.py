@@ -22,6 +22,7 @@ from typing import Any
 
 from grammar import ast as A
 from grammar.errors import SourceFile, ZylaError
+from lang.core import literals, macros
 from lang.core import values as V
 from lang.core.ir import Function, Op, Region, Value
 from lang.core.scans import (
@@ -35,7 +36,7 @@ from lang.core.scans import (
     may_exit,
     nested_captures,
 )
-from lang.core.values import TypeVar
+from lang.core.values import AnyT, Int64T, SelfRef, Symbol, TypeVar
 
 
 class Undef:
@@ -247,7 +248,6 @@ class Lowerer:
         self.sc.static_params = set(wanted)
         if not wanted:
             return
-        from lang.core.values import TypeVar
 
         tvs = {t: TypeVar(t) for t in tvnames}
         types = [self._type_value(p.type, tvs) for p in allp]
@@ -359,8 +359,6 @@ class Lowerer:
     # --- atoms -------------------------------------------------------------------------
 
     def l_Literal(self, n: A.Literal) -> Value:
-        from lang.core import literals
-
         return self.const(literals.make(n.value, n.kind), n.span)
 
     def l_Ident(self, n: A.Ident) -> Value:
@@ -576,8 +574,6 @@ class Lowerer:
         raise self.err("`...` is only allowed in calls and tuples", n)
 
     def l_MacroCall(self, n: A.MacroCall) -> Value:
-        from lang.core import macros
-
         return macros.lower_macro(self, n)
 
     # --- collections ------------------------------------------------------------------------
@@ -695,8 +691,6 @@ class Lowerer:
     def _typevar(self, w: A.Node) -> Any:
         """The TypeVar of a `where` item: `T`, `T <: Real` (a bound that is not a built-in
         type is left None here and made at run time by the caller)."""
-        from lang.core.values import TypeVar
-
         if isinstance(w, A.Ident):
             return TypeVar(w.name)
         bound = _where_bound(w)
@@ -711,8 +705,6 @@ class Lowerer:
             return None
 
     def _type_value(self, t: A.Node | None, tvs: dict) -> Value:
-        from lang.core.values import AnyT, Int64T
-
         if t is None:
             return self.const(AnyT)
         if isinstance(t, A.Ident) and t.name in tvs:
@@ -731,7 +723,6 @@ class Lowerer:
 
     def l_StructDef(self, n: A.StructDef) -> Value:
         pnames = [p.name if isinstance(p, A.Ident) else _where_name(p) for p in n.params]
-        from lang.core.values import SelfRef
 
         tvs: dict = {p: _tv(A.Ident(p)) for p in pnames}
         tvs.setdefault(n.name, SelfRef(n.name))
@@ -1152,14 +1143,10 @@ def _where_name(w: A.Node) -> str:
 
 
 def _sym(name: str) -> Any:
-    from lang.core.values import Symbol
-
     return Symbol(name)
 
 
 def _tv(p: A.Ident) -> Any:
-    from lang.core.values import TypeVar
-
     return TypeVar(p.name)
 
 

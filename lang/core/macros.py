@@ -15,6 +15,7 @@ from grammar import ast as A
 from grammar.unparse import unparse
 from lang.core.ir import Value
 from lang.core.macros_flux import FLUX_MACROS
+from lang.core.scans import assigned_names
 
 
 def _thunk(lo: Any, body: A.Node, name: str = "#thunk") -> Value:
@@ -167,8 +168,6 @@ def _checkpoint_loop(lo: Any, loop: A.For, n: A.MacroCall) -> Value:
     """`@checkpoint for x in xs body end` becomes
     `(v...,) = Core.ckpt_loop((x, v...) -> (body; (v...,)), xs, (v...,))` where v are the
     local variables the body updates (the loop state)."""
-    from lang.core.scans import assigned_names
-
     if len(loop.iterators) != 1:
         raise lo.err("@checkpoint supports a loop with one iterator", n)
     target, iterable = loop.iterators[0]

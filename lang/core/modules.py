@@ -15,6 +15,7 @@ from typing import Any
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
+from lang.core.primitives import NONDIFF, HostOnly, prim
 
 
 def module_enter(full: str) -> None:
@@ -68,8 +69,6 @@ def use(rt: Any, mv: Any, names: tuple, is_import: bool, within: str | None) -> 
 
 def install(rt: Any) -> None:
     """Register the module built-ins in `rt.builtins`."""
-    from lang.core.primitives import NONDIFF, HostOnly, prim
-
     host = HostOnly("module definitions run on the host")
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     rt.module_stack = []

@@ -28,6 +28,8 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.functions import typeof
+from lang.core.show import jl_string
 
 
 @dataclass(frozen=True)
@@ -305,8 +307,6 @@ def minus(xp: Any, a: Any, b: Any = None) -> Any:
 
 
 def _scalar_array_error(op: str, a: Any, b: Any) -> ZylaError:
-    from lang.core.functions import typeof
-
     return ZylaError(
         "MethodError",
         f"no method matching {op}(::{V.type_name(typeof(a))}, ::{V.type_name(typeof(b))})",
@@ -316,7 +316,6 @@ def _scalar_array_error(op: str, a: Any, b: Any) -> ZylaError:
 
 def times(xp: Any, *args: Any) -> Any:
     if isinstance(args[0], (str, V.Char)):  # string concatenation: "a" * "b" * 'c'
-        from lang.core.show import jl_string
 
         return jl_string(*args)
     out = args[0]

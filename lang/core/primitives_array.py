@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.functions import typeof
 from lang.core.lower import COLON
 from lang.core.primitives import (
     INFER_BY_LOWERING,
@@ -26,6 +28,7 @@ from lang.core.primitives import (
     is_array,
     jl_size,
     prim,
+    unbroadcast,
 )
 
 
@@ -347,8 +350,6 @@ def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
 
 
 def _bounds_error(x: Any, idx: tuple) -> ZylaError:
-    from lang.core.functions import typeof
-
     s = jl_size(x)
     desc = (f"{'×'.join(map(str, s))} {V.type_name(typeof(x))}" if len(s) != 1
             else f"{s[0]}-element {V.type_name(typeof(x))}")
@@ -487,8 +488,6 @@ def setindex(x: Any, v: Any, *idx: Any) -> Any:
         x[idx[0]] = v
         return x
     if not isinstance(x, np.ndarray):
-        from lang.core.functions import typeof
-
         raise ZylaError("MethodError",
                         f"no method matching setindex!(::{V.type_name(typeof(x))}, ...)")
     target = _index_view(x, idx)
@@ -591,8 +590,6 @@ def broadcast_assign(dest: Any, v: Any) -> Any:
 
 def endof(xp: Any, x: Any, k: int, n: int) -> int:
     if n == 1:
-        from lang.core.primitives_array import _length
-
         return _length(xp, x)
     s = jl_size(x)
     return s[k - 1] if k <= len(s) else 1
@@ -622,8 +619,6 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
 
 
 def _eltype(xp: Any, x: Any) -> Any:
-    from lang.core.functions import typeof
-
     if isinstance(x, V.JType):
         t = x
         if t.family is V.ArrayT or t.family is V.AbstractArrayT:
@@ -704,8 +699,6 @@ numeric("Core.unbroadcast", lambda xp, x, dx: _unbroadcast(xp, x, dx),
 
 
 def _unbroadcast(xp: Any, x: Any, dx: Any) -> Any:
-    from lang.core.primitives import unbroadcast
-
     return unbroadcast(xp, x, dx)
 
 
@@ -723,7 +716,6 @@ def _collect(xp: Any, x: Any) -> Any:
         return x.copy()
     if isinstance(x, dict) or isinstance(getattr(x, "items", None), list) or hasattr(
             x, "jl_iter"):
-        from lang.core import current
         vals = list(current.runtime().iterate(x))
         return collect_results(vals, (len(vals),))
     return x

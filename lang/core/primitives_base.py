@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import (
@@ -35,6 +36,7 @@ from lang.core.primitives import (
     prim,
     unary_float,
 )
+from lang.core.primitives_array import collect_results
 
 
 def numeric(name: str, f: Any, pullback: str) -> None:
@@ -225,8 +227,6 @@ def solve(xp: Any, a: Any, b: Any) -> Any:
 def findext_dims(x: Any, dims: Any, largest: bool) -> tuple:
     """`findmax(x; dims)` / `findmin(x; dims)` on the host: the extreme values (dims kept)
     and an array of the same size of `CartesianIndex`es into x."""
-    from lang.core import current
-
     x = np.asarray(as_array(x))
     ci = current.runtime().builtins["CartesianIndex"]
     axes = tuple(x.ndim - d for d in _dims(dims) if d <= x.ndim)
@@ -262,7 +262,6 @@ def reduce_dims(interp: Any, op: Any, x: Any, dims: Any, init: Any) -> Any:
             acc = interp.call_value(op, [acc, v])
         out.append(acc)
     keep = [1 if k in axes else n for k, n in enumerate(x.shape)]
-    from lang.core.primitives_array import collect_results
 
     return collect_results(out, tuple(reversed(keep)))
 

@@ -44,6 +44,7 @@ from grammar.errors import ZylaError
 from lang.core import choices
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.builtins_random import GLOBAL_RNG, uniform_jax
 from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
@@ -53,9 +54,11 @@ from lang.core.primitives import (
     _result,
     as_array,
     is_array,
+    jl_equal,
     jl_size,
     prim,
 )
+from lang.core.show import jl_show
 
 # --- geometry -------------------------------------------------------------------------------
 
@@ -1143,8 +1146,6 @@ def _write_stats(xp: Any, cell: Any, current: Any, values: Any) -> None:
 
 
 def _host_mask(shape: tuple, dtype: np.dtype, p: float) -> np.ndarray:
-    from lang.core.builtins_random import GLOBAL_RNG
-
     keep = GLOBAL_RNG[0].gen.random(shape) >= p
     return (keep / (1 - p)).astype(dtype) if p < 1 else np.zeros(shape, dtype=dtype)
 
@@ -1162,7 +1163,6 @@ def _dropout_mask(xp: Any, interp: Any, x: Any, p: Any) -> Any:
     shape = tuple(x.shape)
     if xp is np:
         return _host_mask(shape, d, p)
-    from lang.core.builtins_random import uniform_jax
 
     if p == 1:
         return xp.zeros(shape, dtype=d)
@@ -1218,7 +1218,6 @@ def _onehotbatch(xp: Any, data: Any, labels: Any) -> Any:
         if isinstance(lab, tuple):
             lab = xp.asarray(lab)
         return xp.reshape(d, (-1, 1)) == xp.reshape(lab, (1, -1))
-    from lang.core.primitives import jl_equal
 
     ds, ls = _labels(data), _labels(labels)
     d_arr, l_arr = as_array(data), as_array(labels)
@@ -1231,8 +1230,6 @@ def _onehotbatch(xp: Any, data: Any, labels: Any) -> Any:
         )
     missing = np.flatnonzero(~out.any(axis=1))
     if missing.size:
-        from lang.core.show import jl_show
-
         raise ZylaError(
             "ArgumentError", f"Value {jl_show(ds[int(missing[0])])} not found in labels"
         )

@@ -24,6 +24,8 @@ from typing import Any
 
 from grammar.errors import ZylaError
 from lang.core import values as V
+from lang.core.functions import typeof
+from lang.core.primitives import NONDIFF, HostOnly, prim
 
 CmdT = V.JType("Cmd", V.AnyT)
 
@@ -111,15 +113,11 @@ def audit_namespace(rt: Any) -> list[str]:
 
 
 def _typeof(x: Any) -> V.JType:
-    from lang.core.functions import typeof
-
     return typeof(x)
 
 
 def install(rt: Any) -> None:
     """Register `run` and `Cmd` in the runtime's built-ins."""
-    from lang.core.primitives import NONDIFF, HostOnly, prim
-
     host_only = HostOnly("external commands run on the host")
     rt.builtins["Cmd"] = prim("Cmd", make_cmd, host_only, NONDIFF, lambda *a, **k: CmdT)
     rt.builtins["run"] = prim("run", lambda cmd: run_cmd(rt, cmd), host_only, NONDIFF,

@@ -19,8 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from backend.compile import compiled_call
+from backend.lower_jax import JaxInterpreter
 from lang.core import values as V
 from lang.core.functions import Closure
+from lang.core.structure import join, split
 from lang.door.wiring import Runtime
 
 
@@ -88,8 +91,6 @@ class Zyla:
         fn = self._f(f)
         zargs = [to_zyla(a) for a in args]
         if compiled:
-            from backend.compile import compiled_call
-
             return from_zyla(compiled_call(self.rt, fn, zargs))
         return from_zyla(self.rt.interp.call_value(fn, zargs))
 
@@ -105,9 +106,6 @@ class Zyla:
     def jax_primal(self, f: str | Any, *example: Any) -> Callable[..., Any]:
         """f lowered to a JAX-traceable function of its (array/float) arguments, without
         jit: JAX's own AD of it (`jax.grad`) is an oracle independent of Zyla's AD."""
-        from backend.lower_jax import JaxInterpreter
-        from lang.core.structure import join, split
-
         fn = self._f(f)
         zex = [to_zyla(a) for a in example]
         leaves, skel = split((fn, tuple(zex)), static_ints=True)

@@ -22,7 +22,13 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from grammar.errors import ZylaError, format_error
+from backend import compile as backend_compile
+from backend.sharding import request_host_devices
+from grammar.errors import ZylaError
+from lang.door.diagnostics import explain_source, flush_stdout, report
+from lang.door.gradcheck import Collector, run_property, specs_from_signature
+from lang.door.repl import repl
+from lang.door.wiring import new_runtime
 
 USAGE = """\
 usage: zyla [--allow-shell]                       start the REPL
@@ -163,8 +169,6 @@ def explain(path: str, call: str) -> int:
     box: list = [None]
 
     def action() -> None:
-        from lang.door.diagnostics import explain_source
-
         rt = box[0] = new_runtime(path)
         rt.run_source(_read(path), path)
         flush_stdout()
@@ -181,8 +185,6 @@ def gradcheck(path: str, func: str | None, examples: int | None, seed: int | Non
     status = [0]
 
     def action() -> None:
-        from lang.door.gradcheck import Collector, run_property, specs_from_signature
-
         rt = box[0] = new_runtime(path)
         coll = rt.gradcheck_collector = Collector()
         rt.run_source(_read(path), path)
@@ -260,12 +262,8 @@ def _leading_options(argv: list[str], opts: dict) -> tuple[list[str], str | None
 def _use_devices(n: int | None) -> None:
     """`--devices N`: run compiled calls data-parallel over N devices (backend.sharding);
     on CPU, XLA simulates them, which must be asked for before JAX starts."""
-    from backend import compile as backend_compile
-
     backend_compile.PERSISTENT_DEFAULT = True  # zyla run: keep XLA executables between runs
     if n is not None and n > 1:
-        from backend.sharding import request_host_devices
-
         request_host_devices(n)
 
 
@@ -277,8 +275,6 @@ def dispatch(argv: list[str]) -> int:
         return usage(err)
     allow_shell = opts["allow_shell"]
     if not argv:
-        from lang.door.repl import repl
-
         _use_devices(opts["devices"])
         return repl(allow_shell=allow_shell)
     cmd = argv[0]

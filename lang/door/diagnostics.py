@@ -17,12 +17,21 @@ not, which construct on which line keeps it on the host (`zyla explain FILE 'f(x
 from __future__ import annotations
 
 import re
+import sys
 import time
 from typing import Any
 
-from grammar.errors import ZylaError
+from backend.compile import compiled_call, wants_offload
+from backend.dumps import typed_text
+from grammar import ast as A
+from grammar.errors import ZylaError, format_error
+from grammar.parser import parse_expr
+from grammar.unparse import unparse
 from lang.core.functions import call_label
 from lang.core.hints import UNSUPPORTED, closest_names, names_in_scope, visible
+from lang.core.macros import MACROS
+from lang.core.primitives import HostOnly, prim
+from lang.core.structure import OffloadError
 
 _WHERE = re.compile(r"\s*\(at (?P<file>.+):(?P<line>\d+)\)$")
 
@@ -30,9 +39,6 @@ _WHERE = re.compile(r"\s*\(at (?P<file>.+):(?P<line>\d+)\)$")
 def explain_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> str:
     """Whether `f(args...)` offloads to one XLA executable, and if not why: the construct
     and the source line that keep it on the host. Builds (and caches) the executable."""
-    from backend.compile import compiled_call, wants_offload
-    from lang.core.structure import OffloadError
-
     label = call_label(f, args, kwargs)
     auto = wants_offload(f, args)
     t0 = time.perf_counter()
@@ -77,10 +83,6 @@ def _quote_where(rt: Any, where: str) -> list[str]:
 def explain_source(rt: Any, call_text: str) -> str:
     """Explain a call written as source (`"f(x, 2)"`): the callee and the arguments
     are evaluated on the host in `rt`'s globals, then `explain_call` is asked."""
-    from grammar import ast as A
-    from grammar.parser import parse_expr
-    from grammar.unparse import unparse
-
     node = parse_expr(call_text, "<explain>")
     if not isinstance(node, A.Call):
         raise ZylaError("ArgumentError", f"expected a call like f(x), got `{call_text}`")
@@ -103,8 +105,6 @@ def explain_source(rt: Any, call_text: str) -> str:
 def code_warntype(rt: Any, f: Any, *args: Any) -> None:
     """`@code_warntype f(x)`: the typed IR (when types can be inferred) and the offload
     explanation of the call."""
-    from backend.dumps import typed_text
-
     try:
         text = typed_text(rt, f, list(args))
     except ZylaError as e:
@@ -120,8 +120,6 @@ def code_warntype(rt: Any, f: Any, *args: Any) -> None:
 
 def install(rt: Any) -> None:
     """Register `Core.code_warntype` (the `@code_warntype` macro calls it)."""
-    from lang.core.primitives import HostOnly, prim
-
     rt.builtins["Core.code_warntype"] = prim(
         "Core.code_warntype", lambda *a: code_warntype(rt, *a),
         HostOnly("printing runs on the host"), "nondifferentiable", lambda *a: None)
@@ -151,7 +149,6 @@ def _undef_hint(err: ZylaError, rt: Any) -> str | None:
         why = UNSUPPORTED.get("@" + name)
         if why:
             return why
-        from lang.core.macros import MACROS
 
         near = closest_names(name, [k for k in MACROS if k.isidentifier()])
         return _did_you_mean(["@" + c for c in near])

@@ -23,6 +23,12 @@ import textwrap
 from typing import Any
 
 from grammar import ast as A
+from grammar.errors import ZylaError
+from grammar.parser import parse
+from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, typeof
+from lang.core.hints import UNSUPPORTED, closest_names, method_lines, names_in_scope
+from lang.core.primitives import Primitive
 
 _CACHE: dict[tuple[str, int], dict[str, list[str]]] = {}
 
@@ -49,9 +55,6 @@ def _defined_name(node: Any) -> str | None:
 
 
 def _scan(text: str, filename: str) -> dict[str, list[str]]:
-    from grammar.errors import ZylaError
-    from grammar.parser import parse
-
     key = (filename, hash(text))
     hit = _CACHE.get(key)
     if hit is not None:
@@ -81,10 +84,6 @@ def docstrings(rt: Any, name: str) -> list[str]:
 
 def help_text(rt: Any, name: str) -> str:
     """What the REPL prints for `?name`."""
-    from grammar.errors import ZylaError
-    from lang.core import values as V
-    from lang.core.hints import closest_names, method_lines, names_in_scope
-
     name = name.strip()
     if not name:
         return "Type ?name to see the documentation of `name`."
@@ -99,8 +98,6 @@ def help_text(rt: Any, name: str) -> str:
     docs = docstrings(rt, short)
     parts: list[str] = [textwrap.indent(d.strip("\n"), "  ") for d in docs]
     if not found and not docs:
-        from lang.core.hints import UNSUPPORTED
-
         if name in UNSUPPORTED or "@" + name in UNSUPPORTED:
             return UNSUPPORTED.get(name) or UNSUPPORTED["@" + name]
         near = closest_names(short, names_in_scope(rt))
@@ -117,9 +114,6 @@ def help_text(rt: Any, name: str) -> str:
 
 
 def _summary(rt: Any, name: str, value: Any, V: Any, method_lines: Any) -> str:
-    from lang.core.functions import Closure, GenericFunction, typeof
-    from lang.core.primitives import Primitive
-
     if isinstance(value, GenericFunction):
         lines = method_lines(value, value.name)
         n = len(lines)

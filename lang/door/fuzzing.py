@@ -30,7 +30,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from grammar.errors import ZylaError
+from grammar.errors import SourceFile, ZylaError
+from grammar.parser import parse
+from lang.core.lower import Lowerer
+from lang.core.verify import verify_module
+from lang.door.diagnostics import report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -177,10 +181,6 @@ def fuzz_one(text: str, rt: Any = None, *, run: bool = False, report: bool = Fal
     """Push one input through the stages (see the module docstring); the finding, if any.
     `rt` (a Runtime) is needed to run or report; running has its own time limit, and
     a program still running then is not a finding."""
-    from grammar.parser import parse
-    from lang.core.lower import Lowerer
-    from lang.core.verify import verify_module
-
     stats = stats if stats is not None else Stats()
     stats.inputs += 1
     stage = "parse"
@@ -189,7 +189,6 @@ def fuzz_one(text: str, rt: Any = None, *, run: bool = False, report: bool = Fal
             prog = parse(text, "fuzz.jl")
             stats.parsed += 1
             stage = "lower"
-            from grammar.errors import SourceFile
 
             lo = Lowerer(SourceFile("fuzz.jl", text))
             fns = []
@@ -245,8 +244,6 @@ def run_one(text: str, rt: Any, run_limit: float, stats: Stats, report: bool = F
 
 def _report(text: str, rt: Any, err: ZylaError, stats: Stats) -> Finding | None:
     """The CLI's report of the error: no traceback, the ERROR line first."""
-    from lang.door.diagnostics import report
-
     buf = io.StringIO()
     try:
         old = sys.stderr

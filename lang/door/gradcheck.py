@@ -33,8 +33,17 @@ from typing import Any
 
 import numpy as np
 
+from backend.lower_jax import JaxInterpreter
+from grammar import ast as A
 from grammar.errors import ZylaError
+from grammar.unparse import unparse
 from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, call_label, typeof
+from lang.core.macros import MACROS
+from lang.core.numeric import jax_numpy
+from lang.core.primitives import NONDIFF, HostOnly, prim
+from lang.core.show import jl_show
+from lang.door.strategies import zyla_value
 
 # ---- leaves -------------------------------------------------------------------------------------
 
@@ -123,8 +132,6 @@ def _element_path(path: str, leaf: Any, k: int) -> str:
 
 def to_source(v: Any) -> str:
     """A value written as Zyla source that evaluates to it (for counterexamples)."""
-    from lang.core.show import jl_show
-
     if isinstance(v, np.ndarray) and (v.ndim > 2 or (v.ndim == 2 and v.shape[0] == 1)):
         # (an n×1 matrix too: Julia writes it `[a; b;;]`, which Zyla does not parse)
         flat = np.ascontiguousarray(v).reshape(-1)
@@ -164,8 +171,6 @@ class Mismatch:
 def _num(x: float) -> str:
     """A number as Julia shows it, rounded to 10 significant digits (finite
     differences are not exact; the noise beyond that helps no one)."""
-    from lang.core.show import jl_show
-
     x = float(x)
     return jl_show(float(f"{x:.10g}") if math.isfinite(x) else x)
 
@@ -226,8 +231,6 @@ def _fd_step(x: float, dtype: np.dtype, eps: float | None) -> float:
 
 def param_names(f: Any, args: list) -> list[str]:
     """The parameter names of the method `f(args...)` calls (`arg1`, ... if unknown)."""
-    from lang.core.functions import Closure, GenericFunction, typeof
-
     fallback = [f"arg{i + 1}" for i in range(len(args))]
     try:
         if isinstance(f, GenericFunction):
@@ -252,8 +255,6 @@ def check(rt: Any, f: Any, args: list, *, atol: float = 1e-5, rtol: float = 1e-4
     differences and, if `oracle`, `jax.grad` of the lowered primal. Errors raised by `f`
     or by its gradient are reported in the result (not raised). `names` name the
     arguments in the report (default: the method's parameter names)."""
-    from lang.core.functions import call_label
-
     call = call_label(f, args)
     try:
         y = _call(rt, f, args)
@@ -261,8 +262,6 @@ def check(rt: Any, f: Any, args: list, *, atol: float = 1e-5, rtol: float = 1e-4
         return GradCheckResult(False, call, error=f"{e.kind}: {e.message}")
     fy = _scalar(y)
     if fy is None:
-        from lang.core.functions import typeof
-
         return GradCheckResult(False, call, error="f must return a real number, got a "
                                + V.type_name(typeof(y)))
     leaves = float_leaves(tuple(args))
@@ -390,9 +389,6 @@ def jax_value_and_grad(rt: Any, f: Any,
         import jax
         import jax.numpy as jnp
 
-        from backend.lower_jax import JaxInterpreter
-        from lang.core.numeric import jax_numpy
-
         jax_numpy()  # (configures JAX as Zyla needs it)
         leaves = [v for _, v in float_leaves(tuple(args))]
 
@@ -486,8 +482,6 @@ def run_property(rt: Any, f: Any, specs: list[ArgSpec], *, text: str = "", examp
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
-    from lang.door.strategies import zyla_value
-
     name = getattr(f, "name", "f")
     text = text or f"{name}({', '.join(s.source() for s in specs)})"
     strategy = st.tuples(*[zyla_value(s.eltype, s.size, s.lo, s.hi) for s in specs])
@@ -528,8 +522,6 @@ def specs_from_signature(gf: Any) -> list[ArgSpec] | None:
     """Argument specs derived from the first method of a generic function whose
     parameters are all floats or float arrays (vectors of length 3, 3×2 matrices);
     None if there is no such method."""
-    from lang.core import values as V
-
     for m in getattr(gf, "methods", []):
         fn = m.fn
         if fn is None or fn.vararg or m.nreq == 0:
@@ -643,9 +635,6 @@ def property_builtin(rt: Any, f: Any, text: str, line: int, *specs: tuple, examp
 
 def install(rt: Any) -> None:
     """Register `GradCheck.check`, `GradCheck.property` and the `@gradcheck` macro."""
-    from lang.core.macros import MACROS
-    from lang.core.primitives import NONDIFF, HostOnly, prim
-
     host = HostOnly("gradient checks run on the host")
     rt.builtins["GradCheck.check"] = prim(
         "GradCheck.check", lambda *a: gradcheck_builtin(rt, *a), host, NONDIFF,
@@ -665,9 +654,6 @@ def lower_gradcheck_macro(lo: Any, n: Any) -> Any:
     """`@gradcheck f(x::Vector{Float64}(3) in (-1, 1), y::Float64 in (0.1, 2)) examples=100`
     → `GradCheck.property(f, text, line, ("x", Vector, Float64, (3,), -1, 1), ...; kw...)`.
     An argument without a type is a Float64; without a range it is drawn from (-1, 1)."""
-    from grammar import ast as A
-    from grammar.unparse import unparse
-
     call = n.args[0] if n.args else None
     if not isinstance(call, A.Call) or (isinstance(call.func, A.Ident)
                                         and not call.func.name.isidentifier()):

@@ -24,6 +24,7 @@ import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import values as V
+from lang.core.primitives import NONDIFF, HostOnly, prim
 
 PlotT = V.JType("Plot", V.AnyT)
 
@@ -324,8 +325,6 @@ def _encode_png(img: np.ndarray) -> bytes:
 
 def install(rt: Any) -> None:
     """Register `UnicodePlots.*` (the stdlib file binds the short names on `using`)."""
-    from lang.core.primitives import NONDIFF, HostOnly, prim
-
     host = HostOnly("plots are drawn on the host")
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     for name, fn in (("UnicodePlots.lineplot", lambda *a, **k: make_plot(True, *a, **k)),

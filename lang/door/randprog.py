@@ -30,6 +30,18 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from backend.compile import compiled_call
+from grammar.errors import ZylaError
+from lang.core.structure import OffloadError
+from lang.door.gradcheck import (
+    _finite_differences,
+    float_leaves,
+    grad_leaves,
+    jax_value_and_grad,
+    one_sided_differences,
+    to_source,
+)
+
 S, VN, VM, M = "S", "VN", "VM", "M"  # scalar, n-vector, m-vector, m×n matrix
 
 
@@ -46,8 +58,6 @@ class Program:
 
     def call_source(self) -> str:
         """`prog([...], [...], ...)`: the call as Zyla source (for a report)."""
-        from lang.door.gradcheck import to_source
-
         return f"prog({', '.join(to_source(a) for a in self.args)})"
 
 
@@ -338,17 +348,6 @@ def _close(a: Any, b: Any, rtol: float, atol: float) -> bool:
 def check(rt: Any, prog: Program, *, compiled: bool = True, oracle: bool = True,
           rtol: float = 1e-6, atol: float = 1e-9) -> Outcome:
     """Run `prog` on the host, compiled, by finite differences and by jax.grad; compare."""
-    from backend.compile import compiled_call
-    from grammar.errors import ZylaError
-    from lang.core.structure import OffloadError
-    from lang.door.gradcheck import (
-        _finite_differences,
-        float_leaves,
-        grad_leaves,
-        jax_value_and_grad,
-        one_sided_differences,
-    )
-
     # a fresh name per program: the compile cache is keyed by the function object, and
     # redefining a method does not (yet) invalidate it
     k = getattr(rt, "randprog_count", 0) + 1

@@ -31,6 +31,14 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from grammar.errors import ZylaError
+from grammar.parser import parse_incomplete
+from lang.core import values as V
+from lang.core.macros import MACROS
+from lang.core.show import jl_display
+from lang.door.diagnostics import flush_stdout, report
+from lang.door.docs import help_text
+from lang.door.latex import complete_latex
+from lang.door.wiring import new_runtime
 
 PROMPT = "zyla> "
 CONTINUATION = " " * len(PROMPT)
@@ -48,16 +56,11 @@ class Session:
     """One REPL session: a runtime and the number of inputs evaluated so far."""
 
     def __init__(self, allow_shell: bool = False) -> None:
-        from lang.door.wiring import new_runtime
-
         self.rt = new_runtime("REPL", allow_shell)
         self.count = 0
 
     def evaluate(self, text: str, width: int | None = None, height: int | None = None) -> None:
         """Evaluate one complete input, printing its result or its error."""
-        from lang.core.show import jl_display
-        from lang.door.diagnostics import report
-
         stripped = text.strip()
         if not stripped:
             return
@@ -103,13 +106,9 @@ class Session:
 
     def help(self, name: str) -> None:
         """`?name`: the docstring and methods of `name`."""
-        from lang.door.docs import help_text
-
         try:
             print(help_text(self.rt, name))
         except ZylaError as e:
-            from lang.door.diagnostics import report
-
             report(e, self.rt)
 
 
@@ -130,8 +129,6 @@ def _ends_with_semicolon(text: str) -> bool:
 def is_complete(text: str) -> bool:
     """Whether Enter should submit `text`: help queries and empty input always,
     otherwise when the parser does not ask for more."""
-    from grammar.parser import parse_incomplete
-
     if not text.strip() or text.lstrip().startswith("?"):
         return True
     try:
@@ -156,8 +153,6 @@ KEYWORDS = ("function", "end", "if", "elseif", "else", "for", "while", "return",
 def completions(rt: Any, text: str) -> tuple[int, list[tuple[str, str]]]:
     """Completions for the text before the cursor: (length of the replaced suffix,
     [(replacement, what to show)]). LaTeX names, then `x.` members, then names."""
-    from lang.door.latex import complete_latex
-
     m = _LATEX_AT_END.search(text)
     if m and len(m.group()) > 1:
         return len(m.group()), [(v, f"{k} {v}") for k, v in complete_latex(m.group())]
@@ -172,8 +167,6 @@ def completions(rt: Any, text: str) -> tuple[int, list[tuple[str, str]]]:
         return 0, []
     word = m.group()
     if word.startswith("@"):
-        from lang.core.macros import MACROS
-
         names: Iterable[str] = ("@" + k for k in MACROS if k.isidentifier())
     else:
         names = scope_names(rt)
@@ -197,8 +190,6 @@ def member_names(rt: Any, path: str) -> set[str] | None:
     """Fields of a struct or NamedTuple bound to a global path (`model.layer`), or the
     members of a module; None when `path` is not such a value. Only looks values up
     (never calls anything)."""
-    from lang.core import values as V
-
     head, *rest = path.split(".")
     if head in rt.modules and not rest:
         mod = head

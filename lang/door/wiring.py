@@ -15,6 +15,8 @@ door has the whole language.
 
 from __future__ import annotations
 
+from typing import Any
+
 from autodiff import forward as ad_forward
 from autodiff import rules as ad_rules
 from autodiff import runtime as ad_runtime
@@ -22,6 +24,7 @@ from backend import compile as backend_compile
 from backend import dumps, sharding  # noqa: F401  (sharding registers Zyla.shard_batch)
 from lang.core import interp
 from lang.core import runtime as core_runtime
+from lang.core.safety import policy
 from lang.door import diagnostics, gradcheck, plots
 
 Runtime = core_runtime.Runtime
@@ -38,8 +41,6 @@ interp.set_offload(backend_compile.try_offload)
 
 def new_runtime(filename: str, allow_shell: bool = False) -> Any:
     """A runtime for running `filename`, with the safety policy set."""
-    from lang.core.safety import policy
-
     rt = Runtime()
     rt.current_file = filename
     policy(rt).allow_shell = allow_shell
