@@ -884,30 +884,19 @@ class _Run:
             raise self.error('"$" interpolation is only allowed inside strings', self.span(pos))
         raise self.error(f"unexpected character {c!r}", self.span(pos))
 
-    def lparen(self, pos: int) -> Emitted:
-        if self.prev_end == pos and self.prev_type in _CALLABLE_END:
-            self.push(CALL, "(", pos)
-            return self.token(CALL_LPAREN, "(", pos, pos + 1)
-        marker = self.operand_marker(pos)
-        self.push(PAREN, "(", pos)
-        tok = self.token(LPAREN, "(", pos, pos + 1)
+    def open_bracket(self, pos: int) -> Emitted:
+        """`(`, `[` or `{`: glued to what may be called, indexed or parameterised (`f(`,
+        `x[`, `T{`), it opens a call, an index or a curly frame; otherwise a grouping paren,
+        a vector or a brace, after a juxtaposition marker where one applies (`2(`)."""
+        c = self.text[pos]
+        glued_after, glued_kind, glued_type, kind, ttype, juxtaposes = _OPENERS[c]
+        if self.prev_end == pos and self.prev_type in glued_after:
+            self.push(glued_kind, c, pos)
+            return self.token(glued_type, c, pos, pos + 1)
+        marker = self.operand_marker(pos) if juxtaposes else None
+        self.push(kind, c, pos)
+        tok = self.token(ttype, c, pos, pos + 1)
         return tok if marker is None else (marker, tok)
-
-    def lbracket(self, pos: int) -> Emitted:
-        if self.prev_end == pos and self.prev_type in _INDEXABLE_END:
-            self.push(INDEX, "[", pos)
-            return self.token(INDEX_LBRACK, "[", pos, pos + 1)
-        marker = self.operand_marker(pos)
-        self.push(VECT, "[", pos)
-        tok = self.token(LBRACK, "[", pos, pos + 1)
-        return tok if marker is None else (marker, tok)
-
-    def lbrace(self, pos: int) -> Emitted:
-        if self.prev_end == pos and self.prev_type in (NAME, RBRACE):
-            self.push(CURLY, "{", pos)
-            return self.token(CURLY_LBRACE, "{", pos, pos + 1)
-        self.push(BRACE, "{", pos)
-        return self.token(LBRACE, "{", pos, pos + 1)
 
     def close_bracket(self, pos: int) -> Emitted:
         c = self.text[pos]
@@ -1111,10 +1100,18 @@ class _Run:
         return tok if marker is None else (marker, tok)
 
 
+#: opener -> (the token types it may be glued to, the frame and token it then opens, the
+#: frame and token it opens otherwise, whether a juxtaposition marker may precede it)
+_OPENERS: dict[str, tuple[Any, str, str, str, str, bool]] = {
+    "(": (_CALLABLE_END, CALL, CALL_LPAREN, PAREN, LPAREN, True),
+    "[": (_INDEXABLE_END, INDEX, INDEX_LBRACK, VECT, LBRACK, True),
+    "{": ((NAME, RBRACE), CURLY, CURLY_LBRACE, BRACE, LBRACE, False),
+}
+
 _PUNCTUATION: dict[str, Callable[[_Run, int], Emitted]] = {
-    "(": _Run.lparen,
-    "[": _Run.lbracket,
-    "{": _Run.lbrace,
+    "(": _Run.open_bracket,
+    "[": _Run.open_bracket,
+    "{": _Run.open_bracket,
     ")": _Run.close_bracket,
     "]": _Run.close_bracket,
     "}": _Run.close_bracket,

@@ -25,6 +25,20 @@ from grammar.tables import load_parser
 ACCEPTANCE = Path(__file__).resolve().parents[2] / "shared" / "acceptance"
 ACCEPTANCE_FILES = sorted(ACCEPTANCE.glob("*.jl")) + sorted(ACCEPTANCE.glob("errors/*.jl"))
 UNCLOSED = ACCEPTANCE / "errors" / "syntax_unclosed.jl"
+#: acceptance programs known not to pass yet (the list `make test` gives the acceptance run)
+XFAIL_NAMES = {line.strip() for line in (Path(__file__).with_name("acceptance_xfail.txt"))
+               .read_text(encoding="utf-8").splitlines() if line.strip() and line[0] != "#"}
+
+
+def _known_failing(path: Path) -> bool:
+    return path.relative_to(ACCEPTANCE).with_suffix("").as_posix() in XFAIL_NAMES
+
+
+def _acceptance_case(path: Path) -> object:
+    if _known_failing(path):
+        return pytest.param(path, marks=pytest.mark.xfail(
+            reason="listed in tests/acceptance_xfail.txt", strict=False))
+    return path
 
 
 # ---- AST builders -----------------------------------------------------------------------
@@ -83,7 +97,7 @@ def parse_error(src: str) -> ZylaParseError:
 
 
 @pytest.mark.skipif(not ACCEPTANCE.is_dir(), reason="acceptance programs not found")
-@pytest.mark.parametrize("path", [p for p in ACCEPTANCE_FILES if p != UNCLOSED],
+@pytest.mark.parametrize("path", [_acceptance_case(p) for p in ACCEPTANCE_FILES if p != UNCLOSED],
                          ids=lambda p: p.name)
 def test_acceptance_file_parses(path: Path) -> None:
     program = parse(path.read_text(encoding="utf-8"), str(path))
@@ -110,7 +124,7 @@ def reference_parse(text: str) -> list[A.Node]:
 
 
 @pytest.mark.skipif(not ACCEPTANCE.is_dir(), reason="acceptance programs not found")
-@pytest.mark.parametrize("path", [p for p in ACCEPTANCE_FILES if p != UNCLOSED],
+@pytest.mark.parametrize("path", [_acceptance_case(p) for p in ACCEPTANCE_FILES if p != UNCLOSED],
                          ids=lambda p: p.name)
 def test_fast_driver_agrees_with_lark(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
@@ -838,7 +852,8 @@ def test_lexer_fast_path_gives_the_same_tokens(monkeypatch: pytest.MonkeyPatch) 
 
     texts = [_load_bench_input().generate(400)]  # type: ignore[attr-defined]
     if ACCEPTANCE.is_dir():
-        texts += [p.read_text(encoding="utf-8") for p in ACCEPTANCE_FILES if p != UNCLOSED]
+        texts += [p.read_text(encoding="utf-8") for p in ACCEPTANCE_FILES
+                  if p != UNCLOSED and not _known_failing(p)]
     fast = [_token_stream(t) for t in texts]
     # a pattern that only ever skips spaces: every token then takes the general path
     monkeypatch.setattr(lexer, "_FAST_RE", re.compile(r"([ \t\r]*)(?P<none>(?!))?"))

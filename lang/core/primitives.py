@@ -13,7 +13,8 @@ Each `Primitive` has one entry per transformation (DESIGN.md, decision 2):
 
 `elementwise` (optional) is the vectorised scalar function used by `broadcast`; arithmetic
 operators have it because `*` on arrays is matmul, while `.*` is elementwise.
-Primitives written here are few and small; everything else in Base is Zyla (lang/base.jl).
+Primitives written here are few and small; everything else in Base is Zyla
+(lang/core/stdlib/base.jl).
 """
 
 from __future__ import annotations

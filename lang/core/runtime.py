@@ -2,7 +2,7 @@
 
 `Runtime` owns the global namespace of a program (Main), the built-in namespace (Base,
 Core and the standard modules, filled from the primitive table, lang.core.builtins and the
-Zyla-written lang/base.jl), and the interpreter. `run_source` parses, lowers and runs
+Zyla-written lang/core/stdlib/base.jl), and the interpreter. `run_source` parses, lowers and runs
 a file one top-level statement at a time, as Julia does.
 """
 

@@ -10,9 +10,20 @@ inside nested functions unless it says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from grammar import ast as A
+
+
+def children(node: A.Node, tuples: bool = True) -> Iterator[Any]:
+    """The fields of `node` a scan descends into: nodes and lists, and (unless `tuples` is
+    false) tuples as lists, such as a `for` loop's `(target, iterable)` pairs."""
+    for v in vars(node).values():
+        if isinstance(v, (A.Node, list)):
+            yield v
+        elif tuples and isinstance(v, tuple):
+            yield list(v)
 
 
 def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
@@ -47,11 +58,8 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
     if isinstance(node, A.MacroCall) and node.name == "testset":
         return out  # its body is a scope of its own
     if isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                assigned_names(v, out)
-            elif isinstance(v, tuple):
-                assigned_names(list(v), out)
+        for v in children(node):
+            assigned_names(v, out)
     return out
 
 
@@ -69,9 +77,8 @@ def global_decls(node: Any, out: set[str] | None = None) -> set[str]:
         for x in node.names:
             _target_names(getattr(x, "target", x), out)
     elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                global_decls(v, out)
+        for v in children(node, tuples=False):
+            global_decls(v, out)
     return out
 
 
@@ -111,9 +118,8 @@ def free_names(node: Any, out: set[str] | None = None) -> set[str]:
         free_names(node.params, out)
         free_names(node.kwparams, out)
     elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list, tuple)):
-                free_names(v, out)
+        for v in children(node):
+            free_names(v, out)
     return out
 
 
@@ -132,11 +138,8 @@ def closure_assigned(node: Any, out: set[str] | None = None) -> set[str]:
             assigned_names(a, out)
             closure_assigned(a, out)
     elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                closure_assigned(v, out)
-            elif isinstance(v, tuple):
-                closure_assigned(list(v), out)
+        for v in children(node):
+            closure_assigned(v, out)
     return out
 
 
@@ -153,15 +156,13 @@ def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
                                                          "test_broken", "time", "elapsed"):
         free_names(node.args, out)
     elif isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                nested_captures(v, out)
-            elif isinstance(v, tuple):
-                nested_captures(list(v), out)
+        for v in children(node):
+            nested_captures(v, out)
     return out
 
 
 def count_assignments(node: Any, counts: dict[str, int], weight: int = 1) -> None:
+    """Add to `counts` how often each name is assigned in `node` (twice inside a loop)."""
     if isinstance(node, list):
         for x in node:
             count_assignments(x, counts, weight)
@@ -176,11 +177,8 @@ def count_assignments(node: Any, counts: dict[str, int], weight: int = 1) -> Non
     if isinstance(node, (A.For, A.While)):
         weight = 2
     if isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)):
-                count_assignments(v, counts, weight)
-            elif isinstance(v, tuple):
-                count_assignments(list(v), counts, weight)
+        for v in children(node):
+            count_assignments(v, counts, weight)
 
 
 def may_exit(node: Any, in_loop: bool = False) -> bool:
@@ -198,15 +196,12 @@ def may_exit(node: Any, in_loop: bool = False) -> bool:
     if isinstance(node, (A.For, A.While)):
         return may_exit(node.body, True)
     if isinstance(node, A.Node):
-        for v in vars(node).values():
-            if isinstance(v, (A.Node, list)) and may_exit(v, in_loop):
-                return True
-            if isinstance(v, tuple) and may_exit(list(v), in_loop):
-                return True
+        return any(may_exit(v, in_loop) for v in children(node))
     return False
 
 
 def has_return(node: Any) -> bool:
+    """Does `node` contain a `return` (outside nested functions)?"""
     if isinstance(node, list):
         return any(has_return(x) for x in node)
     if isinstance(node, A.Return):
@@ -214,11 +209,7 @@ def has_return(node: Any) -> bool:
     if isinstance(node, (A.Lambda, A.FunctionDef)):
         return False
     if isinstance(node, A.Node):
-        return any(
-            has_return(v) if isinstance(v, (A.Node, list))
-            else has_return(list(v)) if isinstance(v, tuple) else False
-            for v in vars(node).values()
-        )
+        return any(has_return(v) for v in children(node))
     return False
 
 
@@ -231,7 +222,5 @@ def has_break(node: Any) -> bool:
     if isinstance(node, (A.Lambda, A.FunctionDef, A.For, A.While)):
         return False
     if isinstance(node, A.Node):
-        return any(
-            has_break(v) if isinstance(v, (A.Node, list)) else False for v in vars(node).values()
-        )
+        return any(has_break(v) for v in children(node, tuples=False))
     return False

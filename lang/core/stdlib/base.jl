@@ -1,4 +1,4 @@
-# Zyla's Base, written in Zyla over the primitives of lang/primitives*.py.
+# Zyla's Base, written in Zyla over the primitives of lang/core/primitives*.py.
 # Everything here is differentiable for free: the AD transforms these bodies like user code.
 
 struct Pair

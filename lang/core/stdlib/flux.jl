@@ -163,6 +163,12 @@ Core.channel_shape(nd, c) = nd == 3 ? (1, c, 1) : nd == 4 ? (1, 1, c, 1) : (1, 1
 Core.conv_bias(b::Bool, nd) = false
 Core.conv_bias(b, nd) = reshape(b, Core.channel_shape(nd, length(b)))
 
+# the bias, stride, padding and dilation fields of a convolution-like layer with kernel
+# size k and nout output channels, from the keywords its constructors take
+Core.conv_geometry(k, bias, nout, stride, pad, dilation) =
+    (Core.create_bias(bias, nout), Core.expand(length(k), stride),
+     Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation))
+
 struct Conv
     σ
     weight
@@ -176,13 +182,11 @@ function Conv(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1, grou
               init=glorot_uniform, bias=true)
     groups == 1 || error("Conv: groups other than 1 are not supported")
     w = init(k..., ch.first, ch.second)
-    Conv(σ, w, Core.create_bias(bias, ch.second), Core.expand(length(k), stride),
-         Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation), groups)
+    Conv(σ, w, Core.conv_geometry(k, bias, ch.second, stride, pad, dilation)..., groups)
 end
 function Conv(w::AbstractArray, b=true, σ=identity; stride=1, pad=0, dilation=1, groups=1)
     k = size(w)[1:ndims(w)-2]
-    Conv(σ, w, Core.create_bias(b, size(w, ndims(w))), Core.expand(length(k), stride),
-         Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation), groups)
+    Conv(σ, w, Core.conv_geometry(k, b, size(w, ndims(w)), stride, pad, dilation)..., groups)
 end
 (c::Conv)(x) = c.σ.(Core.addbias(Core.conv(x, c.weight, c.stride, c.pad, c.dilation, false),
                                  Core.conv_bias(c.bias, ndims(x))))
@@ -198,8 +202,7 @@ end
 function CrossCor(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
                   init=glorot_uniform, bias=true)
     w = init(k..., ch.first, ch.second)
-    CrossCor(σ, w, Core.create_bias(bias, ch.second), Core.expand(length(k), stride),
-             Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation))
+    CrossCor(σ, w, Core.conv_geometry(k, bias, ch.second, stride, pad, dilation)...)
 end
 (c::CrossCor)(x) = c.σ.(Core.addbias(Core.conv(x, c.weight, c.stride, c.pad, c.dilation, true),
                                      Core.conv_bias(c.bias, ndims(x))))
@@ -217,8 +220,7 @@ end
 function ConvTranspose(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
                        init=glorot_uniform, bias=true)
     w = init(k..., ch.second, ch.first)
-    ConvTranspose(σ, w, Core.create_bias(bias, ch.second), Core.expand(length(k), stride),
-                  Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation))
+    ConvTranspose(σ, w, Core.conv_geometry(k, bias, ch.second, stride, pad, dilation)...)
 end
 Core.pad_pairs(p::Integer, n) = ntuple(i -> p, 2n)
 Core.pad_pairs(p::Tuple, n) = length(p) == 2n ? p : Core.pad_pairs_sym(p)
