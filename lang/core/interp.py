@@ -375,6 +375,12 @@ Interpreter.handlers = OP_HANDLERS
 _ = (UNDEF, SourceFile)
 
 
+# Python exceptions a built-in may leak as a MethodError, and messages that name no call
+_PY_ERROR = re.compile(r"^(TypeError|ValueError|AttributeError|KeyError|IndexError|"
+                       r"NotImplementedError)\b")
+_GENERIC_METHOD_ERRORS = ("no method for these argument types",)
+
+
 def refine_method_error(err: ZylaError, op: Any, env: dict) -> None:
     """Rewrite a MethodError that a built-in raised without naming the call (a Python
     exception translated to a MethodError, or a generic message) as Julia names it:
@@ -384,7 +390,6 @@ def refine_method_error(err: ZylaError, op: Any, env: dict) -> None:
         return
     if err.message not in _GENERIC_METHOD_ERRORS and not _PY_ERROR.match(err.message):
         return
-
     try:
         start = 0 if op.name == "call" else 1
         if op.name == "call":
@@ -404,10 +409,3 @@ def refine_method_error(err: ZylaError, op: Any, env: dict) -> None:
     err.args = (f"{err.kind}: {err.message}",)
     if os.environ.get("ZYLA_DEBUG", "") not in ("", "0") and detail not in _GENERIC_METHOD_ERRORS:
         err.hint = (err.hint + "\n" if err.hint else "") + f"(Python: {detail})"
-
-
-_PY_ERROR = re.compile(r"^(TypeError|ValueError|AttributeError|KeyError|IndexError|"
-                       r"NotImplementedError)\b")
-
-
-_GENERIC_METHOD_ERRORS = ("no method for these argument types",)

@@ -29,13 +29,12 @@ from lang.door import diagnostics, gradcheck, plots
 
 Runtime = core_runtime.Runtime
 
-_INSTALLERS = (diagnostics.install, gradcheck.install, plots.install, ad_runtime.install,
-               ad_rules.install, ad_forward.install, dumps.install)
-for _install in _INSTALLERS:
-    if _install not in core_runtime.INSTALLERS:
-        core_runtime.INSTALLERS.append(_install)
-if "ad.jl" not in core_runtime.STARTUP_FILES:
-    core_runtime.STARTUP_FILES.append("ad.jl")
+# in this order: autodiff's primitives before its rules, its rules before forward mode
+# (which attaches the forward rules of every primitive registered by then)
+core_runtime.INSTALLERS.extend([diagnostics.install, gradcheck.install, plots.install,
+                                ad_runtime.install, ad_rules.install, ad_forward.install,
+                                dumps.install])
+core_runtime.STARTUP_FILES.append("ad.jl")
 interp.set_offload(backend_compile.try_offload)
 
 
