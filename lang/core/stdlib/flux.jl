@@ -736,15 +736,11 @@ struct OptimiserChain
 end
 OptimiserChain(opts...) = OptimiserChain(opts)
 
-Core.opt_init(o::Descent, x) = nothing
-Core.opt_init(o::Momentum, x) = zero(x)
-Core.opt_init(o::Nesterov, x) = zero(x)
-Core.opt_init(o::RMSProp, x) = zero(x)
-Core.opt_init(o::Adam, x) = (zero(x), zero(x), (one(eltype(x)), one(eltype(x))))
-Core.opt_init(o::AdamW, x) = (zero(x), zero(x), (one(eltype(x)), one(eltype(x))))
-Core.opt_init(o::WeightDecay, x) = nothing
-Core.opt_init(o::ClipGrad, x) = nothing
-Core.opt_init(o::ClipNorm, x) = nothing
+# the rules without state, with one array of state (a velocity or an average of squares),
+# and Adam's two moments with (β1^t, β2^t)
+Core.opt_init(o::Union{Descent, WeightDecay, ClipGrad, ClipNorm}, x) = nothing
+Core.opt_init(o::Union{Momentum, Nesterov, RMSProp}, x) = zero(x)
+Core.opt_init(o::Union{Adam, AdamW}, x) = (zero(x), zero(x), (one(eltype(x)), one(eltype(x))))
 Core.opt_init(o::OptimiserChain, x) = map(r -> Core.opt_init(r, x), o.opts)
 
 Core.opt_apply(o::Descent, st, x, dx) = (st, convert(eltype(x), o.eta) .* dx)
@@ -835,9 +831,7 @@ adjust!(s::Nothing, η) = nothing
 adjust!(s::Tuple, η) = foreach(c -> adjust!(c, η), s)
 adjust!(s::NamedTuple, η) = foreach(c -> adjust!(c, η), values(s))
 Core.with_eta(o::OptimiserChain, η) = OptimiserChain(map(r -> Core.with_eta(r, η), o.opts))
-Core.with_eta(o::WeightDecay, η) = o
-Core.with_eta(o::ClipGrad, η) = o
-Core.with_eta(o::ClipNorm, η) = o
+Core.with_eta(o::Union{WeightDecay, ClipGrad, ClipNorm}, η) = o  # no learning rate
 Core.with_eta(o, η) = Functors.rebuild(o, (η, Core.tail(Functors.children(o))...))
 
 # --- training ------------------------------------------------------------------------------------
