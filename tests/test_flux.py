@@ -678,6 +678,7 @@ def test_showprogress_draws_a_bar(z: Zyla, capfd: pytest.CaptureFixture[str]) ->
 def test_readdlm_and_dir(z: Zyla, tmp_path: Any) -> None:
     p = tmp_path / "t.csv"
     p.write_text("a,b,c\n1,2,3\n4,5,6\n")
+    z.rt.safety_policy.allow_read.append(tmp_path.resolve())  # as --allow-read=tmp_path
     z.eval(f"dl, hdr = readdlm(\"{p}\", ',', Int; header=true)")
     assert (z.eval("dl") == np.array([[1, 2, 3], [4, 5, 6]])).all() and z.eval(
         "dl"

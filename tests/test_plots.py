@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from grammar.errors import ZylaError
+from lang.core.safety import configure
 from lang.door.wiring import Runtime
 
 
@@ -52,6 +53,7 @@ def test_histogram_counts(rt: Runtime) -> None:
 
 def test_savefig_png_and_text(rt: Runtime, tmp_path: Path) -> None:
     png, txt = tmp_path / "loss.png", tmp_path / "loss.txt"
+    configure(rt, None, allow_write=[str(tmp_path)])
     rt.run_source(f'p = lineplot([3.0, 1.0, 2.0])\nsavefig(p, "{png}")\nsavefig(p, "{txt}")\n',
                   "p.jl")
     data = png.read_bytes()

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import current, exceptions
+from lang.core import current, exceptions, safety
 from lang.core import modules as M
 from lang.core import numeric as N
 from lang.core import values as V
@@ -851,10 +851,7 @@ def _include(path: str) -> Any:
     rt = current.runtime()
     base = os.path.dirname(rt.current_file) if rt.current_file else "."
     full = path if os.path.isabs(path) else os.path.join(base, path)
-    if not os.path.exists(full):
-        raise ZylaError("SystemError", f"opening file {path!r}: No such file or directory")
-    if not os.path.isfile(full):  # no directories, devices or pipes (lang.core.safety)
-        raise ZylaError("SystemError", f"opening file {path!r}: not a regular file")
+    full = safety.readable(full, "including")
     saved = rt.current_file
     rt.current_file = full
     try:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import choices
+from lang.core import choices, safety
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_random import GLOBAL_RNG, uniform_jax
@@ -1538,7 +1538,7 @@ def _readdlm(
     sep = delim.value if isinstance(delim, V.Char) else (delim if isinstance(delim, str) else None)
     d = V.JTYPE_TO_DTYPE.get(t, N.F64) if t is not None else N.F64
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(safety.readable(path), encoding="utf-8") as fh:
             lines = [ln.rstrip("\r\n") for ln in fh]
     except OSError as e:
         raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
@@ -1580,7 +1580,7 @@ def _read_text(path: Any, t: Any = None) -> Any:
     if not isinstance(path, str) or (t is not None and t is not V.StringT):
         raise ZylaError("MethodError", "read: only read(path::String, String) is supported")
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(safety.readable(path), encoding="utf-8") as fh:
             return fh.read()
     except OSError as e:
         raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
@@ -1754,8 +1754,8 @@ for _n, _f in {
     "joinpath": _joinpath,
     "dirname": lambda p: os.path.dirname(p),
     "basename": lambda p: os.path.basename(p),
-    "isfile": lambda p: os.path.isfile(p),
-    "isdir": lambda p: os.path.isdir(p),
+    "isfile": lambda p: os.path.isfile(safety.may_look_at(p)),
+    "isdir": lambda p: os.path.isdir(safety.may_look_at(p)),
     "abspath": lambda p: os.path.abspath(p),
 }.items():
     _host(_n, _f, "file system access runs on the host")

@@ -10,19 +10,33 @@ Running or including a `.jl` file cannot reach Python or the shell:
 - `include(path)` reads only regular files and parses them as Zyla source;
 - running an external command, `run(Cmd(["prog", "arg"]))`, is refused unless the user
   opted in (`zyla run --allow-shell FILE.jl`, `zyla --allow-shell`), which sets
-  `Policy.allow_shell`; even then the command runs without a shell (no expansion).
+  `Policy.allow_shell`; even then the command runs without a shell (no expansion);
+- every built-in that touches a file passes one gate, as Deno's permissions do:
+  `readable(path)` lets a program read regular files under its own folder and the current
+  folder (not hidden ones, and not the whole file system when run from `/`),
+  `writable(path)` write only inside the current folder's tree, never a hidden
+  path (a `.`-name below the folder allowed), a file that Python, a shell or a package
+  manager would run (`.py`, `.pth`, `.sh`, `Makefile`, `package.json`, anything in a `bin`
+  or `site-packages` folder or a Python environment, an executable file). `/proc`, `/dev`
+  and `/sys`, and every other path, need `--allow-read=PATH` / `--allow-write=PATH`.
+  Paths are compared after symbolic links are resolved. A refusal is a `SystemError`
+  naming the path and the flag that would allow it (docs/SAFETY.md).
 
 `policy(rt)` is the runtime's policy; `install(rt)` registers `run` and `Cmd`.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import values as V
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
@@ -32,9 +46,162 @@ CmdT = V.JType("Cmd", V.AnyT)
 
 @dataclass
 class Policy:
-    """What a program may do beyond computing and printing."""
+    """What a program may do beyond computing and printing.
+
+    `program_dir` (the folder of the file being run, None for `-e` and the REPL) and `cwd`
+    (the current folder when the runtime started) may be read; `cwd`'s tree may be
+    written; `allow_read`/`allow_write` are the folders or files the user added."""
 
     allow_shell: bool = False
+    program_dir: Path | None = None
+    cwd: Path = field(default_factory=lambda: Path(os.getcwd()).resolve())
+    allow_read: list[Path] = field(default_factory=list)
+    allow_write: list[Path] = field(default_factory=list)
+
+
+#: Trees of the operating system's live state: readable only when named by --allow-read.
+SYSTEM_TREES = (Path("/proc"), Path("/dev"), Path("/sys"))
+
+#: File names and suffixes that Python, a shell or a package manager runs or sources.
+EXECUTED_SUFFIXES = frozenset({
+    ".py", ".pyc", ".pyo", ".pyw", ".pth", ".pyz", ".so", ".dylib", ".dll", ".exe", ".sh",
+    ".bash", ".zsh", ".fish", ".csh", ".ksh", ".command", ".bat", ".cmd", ".ps1", ".desktop",
+    ".service", ".cfg", ".toml", ".ini", ".pl", ".rb", ".js", ".mjs", ".cjs",
+})
+EXECUTED_NAMES = frozenset({
+    "makefile", "gnumakefile", "package.json", "dockerfile", "cmakelists.txt", "justfile",
+    "rakefile", "gemfile", "procfile", "vagrantfile", "requirements.txt", "pipfile",
+    "pyvenv.cfg", "activate", "crontab", "authorized_keys",
+})
+#: Folders whose files are run or imported by tools (scripts, installed packages).
+EXECUTED_DIRS = frozenset({"bin", "sbin", "scripts", "site-packages", "dist-packages",
+                           "node_modules", "__pycache__", "lib-dynload", "hooks"})
+
+
+def readable(path: Any, what: str = "reading") -> str:
+    """The path a built-in may open for reading `path`, after the policy's checks: a
+    regular file under the program's folder, the current folder or an --allow-read path
+    (the system trees only when named there). Raises a `SystemError` otherwise."""
+    full = _resolve(path)
+    if not _may_read(full):
+        raise _refused(path, full, what, "read")
+    if not full.exists():
+        raise ZylaError("SystemError", f"opening file {path!r}: No such file or directory")
+    if not stat.S_ISREG(full.stat().st_mode):  # no directories, devices or pipes
+        raise ZylaError("SystemError", f"opening file {path!r}: not a regular file")
+    return str(full)
+
+
+def may_look_at(path: Any) -> str:
+    """The resolved path `isfile`/`isdir` may look at: inside what may be read."""
+    full = _resolve(path)
+    if not _may_read(full):
+        raise _refused(path, full, "looking at", "read")
+    return str(full)
+
+
+def _may_read(full: Path) -> bool:
+    """Named by --allow-read, or below the program's folder or the current folder (not
+    the file system's root), not hidden below it, and not in a system tree."""
+    pol = _current_policy()
+    if _under_any(full, pol.allow_read):
+        return True
+    if _under_any(full, list(SYSTEM_TREES)):
+        return False
+    roots = [r for r in (pol.cwd, pol.program_dir)
+             if r is not None and len(r.parts) > 1 and _under(full, r)]
+    if not roots:
+        return False
+    root = max(roots, key=lambda r: len(r.parts))
+    return not any(part.startswith(".") for part in full.parts[len(root.parts):])
+
+
+def writable(path: Any, what: str = "writing") -> str:
+    """The path a built-in may open for writing `path`: inside the current folder's tree
+    or an --allow-write path, not hidden, not a file that tools run. Raises otherwise."""
+    full = _resolve(path)
+    pol = _current_policy()
+    roots = [r for r in pol.allow_write if _under(full, r)]
+    if full in pol.allow_write:
+        return str(full)  # the user named this very file
+    if not roots:
+        if _under_any(full, list(SYSTEM_TREES)) or not _under(full, pol.cwd):
+            raise _refused(path, full, what, "write")
+        roots = [pol.cwd]
+    root = max(roots, key=lambda r: len(r.parts))
+    below = full.parts[len(root.parts):]
+    why = _executed_or_hidden(full, below)
+    if why:
+        raise ZylaError("SystemError", f"{what} {str(path)!r} is not allowed: {why}",
+                        hint="a program may not write files that other programs run, nor "
+                             "hidden ones; name the file itself with --allow-write=PATH if "
+                             "you mean it")
+    return str(full)
+
+
+def _executed_or_hidden(full: Path, below: tuple[str, ...]) -> str | None:
+    if any(part.startswith(".") for part in below):
+        return "it is a hidden path"
+    name = full.name.lower()
+    if name in EXECUTED_NAMES or full.suffix.lower() in EXECUTED_SUFFIXES:
+        return "tools run or load files of this kind"
+    if any(part.lower() in EXECUTED_DIRS for part in full.parts[:-1]):
+        return "it is inside a folder of scripts or installed packages"
+    if any((parent / "pyvenv.cfg").exists() for parent in full.parents):
+        return "it is inside a Python environment"
+    try:
+        if full.exists() and (full.stat().st_mode & 0o111 or not full.is_file()):
+            return "it is an executable or not a regular file"
+    except OSError:
+        return "it cannot be checked"
+    return None
+
+
+def _resolve(path: Any) -> Path:
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise ZylaError("ArgumentError", "a file name must be a non-empty String")
+    try:
+        return Path(os.path.realpath(os.path.abspath(os.path.expanduser(path))))
+    except (OSError, ValueError) as e:
+        raise ZylaError("SystemError", f"the path {path!r} cannot be resolved: {e}") from None
+
+
+def _under(p: Path, root: Path) -> bool:
+    return p == root or root in p.parents
+
+
+def _under_any(p: Path, roots: list[Path]) -> bool:
+    return any(_under(p, r) for r in roots)
+
+
+def _refused(path: Any, full: Path, what: str, kind: str) -> ZylaError:
+    rule = ("a program reads only files in its own folder and the current folder, not hidden "
+            "ones nor /proc, /dev or /sys") if kind == "read" else \
+        "a program writes only inside the current folder's tree"
+    return ZylaError(
+        "SystemError", f"{what} {str(path)!r} is not allowed: {rule}",
+        hint=f"to allow it, run with --allow-{kind}={full if kind == 'read' else full.parent}")
+
+
+def _current_policy() -> Policy:
+    rt = current.runtime()
+    return policy(rt) if rt is not None else Policy()
+
+
+def configure(rt: Any, program: str | None, allow_read: list[str] = (),  # type: ignore[assignment]
+              allow_write: list[str] = (),  # type: ignore[assignment]
+              allow_shell: bool = False) -> Policy:
+    """Set the runtime's policy for running `program` (a file name, or None) with the
+    user's `--allow-read`/`--allow-write` paths and `--allow-shell`."""
+    pol = policy(rt)
+    pol.allow_shell = allow_shell
+    if program and program not in ("none", "REPL"):
+        set_program(rt, program)
+    pol.allow_read = [Path(os.path.realpath(os.path.abspath(os.path.expanduser(p))))
+                      for p in allow_read]
+    pol.allow_write = [Path(os.path.realpath(os.path.abspath(os.path.expanduser(p))))
+                       for p in allow_write]
+    return pol
 
 
 def policy(rt: Any) -> Policy:
@@ -123,3 +290,8 @@ def install(rt: Any) -> None:
     rt.builtins["run"] = prim("run", lambda cmd: run_cmd(rt, cmd), host_only, NONDIFF,
                               lambda *a, **k: V.NothingT)
     policy(rt)
+
+
+def set_program(rt: Any, program: str) -> None:
+    """`program` is the file being run: its folder becomes readable."""
+    policy(rt).program_dir = Path(os.path.realpath(os.path.abspath(program))).parent

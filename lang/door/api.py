@@ -14,7 +14,7 @@ reversed, see lang.core.values; the conversion here is a transpose).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from backend.compile import compiled_call
 from backend.lower_jax import JaxInterpreter
 from lang.core import values as V
 from lang.core.functions import Closure
+from lang.core.safety import configure, set_program
 from lang.core.structure import join, split
 from lang.door.wiring import Runtime
 
@@ -66,17 +67,24 @@ def from_zyla(x: Any) -> Any:
 
 
 class Zyla:
-    """One Zyla session (its own globals)."""
+    """One Zyla session (its own globals). Its programs pass the same file gate as
+    `zyla run` (lang.core.safety); `allow_read`/`allow_write` add paths, as the CLI's
+    `--allow-read`/`--allow-write` do."""
 
-    def __init__(self) -> None:
+    def __init__(self, allow_read: Sequence[str] = (), allow_write: Sequence[str] = (),
+                 allow_shell: bool = False) -> None:
         self.rt = Runtime()
         self.rt.current_file = "<python>"
+        configure(self.rt, None, [str(p) for p in allow_read], [str(p) for p in allow_write],
+                  allow_shell)
 
     def eval(self, code: str, filename: str = "<python>") -> Any:
         return from_zyla(self.rt.run_source(code, filename))
 
     def load(self, path: str) -> None:
+        """Run the file at `path`; its folder becomes readable, as for `zyla run`."""
         self.rt.current_file = path
+        set_program(self.rt, path)
         with open(path, encoding="utf-8") as f:
             self.rt.run_source(f.read(), path)
 

@@ -1,7 +1,7 @@
 """The `zyla` command.
 
-    zyla [--allow-shell]                      the REPL
-    zyla [--allow-shell] run FILE.jl [ARGS]   run a program (also: zyla FILE.jl [ARGS])
+    zyla [PERMISSIONS]                        the REPL
+    zyla [PERMISSIONS] run FILE.jl [ARGS]     run a program (also: zyla FILE.jl [ARGS])
     zyla -e CODE                              evaluate code, like `julia -e`
     zyla explain FILE.jl 'f(x)'               run FILE, then say whether f(x) offloads to XLA
     zyla gradcheck FILE.jl [FUNC]             run FILE's @gradcheck properties (or check FUNC)
@@ -10,8 +10,11 @@
 Errors in the user's program print as `ERROR:` with location, source line, caret and a
 hint on stderr and exit with status 1; a Python traceback is shown only with
 ZYLA_DEBUG=1 (an internal error is reported as `InternalError` without one).
-`--allow-shell` lets the program run external commands (`run(Cmd([...]))`, see
-lang.core.safety); without it they are refused.
+PERMISSIONS (lang.core.safety, docs/SAFETY.md): a program reads files under its own
+folder and the current folder and writes only inside the current folder's tree (no
+hidden files, nothing that tools run); `--allow-read=PATH[,PATH...]` and
+`--allow-write=PATH[,PATH...]` add paths; `--allow-shell` lets it run external commands
+(`run(Cmd([...]))`), which are refused otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from backend import compile as backend_compile
@@ -31,10 +34,10 @@ from lang.door.repl import repl
 from lang.door.wiring import new_runtime
 
 USAGE = """\
-usage: zyla [--allow-shell]                       start the REPL
-       zyla [--allow-shell] run FILE.jl [ARGS...] run a program
+usage: zyla [PERMISSIONS]                         start the REPL
+       zyla [PERMISSIONS] run FILE.jl [ARGS...]   run a program
        zyla run --devices N FILE.jl [ARGS...]     ... data-parallel over N devices (SHARDING.md)
-       zyla [--allow-shell] FILE.jl [ARGS...]     the same
+       zyla [PERMISSIONS] FILE.jl [ARGS...]       the same
        zyla -e CODE                               evaluate CODE
        zyla explain FILE.jl 'f(x)'                does f(x) offload to XLA, and if not, why
        zyla gradcheck [--examples N] [--seed N] FILE.jl [FUNC]
@@ -138,14 +141,15 @@ def _read(path: str) -> str:
         raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
 
 
-def run_file(path: str, args: list[str], allow_shell: bool = False) -> int:
+def run_file(path: str, args: list[str], allow_shell: bool = False,
+             allow_read: Sequence[str] = (), allow_write: Sequence[str] = ()) -> int:
     box: list = [None]
 
     def action() -> None:
         import numpy as np
 
         text = _read(path)
-        rt = box[0] = new_runtime(path, allow_shell)
+        rt = box[0] = new_runtime(path, allow_shell, allow_read, allow_write)
         argv = np.empty(len(args), dtype=object)
         argv[:] = args
         rt.globals["ARGS"] = argv
@@ -154,11 +158,12 @@ def run_file(path: str, args: list[str], allow_shell: bool = False) -> int:
     return guarded(action, box)
 
 
-def run_code(code: str, allow_shell: bool = False) -> int:
+def run_code(code: str, allow_shell: bool = False, allow_read: Sequence[str] = (),
+             allow_write: Sequence[str] = ()) -> int:
     box: list = [None]
 
     def action() -> None:
-        rt = box[0] = new_runtime("none", allow_shell)
+        rt = box[0] = new_runtime("none", allow_shell, allow_read, allow_write)
         rt.run_source(code, "none")
 
     return guarded(action, box)
@@ -246,16 +251,26 @@ def _int_option(argv: list[str], name: str) -> tuple[int | None, str | None]:
 
 
 def _leading_options(argv: list[str], opts: dict) -> tuple[list[str], str | None]:
-    """Take `--allow-shell` and `--devices N` from the front of argv into opts; (rest, error)."""
-    while argv and argv[0] in ("--allow-shell", "--devices"):
-        if argv[0] == "--allow-shell":
+    """Take `--allow-shell`, `--allow-read=PATHS`, `--allow-write=PATHS` and `--devices N`
+    from the front of argv into opts; (rest, error)."""
+    while argv:
+        arg = argv[0]
+        if arg == "--allow-shell":
             opts["allow_shell"] = True
             argv = argv[1:]
-            continue
-        if len(argv) < 2 or not argv[1].isdigit() or int(argv[1]) < 1:
-            return argv, "--devices needs a positive number of devices"
-        opts["devices"] = int(argv[1])
-        argv = argv[2:]
+        elif arg.startswith(("--allow-read", "--allow-write")):
+            flag, eq, paths = arg.partition("=")
+            if flag not in ("--allow-read", "--allow-write") or not eq or not paths:
+                return argv, f"{flag} needs paths: {flag}=PATH[,PATH...]"
+            opts[flag[2:].replace("-", "_")].extend(p for p in paths.split(",") if p)
+            argv = argv[1:]
+        elif arg == "--devices":
+            if len(argv) < 2 or not argv[1].isdigit() or int(argv[1]) < 1:
+                return argv, "--devices needs a positive number of devices"
+            opts["devices"] = int(argv[1])
+            argv = argv[2:]
+        else:
+            break
     return argv, None
 
 
@@ -269,14 +284,14 @@ def _use_devices(n: int | None) -> None:
 
 def dispatch(argv: list[str]) -> int:
     """Run the command line `argv` (without the program name); the exit status."""
-    opts: dict = {"allow_shell": False, "devices": None}
+    opts: dict = {"allow_shell": False, "allow_read": [], "allow_write": [], "devices": None}
     argv, err = _leading_options(argv, opts)
     if err:
         return usage(err)
-    allow_shell = opts["allow_shell"]
+    perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write")}
     if not argv:
         _use_devices(opts["devices"])
-        return repl(allow_shell=allow_shell)
+        return repl(**perms)
     cmd = argv[0]
     if cmd in ("-h", "--help", "help"):
         print(USAGE)
@@ -291,12 +306,13 @@ def dispatch(argv: list[str]) -> int:
         if not rest:
             return usage("run needs a file")
         _use_devices(opts["devices"])
-        return run_file(rest[0], rest[1:], opts["allow_shell"])
+        perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write")}
+        return run_file(rest[0], rest[1:], **perms)
     if cmd == "-e":
         if len(argv) < 2:
             return usage("-e needs code")
         _use_devices(opts["devices"])
-        return run_code(argv[1], allow_shell)
+        return run_code(argv[1], **perms)
     if cmd == "explain":
         if len(argv) != 3:
             return usage("explain needs a file and a call, e.g. zyla explain model.jl 'loss(W, x)'")
@@ -312,7 +328,7 @@ def dispatch(argv: list[str]) -> int:
         return gradcheck(rest[0], rest[1] if len(rest) == 2 else None, examples, seed)
     if cmd.endswith(".jl"):
         _use_devices(opts["devices"])
-        return run_file(cmd, argv[1:], allow_shell)
+        return run_file(cmd, argv[1:], **perms)
     return usage(f"unknown command {cmd!r}")
 
 

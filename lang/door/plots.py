@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
+from lang.core import safety
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, HostOnly, prim
 
@@ -278,8 +279,9 @@ def savefig(p: Any, path: Any) -> None:
     if not isinstance(path, str) or not path:
         raise ZylaError("ArgumentError", "savefig needs a file name")
     data = png_bytes(p) if path.lower().endswith(".png") else (p.render() + "\n").encode()
+    target = safety.writable(path)
     try:
-        with open(path, "wb") as f:
+        with open(target, "wb") as f:
             f.write(data)
     except OSError as e:
         raise ZylaError("SystemError", f"writing {path!r}: {e.strerror}") from None

@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from grammar.errors import ZylaError
@@ -55,8 +55,9 @@ Type ?name for help, Ctrl-D to exit."""
 class Session:
     """One REPL session: a runtime and the number of inputs evaluated so far."""
 
-    def __init__(self, allow_shell: bool = False) -> None:
-        self.rt = new_runtime("REPL", allow_shell)
+    def __init__(self, allow_shell: bool = False, allow_read: Sequence[str] = (),
+                 allow_write: Sequence[str] = ()) -> None:
+        self.rt = new_runtime("REPL", allow_shell, allow_read, allow_write)
         self.count = 0
 
     def evaluate(self, text: str, width: int | None = None, height: int | None = None) -> None:
@@ -327,9 +328,10 @@ def _read_line(prompt: str) -> str:
     return line.rstrip("\n")
 
 
-def repl(allow_shell: bool = False) -> int:
+def repl(allow_shell: bool = False, allow_read: Sequence[str] = (),
+         allow_write: Sequence[str] = ()) -> int:
     """Run the REPL until end of input; the exit status."""
-    session = Session(allow_shell)
+    session = Session(allow_shell, allow_read, allow_write)
     if sys.stdin.isatty() and sys.stdout.isatty():
         try:
             return _terminal_loop(session)

@@ -15,6 +15,7 @@ door has the whole language.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from autodiff import forward as ad_forward
@@ -24,7 +25,7 @@ from backend import compile as backend_compile
 from backend import dumps, sharding  # noqa: F401  (sharding registers Zyla.shard_batch)
 from lang.core import interp
 from lang.core import runtime as core_runtime
-from lang.core.safety import policy
+from lang.core.safety import configure
 from lang.door import diagnostics, gradcheck, plots
 
 Runtime = core_runtime.Runtime
@@ -38,9 +39,11 @@ core_runtime.STARTUP_FILES.append("ad.jl")
 interp.set_offload(backend_compile.try_offload)
 
 
-def new_runtime(filename: str, allow_shell: bool = False) -> Any:
-    """A runtime for running `filename`, with the safety policy set."""
+def new_runtime(filename: str, allow_shell: bool = False, allow_read: Sequence[str] = (),
+                allow_write: Sequence[str] = ()) -> Any:
+    """A runtime for running `filename` (a path, or "none"/"REPL"), with the safety policy
+    set from the user's flags (lang.core.safety)."""
     rt = Runtime()
     rt.current_file = filename
-    policy(rt).allow_shell = allow_shell
+    configure(rt, filename, list(allow_read), list(allow_write), allow_shell)
     return rt
