@@ -42,6 +42,7 @@ XLA_FLAGS) and by the key string the op gives (op, shapes, dtype, geometry).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import math
 import os
@@ -230,19 +231,22 @@ def _disk_lookup(key: str) -> dict[str, Any] | None:
 
 
 def _disk_store(key: str, rec: dict[str, Any]) -> None:
-    """Merge one record into the cache file (re-read first: other processes write too),
-    replacing the file atomically."""
+    """Merge one record into the cache file, replacing the file atomically. Other
+    processes write too: the read-merge-replace holds an exclusive lock on a lock file
+    beside it, so no process's record is lost to another's write."""
     path = cache_path()
     if path is None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = _read_cache(path)
-        data.setdefault(machine_key(), {})[key] = rec
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".costmodel", suffix=".json")
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-        os.replace(tmp, path)
+        with open(path.with_name(path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            data = _read_cache(path)
+            data.setdefault(machine_key(), {})[key] = rec
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".costmodel", suffix=".json")
+            with os.fdopen(fd, "w") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache directory only costs a re-measurement next time
 

@@ -466,3 +466,22 @@ def test_per_op_choices_are_checked_on_the_whole_program(monkeypatch: pytest.Mon
     host = z.gradient("cm_loss", *args)
     for g, r in zip(got, host, strict=True):
         np.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-9)
+
+
+def test_concurrent_processes_keep_every_record(tmp_path: Path) -> None:
+    """Four processes store 25 records each into one cache file at the same time: the
+    file ends with all 100 (the read-merge-replace is locked; without it, writes race)."""
+    script = (
+        "import sys\n"
+        "from backend import costmodel as CM\n"
+        "for i in range(25):\n"
+        "    CM._disk_store(f'{sys.argv[1]}-{i}', {'choice': 'xla', 'times_ms': {}})\n"
+    )
+    env = dict(os.environ, ZYLA_COSTMODEL_CACHE=str(tmp_path / "costmodel.json"),
+               PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen([sys.executable, "-c", script, f"p{k}"], env=env, cwd=ROOT)
+             for k in range(4)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
+    data = json.loads((tmp_path / "costmodel.json").read_text())
+    (records,) = data.values()
+    assert sorted(records) == sorted(f"p{k}-{i}" for k in range(4) for i in range(25))

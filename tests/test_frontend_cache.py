@@ -206,9 +206,25 @@ def _bad_payload() -> bytes:
     return pickle.dumps(Evil())
 
 
+def _dotted(canary: Path) -> bytes:
+    """A pickle that calls `os.system` reached through an allowed module's imports
+    (`lang.core.values` imports numpy as np; protocol 4 resolves a dotted global name
+    attribute by attribute): the probe of the issue "Safe by default"."""
+    cmd = f"touch {canary}".encode()
+    return (b"\x80\x04"                                   # PROTO 4
+            + b"\x8c" + bytes([len(b"lang.core.values")]) + b"lang.core.values"
+            + b"\x8c" + bytes([len(b"np.testing._private.utils.os.system")])
+            + b"np.testing._private.utils.os.system"
+            + b"\x93"                                      # STACK_GLOBAL
+            + b"\x8c" + bytes([len(cmd)]) + cmd + b"\x85"  # a 1-tuple of the command
+            + b"R"                                         # REDUCE: call it
+            + b".")
+
+
 @pytest.mark.parametrize("damage", ["truncated", "garbage", "bad-checksum", "foreign-pickle",
-                                    "not-ir", "empty"])
-def test_corrupt_entry_is_ignored(cache: Path, damage: str) -> None:
+                                    "not-ir", "empty", "unsigned", "dotted-name",
+                                    "dotted-name-unsigned"])
+def test_corrupt_entry_is_ignored(cache: Path, damage: str, tmp_path: Path) -> None:
     import hashlib
 
     calls, lower = _lower_counter(SMALL)
@@ -216,8 +232,14 @@ def test_corrupt_entry_is_ignored(cache: Path, damage: str) -> None:
     (entry,) = cache.glob("small-*.zir")
     raw = entry.read_bytes()
     magic = frontcache._MAGIC
+    canary = tmp_path / "pwned"
 
-    def signed(payload: bytes) -> bytes:
+    def signed(payload: bytes) -> bytes:  # as this user's Zyla signs: passes the MAC
+        mac = frontcache._mac(payload)
+        assert mac is not None
+        return magic + mac + payload
+
+    def checksummed(payload: bytes) -> bytes:  # the old format: a plain SHA-256
         return magic + hashlib.sha256(payload).digest() + payload
 
     entry.write_bytes({
@@ -227,9 +249,13 @@ def test_corrupt_entry_is_ignored(cache: Path, damage: str) -> None:
         "foreign-pickle": signed(_bad_payload()),
         "not-ir": signed(pickle.dumps([1, 2, 3])),
         "empty": b"",
+        "unsigned": checksummed(raw[len(magic) + 32:]),
+        "dotted-name": signed(_dotted(canary)),
+        "dotted-name-unsigned": checksummed(_dotted(canary)),
     }[damage])
     frontcache._MEMORY.clear()
     again = frontcache.lowered(SMALL, "/lib/small.jl", None, lower)
+    assert not canary.exists(), "a cache entry ran code"
     assert calls[0] == 2
     assert frontcache.stats().get("bad_entries", 0) >= (0 if damage == "empty" else 1)
     assert [f.name for f in again] == [f.name for f in good]

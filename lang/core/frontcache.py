@@ -19,8 +19,11 @@ The key can never be stale: it hashes the file's text, its name (spans and error
 messages name it), the module it is lowered into, the text of the whole front end (every
 `.py` file of `lang/` and `grammar/`, and the grammar), the Python, Lark and NumPy
 versions and this cache's format. An entry is written to a temporary file and renamed
-into place (concurrent processes never see half a file) and carries a checksum; an entry
-that is missing, truncated, corrupt or unreadable is ignored and recomputed, never an
+into place (concurrent processes never see half a file) and carries an HMAC-SHA256 of
+its payload keyed by a per-user secret kept outside the cache folder (`key_path()`, made
+on first use, owner-only), so an entry nobody but this user's Zyla wrote is never
+unpickled; the unpickler then admits only the IR's own classes. An entry that is
+missing, truncated, corrupt, unsigned or unreadable is ignored and recomputed, never an
 error. `ZYLA_FRONTEND_CACHE=off` (or `0`, `no`, `false`, `none`, empty) turns the cache
 off (both levels). `STATS` counts what happened, for tests and `stats()`.
 """
@@ -30,9 +33,12 @@ from __future__ import annotations
 import copyreg
 import gc
 import hashlib
+import hmac
 import io
 import os
 import pickle
+import secrets
+import stat
 import sys
 import tempfile
 import time
@@ -196,11 +202,17 @@ _ALLOWED_GLOBALS = frozenset({
 
 
 class _Unpickler(pickle.Unpickler):
-    """Loads only the classes IR is made of (a foreign or corrupt entry fails to load)."""
+    """Loads only the classes IR is made of (a foreign or corrupt entry fails to load):
+    the listed globals, and classes defined in the IR's modules named by a plain
+    identifier (a dotted name would reach any module they import, `os` included)."""
 
     def find_class(self, module: str, name: str) -> Any:
-        if module in _ALLOWED_MODULES or (module, name) in _ALLOWED_GLOBALS:
+        if (module, name) in _ALLOWED_GLOBALS:
             return super().find_class(module, name)
+        if module in _ALLOWED_MODULES and name.isidentifier():
+            obj = getattr(sys.modules.get(module), name, None)
+            if isinstance(obj, type) and obj.__module__ == module:
+                return obj
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a front-end cache entry")
 
 
@@ -227,6 +239,54 @@ def loads(data: bytes) -> list[Function]:
 
 # --- disk -------------------------------------------------------------------------------------
 
+_KEY: list[bytes | None] = []  # the memoised secret (one item once looked up)
+
+
+def key_path() -> Path:
+    """Where the per-user secret that authenticates entries lives: outside the cache
+    folder, so that whoever can write the cache cannot sign an entry."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "zyla" / "cache-key"
+
+
+def _secret() -> bytes | None:
+    """The per-user secret (made on first use, readable by its owner only), or None when
+    it cannot be had safely: then no entry is read or written."""
+    if _KEY:
+        return _KEY[0]
+    path = key_path()
+    key = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not os.path.lexists(path):
+            # written whole under a private name, then linked into place: a process that
+            # starts at the same time sees no key or the whole key, never half of one
+            fd, tmp = tempfile.mkstemp(prefix=".key-", dir=path.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(secrets.token_bytes(32))
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    pass  # another process made it first: use theirs
+            finally:
+                os.unlink(tmp)
+        st = os.stat(path, follow_symlinks=False)
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077:
+            data = path.read_bytes()
+            key = data if len(data) == 32 else None
+    except OSError:
+        key = None
+    _KEY.append(key)
+    return key
+
+
+def _mac(payload: bytes) -> bytes | None:
+    """The entry's authentication code (HMAC-SHA256 with the per-user secret)."""
+    key = _secret()
+    return None if key is None else hmac.new(key, payload, hashlib.sha256).digest()
+
+
 
 def _entry_path(d: Path, filename: str, key: str) -> Path:
     stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(filename).stem)[:40]
@@ -244,7 +304,8 @@ def _read(path: Path) -> bytes | None:
         _count("bad_entries")
         return None
     payload = raw[head:]
-    if hashlib.sha256(payload).digest() != raw[len(_MAGIC):head]:
+    mac = _mac(payload)
+    if mac is None or not hmac.compare_digest(mac, raw[len(_MAGIC):head]):
         _count("bad_entries")
         return None
     try:
@@ -257,11 +318,15 @@ def _read(path: Path) -> bytes | None:
 def _write(path: Path, payload: bytes) -> None:
     """Store an entry atomically (temporary file, then rename); failures are ignored."""
     tmp = None
+    mac = _mac(payload)
+    if mac is None:
+        _count("write_errors")
+        return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".zir", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+            fh.write(_MAGIC + mac + payload)
         os.replace(tmp, path)
         tmp = None
         _count("writes")
