@@ -126,25 +126,49 @@ def _name(source: SourceFile | None) -> str:
     return source.name if source is not None else "<input>"
 
 
+#: At most this many characters of a source line are quoted (a window around the caret).
+QUOTE_WIDTH = 200
+#: At most this many characters of an error's message are shown.
+MESSAGE_WIDTH = 1000
+
+
+def _shown(c: str) -> str:
+    """A character as an error quotes it: control characters (other than tab) escaped."""
+    return c if c == "\t" or c.isprintable() else repr(c)[1:-1]
+
+
 def _quote(span: Span, source: SourceFile | None) -> list[str]:
-    """`  at FILE:LINE:COL`, then the source line and a caret under the column."""
+    """`  at FILE:LINE:COL`, then the source line (at most QUOTE_WIDTH characters of it,
+    around the column, control characters escaped) and a caret under the column."""
     out = [f"  at {_name(source)}:{span.line}:{span.col}"]
     if source is not None:
         text = source.line(span.line)
         if text:
+            caret = max(0, min(span.col, len(text) + 1) - 1)  # 0-based
+            start = max(0, min(caret - QUOTE_WIDTH // 2, len(text) - QUOTE_WIDTH))
+            end = min(len(text), start + QUOTE_WIDTH)
+            before = "…" if start > 0 else ""
+            after = "…" if end < len(text) else ""
+            shown = [_shown(c) for c in text[start:end]]
             prefix = f"    {span.line} | "
-            out.append(prefix + text)
-            caret_col = max(1, min(span.col, len(text) + 1))
+            out.append(prefix + before + "".join(shown) + after)
             # keep tabs so the caret lines up under the same column in a terminal
-            lead = "".join(c if c == "\t" else " " for c in text[: caret_col - 1])
-            out.append(" " * (len(prefix) - 2) + "| " + lead + "^")
+            lead = "".join("\t" if s == "\t" else " " * len(s) for s in shown[: caret - start])
+            out.append(" " * (len(prefix) - 2) + "| " + " " * len(before) + lead + "^")
     return out
+
+
+def _short(message: str) -> str:
+    """The message with control characters escaped (newlines kept) and at most
+    MESSAGE_WIDTH characters long."""
+    text = "".join(c if c == "\n" else _shown(c) for c in message)
+    return text if len(text) <= MESSAGE_WIDTH else text[:MESSAGE_WIDTH] + "…"
 
 
 def format_error(err: ZylaError) -> str:
     """Render an error for stderr: ERROR line, location, quoted source line, caret, and
     the hint (or hints, one a line) if any."""
-    out = [f"ERROR: {err.kind}: {err.message}".rstrip()]
+    out = [f"ERROR: {err.kind}: {_short(err.message)}".rstrip()]
     span, source = err.user_location()
     if span is not None and span.line > 0:
         out.extend(_quote(span, source))

@@ -20,6 +20,7 @@ hidden files, nothing that tools run); `--allow-read=PATH[,PATH...]` and
 from __future__ import annotations
 
 import os
+import resource
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -27,7 +28,8 @@ from typing import Any
 
 from backend import compile as backend_compile
 from backend.sharding import request_host_devices
-from grammar.errors import ZylaError
+from grammar.ast import Span
+from grammar.errors import SourceFile, ZylaError
 from lang.door.diagnostics import explain_source, flush_stdout, report
 from lang.door.gradcheck import Collector, run_property, specs_from_signature
 from lang.door.repl import repl
@@ -132,13 +134,21 @@ def _silence_stdout() -> None:
 
 
 def _read(path: str) -> str:
+    """The text of a program file; invalid UTF-8 is a ParseError at its line and column."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except UnicodeDecodeError:
-        raise ZylaError("SystemError", f"reading file {path!r}: not UTF-8 text") from None
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as e:
         raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = raw.rfind(b"\n", 0, e.start) + 1
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = len(raw[line_start:e.start].decode("utf-8", "replace")) + 1
+        shown = SourceFile(path, raw.decode("utf-8", "replace"))
+        raise ZylaError("ParseError", f"invalid UTF-8 sequence (byte 0x{raw[e.start]:02x})",
+                        Span(line, col), shown) from None
 
 
 def run_file(path: str, args: list[str], allow_shell: bool = False,
@@ -332,9 +342,27 @@ def dispatch(argv: list[str]) -> int:
     return usage(f"unknown command {cmd!r}")
 
 
+#: The main thread's stack may grow this far (Linux checks the limit as the stack grows).
+STACK_BYTES = 1 << 30
+
+
+def _grow_stack() -> None:
+    """Let the main thread's stack grow to STACK_BYTES: deeply nested values (100 000
+    nested arrays) recurse in C when they are printed, compared or freed, and with the
+    default 8 MB the process would die of SIGSEGV instead of raising StackOverflowError."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+        want = STACK_BYTES if hard == resource.RLIM_INFINITY else min(STACK_BYTES, hard)
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+    except (OSError, ValueError):
+        pass  # a platform without the limit: nothing to raise
+
+
 def main(argv: list[str] | None = None) -> int:
     """The console script: run the command line and exit with its status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    _grow_stack()
     sys.setrecursionlimit(20000)
     try:
         code = dispatch(argv)
