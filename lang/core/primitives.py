@@ -91,6 +91,14 @@ def host_only(name: str, host: Callable[..., Any],
 
 # --- shared helpers -----------------------------------------------------------------------
 
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def wrap_int64(v: int) -> int:
+    """An Int64 result as Julia computes it: wrapped around modulo 2^64."""
+    return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
+
+
 
 def jl_size(x: Any) -> tuple[int, ...]:
     if isinstance(x, V.Range):
@@ -139,7 +147,13 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
             raise ZylaError("MethodError", "no method for these argument types")
         if xp is np:
             if type(a) is float and type(b) is float:
-                return fn(np, a, b) if kind != "cmp" else bool(fn(np, a, b))
+                if kind == "cmp":
+                    return bool(fn(np, a, b))
+                try:
+                    return fn(np, a, b)
+                except ZeroDivisionError:  # IEEE: x/0.0 is ±Inf or NaN, as in Julia
+                    with np.errstate(all="ignore"):
+                        return float(fn(np, np.float64(a), np.float64(b)))
             with np.errstate(all="ignore"):
                 out = fn(xp, _np_cast(a, d), _np_cast(b, d))
             return _result(out, xp)
@@ -211,8 +225,10 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
     da, db = N.dtype_of(a), N.dtype_of(b)
     if xp is np and type(b) is int and type(a) is int:
         if b < 0:
+            if a in (1, -1):
+                return a if b % 2 else 1
             raise ZylaError("DomainError", f"cannot raise an integer {a} to a negative power {b}")
-        return a**b
+        return wrap_int64(pow(a, b, 1 << 64))
     if db in (N.I64, N.BOOL) and N.is_float_dtype(da):
         if xp is np:
             if type(a) is float:
@@ -250,11 +266,20 @@ def _intdiv(xp: Any, a: Any, b: Any) -> Any:
         if b == 0:
             raise ZylaError("DivideError", "integer division error")
         q = abs(a) // abs(b)
-        return q if (a >= 0) == (b >= 0) else -q
+        q = q if (a >= 0) == (b >= 0) else -q
+        if not _I64_MIN <= q <= _I64_MAX:  # typemin(Int) ÷ -1
+            raise ZylaError("DivideError", "integer division error")
+        return q
     if N.is_float_dtype(d):
         return _result(xp.trunc(xp.asarray(a, dtype=d) / xp.asarray(b, dtype=d)), xp)
     if xp is np:
-        return _result(np.fix(np.divide(a, b)).astype(d), xp)
+        a, b = np.asarray(a, dtype=d), np.asarray(b, dtype=d)
+        if d.kind == "i" and np.any((a == np.iinfo(d).min) & (b == -1)):
+            raise ZylaError("DivideError", "integer division error")  # the quotient overflows
+        with np.errstate(all="ignore"):
+            q = a // b  # exact, rounded down; Julia's div rounds toward zero
+            q = q + ((q * b != a) & ((a < 0) != (b < 0))).astype(d)
+        return _result(q, xp)
     return xp.sign(a) * xp.sign(b) * (xp.abs(a) // xp.abs(b))
 
 
@@ -294,8 +319,10 @@ def plus(xp: Any, *args: Any) -> Any:
 
 def minus(xp: Any, a: Any, b: Any = None) -> Any:
     if b is None:
-        if xp is np and type(a) in (int, float):
+        if xp is np and type(a) is float:
             return -a
+        if xp is np and type(a) is int:
+            return wrap_int64(-a)
         a = as_array(a, xp)
         if N.dtype_of(a) == N.BOOL:
             a = N.cast(a, N.I64, xp)
@@ -569,26 +596,50 @@ _UNARY_RULES = {
     "log10": "(dz, z, x) -> (dz ./ (x .* log(10.0)),)",
 }
 _NP_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
+# Inputs outside a function's real domain (NaN is inside: it gives NaN), where Julia
+# raises DomainError; host arrays are checked too, as Julia's broadcast would fail
+_DOMAINS: dict[str, Callable[[Any], Any]] = {
+    "log": lambda x: x < 0, "log2": lambda x: x < 0, "log10": lambda x: x < 0,
+    "sqrt": lambda x: x < 0, "log1p": lambda x: x < -1,
+    "asin": lambda x: np.abs(x) > 1, "acos": lambda x: np.abs(x) > 1,
+}
+# The input where a logarithm is -Inf (math raises there, Julia does not)
+_POLES = {"log": 0, "log2": 0, "log10": 0, "log1p": -1}
+
+
+def _domain_error(name: str, x: Any) -> ZylaError:
+    return ZylaError("DomainError", f"{name} was called with {N.host_scalar(x)}, outside its "
+                     "domain", hint=f"{name} of a negative real number needs a complex "
+                     "argument in Julia" if name in ("log", "log2", "log10", "sqrt") else None)
 
 
 def _unary(name: str) -> Callable[..., Any]:
     npname = _NP_NAMES.get(name, name)
     mathname = name
 
+    outside = _DOMAINS.get(name)
+    pole = _POLES.get(name)
+
     def run(xp: Any, x: Any) -> Any:
         x = as_array(x, xp)
         d = N.float_dtype(N.dtype_of(x))
         if xp is np:
             if type(x) is float or type(x) is int:
+                if pole is not None and x == pole:
+                    return -math.inf  # log(0.0) == -Inf, log1p(-1.0) == -Inf
                 try:
                     return getattr(math, mathname)(x)
                 except (ValueError, OverflowError) as e:
                     if isinstance(e, OverflowError):
                         return math.inf
-                    raise ZylaError("DomainError",
-                                    f"{name} was called with {x}, outside its domain") from None
+                    raise _domain_error(name, x) from None
+            xs = _np_cast(x, d)
+            if outside is not None:
+                bad = outside(xs)
+                if np.any(bad):  # Julia's broadcast raises at the first such element
+                    raise _domain_error(name, np.asarray(xs)[bad].reshape(-1)[0])
             with np.errstate(all="ignore"):
-                return _result(getattr(np, npname)(_np_cast(x, d)), xp)
+                return _result(getattr(np, npname)(xs), xp)
         return getattr(xp, npname)(xp.asarray(x, dtype=d))
 
     return run
@@ -600,8 +651,10 @@ for _name, _rule in _UNARY_RULES.items():
 
 
 def _abs(xp: Any, x: Any) -> Any:
-    if xp is np and type(x) in (int, float):
+    if xp is np and type(x) is float:
         return abs(x)
+    if xp is np and type(x) is int:
+        return wrap_int64(abs(x))  # abs(typemin(Int)) == typemin(Int), as in Julia
     return _result(xp.abs(as_array(x, xp)), xp)
 
 

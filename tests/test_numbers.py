@@ -1,0 +1,103 @@
+"""Julia's Int64 and Float64 semantics on the host and in compiled code.
+
+Int64 arithmetic wraps around modulo 2^64 (`2^64 == 0`), integer division rounds toward
+zero and is exact, `typemin(Int) ÷ -1` and division by zero are `DivideError`s; float
+division by zero is ±Inf/NaN, `log(0.0) == -Inf`, and a real function outside its domain
+(`log(-1.0)`, `sqrt.([-1.0])`) is a `DomainError`, as in Julia.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backend.compile import compiled_call
+from grammar.errors import ZylaError
+from lang.door.wiring import Runtime
+
+INT64 = st.integers(-(1 << 63), (1 << 63) - 1)
+MIN, MAX = -(1 << 63), (1 << 63) - 1
+
+
+def wrap(v: int) -> int:
+    return ((v + (1 << 63)) % (1 << 64)) - (1 << 63)
+
+
+def julia_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+@pytest.fixture(scope="module")
+def rt() -> Runtime:
+    r = Runtime()
+    r.run_source("add(a, b) = a + b\nsub(a, b) = a - b\nmul(a, b) = a * b\n"
+                 "quo(a, b) = div(a, b)\nrm(a, b) = rem(a, b)\nmd(a, b) = mod(a, b)\n"
+                 "pw(a, b) = a ^ b\nneg(a) = -a\n", "ops.jl")
+    return r
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("2^63", MIN), ("2^64", 0), ("2^(10^18)", 0), ("-typemin(Int)", MIN),
+    ("abs(typemin(Int))", MIN), ("typemax(Int) + 1", MIN), ("3 * 2^62", -(1 << 62)),
+    ("div(4611686018427387905, 1)", 4611686018427387905), ("div(-7, 2)", -3),
+    ("rem(-7, 3)", -1), ("mod(-7, 3)", 2), ("(-1)^(-3)", -1),
+    ("1.0 / 0.0", math.inf), ("-1.0 / 0.0", -math.inf), ("log(0.0)", -math.inf),
+    ("log(0)", -math.inf), ("log1p(-1.0)", -math.inf),
+])
+def test_host_values_are_julias(rt: Runtime, src: str, expected: object) -> None:
+    assert rt.run_source(src, "t.jl") == expected
+
+
+@pytest.mark.parametrize(("src", "kind"), [
+    ("div(typemin(Int), -1)", "DivideError"), ("div.([1, 2], 0)", "DivideError"),
+    ("1 ÷ 0", "DivideError"), ("log(-1.0)", "DomainError"), ("log.([1.0, -2.0])", "DomainError"),
+    ("sqrt.([4.0, -1.0])", "DomainError"), ("asin(2.0)", "DomainError"),
+    ("2^(-1)", "DomainError"),
+])
+def test_host_errors_are_julias(rt: Runtime, src: str, kind: str) -> None:
+    with pytest.raises(ZylaError) as info:
+        rt.run_source(src, "t.jl")
+    assert info.value.kind == kind
+
+
+def test_nan_stays_nan_in_arrays(rt: Runtime) -> None:
+    out = rt.run_source("sqrt.([4.0, NaN])", "t.jl")
+    assert out[0] == 2.0 and math.isnan(out[1])
+    assert rt.run_source("gradient(sqrt, 0.0)[1]", "t.jl") == math.inf
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=INT64, b=INT64, op=st.sampled_from(["add", "sub", "mul", "quo", "rm", "md"]))
+def test_int64_arithmetic_on_the_host(rt: Runtime, a: int, b: int, op: str) -> None:
+    f = rt.lookup(op)
+    if op in ("quo", "rm", "md") and (b == 0 or (op == "quo" and a == MIN and b == -1)):
+        with pytest.raises(ZylaError) as info:
+            rt.interp.call_value(f, [a, b])
+        assert info.value.kind == "DivideError"
+        return
+    got = rt.interp.call_value(f, [a, b])
+    want = {"add": lambda: wrap(a + b), "sub": lambda: wrap(a - b), "mul": lambda: wrap(a * b),
+            "quo": lambda: julia_div(a, b), "rm": lambda: a - b * julia_div(a, b),
+            "md": lambda: a % b}[op]()
+    assert int(got) == want and not isinstance(got, (bool, float))
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=INT64, b=st.integers(0, 200))
+def test_int_powers_wrap_and_agree_with_compiled_code(rt: Runtime, a: int, b: int) -> None:
+    host = rt.interp.call_value(rt.lookup("pw"), [a, b])
+    assert host == wrap(pow(a, b, 1 << 64))
+    assert int(compiled_call(rt, rt.lookup("pw"), [a, b])) == host
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=INT64, b=INT64, op=st.sampled_from(["add", "sub", "mul"]))
+def test_host_and_compiled_int64_agree(rt: Runtime, a: int, b: int, op: str) -> None:
+    f = rt.lookup(op)
+    assert int(compiled_call(rt, f, [a, b])) == rt.interp.call_value(f, [a, b])
+    assert int(compiled_call(rt, rt.lookup("neg"), [a])) == rt.interp.call_value(
+        rt.lookup("neg"), [a])
