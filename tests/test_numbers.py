@@ -101,3 +101,24 @@ def test_host_and_compiled_int64_agree(rt: Runtime, a: int, b: int, op: str) -> 
     assert int(compiled_call(rt, f, [a, b])) == rt.interp.call_value(f, [a, b])
     assert int(compiled_call(rt, rt.lookup("neg"), [a])) == rt.interp.call_value(
         rt.lookup("neg"), [a])
+
+
+@pytest.mark.parametrize(("src", "message"), [
+    ("Int(1e20)", "Int64(1.0e20)"), ("Int32(2^40)", "Int32(1099511627776)"),
+    ("round(Int, 1e30)", "round(Int64, 1.0e30)"), ("Int(NaN)", "Int64(NaN)"),
+    ("round(Int, NaN)", "round(Int64, NaN)"), ("Int(2.5)", "Int64(2.5)"),
+    ("Int(2.0^63)", "Int64(9.223372036854776e18)"),
+])
+def test_lossy_conversions_are_inexact_errors(rt: Runtime, src: str, message: str) -> None:
+    with pytest.raises(ZylaError) as info:
+        rt.run_source(src, "t.jl")
+    assert info.value.kind == "InexactError" and info.value.message == message
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("typemax(Int32)", 2**31 - 1), ("typemin(Int32)", -(2**31)), ("typemax(Int)", MAX),
+    ("typemin(Int64)", MIN), ("typemax(Float64)", math.inf), ("typemax(Bool)", True),
+    ("Int(3.0)", 3), ("round(Int, -3.7)", -4), ("floor(Int, 2.9)", 2),
+])
+def test_type_bounds_and_exact_conversions(rt: Runtime, src: str, expected: object) -> None:
+    assert rt.run_source(src, "t.jl") == expected

@@ -28,6 +28,7 @@ from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
     HostOnly,
+    _float_text,
     _hx,
     _jx,
     as_array,
@@ -113,10 +114,15 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
             raise ZylaError("MethodError", "Cannot `convert` an object of type "
                                            f"{V.type_name(typeof(x))} to an object of type "
                                            f"{V.type_name(t)}")
-        if d.kind == "i" and N.dtype_of(x).kind == "f":
-            fx = float(x)
-            if not fx.is_integer():
-                raise ZylaError("InexactError", f"{V.type_name(t)}({fx!r})")
+        if d.kind in "iu" and N.dtype_of(x).kind in "fiub":
+            is_float = N.dtype_of(x).kind == "f"
+            shown = _float_text(float(x)) if is_float else str(int(x))
+            if is_float and not float(x).is_integer():
+                raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
+            info = np.iinfo(d)
+            if not info.min <= (float(x) if is_float else int(x)) <= info.max:
+                # Int(1e20), Int32(2^40): the value does not fit, as Julia says
+                raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
         if N.dtype_of(x) == N.OBJ:
             if isinstance(x, str) and d.kind == "f":
                 raise ZylaError("MethodError", "Cannot `convert` an object of type String to an "
@@ -164,10 +170,7 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
             raise ZylaError("MethodError",
                             f"no method matching {V.type_name(t)}(::{V.type_name(typeof(x))})",
                             hint=f"to convert each element use {V.type_name(t)}.(x)")
-        if t is V.Int64T and N.dtype_of(x).kind == "f":
-            if not float(x).is_integer():
-                raise ZylaError("InexactError", f"Int64({float(x)!r})")
-        return convert(rt, t, x)
+        return convert(rt, t, x)  # (InexactError where the value does not fit)
     if len(args) == 1 and isinstance(args[0], V.StructValue) and args[0].type == t:
         return args[0]
     raise ZylaError("MethodError",
@@ -797,14 +800,26 @@ def _float(x: Any) -> Any:
     return N.cast(as_array(x), d, np)
 
 
+def _type_bound(t: Any, which: str) -> Any:
+    """typemax(T) / typemin(T) of a numeric type (a MethodError for any other type)."""
+    d = V.JTYPE_TO_DTYPE.get(t) if isinstance(t, V.JType) else None
+    if d is None:
+        raise ZylaError("MethodError", f"no method matching {which}(::Type{{"
+                        f"{V.type_name(t) if isinstance(t, V.JType) else t}}})")
+    if d.kind == "b":
+        return which == "typemax"
+    if d.kind == "f":
+        return N.host_scalar(d.type(np.inf if which == "typemax" else -np.inf))
+    info = np.iinfo(d)
+    return N.host_scalar(d.type(info.max if which == "typemax" else info.min))
+
+
 def _typemax(t: Any) -> Any:
-    return {V.Int64T: 2**63 - 1, V.Float64T: math.inf,
-            V.Float32T: np.float32(np.inf)}.get(t, math.inf)
+    return _type_bound(t, "typemax")
 
 
 def _typemin(t: Any) -> Any:
-    return {V.Int64T: -(2**63), V.Float64T: -math.inf,
-            V.Float32T: np.float32(-np.inf)}.get(t, -math.inf)
+    return _type_bound(t, "typemin")
 
 
 def _eps(x: Any = 1.0) -> Any:

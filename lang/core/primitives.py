@@ -94,6 +94,17 @@ def host_only(name: str, host: Callable[..., Any],
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
+def _float_text(x: float) -> str:
+    """A Float64 as Julia prints it in an error message (1.0e20, NaN, Inf)."""
+    if not math.isfinite(x):
+        return "NaN" if math.isnan(x) else ("Inf" if x > 0 else "-Inf")
+    text = repr(x)
+    if "e" in text:
+        mant, _, exp = text.partition("e")
+        return f"{mant if '.' in mant else mant + '.0'}e{int(exp)}"
+    return text
+
+
 def wrap_int64(v: int) -> int:
     """An Int64 result as Julia computes it: wrapped around modulo 2^64."""
     return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
@@ -673,6 +684,12 @@ def _rounding(name: str) -> Callable[..., Any]:
         if isinstance(x, V.JType):  # round(Int, x)
             d = V.JTYPE_TO_DTYPE.get(x, N.I64)
             r = run(xp, y)
+            if xp is np and d.kind in "iu":
+                info, rs = np.iinfo(d), np.asarray(r)
+                if np.any(~np.isfinite(rs) | (rs < info.min) | (rs > info.max)):
+                    bad = rs[~np.isfinite(rs) | (rs < info.min) | (rs > info.max)].reshape(-1)[0]
+                    raise ZylaError("InexactError",
+                                    f"{name}({V.type_name(x)}, {_float_text(float(bad))})")
             return (N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np
                     else xp.asarray(r).astype(d))
         if sigdigits is not None and xp is np and type(x) is float:
@@ -685,6 +702,8 @@ def _rounding(name: str) -> Callable[..., Any]:
         if xp is np and type(x) is int:
             return x
         if xp is np and type(x) is float:
+            if not math.isfinite(x):
+                return x  # round(NaN) is NaN, floor(Inf) is Inf
             if name == "round":
                 r = round(x)  # Python rounds half to even, as Julia does
                 return float(r)
