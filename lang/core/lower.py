@@ -107,6 +107,8 @@ class Lowerer:
         self.module = module  # the user module (`M`, `M.N`) whose globals this code names
         self.ntypevar = 0  # anonymous type variables made so far (`Vector{<:Real}`)
         self.ctor: _InnerCtor | None = None  # the inner constructor being lowered
+        # assigned_names' answers per compound statement (linear time in nesting depth)
+        self.assigned_memo: dict[int, tuple[Any, frozenset[str]]] = {}
 
     def gname(self, name: str) -> str:
         """The global binding a plain name refers to: `f` inside `module M` is `M.f`
@@ -192,7 +194,7 @@ class Lowerer:
             body_list = body.stmts if isinstance(body, A.Block) else [body]
             ptypes = [p for p in allp] + list(kwparams)
             self.sc.declared_globals = global_decls(body_list) - set(names)
-            self.sc.locals_ = assigned_names(body_list) | set(names)
+            self.sc.locals_ = assigned_names(body_list, memo=self.assigned_memo) | set(names)
             self._setup_boxes(body_list, params=names[len(captures):])
             self.sc.boxed -= self.sc.declared_globals
             for i, (n, a) in enumerate(zip(names, args, strict=True)):
@@ -894,7 +896,8 @@ class Lowerer:
         if swap:
             then, other = other, then
         sc = self.sc
-        names = set(assigned_names(then or [])) | set(assigned_names(other or []))
+        memo = self.assigned_memo
+        names = assigned_names(then or [], memo=memo) | assigned_names(other or [], memo=memo)
         names |= {f for f in (RET, RETVAL, BRK, CONT) if f in sc.env}
         if sc.toplevel:
             names = {x for x in names if x in sc.env}
@@ -942,7 +945,7 @@ class Lowerer:
 
     def _carried(self, body: Any, extra: set[str]) -> list[str]:
         sc = self.sc
-        names = assigned_names(body) | extra
+        names = assigned_names(body, memo=self.assigned_memo) | extra
         names |= {f for f in (RET, RETVAL) if f in sc.env and has_return(body)}
         out = sorted(x for x in names if x in sc.env and x not in sc.boxed)
         return out

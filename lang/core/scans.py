@@ -26,13 +26,34 @@ def children(node: A.Node, tuples: bool = True) -> Iterator[Any]:
             yield list(v)
 
 
-def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
-    """Names assigned in `node`, not looking inside nested functions or lambdas."""
+#: The compound statements whose answers `assigned_names` keeps in a memo.
+_MEMO_KINDS = (A.If, A.For, A.While, A.Block, A.Let, A.Try)
+
+
+def assigned_names(node: Any, out: set[str] | None = None,
+                   memo: dict[int, tuple[Any, frozenset[str]]] | None = None) -> set[str]:
+    """Names assigned in `node`, not looking inside nested functions or lambdas.
+
+    With `memo` (kept by the caller while the AST lives), the answer for each compound
+    statement is computed once: the lowering asks again at every nested `if` and loop,
+    which was quadratic in the nesting depth."""
     if out is None:
         out = set()
+    if memo is not None and isinstance(node, _MEMO_KINDS):
+        hit = memo.get(id(node))
+        if hit is None or hit[0] is not node:
+            hit = (node, frozenset(_assigned(node, set(), memo)))
+            memo[id(node)] = hit
+        out |= hit[1]
+        return out
+    return _assigned(node, out, memo)
+
+
+def _assigned(node: Any, out: set[str],
+              memo: dict[int, tuple[Any, frozenset[str]]] | None) -> set[str]:
     if isinstance(node, list):
         for x in node:
-            assigned_names(x, out)
+            assigned_names(x, out, memo)
         return out
     if isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
         if isinstance(node, A.FunctionDef) and node.name and "." not in node.name:
@@ -40,7 +61,7 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
         return out
     if isinstance(node, A.Assign):
         _target_names(node.target, out)
-        assigned_names(node.value, out)
+        assigned_names(node.value, out, memo)
         return out
     if (isinstance(node, A.Call) and isinstance(node.func, A.Ident)
             and node.func.name in ("push!", "append!")
@@ -48,18 +69,18 @@ def assigned_names(node: Any, out: set[str] | None = None) -> set[str]:
         out.add(node.args[0].name)  # growing a local vector rebinds it (see Lowerer.store)
     if isinstance(node, (A.OpAssign, A.BroadcastAssign)):
         _target_names(node.target, out)
-        assigned_names(node.value, out)
+        assigned_names(node.value, out, memo)
         return out
     if isinstance(node, A.For):
         for _t, it in node.iterators:
-            assigned_names(it, out)
-        assigned_names(node.body, out)
+            assigned_names(it, out, memo)
+        assigned_names(node.body, out, memo)
         return out
     if isinstance(node, A.MacroCall) and node.name == "testset":
         return out  # its body is a scope of its own
     if isinstance(node, A.Node):
         for v in children(node):
-            assigned_names(v, out)
+            assigned_names(v, out, memo)
     return out
 
 
