@@ -39,7 +39,7 @@ import numpy as np
 from autodiff import runtime as ad_runtime
 from backend import costmodel
 from backend import sharding as S
-from backend.lower_jax import JaxInterpreter
+from backend.lower_jax import CHECK, JaxInterpreter
 from backend.notice import compile_notice
 from grammar.errors import ZylaError
 from lang.core import numeric as N
@@ -312,7 +312,17 @@ def _unique(leaves: list, extra: Any) -> list:
 # --- the call ---------------------------------------------------------------------------------
 
 def compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> Any:
-    """Run f(args...) as one XLA executable (raises OffloadError if it cannot be)."""
+    """Run f(args...) as one XLA executable (raises OffloadError if it cannot be). When a
+    run-time check inside it fails (an index out of bounds), the call runs again on the
+    host interpreter, the reference semantics, which raises Julia's error (`BoundsError`
+    with the index, at the user's line) instead of returning what XLA computed."""
+    try:
+        return _compiled_call(rt, f, args, kwargs)
+    except CheckFailed:
+        return rt.interp.call_value(f, list(args), kwargs)
+
+
+def _compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> Any:
     cache = _cache(rt)
     fast = None
     if not kwargs and not S.active():
@@ -393,6 +403,11 @@ class _Overflow(Exception):
     """A while loop's tape overflowed: rebuild with a larger capacity."""
 
 
+class CheckFailed(Exception):
+    """A run-time check of the executable failed (an index out of bounds): its results
+    are void, and the call runs again on the host, which raises Julia's error."""
+
+
 def _describe(e: Exception) -> str:
     return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
 
@@ -419,9 +434,11 @@ def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, mut
         msg = _describe(e)
         _fail(cache, key, entry, host_in, msg)
         raise OffloadError(msg) from None
-    if entry.has_flag and bool(outs[-1]):
+    if entry.has_flag and int(outs[-1]):
         for pos in entry.writes:  # the donated buffers are gone; nothing was written back
             _DEVICE.pop(id(host_in[pos]), None)
+        if int(outs[-1]) & CHECK:
+            raise CheckFailed()
         raise _Overflow()
     entry.calls += 1
     n = entry.n_out
@@ -589,7 +606,7 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
             res += [interp.latest_of(p) for p in writes]
             res += [jnp.asarray(x) for x in fw_leaves]
             if flags:
-                res.append(jnp.any(jnp.stack([jnp.asarray(f_) for f_ in flags])))
+                res.append(interp.flag_any(jnp.stack([jnp.asarray(f_) for f_ in flags])))
             if entry is not None:
                 entry.has_flag = bool(flags)
                 entry.plain = not (global_names or writes or fws or flags)

@@ -39,8 +39,9 @@ from lang.core.builtins_random import KEY_INPUT
 from lang.core.functions import Closure, elementwise_primitive
 from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_count
 from lang.core.ir import Function, Op, Region
-from lang.core.primitives import HostOnly, Primitive, unbroadcast
-from lang.core.primitives_array import MUTATING
+from lang.core.lower import COLON
+from lang.core.primitives import HostOnly, Primitive, jl_size, unbroadcast
+from lang.core.primitives_array import MUTATING, is_cartesian_index
 from lang.core.structure import (
     BatchedBack,
     BranchUnion,
@@ -53,6 +54,12 @@ from lang.core.structure import (
     unify,
     zeros_for,
 )
+
+#: Bits of a flag (see JaxInterpreter.raise_flag).
+OVERFLOW, CHECK = 1, 2
+
+#: Primitives that index their first argument, and where their indices start.
+INDEXED = {"getindex": 1, "Core.setindex_fn": 2, "Core.setindex_broadcast_fn": 2}
 
 # primitives whose host implementation only rearranges values (no numpy math), so it is
 # also correct at trace time
@@ -86,6 +93,7 @@ class JaxInterpreter(Interpreter):
         self.tape_capacity = tape_capacity
         self.early_exit = early_exit
         self.overflow_flags: list[Any] = []
+        self.bounds_checks = True  # indices are checked at run time (Julia's BoundsError)
         self.flags_raised = 0  # overflow flags raised so far (raise_flag)
         self.global_reads: dict[str, Any] = {}
         self.global_inputs: dict[str, Any] | None = None
@@ -141,6 +149,8 @@ class JaxInterpreter(Interpreter):
             raise OffloadError(f"`{p.name}` cannot be compiled: {p.jax.reason}")
         if not any(_traced(a) for a in args) and p.name in _STATIC_OK:
             return super().call_primitive(p, args, kwargs)
+        if p.name in INDEXED and self.bounds_checks:
+            self.check_indices(args[0], list(args[INDEXED[p.name]:]))
         impl = p.jax
         if p.needs_interp:
             return impl(self, *args, **kwargs) if kwargs else impl(self, *args)
@@ -219,7 +229,7 @@ class JaxInterpreter(Interpreter):
 
         box: list = []
         outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
-        self.raise_flag(jnp.any(outs[-1]), n0)
+        self.raise_flag(self.flag_any(outs[-1]), n0)
         outs = outs[:-1]
         leaves = [o.reshape(shape) for o in outs]
         return join(box[0], leaves)
@@ -251,7 +261,7 @@ class JaxInterpreter(Interpreter):
             return [jnp.asarray(v) for v in leaves] + [flag]
 
         outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
-        self.raise_flag(jnp.any(outs[-1]), n0)
+        self.raise_flag(self.flag_any(outs[-1]), n0)
         outs = outs[:-1]
         skel = box[-1]
         y_skel, b_skel = skel[1]
@@ -278,7 +288,7 @@ class JaxInterpreter(Interpreter):
             return [jnp.asarray(v) for v in lv] + [flag]
 
         outs = self.jax.vmap(elem)(bb.leaves, dzf)
-        self.raise_flag(jnp.any(outs[-1]), n0)
+        self.raise_flag(self.flag_any(outs[-1]), n0)
         outs = outs[:-1]
         gskel = box[-1]
         if gskel[0] == "const":
@@ -516,19 +526,83 @@ class JaxInterpreter(Interpreter):
         finally:
             del self.overflow_flags[n0:]
             self.control_depth -= 1
-        jnp = self.jnp
-        flag = jnp.any(jnp.stack([jnp.asarray(f) for f in new])) if new else jnp.asarray(False)
+        flag = self.flag_any(self.jnp.stack(new)) if new else self.no_flag()
         return out, flag
 
     def raise_flag(self, flag: Any, since: int | None = None) -> None:
-        """Add a construct's tape-overflow flag to the trace's: always for a tape that can
-        overflow (`since=None`); for a construct that passes on its bodies' flags, only if
-        one was raised after `since` (a `flags_raised` count), as otherwise it is false and
-        the executable need not return it."""
+        """Add a construct's flag to the trace's: always for a tape that can overflow
+        (`since=None`; a boolean is an overflow); for a construct that passes on its
+        bodies' flags, only if one was raised after `since` (a `flags_raised` count), as
+        otherwise it is zero and the executable need not return it."""
         if since is not None and self.flags_raised == since:
             return
         self.flags_raised += 1
+        flag = self.jnp.asarray(flag)
+        if flag.dtype == bool:
+            flag = self.jnp.where(flag, OVERFLOW, 0).astype(np.int32)
         self.overflow_flags.append(flag)
+
+    # A flag is an int32 of bits: OVERFLOW (a tape or stack was too small: build again
+    # with a larger capacity) and CHECK (a run-time check failed, such as an index out of
+    # bounds: the call is run again on the host, which raises Julia's error).
+
+    def no_flag(self) -> Any:
+        return self.jnp.asarray(0, dtype=np.int32)
+
+    def flag_or(self, a: Any, b: Any) -> Any:
+        """The bits of two flags (a boolean counts as OVERFLOW)."""
+        jnp = self.jnp
+        a, b = jnp.asarray(a), jnp.asarray(b)
+        if a.dtype == bool:
+            a = jnp.where(a, OVERFLOW, 0).astype(np.int32)
+        if b.dtype == bool:
+            b = jnp.where(b, OVERFLOW, 0).astype(np.int32)
+        return jnp.bitwise_or(a.astype(np.int32), b.astype(np.int32))
+
+    def flag_any(self, flags: Any) -> Any:
+        """The bits of an array of flags, OR-ed together."""
+        flags = self.jnp.asarray(flags).astype(np.int32)
+        return self.lax.reduce(flags, np.int32(0), self.lax.bitwise_or, tuple(range(flags.ndim)))
+
+    def check_indices(self, x: Any, idx: list) -> None:
+        """Julia's bounds check of `x[idx...]` for its traced indices (XLA would clamp
+        them; indices known when tracing are checked by the primitive itself)."""
+        if not any(_traced(i) for i in idx):
+            return
+        if any(is_cartesian_index(i) for i in idx):
+            idx = [k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,))]
+        if isinstance(x, V.Range):
+            sizes: list = [x.length]
+        elif _is_array(x) or (hasattr(x, "shape") and np.ndim(x) > 0):
+            sizes = list(jl_size(x))
+        else:
+            return
+        if len(idx) == 1:  # linear indexing
+            bounds = [int(np.prod(sizes))] if len(sizes) > 1 else sizes
+        elif len(idx) < len(sizes):  # trailing dimensions collapsed
+            bounds = sizes[: len(idx) - 1] + [int(np.prod(sizes[len(idx) - 1:]))]
+        else:
+            bounds = sizes + [1] * (len(idx) - len(sizes))
+        jnp = self.jnp
+        failed = jnp.asarray(False)
+        for i, n in zip(idx, bounds, strict=True):
+            if not _traced(i) or i is COLON:
+                continue
+            if isinstance(i, V.Range):
+                first, last = i.start, i.start + (i.length - 1) * i.step
+                lo, hi = jnp.minimum(first, last), jnp.maximum(first, last)
+                failed = failed | ((i.length > 0) & ((lo < 1) | (hi > n)))
+                continue
+            a = jnp.asarray(i)
+            if a.dtype == bool or not jnp.issubdtype(a.dtype, jnp.integer):
+                continue  # a mask, or a float index (an error of its own)
+            failed = failed | jnp.any((a < 1) | (a > n))
+        self.check(failed)
+
+    def check(self, failed: Any) -> None:
+        """A run-time check: when `failed` (a traced boolean) is true, the executable's
+        flag carries CHECK and the call runs again on the host."""
+        self.raise_flag(self.jnp.where(failed, CHECK, 0).astype(np.int32))
 
     def probe_shape(self, fn: Any, *args: Any, branch: bool = False) -> Any:
         """jax.eval_shape of fn, dropping the flags its trace raised."""
@@ -712,7 +786,7 @@ class JaxInterpreter(Interpreter):
             carry, k, over = state
             out, flag = self.isolated(lambda: step(carry, elem(k, x), carry_skel, k))
             new = coerce(tuple(out[:n_carry]), carry_skel)
-            state2 = (new, k + 1, jnp.logical_or(over, flag))
+            state2 = (new, k + 1, self.flag_or(over, flag))
             if ntape:
                 # a tape entry's Python ints are constants of the traced body: keep them static
                 leaves, skel = split(tuple(out[n_carry:]), static_ints=True)
@@ -721,7 +795,7 @@ class JaxInterpreter(Interpreter):
             return state2, []
 
         (final, _, over), ys = self.lax.scan(
-            scan_body, (carry_leaves, k0, jnp.asarray(False)), xs, length=n)
+            scan_body, (carry_leaves, k0, self.no_flag()), xs, length=n)
         self.raise_flag(over, n0)
         res = list(join(carry_skel, final))
         if ntape:
@@ -842,10 +916,10 @@ class JaxInterpreter(Interpreter):
                 leaves, skel = split(tuple(out[n_carry:]), static_ints=True)
                 box.append(skel)
                 new = coerce(tuple(out[:n_carry]), carry_skel)
-                return (new, k + 1, jnp.logical_or(over, flag)), [jnp.asarray(v) for v in leaves]
+                return (new, k + 1, self.flag_or(over, flag)), [jnp.asarray(v) for v in leaves]
 
             (final, _, over), ys = lax.scan(
-                scan_body, (carry_leaves, jnp.asarray(0, dtype=np.int32), jnp.asarray(False)),
+                scan_body, (carry_leaves, jnp.asarray(0, dtype=np.int32), self.no_flag()),
                 None, length=t.capacity)
             self.raise_flag(over, n0)
             res = list(join(carry_skel, final)) + _tapes(box[-1], list(ys), t.capacity, t.capacity)
@@ -871,10 +945,10 @@ class JaxInterpreter(Interpreter):
                 bufs2 = [lax.dynamic_update_index_in_dim(b_, jnp.asarray(e, dtype=b_.dtype), k, 0)
                          for b_, e in zip(bufs_, entry, strict=True)]
                 new = coerce(tuple(out[:n_carry]), carry_skel)
-                return new, bufs2, jnp.logical_or(over, flag)
+                return new, bufs2, self.flag_or(over, flag)
 
             final, bufs, over = lax.fori_loop(0, t.count, fbody_rec,
-                                              (carry_leaves, bufs, jnp.asarray(False)))
+                                              (carry_leaves, bufs, self.no_flag()))
             self.raise_flag(over, n0)
             res = list(join(carry_skel, final)) + _tapes(entry_skel, bufs, t.count, t.capacity)
             return res[0] if len(op.results) == 1 else res
@@ -882,9 +956,9 @@ class JaxInterpreter(Interpreter):
         def fbody(k: Any, state: tuple) -> tuple:
             carry, over = state
             out, flag = self.isolated(lambda: step(join(carry_skel, carry), k))
-            return coerce(tuple(out[:n_carry]), carry_skel), jnp.logical_or(over, flag)
+            return coerce(tuple(out[:n_carry]), carry_skel), self.flag_or(over, flag)
 
-        final, over = lax.fori_loop(0, t.count, fbody, (carry_leaves, jnp.asarray(False)))
+        final, over = lax.fori_loop(0, t.count, fbody, (carry_leaves, self.no_flag()))
         self.raise_flag(over, n0)
         res = list(join(carry_skel, final))
         return res[0] if len(op.results) == 1 else res
@@ -929,6 +1003,20 @@ class JaxInterpreter(Interpreter):
         res, _ = self._while(inits, cond, step, ntape)
         return res[0] if len(op.results) == 1 else res
 
+    def _while_test(self, cond: Any, carry_skel: Any, leaves: Any, k: Any) -> Any:
+        """A while loop's condition as its `lax.while_loop` test: false also when a check
+        inside it failed (`while x[i] > 0` past the end stops, see `_while_test_flag`)."""
+        ok, flag = self.isolated(lambda: cond(join(carry_skel, leaves), k))
+        ok = self.jnp.asarray(ok, dtype=bool)
+        return ok & (self.jnp.bitwise_and(flag, CHECK) == 0)
+
+    def _while_test_flag(self, cond: Any, carry_skel: Any, final: Any, count: Any) -> None:
+        """After the loop, the condition once more on the final values: a check that
+        stopped the loop fails again here, and its flag leaves the loop."""
+        n0 = self.flags_raised
+        _, flag = self.isolated(lambda: cond(join(carry_skel, final), count))
+        self.raise_flag(self.jnp.bitwise_and(flag, CHECK), n0)  # (only if it has checks)
+
     def _while(self, inits: list, cond: Any, step: Any, ntape: int) -> tuple[list, Any]:
         """_while_loop's loop: its results (the carried values, then the tapes) and its
         final iteration count."""
@@ -939,19 +1027,16 @@ class JaxInterpreter(Interpreter):
             inits, lambda vals: step(vals, jnp.asarray(0))[:n_carry])
         k0 = jnp.asarray(0, dtype=np.int64)
         if not ntape:
-            def c(state: tuple) -> Any:
-                leaves, k = state
-                ok = self.isolated(lambda: cond(join(carry_skel, leaves), k))[0]
-                return jnp.asarray(ok, dtype=bool)
-
             def b(state: tuple) -> tuple:
                 leaves, k, over = state
                 out, flag = self.isolated(lambda: step(join(carry_skel, leaves), k))
-                return coerce(tuple(out[:n_carry]), carry_skel), k + 1, jnp.logical_or(over, flag)
+                return coerce(tuple(out[:n_carry]), carry_skel), k + 1, self.flag_or(over, flag)
 
-            final, count, over = lax.while_loop(lambda st: c(st[:2]), b,
-                                                (carry_leaves, k0, jnp.asarray(False)))
+            final, count, over = lax.while_loop(
+                lambda st: self._while_test(cond, carry_skel, st[0], st[1]), b,
+                (carry_leaves, k0, self.no_flag()))
             self.raise_flag(over, n0)
+            self._while_test_flag(cond, carry_skel, final, count)
             return list(join(carry_skel, final)), count
         # with tapes: learn the per-iteration entries' structure, then fill buffers
         box: list = []
@@ -969,23 +1054,23 @@ class JaxInterpreter(Interpreter):
 
         def c(state: tuple) -> Any:
             leaves, k, bufs_, over = state
-            ok = self.isolated(lambda: cond(join(carry_skel, leaves), k))[0]
-            return jnp.asarray(ok, dtype=bool)
+            return self._while_test(cond, carry_skel, leaves, k)
 
         def b(state: tuple) -> tuple:
             leaves, k, bufs_, over = state
             out, flag = self.isolated(lambda: step(join(carry_skel, leaves), k))
-            over = jnp.logical_or(over, flag)
+            over = self.flag_or(over, flag)
             new = coerce(tuple(out[:n_carry]), carry_skel)
             entry = coerce(tuple(out[n_carry:]), entry_skel)
             slot = jnp.minimum(k, cap - 1)
             bufs2 = [lax.dynamic_update_index_in_dim(buf, jnp.asarray(e, dtype=buf.dtype), slot, 0)
                      for buf, e in zip(bufs_, entry, strict=True)]
-            return new, k + 1, bufs2, jnp.logical_or(over, k >= cap)
+            return new, k + 1, bufs2, self.flag_or(over, k >= cap)
 
         final, count, bufs, over = lax.while_loop(c, b,
-                                                  (carry_leaves, k0, bufs, jnp.asarray(False)))
+                                                  (carry_leaves, k0, bufs, self.no_flag()))
         self.raise_flag(over)  # the tape may overflow
+        self._while_test_flag(cond, carry_skel, final, count)
         return list(join(carry_skel, final)) + _tapes(entry_skel, bufs, count, cap), count
 
     # --- tapes (see autodiff.runtime for their host versions) ---------------------------------

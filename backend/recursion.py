@@ -775,7 +775,7 @@ class _Run:
 
         def run_writers(st: Any, regs_lv: list, r_lv: list, cell_lv: list) -> tuple:
             pre = [regs_lv, coerce(None, arg_skel), r_lv, st, jnp.asarray(GOTO, np.int32),
-                   jnp.asarray(False)]
+                   interp.no_flag()]
             for w in sorted(writers):
                 def once(s: tuple, w: int = w) -> tuple:
                     out = run_block(self.m.blocks[w], regs_lv, r_lv, s[1])
@@ -806,7 +806,7 @@ class _Run:
                     regs[i] = a
                 full = sp >= cap
                 return (stk, rets, regs, sp + 1, jnp.where(full, DONE, 0).astype(np.int32),
-                        jnp.logical_or(over, full))
+                        interp.flag_or(over, full))
 
             def on_pop(o: tuple) -> tuple:
                 stk, rets, regs, sp, nxt, over = o
@@ -822,12 +822,12 @@ class _Run:
 
             stk, rets, new, sp, nxt, over = lax.switch(
                 action, [on_goto, on_push, on_pop], (stk, rets, list(out), sp, nxt, over))
-            over = jnp.logical_or(over, flag)
+            over = interp.flag_or(over, flag)
             return (nxt, sp, k + 1, new, ret, cl, stk, rets, over)
 
         state0 = (jnp.asarray(0, dtype=np.int32), jnp.asarray(0, dtype=np.int32),
                   jnp.asarray(0, dtype=np.int64), reg0, r0, cell0, stacks, ret_stack,
-                  jnp.asarray(False))
+                  interp.no_flag())
         final = lax.while_loop(lambda s: s[0] != DONE, body, state0)
         interp.raise_flag(final[-1])  # the stack may overflow
         cells = list(join(cell_skel, final[5]))

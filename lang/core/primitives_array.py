@@ -394,14 +394,14 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
     raise ZylaError("ArgumentError", f"invalid index: {i!r}")
 
 
-def _cartesian(v: Any) -> bool:
+def is_cartesian_index(v: Any) -> bool:
     return isinstance(v, V.StructValue) and v.type.name == "CartesianIndex"
 
 
 def getindex(xp: Any, x: Any, *idx: Any) -> Any:
-    if any(_cartesian(i) for i in idx):  # A[CartesianIndex(i, j)] == A[i, j]
-        idx = tuple(k for i in idx for k in (i.fields[0] if _cartesian(i) else (i,)))
-    if _cartesian(x):
+    if any(is_cartesian_index(i) for i in idx):  # A[CartesianIndex(i, j)] == A[i, j]
+        idx = tuple(k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,)))
+    if is_cartesian_index(x):
         x = x.fields[0]
     if isinstance(x, (tuple, str)) or isinstance(x, V.NamedTuple):
         return _getindex_seq(x, idx)
