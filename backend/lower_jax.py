@@ -41,7 +41,7 @@ from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_co
 from lang.core.ir import Function, Op, Region
 from lang.core.lower import COLON
 from lang.core.primitives import HostOnly, Primitive, jl_size, unbroadcast
-from lang.core.primitives_array import MUTATING, is_cartesian_index
+from lang.core.primitives_array import MUTATING, bounds_error, is_cartesian_index
 from lang.core.structure import (
     BatchedBack,
     BranchUnion,
@@ -567,8 +567,6 @@ class JaxInterpreter(Interpreter):
     def check_indices(self, x: Any, idx: list) -> None:
         """Julia's bounds check of `x[idx...]` for its traced indices (XLA would clamp
         them; indices known when tracing are checked by the primitive itself)."""
-        if not any(_traced(i) for i in idx):
-            return
         if any(is_cartesian_index(i) for i in idx):
             idx = [k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,))]
         if isinstance(x, V.Range):
@@ -584,8 +582,11 @@ class JaxInterpreter(Interpreter):
         else:
             bounds = sizes + [1] * (len(idx) - len(sizes))
         jnp = self.jnp
-        failed = jnp.asarray(False)
+        failed: Any = False
         for i, n in zip(idx, bounds, strict=True):
+            if type(i) is int and type(n) is int and not 1 <= i <= n:
+                # a known index past the end: XLA would drop the write or clamp the read
+                raise bounds_error(x, tuple(idx))
             if not _traced(i) or i is COLON:
                 continue
             if isinstance(i, V.Range):
@@ -597,7 +598,8 @@ class JaxInterpreter(Interpreter):
             if a.dtype == bool or not jnp.issubdtype(a.dtype, jnp.integer):
                 continue  # a mask, or a float index (an error of its own)
             failed = failed | jnp.any((a < 1) | (a > n))
-        self.check(failed)
+        if failed is not False:
+            self.check(failed)
 
     def check(self, failed: Any) -> None:
         """A run-time check: when `failed` (a traced boolean) is true, the executable's

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from grammar.ast import Span
@@ -109,3 +111,99 @@ def test_lowering_scans_each_statement_once(depth: int, monkeypatch: pytest.Monk
     for stmt in parse(text, "t.jl").stmts:
         lo.lower_toplevel(stmt)
     assert calls[0] < 40 * depth
+
+
+CHECKED = """
+function total(x)
+    s = 0.0
+    for i in 1:length(x)+1
+        s += x[i]
+    end
+    s
+end
+function walk(x)
+    i = 1
+    while x[i] > 0
+        i += 1
+    end
+    i
+end
+function put!(x, i, v)
+    y = copy(x)
+    y[i] = v
+    sum(y)
+end
+pick(A, i, j) = A[i, j]
+function putat!(x, idx, v)
+    y = copy(x)
+    y[idx[1]] = v
+    sum(y)
+end
+sumrange(x, a, b) = sum(x[a:b])
+"""
+
+
+@pytest.fixture(scope="module")
+def checked_rt() -> object:
+    from lang.door.wiring import Runtime
+
+    rt = Runtime()
+    rt.run_source(CHECKED, "checked.jl")
+    return rt
+
+
+@pytest.mark.parametrize(("name", "args", "ok"), [
+    ("total", [np.array([1.0, 2.0])], False),
+    ("walk", [np.array([1.0, 2.0, -1.0])], True),
+    ("walk", [np.array([1.0, 2.0])], False),
+    ("put!", [np.array([1.0, 2.0]), 2, 5.0], True),
+    ("putat!", [np.array([1.0, 2.0]), np.array([2]), 5.0], True),
+    ("putat!", [np.array([1.0, 2.0]), np.array([3]), 5.0], False),
+    ("putat!", [np.array([1.0, 2.0]), np.array([0]), 5.0], False),
+    ("pick", [np.arange(6.0).reshape(3, 2), 2, 3], True),
+])
+def test_compiled_indexing_raises_julias_bounds_error(checked_rt: Any, name: str, args: list,
+                                                      ok: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiled code checks traced indices (XLA would clamp reads and drop writes, and a
+    `while x[i] > 0` past the end would never stop): a failed check makes the call run
+    again on the host, which raises Julia's BoundsError; in bounds, compiled and host
+    results agree."""
+    from backend import compile as C
+
+    rt = checked_rt
+    f = rt.lookup(name)
+    reruns = []
+    real = rt.interp.call_value
+
+    def spy(g: Any, a: list, kw: Any = None) -> Any:
+        reruns.append(g)
+        return real(g, a, kw)
+
+    if ok:
+        host = rt.interp.call_value(f, list(args))
+        assert C.compiled_call(rt, f, list(args)) == host
+        return
+    monkeypatch.setattr(rt.interp, "call_value", spy)
+    with pytest.raises(ZylaError) as info:
+        C.compiled_call(rt, f, list(args))
+    assert info.value.kind == "BoundsError"
+    assert reruns[:1] == [f]  # the executable ran, its check failed, the host gave the error
+
+
+@pytest.mark.parametrize("call", ["total([1.0, 2.0])", "walk([1.0, 2.0])",
+                                  "sumrange(collect(1.0:5.0), 4, 6)", "pick(ones(3, 2), 3, 3)",
+                                  "put!([1.0, 2.0], 3, 5.0)", "put!([1.0, 2.0], 0, 5.0)"])
+def test_the_user_path_gets_bounds_errors(checked_rt: Any, call: str) -> None:
+    """Through a top-level call, always compiled: the error is Julia's, at the user's
+    line (static indices fail while tracing and the call runs on the host; traced ones
+    fail their check)."""
+    rt = checked_rt
+    mode, rt.compile_mode = rt.compile_mode, "always"
+    try:
+        with pytest.raises(ZylaError) as info:
+            rt.run_source(call, "call.jl")
+    finally:
+        rt.compile_mode = mode
+    assert info.value.kind == "BoundsError"
+    assert "attempt to access" in info.value.message

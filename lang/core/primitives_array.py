@@ -349,7 +349,7 @@ def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
 # --- indexing --------------------------------------------------------------------------------
 
 
-def _bounds_error(x: Any, idx: tuple) -> ZylaError:
+def bounds_error(x: Any, idx: tuple) -> ZylaError:
     s = jl_size(x)
     desc = (f"{'×'.join(map(str, s))} {V.type_name(typeof(x))}" if len(s) != 1
             else f"{s[0]}-element {V.type_name(typeof(x))}")
@@ -373,7 +373,7 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
         raise ZylaError("ArgumentError", "invalid index: true of type Bool")
     if isinstance(i, (int, np.integer)):
         if not (1 <= i <= n):  # static indices are checked in both tiers
-            raise _bounds_error(x, idx)
+            raise bounds_error(x, idx)
         return int(i) - 1
     if isinstance(i, V.Range):
         if i.length == 0:
@@ -381,7 +381,7 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
         first, last = i.start, i.last
         if isinstance(first, (int, np.integer)) and isinstance(i.length, (int, np.integer)) and (
                 min(first, last) < 1 or max(first, last) > n):
-            raise _bounds_error(x, idx)
+            raise bounds_error(x, idx)
         stop = last - 1 + (1 if i.step > 0 else -1)
         return slice(first - 1, None if stop < 0 else stop, i.step)
     if isinstance(i, np.ndarray) or hasattr(i, "dtype"):
@@ -389,7 +389,7 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
         if N.dtype_of(arr) == N.BOOL:
             return arr
         if xp is np and arr.size and (arr.min() < 1 or arr.max() > n):
-            raise _bounds_error(x, idx)
+            raise bounds_error(x, idx)
         return arr - 1
     raise ZylaError("ArgumentError", f"invalid index: {i!r}")
 
@@ -414,7 +414,7 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
         if len(idx) == 1 and isinstance(idx[0], (int, np.integer)) and not isinstance(idx[0], bool):
             i = idx[0]
             if not 1 <= i <= x.length:
-                raise _bounds_error(x, idx)
+                raise bounds_error(x, idx)
             return x[i - 1]
         if len(idx) == 1 and isinstance(idx[0], V.Range):
             r = idx[0]
@@ -442,7 +442,7 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
         n = sizes[d] if d < nd else 1
         if d >= nd:
             if i not in (1, COLON):
-                raise _bounds_error(x, idx)
+                raise bounds_error(x, idx)
             continue
         npi.append(to_np_index(xp, i, n, x, idx))
     npi.reverse()
