@@ -40,7 +40,7 @@ from lang.core.functions import Closure, elementwise_primitive
 from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_count
 from lang.core.ir import Function, Op, Region
 from lang.core.lower import COLON
-from lang.core.primitives import HostOnly, Primitive, jl_size, unbroadcast
+from lang.core.primitives import DOMAINS, HostOnly, Primitive, jl_size, unbroadcast
 from lang.core.primitives_array import MUTATING, bounds_error, is_cartesian_index
 from lang.core.structure import (
     BatchedBack,
@@ -57,6 +57,9 @@ from lang.core.structure import (
 
 #: Bits of a flag (see JaxInterpreter.raise_flag).
 OVERFLOW, CHECK = 1, 2
+
+#: Integer divisions, which Julia checks for a zero divisor.
+INT_DIVISIONS = frozenset({"÷", "div", "rem", "mod", "%"})
 
 #: Primitives that index their first argument, and where their indices start.
 INDEXED = {"getindex": 1, "Core.setindex_fn": 2, "Core.setindex_broadcast_fn": 2}
@@ -151,6 +154,7 @@ class JaxInterpreter(Interpreter):
             return super().call_primitive(p, args, kwargs)
         if p.name in INDEXED and self.bounds_checks:
             self.check_indices(args[0], list(args[INDEXED[p.name]:]))
+        self.check_arguments(p.name, args)
         impl = p.jax
         if p.needs_interp:
             return impl(self, *args, **kwargs) if kwargs else impl(self, *args)
@@ -206,6 +210,7 @@ class JaxInterpreter(Interpreter):
         _check_broadcast(tuple(args))  # Julia's DimensionMismatch, as on the host
         p = elementwise_primitive(f, args)
         if p is not None:
+            self.check_arguments(p.name, args)
             return p.elementwise(jnp, *args)
         if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
             return jnp.asarray(args[0]).astype(V.JTYPE_TO_DTYPE[f])
@@ -600,6 +605,25 @@ class JaxInterpreter(Interpreter):
             failed = failed | jnp.any((a < 1) | (a > n))
         if failed is not False:
             self.check(failed)
+
+    def check_arguments(self, name: str, args: list) -> None:
+        """Julia's DomainError (`log(-1.0)`, `sqrt.(x)` with a negative element) and
+        DivideError (integer division by zero, `typemin(Int) ÷ -1`) as run-time checks of
+        traced arguments (XLA would give NaN or an arbitrary integer)."""
+        if not args or not any(_traced(a) for a in args):
+            return
+        jnp = self.jnp
+        if name in DOMAINS and len(args) == 1 and not isinstance(args[0], V.Range):
+            x = jnp.asarray(args[0])
+            if jnp.issubdtype(x.dtype, jnp.floating) or jnp.issubdtype(x.dtype, jnp.integer):
+                self.check(jnp.any(DOMAINS[name](x)))
+        elif name in INT_DIVISIONS and len(args) == 2:
+            a, b = jnp.asarray(args[0]), jnp.asarray(args[1])
+            if jnp.issubdtype(jnp.result_type(a, b), jnp.integer):
+                failed = jnp.any(b == 0)
+                if name in ("÷", "div") and a.dtype == np.int64:
+                    failed = failed | jnp.any((a == np.iinfo(np.int64).min) & (b == -1))
+                self.check(failed)
 
     def check(self, failed: Any) -> None:
         """A run-time check: when `failed` (a traced boolean) is true, the executable's

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,3 +123,35 @@ def test_lossy_conversions_are_inexact_errors(rt: Runtime, src: str, message: st
 ])
 def test_type_bounds_and_exact_conversions(rt: Runtime, src: str, expected: object) -> None:
     assert rt.run_source(src, "t.jl") == expected
+
+
+@pytest.fixture(scope="module")
+def crt() -> Runtime:
+    r = Runtime()
+    r.run_source("lg(x) = log(x) + sqrt(x)\nlgs(x) = sum(log.(x))\nas(x) = asin(x)\n"
+                 "dv(a, b) = div(a[1], b[1])\nrm1(a, b) = rem(a[1], b[1])\n", "ops.jl")
+    return r
+
+
+@pytest.mark.parametrize(("name", "args", "kind"), [
+    ("lg", [4.0], None), ("lg", [-1.0], "DomainError"), ("lg", [0.0], None),
+    ("lgs", [np.array([1.0, 2.0])], None), ("lgs", [np.array([1.0, -2.0])], "DomainError"),
+    ("as", [0.5], None), ("as", [1.5], "DomainError"),
+    ("dv", [np.array([7]), np.array([2])], None), ("dv", [np.array([7]), np.array([0])],
+                                                     "DivideError"),
+    ("dv", [np.array([MIN]), np.array([-1])], "DivideError"),
+    ("rm1", [np.array([-7]), np.array([3])], None),
+    ("rm1", [np.array([7]), np.array([0])], "DivideError"),
+])
+def test_compiled_code_raises_julias_domain_and_divide_errors(crt: Runtime, name: str,
+                                                              args: list, kind: str | None) -> None:
+    """Where XLA would give NaN or an arbitrary integer, the compiled call's check fails
+    and the host raises Julia's error; elsewhere compiled and host results agree."""
+    f = crt.lookup(name)
+    if kind is None:
+        host = crt.interp.call_value(f, list(args))
+        assert compiled_call(crt, f, list(args)) == pytest.approx(host)
+        return
+    with pytest.raises(ZylaError) as info:
+        compiled_call(crt, f, list(args))
+    assert info.value.kind == kind

@@ -607,12 +607,13 @@ _UNARY_RULES = {
     "log10": "(dz, z, x) -> (dz ./ (x .* log(10.0)),)",
 }
 _NP_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
-# Inputs outside a function's real domain (NaN is inside: it gives NaN), where Julia
-# raises DomainError; host arrays are checked too, as Julia's broadcast would fail
-_DOMAINS: dict[str, Callable[[Any], Any]] = {
+#: Inputs outside a function's real domain (NaN is inside: it gives NaN), where Julia
+#: raises DomainError; host arrays are checked too, as Julia's broadcast would fail, and
+#: compiled code checks them at run time (backend.lower_jax)
+DOMAINS: dict[str, Callable[[Any], Any]] = {
     "log": lambda x: x < 0, "log2": lambda x: x < 0, "log10": lambda x: x < 0,
     "sqrt": lambda x: x < 0, "log1p": lambda x: x < -1,
-    "asin": lambda x: np.abs(x) > 1, "acos": lambda x: np.abs(x) > 1,
+    "asin": lambda x: abs(x) > 1, "acos": lambda x: abs(x) > 1,
 }
 # The input where a logarithm is -Inf (math raises there, Julia does not)
 _POLES = {"log": 0, "log2": 0, "log10": 0, "log1p": -1}
@@ -628,7 +629,7 @@ def _unary(name: str) -> Callable[..., Any]:
     npname = _NP_NAMES.get(name, name)
     mathname = name
 
-    outside = _DOMAINS.get(name)
+    outside = DOMAINS.get(name)
     pole = _POLES.get(name)
 
     def run(xp: Any, x: Any) -> Any:
