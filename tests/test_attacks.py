@@ -207,3 +207,17 @@ def test_the_user_path_gets_bounds_errors(checked_rt: Any, call: str) -> None:
         rt.compile_mode = mode
     assert info.value.kind == "BoundsError"
     assert "attempt to access" in info.value.message
+
+
+def test_a_lone_surrogate_prints_its_bytes(tmp_path: Path) -> None:
+    prog = tmp_path / "s.jl"
+    prog.write_text('println("a\\ud800b")\n')
+    res = subprocess.run(command() + ["run", str(prog)], cwd=tmp_path, capture_output=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout == b"a\xed\xa0\x80b\n"  # the string's UTF-8 bytes, as Julia writes them
+
+
+@pytest.mark.parametrize("src", ["x = zeros(10^12)", 'println(repeat("a", 10^11))'])
+def test_a_huge_allocation_is_out_of_memory(tmp_path: Path, src: str) -> None:
+    _clean_failure(_zyla_run(tmp_path, src + "\n"), "OutOfMemoryError")

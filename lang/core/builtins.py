@@ -624,6 +624,8 @@ def translate_exception(e: Exception) -> ZylaError:
         return ZylaError("OverflowError", str(e))
     if isinstance(e, RecursionError):
         return ZylaError("StackOverflowError", "recursion too deep")
+    if isinstance(e, MemoryError):
+        return ZylaError("OutOfMemoryError", "the program ran out of memory")
     if isinstance(e, (TypeError, AttributeError, ValueError, KeyError)):
         return ZylaError("MethodError", f"{type(e).__name__}: {e}")
     return ZylaError("InternalError", f"{type(e).__name__}: {e}")

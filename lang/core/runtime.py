@@ -461,7 +461,18 @@ class _Stdout:
     def write(self, s: str) -> None:
         import sys
 
-        sys.stdout.write(s)
+        try:
+            sys.stdout.write(s)
+        except UnicodeEncodeError:
+            # a lone surrogate ("\ud800") or a character the terminal's encoding lacks:
+            # its UTF-8 bytes, as Julia writes a string's bytes whatever they are
+            sys.stdout.flush()
+            data = s.encode("utf-8", "surrogatepass")
+            buffer = getattr(sys.stdout, "buffer", None)
+            if buffer is None:
+                sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+            else:
+                buffer.write(data)
 
     def flush(self) -> None:
         import sys
