@@ -194,3 +194,39 @@ def test_no_drawn_path_escapes_the_read_gate(fuzz_rt: Runtime, parts: list[str])
     if readable:
         assert full == cwd or cwd in full.parents
         assert not any(p.startswith(".") for p in full.parts[len(cwd.parts):])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["..", ".", "a", ".hidden", "bin", "x.py", "/", "out.txt",
+                                 "~", "/tmp", "p.pth", "site-packages", "sub", "run.sh",
+                                 "Makefile", "/proc", "/dev"]), min_size=1, max_size=5))
+def test_no_drawn_path_escapes_the_write_gate(tmp_path_factory: pytest.TempPathFactory,
+                                              parts: list[str]) -> None:
+    """Random paths handed to `savefig` from a fresh current folder: every file that
+    appears anywhere under the test's root is inside the current folder's tree, not
+    hidden below it, and not a file that tools run."""
+    root = tmp_path_factory.mktemp("gate")
+    cwd = root / "work"
+    (cwd / "sub").mkdir(parents=True)
+    (cwd / "a").mkdir()
+    path = "/".join(parts)
+    target = Path(os.path.realpath(os.path.join(cwd, os.path.expanduser(path))))
+    existed = target.exists()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        rt = Runtime()
+        rt.globals["path"] = path
+        try:
+            rt.run_source(PLOT + "savefig(p, path)", "fuzz.jl")
+        except ZylaError as e:
+            assert e.kind in ("SystemError", "ArgumentError"), e
+    finally:
+        os.chdir(old)
+    if not (target == cwd or cwd in target.parents):
+        assert target.exists() == existed, target  # nothing was written out there
+    made = [p for p in root.rglob("*") if p.is_file()]
+    for p in made:
+        rel = p.relative_to(cwd)  # raises if the file is outside the current folder
+        assert not any(part.startswith(".") for part in rel.parts), p
+        assert p.suffix not in (".py", ".pth", ".sh") and p.name != "Makefile", p
