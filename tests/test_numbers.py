@@ -155,3 +155,17 @@ def test_compiled_code_raises_julias_domain_and_divide_errors(crt: Runtime, name
     with pytest.raises(ZylaError) as info:
         compiled_call(crt, f, list(args))
     assert info.value.kind == kind
+
+
+@pytest.mark.parametrize(("src", "type_name", "value"), [
+    ("Int32(1) + Int32(2)", "Int32", 3), ("Int32(3) + 1", "Int64", 4),
+    ("Int32(3) * 2", "Int64", 6), ("Int32(3) ^ 2", "Int32", 9), ("-Int32(3)", "Int32", -3),
+    ("Int32[1, 2][1]", "Int32", 1), ("sum(Int32[1, 2])", "Int64", 3),
+    ("typemax(Int32) + Int32(1)", "Int32", -(2**31)), ("true + Int32(1)", "Int32", 2),
+    ("Int32(3) / 2", "Float64", 1.5), ("Int32(3) + 1f0", "Float32", 4.0),
+    ("Float16(1) + 1f0", "Float32", 2.0),
+])
+def test_int32_keeps_its_type_and_promotes_as_julia(rt: Runtime, src: str, type_name: str,
+                                                     value: object) -> None:
+    assert rt.run_source(f"string(typeof({src}))", "t.jl") == type_name
+    assert rt.run_source(src, "t.jl") == value

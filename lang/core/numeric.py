@@ -18,7 +18,9 @@ I64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
 OBJ = np.dtype(object)
 
-_RANK = {BOOL: 0, I64: 1, np.dtype(np.int32): 1, F32: 2, np.dtype(np.float16): 2, F64: 3}
+# Julia's promotion order of the element types Zyla has (promote_type(Int32, Int64) is
+# Int64, promote_type(Int64, Float16) is Float16, promote_type(Float16, Float32) Float32)
+_RANK = {BOOL: 0, np.dtype(np.int32): 1, I64: 2, np.dtype(np.float16): 3, F32: 4, F64: 5}
 
 
 # ZYLA_MATMUL_PRECISION: how XLA may compute Float32 matrix products and convolutions.
@@ -78,7 +80,8 @@ def is_float_dtype(d: np.dtype) -> bool:
 
 
 def promote(d1: np.dtype, d2: np.dtype) -> np.dtype:
-    """Julia's promote_type for the element types Zyla has: Bool < Int < Float32 < Float64."""
+    """Julia's promote_type for the element types Zyla has:
+    Bool < Int32 < Int64 < Float16 < Float32 < Float64."""
     if d1 == d2:
         return d1
     r1, r2 = _RANK.get(d1), _RANK.get(d2)
@@ -115,7 +118,8 @@ def host_scalar(x: Any) -> Any:
         if isinstance(x, np.bool_):
             return bool(x)
         if isinstance(x, np.integer):
-            return int(x)
+            # Int64 is a Python int; Int32 and the others keep their type, as in Julia
+            return int(x) if x.dtype == I64 else x
     return x
 
 

@@ -252,8 +252,11 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
             with np.errstate(all="ignore"):
                 return _result(np.power(a, np.asarray(b, dtype=da)), xp)
         return xp.power(a, xp.asarray(b, dtype=da))
-    d = (N.float_dtype(N.promote(da, db)) if N.is_float_dtype(N.promote(da, db)) or db != N.I64
-         else N.I64)
+    if da.kind in "iu" and db.kind in "iub":
+        d = da  # an integer power keeps the base's type (Int32(3)^2 is an Int32)
+    else:
+        d = (N.float_dtype(N.promote(da, db)) if N.is_float_dtype(N.promote(da, db))
+             or db != N.I64 else N.I64)
     if xp is np:
         if type(a) is float and type(b) is float:
             if a < 0 and not b.is_integer():
