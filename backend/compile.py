@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -68,6 +69,9 @@ class Entry:
     field_writes: list[tuple[int, int, Any, int]] = field(default_factory=list)
     n_out: int = 0
     has_flag: bool = False  # the last output is a tape-overflow flag
+    # it has a loop of data-dependent length: wait for it so that Ctrl-C is seen
+    interruptible: bool = False
+    last_seconds: float = 0.0  # how long its last call took (see call_interruptibly)
     plain: bool = False  # none of the above: no globals, writes or flag (the fast path)
     capacity: int = 64
     trace_seconds: float = 0.0
@@ -351,7 +355,8 @@ def _compiled_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> A
 
 def _run_plain(entry: Entry, leaves: list) -> Any:
     """The fast path of _run: no globals, no writes, no overflow flag, no mutable structs."""
-    outs = entry.jitted([], [device_leaf(x) for x in leaves])
+    args = ([], [device_leaf(x) for x in leaves])
+    outs = call_interruptibly(entry, args) if entry.interruptible else entry.jitted(*args)
     entry.calls += 1
     skel = entry.out_skel
     alias = entry.out_alias
@@ -399,6 +404,46 @@ def _run_cached(rt: Any, cache: CompileCache, key: Any, leaves: list, muts: list
             cache.fast.clear()
 
 
+#: A call of an executable with a data-dependent loop that took longer than this runs
+#: its next call on a worker thread, so that Ctrl-C can end the wait (seconds).
+INLINE_BELOW_S = 0.005
+
+
+def call_interruptibly(entry: Entry, args: tuple) -> Any:
+    """Run an executable that has a loop of data-dependent length. Its first call, and any
+    call after one that took longer than INLINE_BELOW_S, runs on a worker thread while
+    this thread waits in short steps, so that Ctrl-C (SIGINT) raises KeyboardInterrupt
+    here instead of waiting for a loop that may never end (the computation itself is
+    not stopped: the CLI then exits, the REPL returns to its prompt). Calls that have
+    been quick run inline, without the thread's cost."""
+    import jax
+
+    t0 = time.perf_counter()
+    if entry.calls > 0 and entry.last_seconds < INLINE_BELOW_S:
+        outs = entry.jitted(*args)
+        jax.block_until_ready(outs)
+    else:
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["outs"] = jax.block_until_ready(entry.jitted(*args))
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+                box["error"] = e
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="zyla-executable", daemon=True).start()
+        while not done.wait(0.02):
+            pass
+        if "error" in box:
+            raise box["error"]
+        outs = box["outs"]
+    entry.last_seconds = time.perf_counter() - t0
+    return outs
+
+
 class _Overflow(Exception):
     """A while loop's tape overflowed: rebuild with a larger capacity."""
 
@@ -426,7 +471,8 @@ def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, mut
             # the host array is this buffer (_to_host): donate a copy, keep the buffer
             inputs[pos] = inputs[pos].copy()
     try:
-        outs = entry.jitted(*_arguments(entry, inputs))
+        args = _arguments(entry, inputs)
+        outs = call_interruptibly(entry, args) if entry.interruptible else entry.jitted(*args)
     except OffloadError as e:
         _fail(cache, key, entry, host_in, str(e))
         raise
@@ -609,6 +655,7 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
                 res.append(interp.flag_any(jnp.stack([jnp.asarray(f_) for f_ in flags])))
             if entry is not None:
                 entry.has_flag = bool(flags)
+                entry.interruptible = interp.unbounded_loops
                 entry.plain = not (global_names or writes or fws or flags)
             return res
 

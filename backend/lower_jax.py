@@ -97,6 +97,7 @@ class JaxInterpreter(Interpreter):
         self.early_exit = early_exit
         self.overflow_flags: list[Any] = []
         self.bounds_checks = True  # indices are checked at run time (Julia's BoundsError)
+        self.unbounded_loops = False  # the trace has a loop of data-dependent length
         self.flags_raised = 0  # overflow flags raised so far (raise_flag)
         self.global_reads: dict[str, Any] = {}
         self.global_inputs: dict[str, Any] | None = None
@@ -1048,6 +1049,7 @@ class JaxInterpreter(Interpreter):
         final iteration count."""
         n0 = self.flags_raised
         lax, jnp = self.lax, self.jnp
+        self.unbounded_loops = True
         n_carry = len(inits)
         carry_skel, carry_leaves = self._fix_carry(
             inits, lambda vals: step(vals, jnp.asarray(0))[:n_carry])

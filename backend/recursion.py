@@ -828,6 +828,7 @@ class _Run:
         state0 = (jnp.asarray(0, dtype=np.int32), jnp.asarray(0, dtype=np.int32),
                   jnp.asarray(0, dtype=np.int64), reg0, r0, cell0, stacks, ret_stack,
                   interp.no_flag())
+        interp.unbounded_loops = True
         final = lax.while_loop(lambda s: s[0] != DONE, body, state0)
         interp.raise_flag(final[-1])  # the stack may overflow
         cells = list(join(cell_skel, final[5]))

@@ -221,3 +221,33 @@ def test_a_lone_surrogate_prints_its_bytes(tmp_path: Path) -> None:
 @pytest.mark.parametrize("src", ["x = zeros(10^12)", 'println(repeat("a", 10^11))'])
 def test_a_huge_allocation_is_out_of_memory(tmp_path: Path, src: str) -> None:
     _clean_failure(_zyla_run(tmp_path, src + "\n"), "OutOfMemoryError")
+
+
+def test_ctrl_c_ends_a_compiled_endless_loop(tmp_path: Path) -> None:
+    """`while x[1] > 0` that never ends, compiled: SIGINT ends the run within seconds with
+    InterruptException (it was ignored until SIGKILL)."""
+    import signal
+    import time
+
+    prog = tmp_path / "spin.jl"
+    prog.write_text('function spin(x)\n    s = 0.0\n    while x[1] > 0\n        s += 1.0\n'
+                    '    end\n    s\nend\nprintln("start")\nspin([1.0])\n')
+    proc = subprocess.Popen(command() + ["run", str(prog)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == b"start\n"
+        time.sleep(3)  # compiled and looping by now
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        t0 = time.perf_counter()
+        code = proc.wait(timeout=30)
+        waited = time.perf_counter() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert code == 130, err
+    assert "InterruptException" in err and "Traceback" not in err
+    assert waited < 5

@@ -378,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ERROR: InternalError: {type(e).__name__}: {e}", file=sys.stderr)
         code = 1
     flush_stdout()
+    if code == 130:
+        # interrupted: a compiled loop may still run on a worker thread, and the
+        # interpreter's shutdown would wait for it
+        sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)
 
 
