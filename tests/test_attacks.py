@@ -5,6 +5,7 @@ text, and an error a person can read. The file gate has its own suite
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -232,9 +233,13 @@ def test_ctrl_c_ends_a_compiled_endless_loop(tmp_path: Path) -> None:
     prog = tmp_path / "spin.jl"
     prog.write_text('function spin(x)\n    s = 0.0\n    while x[1] > 0\n        s += 1.0\n'
                     '    end\n    s\nend\nprintln("start")\nspin([1.0])\n')
-    proc = subprocess.Popen(command() + ["run", str(prog)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # a test worker may ignore SIGINT, and an ignored signal stays ignored across exec:
+    # a small launcher restores the default before it becomes `zyla`
+    argv = command() + ["run", str(prog)]
+    launcher = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                "os.execv(sys.argv[1], sys.argv[1:])")
+    proc = subprocess.Popen([sys.executable, "-c", launcher] + argv, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline() == b"start\n"
