@@ -480,10 +480,11 @@ def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, mut
         msg = _describe(e)
         _fail(cache, key, entry, host_in, msg)
         raise OffloadError(msg) from None
-    if entry.has_flag and int(outs[-1]):
+    flag = int(outs[-1]) if entry.has_flag else 0
+    if flag:
         for pos in entry.writes:  # the donated buffers are gone; nothing was written back
             _DEVICE.pop(id(host_in[pos]), None)
-        if int(outs[-1]) & CHECK:
+        if flag & CHECK:
             raise CheckFailed()
         raise _Overflow()
     entry.calls += 1

@@ -543,10 +543,7 @@ class JaxInterpreter(Interpreter):
         if since is not None and self.flags_raised == since:
             return
         self.flags_raised += 1
-        flag = self.jnp.asarray(flag)
-        if flag.dtype == bool:
-            flag = self.jnp.where(flag, OVERFLOW, 0).astype(np.int32)
-        self.overflow_flags.append(flag)
+        self.overflow_flags.append(self._as_flag(flag))
 
     # A flag is an int32 of bits: OVERFLOW (a tape or stack was too small: build again
     # with a larger capacity) and CHECK (a run-time check failed, such as an index out of
@@ -555,15 +552,18 @@ class JaxInterpreter(Interpreter):
     def no_flag(self) -> Any:
         return self.jnp.asarray(0, dtype=np.int32)
 
+    def bits(self, cond: Any, bit: int) -> Any:
+        """The flag that carries `bit` where `cond` (a traced boolean) holds."""
+        return self.jnp.where(cond, bit, 0).astype(np.int32)
+
+    def _as_flag(self, flag: Any) -> Any:
+        """A flag as int32 bits; a boolean is an OVERFLOW."""
+        flag = self.jnp.asarray(flag)
+        return self.bits(flag, OVERFLOW) if flag.dtype == bool else flag.astype(np.int32)
+
     def flag_or(self, a: Any, b: Any) -> Any:
         """The bits of two flags (a boolean counts as OVERFLOW)."""
-        jnp = self.jnp
-        a, b = jnp.asarray(a), jnp.asarray(b)
-        if a.dtype == bool:
-            a = jnp.where(a, OVERFLOW, 0).astype(np.int32)
-        if b.dtype == bool:
-            b = jnp.where(b, OVERFLOW, 0).astype(np.int32)
-        return jnp.bitwise_or(a.astype(np.int32), b.astype(np.int32))
+        return self.jnp.bitwise_or(self._as_flag(a), self._as_flag(b))
 
     def flag_any(self, flags: Any) -> Any:
         """The bits of an array of flags, OR-ed together."""
@@ -629,7 +629,7 @@ class JaxInterpreter(Interpreter):
     def check(self, failed: Any) -> None:
         """A run-time check: when `failed` (a traced boolean) is true, the executable's
         flag carries CHECK and the call runs again on the host."""
-        self.raise_flag(self.jnp.where(failed, CHECK, 0).astype(np.int32))
+        self.raise_flag(self.bits(failed, CHECK))
 
     def probe_shape(self, fn: Any, *args: Any, branch: bool = False) -> Any:
         """jax.eval_shape of fn, dropping the flags its trace raised."""
@@ -1030,19 +1030,25 @@ class JaxInterpreter(Interpreter):
         res, _ = self._while(inits, cond, step, ntape)
         return res[0] if len(op.results) == 1 else res
 
-    def _while_test(self, cond: Any, carry_skel: Any, leaves: Any, k: Any) -> Any:
+    def _while_test(self, cond: Any, carry_skel: Any, leaves: Any, k: Any,
+                    checked: list[bool]) -> Any:
         """A while loop's condition as its `lax.while_loop` test: false also when a check
-        inside it failed (`while x[i] > 0` past the end stops, see `_while_test_flag`)."""
+        inside it failed (`while x[i] > 0` past the end stops, see `_while_test_flag`);
+        `checked[0]` learns whether the condition has checks at all."""
+        n0 = self.flags_raised
         ok, flag = self.isolated(lambda: cond(join(carry_skel, leaves), k))
+        checked[0] = checked[0] or self.flags_raised != n0
         ok = self.jnp.asarray(ok, dtype=bool)
         return ok & (self.jnp.bitwise_and(flag, CHECK) == 0)
 
-    def _while_test_flag(self, cond: Any, carry_skel: Any, final: Any, count: Any) -> None:
-        """After the loop, the condition once more on the final values: a check that
-        stopped the loop fails again here, and its flag leaves the loop."""
-        n0 = self.flags_raised
+    def _while_test_flag(self, cond: Any, carry_skel: Any, final: Any, count: Any,
+                         checked: list[bool]) -> None:
+        """After a loop whose condition has checks, the condition once more on the final
+        values: a check that stopped the loop fails again here, and its flag leaves it."""
+        if not checked[0]:
+            return
         _, flag = self.isolated(lambda: cond(join(carry_skel, final), count))
-        self.raise_flag(self.jnp.bitwise_and(flag, CHECK), n0)  # (only if it has checks)
+        self.raise_flag(self.jnp.bitwise_and(flag, CHECK))
 
     def _while(self, inits: list, cond: Any, step: Any, ntape: int) -> tuple[list, Any]:
         """_while_loop's loop: its results (the carried values, then the tapes) and its
@@ -1054,6 +1060,7 @@ class JaxInterpreter(Interpreter):
         carry_skel, carry_leaves = self._fix_carry(
             inits, lambda vals: step(vals, jnp.asarray(0))[:n_carry])
         k0 = jnp.asarray(0, dtype=np.int64)
+        checked = [False]  # whether the condition has run-time checks
         if not ntape:
             def b(state: tuple) -> tuple:
                 leaves, k, over = state
@@ -1061,10 +1068,10 @@ class JaxInterpreter(Interpreter):
                 return coerce(tuple(out[:n_carry]), carry_skel), k + 1, self.flag_or(over, flag)
 
             final, count, over = lax.while_loop(
-                lambda st: self._while_test(cond, carry_skel, st[0], st[1]), b,
+                lambda st: self._while_test(cond, carry_skel, st[0], st[1], checked), b,
                 (carry_leaves, k0, self.no_flag()))
             self.raise_flag(over, n0)
-            self._while_test_flag(cond, carry_skel, final, count)
+            self._while_test_flag(cond, carry_skel, final, count, checked)
             return list(join(carry_skel, final)), count
         # with tapes: learn the per-iteration entries' structure, then fill buffers
         box: list = []
@@ -1082,7 +1089,7 @@ class JaxInterpreter(Interpreter):
 
         def c(state: tuple) -> Any:
             leaves, k, bufs_, over = state
-            return self._while_test(cond, carry_skel, leaves, k)
+            return self._while_test(cond, carry_skel, leaves, k, checked)
 
         def b(state: tuple) -> tuple:
             leaves, k, bufs_, over = state
@@ -1098,7 +1105,7 @@ class JaxInterpreter(Interpreter):
         final, count, bufs, over = lax.while_loop(c, b,
                                                   (carry_leaves, k0, bufs, self.no_flag()))
         self.raise_flag(over)  # the tape may overflow
-        self._while_test_flag(cond, carry_skel, final, count)
+        self._while_test_flag(cond, carry_skel, final, count, checked)
         return list(join(carry_skel, final)) + _tapes(entry_skel, bufs, count, cap), count
 
     # --- tapes (see autodiff.runtime for their host versions) ---------------------------------

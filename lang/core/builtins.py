@@ -28,10 +28,10 @@ from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
     HostOnly,
-    _float_text,
     _hx,
     _jx,
     as_array,
+    float_text,
     is_array,
     jl_egal,
     jl_equal,
@@ -116,7 +116,7 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
                                            f"{V.type_name(t)}")
         if d.kind in "iu" and N.dtype_of(x).kind in "fiub":
             is_float = N.dtype_of(x).kind == "f"
-            shown = _float_text(float(x)) if is_float else str(int(x))
+            shown = float_text(float(x)) if is_float else str(int(x))
             if is_float and not float(x).is_integer():
                 raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
             info = np.iinfo(d)

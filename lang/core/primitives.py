@@ -94,7 +94,7 @@ def host_only(name: str, host: Callable[..., Any],
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _float_text(x: float) -> str:
+def float_text(x: float) -> str:
     """A Float64 as Julia prints it in an error message (1.0e20, NaN, Inf)."""
     if not math.isfinite(x):
         return "NaN" if math.isnan(x) else ("Inf" if x > 0 else "-Inf")
@@ -693,7 +693,7 @@ def _rounding(name: str) -> Callable[..., Any]:
                 if np.any(~np.isfinite(rs) | (rs < info.min) | (rs > info.max)):
                     bad = rs[~np.isfinite(rs) | (rs < info.min) | (rs > info.max)].reshape(-1)[0]
                     raise ZylaError("InexactError",
-                                    f"{name}({V.type_name(x)}, {_float_text(float(bad))})")
+                                    f"{name}({V.type_name(x)}, {float_text(float(bad))})")
             return (N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np
                     else xp.asarray(r).astype(d))
         if sigdigits is not None and xp is np and type(x) is float:

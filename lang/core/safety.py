@@ -110,10 +110,7 @@ def _may_read(full: Path) -> bool:
         return False
     roots = [r for r in (pol.cwd, pol.program_dir)
              if r is not None and len(r.parts) > 1 and _under(full, r)]
-    if not roots:
-        return False
-    root = max(roots, key=lambda r: len(r.parts))
-    return not any(part.startswith(".") for part in full.parts[len(root.parts):])
+    return bool(roots) and not any(p.startswith(".") for p in _below(full, roots))
 
 
 def writable(path: Any, what: str = "writing") -> str:
@@ -128,9 +125,7 @@ def writable(path: Any, what: str = "writing") -> str:
         if _under_any(full, list(SYSTEM_TREES)) or not _under(full, pol.cwd):
             raise _refused(path, full, what, "write")
         roots = [pol.cwd]
-    root = max(roots, key=lambda r: len(r.parts))
-    below = full.parts[len(root.parts):]
-    why = _executed_or_hidden(full, below)
+    why = _executed_or_hidden(full, _below(full, roots))
     if why:
         raise ZylaError("SystemError", f"{what} {str(path)!r} is not allowed: {why}",
                         hint="a program may not write files that other programs run, nor "
@@ -157,11 +152,21 @@ def _executed_or_hidden(full: Path, below: tuple[str, ...]) -> str | None:
     return None
 
 
+def _below(full: Path, roots: list[Path]) -> tuple[str, ...]:
+    """The parts of `full` below the deepest of `roots` (all of which contain it)."""
+    return full.parts[max(len(r.parts) for r in roots):]
+
+
+def _real(path: str) -> Path:
+    """`path` absolute, with `~` expanded and symbolic links resolved."""
+    return Path(os.path.realpath(os.path.abspath(os.path.expanduser(path))))
+
+
 def _resolve(path: Any) -> Path:
     if not isinstance(path, str) or not path or "\0" in path:
         raise ZylaError("ArgumentError", "a file name must be a non-empty String")
     try:
-        return Path(os.path.realpath(os.path.abspath(os.path.expanduser(path))))
+        return _real(path)
     except (OSError, ValueError) as e:
         raise ZylaError("SystemError", f"the path {path!r} cannot be resolved: {e}") from None
 
@@ -197,10 +202,8 @@ def configure(rt: Any, program: str | None, allow_read: list[str] = (),  # type:
     pol.allow_shell = allow_shell
     if program and program not in ("none", "REPL"):
         set_program(rt, program)
-    pol.allow_read = [Path(os.path.realpath(os.path.abspath(os.path.expanduser(p))))
-                      for p in allow_read]
-    pol.allow_write = [Path(os.path.realpath(os.path.abspath(os.path.expanduser(p))))
-                       for p in allow_write]
+    pol.allow_read = [_real(p) for p in allow_read]
+    pol.allow_write = [_real(p) for p in allow_write]
     return pol
 
 
