@@ -170,7 +170,7 @@ class Transform:
         self.act = Activity(primal)
         self.out = Function(name=f"{primal.name}#jvp", body=Region([]),
                             params=list(primal.params) + ["d" + p for p in primal.params],
-                            span=primal.span, file=primal.file)
+                            span=primal.span, file=primal.file, derived=True)
         self.vmap: dict[int, Value] = {}
         self.tmap: dict[int, Value] = {}
 

@@ -111,7 +111,7 @@ class Transform:
         self.fwd = Function(
             name=f"{primal.name}#fwd", body=Region([]), params=list(primal.params), nkw=primal.nkw,
             vararg=primal.vararg, ncaptures=primal.ncaptures, span=primal.span, file=primal.file,
-            self_arg=primal.self_arg, kwvararg=primal.kwvararg,
+            self_arg=primal.self_arg, kwvararg=primal.kwvararg, derived=True,
         )
         self.vmap: dict[int, Value] = {}
         self.inactive: set[int] = set()
@@ -330,7 +330,8 @@ class Transform:
         self.nadj += 1
         name = f"{self.primal.name}#adj{self.nadj if not is_body else ''}"
         adj = Function(name=name, body=Region([]), params=[f"#r{i}" for i in range(nres)] + ["dy"],
-                       ncaptures=nres, span=self.primal.span, file=self.primal.file)
+                       ncaptures=nres, span=self.primal.span, file=self.primal.file,
+                       derived=True)
         resv = [adj.new_value(f"r{i}") for i in range(nres)]
         dy = adj.new_value("dy")
         adj.body.args = resv + [dy]

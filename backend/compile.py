@@ -382,19 +382,7 @@ def _run_cached(rt: Any, cache: CompileCache, key: Any, leaves: list, muts: list
     capacity = 64
     while True:
         if entry is None:
-            try:
-                entry = build(rt, key, leaves, muts, capacity)
-            except OffloadError as e:
-                cache.failures[key] = str(e)
-                raise
-            except ZylaError as e:
-                cache.failures[key] = f"{e.kind}: {e.message}"
-                raise OffloadError(cache.failures[key]) from None
-            except Exception as e:  # a construct JAX cannot trace
-                cache.failures[key] = _describe(e)
-                raise OffloadError(cache.failures[key]) from None
-            cache.entries[key] = entry
-            cache.builds += 1
+            entry = _build_entry(rt, cache, key, leaves, muts, capacity)
         try:
             return _run(rt, cache, key, entry, leaves, muts)
         except _Overflow:
@@ -402,6 +390,37 @@ def _run_cached(rt: Any, cache: CompileCache, key: Any, leaves: list, muts: list
             entry = None
             cache.entries.pop(key, None)
             cache.fast.clear()
+
+
+def _build_entry(rt: Any, cache: CompileCache, key: Any, leaves: list, muts: list,
+                 capacity: int) -> Entry:
+    """Build and cache the executable for `key`; a failure is cached as OffloadError."""
+    try:
+        entry = build(rt, key, leaves, muts, capacity)
+    except OffloadError as e:
+        cache.failures[key] = str(e)
+        raise
+    except ZylaError as e:
+        cache.failures[key] = f"{e.kind}: {e.message}"
+        raise OffloadError(cache.failures[key]) from None
+    except Exception as e:  # a construct JAX cannot trace
+        cache.failures[key] = _describe(e)
+        raise OffloadError(cache.failures[key]) from None
+    cache.entries[key] = entry
+    cache.builds += 1
+    return entry
+
+
+def prepare(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> None:
+    """Trace f(args...) and cache its executable without running it (XLA compiles it on
+    its first call); raises OffloadError when the call cannot be compiled."""
+    cache = _cache(rt)
+    key, leaves, muts = _signature(rt, f, args, kwargs)
+    if key in cache.failures:
+        raise OffloadError(cache.failures[key])
+    if key not in cache.entries:
+        with compile_notice(lambda: call_label(f, args, kwargs)):
+            _build_entry(rt, cache, key, leaves, muts, 64)
 
 
 #: A call of an executable with a data-dependent loop that took longer than this runs

@@ -1248,8 +1248,8 @@ _SIDE_EFFECTS = {"time", "print", "println", "show", "display", "Core.show_expr"
                  "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!", "pop!",
                  "Random.seed!", "randperm", "shuffle", "Random.MersenneTwister", "Core.setbox",
                  "Core.box", "Core.unbox",
-                 "Test.do_test", "Test.do_testset", "Test.do_test_throws", "Core.time",
-                 "Core.elapsed"}
+                 "Test.do_test", "Test.do_testset", "Test.do_test_throws",
+                 "Core.time_start", "Core.time_report", "Core.elapsed_since"}
 _STATIC_OK = {"size", "length", "ndims", "eltype", ":", "Core.endof", "zeros", "ones", "fill",
               "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "÷", "%", "!", "Core.or", "max",
               "min",

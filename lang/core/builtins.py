@@ -595,18 +595,21 @@ def _assert(c: Any, msg: Any) -> None:
         raise ZylaError("AssertionError", jl_string(msg))
 
 
-def _time(interp: Any, thunk: Any) -> Any:
-    t0 = time.perf_counter()
-    v = interp.call_value(thunk, [])
-    dt = time.perf_counter() - t0
+def _time_start() -> int:
+    """The clock reading that `@time`/`@elapsed` start from (nanoseconds)."""
+    return time.perf_counter_ns()
+
+
+def _time_report(t0: int, value: Any) -> Any:
+    """The end of `@time ex`: print the seconds since `t0`, return `ex`'s value."""
+    dt = (time.perf_counter_ns() - t0) / 1e9
     current.runtime().stdout.write(f"  {dt:.6f} seconds\n")
-    return v
+    return value
 
 
-def _elapsed(interp: Any, thunk: Any) -> float:
-    t0 = time.perf_counter()
-    interp.call_value(thunk, [])
-    return time.perf_counter() - t0
+def _elapsed_since(t0: int, value: Any) -> float:
+    """The end of `@elapsed ex`: the seconds since `t0` (after `ex`'s value exists)."""
+    return (time.perf_counter_ns() - t0) / 1e9
 
 
 def translate_exception(e: Exception) -> ZylaError:
@@ -1084,6 +1087,8 @@ def install(rt: Any) -> None:
         "zero": _zero, "oneunit": _one, "float": _float, "typemax": _typemax,
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
+        "Core.time_start": _time_start, "Core.time_report": _time_report,
+        "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,
@@ -1106,7 +1111,7 @@ def install(rt: Any) -> None:
     for name, f in {
         "map": _map, "foreach": _foreach, "Core.comprehension": _comprehension,
         "filter": _filter, "reduce": _reduce, "Core.trycatch": exceptions.trycatch,
-        "Core.time": _time, "Core.elapsed": _elapsed, "Test.do_test": _do_test,
+        "Test.do_test": _do_test,
         "Test.do_test_throws": _do_test_throws, "Test.do_testset": _do_testset,
         "Test.do_test_broken": _do_test_broken,
     }.items():

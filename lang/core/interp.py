@@ -25,11 +25,35 @@ from lang.core.primitives import Primitive
 #: The compile tier's entry, `(rt, f, args, kwargs) -> (done, result)`; installed by the
 #: front door (lang.door.wiring). Without one, every call runs on the host.
 _OFFLOAD: list[Callable[..., tuple[bool, Any]] | None] = [None]
+#: The tiering policy, `(interp, f, args, kwargs, caller) -> result`: it runs a call of a
+#: Zyla function either compiled or on this interpreter (lang.door.wiring installs it).
+_TIER: list[Callable[..., Any] | None] = [None]
 
 
-def set_offload(tier: Callable[..., tuple[bool, Any]] | None) -> None:
-    """Install (or, with None, remove) the compile tier that top-level calls may go to."""
+def set_offload(tier: Callable[..., tuple[bool, Any]] | None,
+                policy: Callable[..., Any] | None = None) -> None:
+    """Install (or, with None, remove) the compile tier, and the policy that every call of
+    a Zyla function made by host-run code goes through (without one, calls from top-level
+    code are offered to the compile tier and all others run here)."""
     _OFFLOAD[0] = tier
+    _TIER[0] = policy
+
+
+#: Called every TICKS loop iterations and function calls the host runs, `(interp) ->
+#: None`: the tiering policy may then move a long-running call to the compile tier (by
+#: raising past it).
+_WATCH: list[Callable[[Any], None] | None] = [None]
+TICKS = 1024
+
+
+def set_watch(watch: Callable[[Any], None] | None) -> None:
+    """Install (or remove) the hook called every TICKS loop iterations and calls."""
+    _WATCH[0] = watch
+
+
+#: Callees the tiering policy sees: Zyla functions, closures and callable structs
+#: (primitives and types are called directly).
+TIERED = frozenset((GenericFunction, Closure, V.StructValue))
 
 
 class Unset:
@@ -61,11 +85,16 @@ class Interpreter:
     def __init__(self, rt: Any) -> None:
         self.rt = rt
         self.depth = 0
-        self.offload = True  # the host tier offloads top-level calls to the compile tier
+        self.offload = True  # the host tier offloads calls to the compile tier
+        self.effects = 0  # state changes a caller can see, so far (Primitive.effect, globals)
+        self.ticks = 0  # loop iterations and function calls run so far
 
     # --- running functions -------------------------------------------------------------
 
     def run_function(self, fn: Function, args: list[Any]) -> Any:
+        self.ticks += 1
+        if not self.ticks % TICKS and self.offload:
+            self.watch()
         self.depth += 1
         if self.depth > 4000:
             self.depth = 0
@@ -139,6 +168,8 @@ class Interpreter:
     def call_primitive(self, p: Primitive, args: list, kwargs: dict | None) -> Any:
         """Run a primitive's host implementation (the compiled tier runs its lowering)."""
         impl = p.host
+        if p.effect:
+            self.effects += 1
         if p.needs_interp:
             return impl(self, *args, **kwargs) if kwargs else impl(self, *args)
         return impl(*args, **kwargs) if kwargs else impl(*args)
@@ -226,22 +257,31 @@ class Interpreter:
         return self.rt.lookup(op.attrs["name"])
 
     def op_setglobal(self, op: Op, env: dict, fn: Function) -> Any:
+        self.effects += 1
         self.rt.set_global(op.attrs["name"], env[op.operands[0].id])
         return None
 
     def op_call(self, op: Op, env: dict, fn: Function) -> Any:
         f = self.rt.lookup(op.attrs["fn"])
         args, kwargs = self.call_args(op, env, 0)
-        if fn.name == "toplevel" and self.offload:
-            done, v = self.try_offload(f, args, kwargs)
-            if done:
-                return v
+        if self.offload and type(f) in TIERED and not fn.derived:
+            return self.tiered_call(f, args, kwargs, fn)
         return self.call_value(f, args, kwargs)
 
     def op_callv(self, op: Op, env: dict, fn: Function) -> Any:
         f = env[op.operands[0].id]
         args, kwargs = self.call_args(op, env, 1)
-        if fn.name == "toplevel" and self.offload:
+        if self.offload and type(f) in TIERED and not fn.derived:
+            return self.tiered_call(f, args, kwargs, fn)
+        return self.call_value(f, args, kwargs)
+
+    def tiered_call(self, f: Any, args: list, kwargs: dict | None, caller: Function) -> Any:
+        """A call of a Zyla callable made by host-run code in `caller`: the installed
+        policy chooses the tier; without one, only top-level calls may run compiled."""
+        policy = _TIER[0]
+        if policy is not None:
+            return policy(self, f, args, kwargs, caller)
+        if caller.name == "toplevel":
             done, v = self.try_offload(f, args, kwargs)
             if done:
                 return v
@@ -294,6 +334,9 @@ class Interpreter:
             carried = out
             if any(carried[k] is True or carried[k] is np.True_ for k in stops):
                 break
+            self.ticks += 1
+            if not self.ticks % TICKS and self.offload:
+                self.watch()
         if ntape:
             carried = carried + [Tape(r) for r in recs]
         return carried[0] if len(op.results) == 1 else carried
@@ -318,9 +361,19 @@ class Interpreter:
             if ntape:
                 out = _record(out, recs)
             carried = out
+            self.ticks += 1
+            if not self.ticks % TICKS and self.offload:
+                self.watch()
         if ntape:
             carried = carried + [Tape(r) for r in recs]
         return carried[0] if len(op.results) == 1 else carried
+
+    def watch(self) -> None:
+        """Every TICKS loop iterations and calls: the installed watch may move the running call to
+        the compile tier (see set_watch)."""
+        w = _WATCH[0]
+        if w is not None:
+            w(self)
 
     def op_method(self, op: Op, env: dict, fn: Function) -> Any:
         types = [env[v.id] for v in op.operands]

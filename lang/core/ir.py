@@ -97,6 +97,7 @@ class Function:
     file: str = "<input>"
     counter: int = 0  # next free value id
     self_arg: bool = False  # first positional parameter is a callable-struct receiver
+    derived: bool = False  # made by a transform (AD's forward/adjoint/jvp), not lowered source
 
     def new_value(self, hint: str = "") -> Value:
         v = Value(self.counter, hint)

@@ -81,11 +81,18 @@ def m_assert(lo: Any, n: A.MacroCall) -> Value:
 
 
 def m_time(lo: Any, n: A.MacroCall) -> Value:
-    return lo.call("Core.time", [_thunk(lo, n.args[-1])], n.span)
+    """`@time ex` is a block, not a scope (as in Julia): `ex` runs inline, so what it
+    assigns stays visible; the elapsed time is printed and `ex`'s value returned."""
+    t0 = lo.call("Core.time_start", [], n.span)
+    v = lo.lower(n.args[-1])
+    return lo.call("Core.time_report", [t0, v], n.span)
 
 
 def m_elapsed(lo: Any, n: A.MacroCall) -> Value:
-    return lo.call("Core.elapsed", [_thunk(lo, n.args[-1])], n.span)
+    """`@elapsed ex`: the seconds `ex` took, `ex` run inline (a block, as in Julia)."""
+    t0 = lo.call("Core.time_start", [], n.span)
+    v = lo.lower(n.args[-1])
+    return lo.call("Core.elapsed_since", [t0, v], n.span)
 
 
 def _code_dump(kind: str) -> Callable[[Any, A.MacroCall], Value]:

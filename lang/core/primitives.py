@@ -59,9 +59,13 @@ class Primitive:
     # of the arguments' tangents (zeros where they have none), or a marker of
     # autodiff.forward (NONDIFF, NOFORWARD, SPECIAL); filled from the FORWARD tables
     forward: str = ""
+    # it changes state a caller can see (an argument, a box, the RNG): a call that ran it
+    # on the host cannot be run again from its start (backend.tiering)
+    effect: bool = False
 
     def __post_init__(self) -> None:
         self.jtype = V.JType(f"typeof({self.name})", V.FunctionT)
+        self.effect = self.name in EFFECTS or (self.name.endswith("!") and self.name != "!")
         if not self.forward and self.pullback == NONDIFF:
             self.forward = NONDIFF  # no derivative in either mode
 
@@ -73,6 +77,9 @@ class Primitive:
 
 
 PRIMITIVES: dict[str, Primitive] = {}
+#: effects beyond the `...!` names: random draws and boxed (captured, reassigned) variables
+EFFECTS = frozenset(("rand", "randn", "randperm", "shuffle", "Random.MersenneTwister",
+                     "Core.setbox"))
 
 
 def prim(name: str, host: Callable[..., Any], jax: Callable[..., Any] | HostOnly,

@@ -174,7 +174,7 @@ def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
     elif isinstance(node, (A.Lambda, A.FunctionDef)):
         free_names(node.body, out)
     elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws",
-                                                         "test_broken", "time", "elapsed"):
+                                                         "test_broken"):
         free_names(node.args, out)
     elif isinstance(node, A.Node):
         for v in children(node):

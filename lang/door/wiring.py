@@ -7,7 +7,8 @@ door's own built-ins, to the language core through the core's registration point
   above the core (autodiff's primitives and rules, the backend's dumps, the front door's
   diagnostics, gradcheck and plots); `STARTUP_FILES` adds autodiff's library file `ad.jl`
   (`gradient`, `pullback`, `jacobian`, ... written in Zyla);
-- `lang.core.interp.set_offload`: calls from top-level code may run compiled.
+- `lang.core.interp.set_offload`: the compile tier, and the tiering policy
+  (backend.tiering) that every call of a Zyla function made by host-run code goes through.
 
 `Runtime` is the core's class, named here so that whoever makes one through the front
 door has the whole language.
@@ -22,7 +23,7 @@ from autodiff import forward as ad_forward
 from autodiff import rules as ad_rules
 from autodiff import runtime as ad_runtime
 from backend import compile as backend_compile
-from backend import dumps, sharding  # noqa: F401  (sharding registers Zyla.shard_batch)
+from backend import dumps, sharding, tiering  # noqa: F401  (sharding: Zyla.shard_batch)
 from lang.core import interp
 from lang.core import runtime as core_runtime
 from lang.core.safety import configure
@@ -36,7 +37,8 @@ core_runtime.INSTALLERS.extend([diagnostics.install, gradcheck.install, plots.in
                                 ad_runtime.install, ad_rules.install, ad_forward.install,
                                 dumps.install])
 core_runtime.STARTUP_FILES.append("ad.jl")
-interp.set_offload(backend_compile.try_offload)
+interp.set_offload(backend_compile.try_offload, tiering.tiered_call)
+interp.set_watch(tiering.watch)
 
 
 def new_runtime(filename: str, allow_shell: bool = False, allow_read: Sequence[str] = (),

@@ -1,0 +1,392 @@
+"""The tiering policy: at every call of a Zyla function made by host-run code, run it on
+the interpreter or as one compiled executable.
+
+The host interpreter hands each call of a Zyla function, closure or callable struct to
+`tiered_call` (installed through `lang.core.interp.set_offload`), at any depth: inside
+host-run functions, `@elapsed` blocks, comprehensions, `do` blocks and loops. The choice:
+
+- **top level** (a call written in a file's or the REPL's top-level code): compiled when
+  the call does array work at all (an array among its arguments, or among the globals the
+  callee reads: `work() = sum(model(x))`), as before;
+- **at depth**: compiled when the call does *much* array work (`BIG_ELEMENTS` array
+  elements among its arguments and the globals it reads), or when the callee is *hot*
+  (it has already spent `HOT_SECONDS` on the interpreter over at least `HOT_CALLS`
+  calls) and its arguments hold run-time values (arrays or floats: a call of only
+  integers would be folded into a constant, one executable per value);
+- **never**: a recursive call (the outer activation of the same function is on the host
+  stack), a callee that failed to compile `MAX_FAILURES` times or was compiled for
+  `MAX_SIGNATURES` signatures (a retrace storm), and calls made by code a transform
+  derived (AD's forward and adjoint functions run their callees as they are);
+- `ZYLA_COMPILE=never` runs everything on the host, `always` compiles every call that
+  has run-time values.
+
+Library code's own calls go to the compile tier only when the callee is user code (a
+user closure run by `map` or `foreach`), so the standard library does not compile its
+internals one call at a time.
+
+`ZYLA_EXPLAIN=1` prints each decision (the first time it is made for a function, and
+whenever it changes) with its reason on stderr; `decisions(rt)` returns them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from backend.compile import _cache, compiled_call, prepare
+from grammar.errors import ZylaError, is_library_file
+from lang.core import values as V
+from lang.core.functions import Closure, GenericFunction, Method, call_label, typeof
+from lang.core.ir import Function, walk_ops
+from lang.core.structure import OffloadError
+
+#: array elements (arguments and globals read) that make a call at depth compile at once
+BIG_ELEMENTS = 1 << 16
+#: interpreter seconds after which a function is hot ...
+HOT_SECONDS = 0.05
+#: ... provided it was called at least this often
+HOT_CALLS = 2
+#: a function whose compilation failed this often runs on the host from then on
+MAX_FAILURES = 3
+#: a function compiled for this many signatures runs on the host from then on
+MAX_SIGNATURES = 8
+#: a host call that has run this long without effects is restarted compiled
+LONG_SECONDS = 0.03
+
+
+@dataclass(eq=False)
+class Stats:
+    """What the policy knows about one function body."""
+
+    fn: Function
+    calls: int = 0  # host calls (outermost activations)
+    host_seconds: float = 0.0  # their interpreter time
+    active: int = 0  # activations on the host stack now
+    failures: int = 0
+    builds: int = 0  # executables built for it
+    never: str = ""  # why it no longer goes to the compile tier
+    user: bool = True  # lowered from a user's file (not the library, not derived)
+    globals_read: tuple[str, ...] = ()
+    recursive: bool = False  # it has called itself on the host
+    long: bool = False  # a call of it ran long on the host and was restarted compiled
+    said: set[str] = field(default_factory=set)  # decisions already explained
+
+
+class Policy:
+    """Per-runtime state of the tiering policy."""
+
+    def __init__(self) -> None:
+        self.stats: dict[int, Stats] = {}
+        self.log: list[str] = []
+        self.frames: list[Frame] = []  # host calls that may still move to the compile tier
+        self.explain = os.environ.get("ZYLA_EXPLAIN", "") not in ("", "0")
+
+    def of(self, fn: Function) -> Stats:
+        st = self.stats.get(id(fn))
+        if st is None or st.fn is not fn:
+            st = self.stats[id(fn)] = Stats(fn, user=_is_user(fn), globals_read=_globals_read(fn))
+        return st
+
+    def note(self, st: Stats, f: Any, args: list, kwargs: dict | None, where: str,
+             verdict: str, why: str) -> None:
+        key = f"{verdict}: {why.split(':')[0]}"
+        if key in st.said:
+            return
+        st.said.add(key)
+        line = f"{call_label(f, args, kwargs)} {where}: {verdict} ({why})"
+        self.log.append(line)
+        if self.explain:
+            print(f"zyla tier: {line}", file=sys.stderr, flush=True)
+
+
+def policy(rt: Any) -> Policy:
+    p = getattr(rt, "tier_policy", None)
+    if p is None:
+        p = rt.tier_policy = Policy()
+    return p
+
+
+def decisions(rt: Any) -> list[str]:
+    """The decisions made so far in this runtime, one line each, with their reasons."""
+    return list(policy(rt).log)
+
+
+#: sources of the derivative rules that autodiff compiles from Zyla text
+_RULE_SOURCES = ("<rule>", "<frule>")
+
+
+def _is_user(fn: Function) -> bool:
+    return not fn.derived and fn.file not in _RULE_SOURCES and not is_library_file(fn.file)
+
+
+def _globals_read(fn: Function) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(op.attrs["name"] for op in walk_ops(fn.body)
+                               if op.name == "global"))
+
+
+# --- the callee -----------------------------------------------------------------------------
+
+def _target(f: Any, args: list) -> tuple[Method | None, Function | None, list, list]:
+    """(method, body, captures, receiver-prefixed args) of a call of a Zyla callable; the
+    body is None for a built-in method."""
+    if type(f) is GenericFunction:
+        m = f.dispatch([typeof(a) for a in args])
+        return m, m.fn, [], args
+    if type(f) is Closure:
+        if f.generic is not None:
+            m = f.generic.dispatch([typeof(a) for a in args])
+            return m, m.fn, list(f.captures), args
+        return None, f.fn, list(f.captures), args
+    gf = getattr(f.type.family, "call_gf", None)
+    if gf is None:
+        raise ZylaError("MethodError", f"objects of type {V.type_name(f.type)} are not callable")
+    full = [f] + args
+    m = gf.dispatch([typeof(a) for a in full])
+    return m, m.fn, [], full
+
+
+def _run_host(interp: Any, m: Method | None, fn: Function, captures: list, args: list,
+              kwargs: dict | None) -> Any:
+    if m is not None:
+        return interp.invoke(m, args, kwargs, captures)
+    return interp.run_method_fn(fn, captures, args, kwargs)
+
+
+# --- the work a call does --------------------------------------------------------------------
+
+def _elements(v: Any, limit: int, seen: set[int], depth: int = 0) -> int:
+    """Array elements in a value (arrays, and arrays inside tuples, structs, closures),
+    counted up to `limit`; -1 marks a value with run-time scalars (floats) only."""
+    t = type(v)
+    if t is np.ndarray:
+        if v.dtype != object:
+            return v.size
+        total = 0
+        for x in v.flat[:64]:
+            total += max(_elements(x, limit - total, seen, depth + 1), 0)
+            if total >= limit:
+                break
+        return total
+    if depth > 6 or id(v) in seen:
+        return 0
+    if t is tuple or t is list:
+        items: Any = v
+    elif t is V.NamedTuple:
+        items = v.values
+    elif t is V.StructValue:
+        items = v.fields
+    elif t is Closure:
+        items = v.captures
+    else:
+        return 0
+    seen.add(id(v))
+    total = 0
+    for x in items:
+        total += max(_elements(x, limit - total, seen, depth + 1), 0)
+        if total >= limit:
+            break
+    return total
+
+
+def _has_runtime_values(vals: Any) -> bool:
+    """Whether a call's values hold anything an executable takes as a run-time input
+    (an array or a float); integers and booleans are constants of a compiled call."""
+    for v in vals:
+        t = type(v)
+        if t is float or t is np.float64 or t is np.float32:
+            return True
+        if t is np.ndarray:
+            if v.dtype != object and v.size > 0:
+                return True
+        elif t is tuple or t is list:
+            if _has_runtime_values(v):
+                return True
+        elif t is V.NamedTuple:
+            if _has_runtime_values(v.values):
+                return True
+        elif t is V.StructValue:
+            if _has_runtime_values(v.fields):
+                return True
+        elif t is Closure and _has_runtime_values(v.captures):
+            return True
+    return False
+
+
+def _work(rt: Any, st: Stats, f: Any, args: list, kwargs: dict | None, limit: int) -> int:
+    """Array elements among the call's arguments (and the callee's captures) and the
+    globals the body reads, counted up to `limit`."""
+    seen: set[int] = set()
+    total = _elements(f, limit, seen) if type(f) is not GenericFunction else 0
+    for a in args:
+        total += _elements(a, limit - total, seen)
+        if total >= limit:
+            return total
+    for a in (kwargs or {}).values():
+        total += _elements(a, limit - total, seen)
+    for name in st.globals_read:
+        if total >= limit:
+            break
+        try:
+            total += _elements(rt.lookup(name), limit - total, seen)
+        except ZylaError:
+            continue
+    return total
+
+
+# --- the decision ------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Frame:
+    """A call running on the host that may still move to the compile tier."""
+
+    st: Stats
+    f: Any
+    args: list
+    kwargs: dict | None
+    effects: int  # the interpreter's effect count when the call started
+    t0: float
+    where: str
+    tried: bool = False
+
+
+class Retier(BaseException):
+    """Unwinds the host run of `frame` (which had no effects yet) so that its call runs
+    compiled from the start. A BaseException: no handler of the interpreter or of the
+    user's `try` takes it for an error."""
+
+    def __init__(self, frame: Frame) -> None:
+        super().__init__()
+        self.frame = frame
+
+
+def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Function) -> Any:
+    """Run a call of a Zyla callable made by host-run code in `caller`, compiled or on
+    `interp`, as the policy (module docstring) decides."""
+    rt = interp.rt
+    m, fn, captures, full = _target(f, args)
+    if fn is None:  # a built-in method
+        assert m is not None
+        return interp.invoke(m, full, kwargs)
+    pol = policy(rt)
+    st = pol.of(fn)
+    if st.active:  # a recursive call: the outer activation is on the host
+        st.recursive = True
+        return _run_host(interp, m, fn, captures, full, kwargs)
+    now, eligible, where = _decide(rt, pol, st, f, args, kwargs, caller)
+    if now:
+        done, out = _compiled(rt, pol, st, f, args, kwargs, where)
+        if done:
+            return out
+    frame = Frame(st, f, args, kwargs, interp.effects, 0.0, where) if eligible else None
+    if frame is not None:
+        pol.frames.append(frame)
+    st.active += 1
+    t0 = time.perf_counter()
+    try:
+        if frame is not None:
+            frame.t0 = t0
+        return _run_host(interp, m, fn, captures, full, kwargs)
+    except Retier as r:
+        if r.frame is not frame:
+            raise
+        done, out = _compiled(rt, pol, st, f, args, kwargs, where)
+        if done:
+            return out
+        return _run_host(interp, m, fn, captures, full, kwargs)
+    finally:
+        if frame is not None:
+            pol.frames.pop()
+        st.active -= 1
+        st.calls += 1
+        st.host_seconds += time.perf_counter() - t0
+
+
+def _compiled(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | None,
+              where: str) -> tuple[bool, Any]:
+    """(True, result) of the call run compiled, or (False, None) when it cannot be."""
+    builds = _cache(rt).builds
+    try:
+        out = compiled_call(rt, f, args, kwargs)
+    except OffloadError as e:
+        _failed(rt, pol, st, f, args, kwargs, where, e)
+        return False, None
+    if _cache(rt).builds > builds:
+        st.builds += 1
+        if st.builds >= MAX_SIGNATURES:
+            st.never = f"compiled for {st.builds} signatures; later calls run on the host"
+    return True, out
+
+
+def _failed(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | None,
+            where: str, e: Exception) -> None:
+    st.failures += 1
+    rt.offload_reasons[getattr(f, "name", None) or st.fn.name] = str(e)
+    pol.note(st, f, args, kwargs, where, "host", f"cannot compile: {e}")
+    if st.failures >= MAX_FAILURES:
+        st.never = f"compiling failed {st.failures} times"
+
+
+def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | None,
+            caller: Function) -> tuple[bool, bool, str]:
+    """(compile now, may move to the compile tier later, where the call is made)."""
+    mode = rt.compile_mode
+    if mode == "never" or st.never:
+        return False, False, ""
+    top = caller.name == "toplevel"
+    if not top and not st.user and not _is_user(caller):
+        return False, False, ""  # the library's own calls run as they are
+    where = "at top level" if top else f"in {caller.name}"
+    if mode == "always":
+        if top or _has_runtime_values(args) or st.globals_read:
+            pol.note(st, f, args, kwargs, where, "compiled", "ZYLA_COMPILE=always")
+            return True, True, where
+        return False, True, where
+    need = 1 if top else BIG_ELEMENTS
+    elems = _work(rt, st, f, args, kwargs, need)
+    if elems >= need:
+        why = "array work" if top else f"array work: at least {need:,} elements"
+        pol.note(st, f, args, kwargs, where, "compiled", why)
+        return True, True, where
+    if st.long:
+        pol.note(st, f, args, kwargs, where, "compiled", "an earlier call ran long")
+        return True, True, where
+    if st.calls >= HOT_CALLS and st.host_seconds >= HOT_SECONDS and not st.recursive:
+        pol.note(st, f, args, kwargs, where, "compiled",
+                 f"hot: {st.calls} calls, {st.host_seconds:.2f} s in the interpreter")
+        return True, True, where
+    return False, True, where
+
+
+def watch(interp: Any) -> None:
+    """Called by the host interpreter every TICKS loop iterations and calls: the
+    outermost host call that has run `LONG_SECONDS` without an effect a caller could see
+    (lang.core.primitives.Primitive.effect) and that compiles is unwound by `Retier` and
+    runs compiled from its start (its tracing happens here, before anything is undone, so
+    a call that cannot compile just goes on)."""
+    rt = interp.rt
+    pol = policy(rt)
+    if not pol.frames:
+        return
+    now = time.perf_counter()
+    for fr in pol.frames:
+        if now - fr.t0 < LONG_SECONDS:
+            return  # the frames after it started later
+        if fr.tried or fr.st.never or fr.effects != interp.effects:
+            continue
+        if fr.st.recursive and not _has_runtime_values(fr.args):
+            continue  # a recursion over integers would be unrolled while tracing
+        fr.tried = True
+        fr.st.long = True
+        try:
+            prepare(rt, fr.f, fr.args, fr.kwargs)
+        except OffloadError as e:
+            _failed(rt, pol, fr.st, fr.f, fr.args, fr.kwargs, fr.where, e)
+            continue
+        pol.note(fr.st, fr.f, fr.args, fr.kwargs, fr.where, "compiled",
+                 f"long: {now - fr.t0:.2f} s in the interpreter without effects, restarted")
+        raise Retier(fr)

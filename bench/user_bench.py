@@ -1,0 +1,178 @@
+"""The user path: `.jl` programs written as users write them, run through `zyla run`.
+
+Each program (bench/user/*.jl) times itself with `@elapsed` and prints `seconds T` (or
+named medians); this module runs it as a user would, in a fresh process, and compares
+with the peer measured here: plain JAX for the networks, CPython for the scalar
+programs, and the harness row (the compiled call made directly) for the MLP step. The
+scalar rows include the first call, compilation and all, as a user's run does.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from common import BENCH, ROOT, Row, row
+
+USER = BENCH / "user"
+
+
+def zyla_run(program: str, *args: Any, timeout: int = 900) -> dict[str, str]:
+    """Run bench/user/PROGRAM through `zyla run` with ARGS; its `key value` lines."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
+    env["ZYLA_XLA_CACHE"] = "off"  # every compile a user's first run pays is timed
+    cmd = [sys.executable, "-m", "lang.door.cli", "run", str(USER / program)]
+    p = subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=timeout, cwd=ROOT, env=env)
+    if p.returncode != 0:
+        raise RuntimeError(f"zyla run {program}: {p.stderr.strip()[-2000:]}")
+    out = {}
+    for line in p.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        out[key] = value
+    return out
+
+
+def _median_seconds(f: Callable[[], Any], reps: int, warmup: int = 1) -> float:
+    for _ in range(warmup):
+        f()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+# --- CPython peers of the scalar programs ---------------------------------------------------
+
+def py_fib(n: int) -> int:
+    return n if n < 2 else py_fib(n - 1) + py_fib(n - 2)
+
+
+def py_sinsum(n: int) -> float:
+    acc = 0.0
+    for i in range(1, n + 1):
+        acc += math.sin(0.1 * i)
+    return acc
+
+
+def py_lines(nlines: int, nwords: int, vocab: int) -> list[str]:
+    out, k = [], 1
+    for _ in range(nlines):
+        ws = []
+        for _ in range(nwords):
+            k = (k * 7919 + 13) % vocab
+            ws.append("w" + str(k))
+        out.append(" ".join(ws))
+    return out
+
+
+def py_count_words(lines: list[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in lines:
+        for w in line.split():
+            counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+def py_dgrad(w: float, n: int) -> float:
+    """The derivative of sum(sin(w * i) for i in 1:n), written by hand."""
+    g = 0.0
+    for i in range(1, n + 1):
+        g += i * math.cos(w * i)
+    return g
+
+
+def _once(f: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    v = f()
+    return time.perf_counter() - t0, v
+
+
+def scalar_rows(quick: bool) -> list[Row]:
+    n_fib = 18 if quick else 24
+    n_sin = 10 ** 4 if quick else 10 ** 6
+    lines, words = (10, 100) if quick else (100, 1000)
+    n_grad = 10 ** 3 if quick else 10 ** 5
+    rows = []
+    out = zyla_run("fib.jl", n_fib)
+    t, v = _once(lambda: py_fib(n_fib))
+    assert int(out["result"]) == v, (out, v)
+    rows.append(row("user", f"fib({n_fib}) recursive, first call, `zyla run` vs CPython",
+                    float(out["seconds"]) * 1e3, t * 1e3, "ms", "≤ 2", peer_name="CPython"))
+    out = zyla_run("sinloop.jl", n_sin)
+    t, v = _once(lambda: py_sinsum(n_sin))
+    assert math.isclose(float(out["result"]), v, rel_tol=1e-9, abs_tol=1e-9), (out, v)
+    rows.append(row("user", f"`sin` loop of {n_sin:,} in a function, first call, vs CPython",
+                    float(out["seconds"]) * 1e3, t * 1e3, "ms", "≤ 1.5", peer_name="CPython"))
+    out = zyla_run("wordcount.jl", lines, words)
+    text = py_lines(lines, words, 500)
+    t, counts = _once(lambda: py_count_words(text))
+    assert out["result"] == f"{len(counts)} {counts[text[0].split()[0]]}", (out, len(counts))
+    rows.append(row("user", f"word count with a Dict{{String,Int}} ({lines} × {words} words) "
+                    "vs CPython", float(out["seconds"]) * 1e3, t * 1e3, "ms", "≤ 3",
+                    peer_name="CPython"))
+    out = zyla_run("gradloop.jl", n_grad)
+    t, v = _once(lambda: py_dgrad(0.5, n_grad))
+    assert math.isclose(float(out["result"]), v, rel_tol=1e-8), (out, v)
+    rows.append(row("user", f"gradient of a {n_grad:,}-step scalar loop, first call "
+                    "(compile included) vs CPython's hand-written derivative loop",
+                    float(out["seconds"]) * 1e3, t * 1e3, "ms", "≤ 20", peer_name="CPython"))
+    return rows
+
+
+# --- networks ----------------------------------------------------------------------------------
+
+def mlp_rows(quick: bool, reps: int) -> list[Row]:
+    import models
+
+    out = zyla_run("mlp_step.jl", max(5, reps))
+    fn_ms, top_ms = float(out["function_ms"]), float(out["toplevel_ms"])
+    p = models.mlp_pair()
+    p.check(("step",))
+    harness = _median_seconds(p.z_step, reps, warmup=2) * 1e3
+    jax_ms = _median_seconds(p.j_step, reps, warmup=2) * 1e3
+    label = "MLP 784-512-512-10, batch 128, SGD step"
+    return [
+        row("user", f"{label}: timed with @elapsed inside a function vs the same step at "
+            "top level (both `zyla run`, one run)", fn_ms, top_ms, "ms", "≤ 1.1",
+            peer_name="top level"),
+        row("user", f"{label}: inside a function (`zyla run`) vs plain JAX", fn_ms, jax_ms,
+            "ms", "≤ 1.2"),
+        row("user", f"{label}: the user path (`zyla run`, in a function) vs the harness "
+            "row's direct compiled call", fn_ms, harness, "ms", peer_name="harness"),
+    ]
+
+
+def vgg_rows(quick: bool, reps: int) -> list[Row]:
+    import models
+
+    _prelude, _build, label, x, _y = models.vgg_setup(quick)
+    batch, side = x.shape[0], x.shape[2]
+    n = max(2, reps // 4) if quick else max(3, reps // 3)
+    args = [side, batch, n] + (["quick"] if quick else [])
+    out = zyla_run("vgg_forward.jl", *args)
+    p = models.vgg_pair(quick)
+    jax_s = _median_seconds(p.j_forward, n)
+    harness = _median_seconds(p.z_forward, n)
+    return [
+        row("user", f"VGG19 forward ({label}): `work() = sum(model(x))` with globals "
+            "(`zyla run`) vs plain JAX", float(out["seconds"]) * 1e3, jax_s * 1e3, "ms",
+            "≤ 1.05"),
+        row("user", f"VGG19 forward ({label}): the user path vs the harness row's direct "
+            "compiled call", float(out["seconds"]) * 1e3, harness * 1e3, "ms",
+            peer_name="harness"),
+    ]
+
+
+def bench_user(quick: bool, reps: int) -> list[Row]:
+    np.random.seed(0)
+    return scalar_rows(quick) + mlp_rows(quick, reps) + vgg_rows(quick, reps)

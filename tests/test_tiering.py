@@ -1,0 +1,312 @@
+"""The tiering policy (backend.tiering): calls of Zyla functions made at any depth of
+host-run code may run compiled — inside functions, `@elapsed` blocks, comprehensions and
+loops — cold ones stay on the interpreter, and a host call that runs long without an
+effect is restarted compiled. Every test compares with the interpreter alone
+(`compile_mode = "never"`), the reference semantics."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from backend import tiering
+from lang.core import interp as core_interp
+from lang.door.api import Zyla
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def builds(z: Zyla) -> int:
+    cache = getattr(z.rt, "compile_cache", None)
+    return cache.builds if cache is not None else 0
+
+
+def run_both(src: str, names: list[str]) -> tuple[Zyla, list, list]:
+    """Run `src` with the policy and on the interpreter alone; the values of `names`."""
+    tiered = Zyla()
+    tiered.eval(src)
+    host = Zyla()
+    host.rt.compile_mode = "never"
+    host.eval(src)
+    return tiered, [tiered.eval(n) for n in names], [host.eval(n) for n in names]
+
+
+def decided(z: Zyla, fname: str, verdict: str) -> list[str]:
+    return [d for d in tiering.decisions(z.rt) if d.startswith(fname + "(") and verdict in d]
+
+
+# --- @elapsed and @time are blocks -----------------------------------------------------------
+
+def test_elapsed_is_a_block_not_a_scope() -> None:
+    z = Zyla()
+    z.eval("""
+function f()
+    t = @elapsed begin
+        s = 0.0
+        for i in 1:10
+            s += i
+        end
+    end
+    (s, t)
+end
+t2 = @elapsed r = 40 + 2
+u = f()
+""")
+    assert z.eval("r") == 42
+    s, t = z.eval("u")
+    assert s == 55.0 and 0.0 <= t < 10.0
+    assert 0.0 <= z.eval("t2") < 10.0
+
+
+def test_time_prints_and_returns_the_value(capsys: pytest.CaptureFixture) -> None:
+    z = Zyla()
+    z.eval("v = @time w = 2 * 21\n")
+    assert z.eval("v") == 42 and z.eval("w") == 42
+    out = capsys.readouterr().out
+    assert out.strip().endswith("seconds")
+
+
+# --- offload at depth ----------------------------------------------------------------------
+
+STEP = """
+W = reshape(collect(1.0:90000.0) ./ 90000.0, 300, 300)
+x = collect(1.0:300.0) ./ 300.0
+step(W, x) = W .- 0.01 .* (W * x) * x'
+function train(W, n)
+    losses = Float64[]
+    for i in 1:n
+        W = step(W, x)
+        push!(losses, sum(W))
+    end
+    W, losses
+end
+Wn, losses = train(W, 3)
+"""
+
+
+def test_a_big_call_inside_a_host_function_runs_compiled() -> None:
+    z, got, want = run_both(STEP, ["Wn", "losses"])
+    assert decided(z, "step", "compiled (array work")
+    assert "train" in z.rt.offload_reasons  # push! into a host vector: train stays on the host
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-12)
+
+
+def test_calls_in_elapsed_comprehensions_and_do_blocks_run_compiled() -> None:
+    src = """
+A = reshape(collect(1.0:65536.0), 256, 256) ./ 65536.0
+work() = sum(A * A)
+function timed()
+    t = @elapsed v = work()
+    v
+end
+a = timed()
+b = [work() for i in 1:2]
+c = Float64[]
+foreach([1, 2]) do i
+    push!(c, work() + i)
+end
+"""
+    z, got, want = run_both(src, ["a", "b", "c"])
+    assert decided(z, "work", "compiled")
+    assert builds(z) == 1  # one signature, one executable, whatever the depth
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
+def test_a_function_of_no_arguments_reading_global_arrays_compiles_at_top_level() -> None:
+    z = Zyla()
+    z.eval("X = ones(10, 10)\ntotal() = sum(X .* 2.0)\nv = total()\n")
+    assert z.eval("v") == 200.0
+    assert decided(z, "total", "compiled (array work)")
+
+
+def test_cold_small_calls_at_depth_stay_on_the_interpreter() -> None:
+    z = Zyla()
+    z.eval("""
+g(v) = v .+ 1.0
+function outer()
+    s = 0.0
+    for i in 1:3
+        s += sum(g([1.0, 2.0, 3.0]))
+    end
+    s
+end
+r = outer()
+""")
+    assert z.eval("r") == 27.0
+    assert builds(z) == 0
+
+
+def test_a_repl_style_one_liner_compiles_nothing() -> None:
+    z = Zyla()
+    assert z.eval("1 + 1") == 2
+    z.eval("h(x) = x * 2\n")
+    assert z.eval("h(3.0)") == 6.0
+    assert builds(z) == 0
+
+
+def test_recursion_is_not_offloaded() -> None:
+    z, got, want = run_both("fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)\nr = fib(18)\n", ["r"])
+    assert got == want == [2584]
+    assert builds(z) == 0
+
+
+def test_never_mode_runs_everything_on_the_host() -> None:
+    z = Zyla()
+    z.rt.compile_mode = "never"
+    z.eval(STEP)
+    assert builds(z) == 0
+
+
+# --- hot and long calls ---------------------------------------------------------------------
+
+HOT = """
+function wiggle(a)
+    s = a
+    for i in 1:300
+        s = s + sin(s) * 0.001
+    end
+    s
+end
+function driver(n)
+    t = 0.0
+    for k in 1:n
+        t += wiggle(k * 0.1)
+    end
+    t
+end
+r = driver(40)
+"""
+
+
+def test_a_hot_function_compiles_after_some_interpreted_calls(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tiering, "LONG_SECONDS", 1e9)  # the hot rule alone
+    z, got, want = run_both(HOT, ["r"])
+    hot = decided(z, "wiggle", "compiled (hot:")
+    assert hot, tiering.decisions(z.rt)
+    assert builds(z) == 1  # a Float64 argument is a run-time input: one executable
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-12)
+
+
+LONG = """
+function slow(w)
+    s = 0.0
+    for i in 1:30000
+        s += sin(w * i) / i
+    end
+    s
+end
+r = slow(0.5)
+g = gradient(slow, 0.25)[1]
+"""
+
+
+def test_a_long_host_call_is_restarted_compiled() -> None:
+    z, got, want = run_both(LONG, ["r", "g"])
+    assert decided(z, "slow", "restarted")
+    assert decided(z, "gradient", "restarted")
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+def test_a_call_with_an_effect_is_not_restarted(capsys: pytest.CaptureFixture) -> None:
+    z = Zyla()
+    z.eval("""
+log = Float64[]
+function noisy(w)
+    println("start")
+    push!(log, w)
+    s = 0.0
+    for i in 1:30000
+        s += sin(w * i) / i
+    end
+    s
+end
+r = noisy(0.5)
+""")
+    assert capsys.readouterr().out == "start\n"  # printed once: the call was not replayed
+    assert list(z.eval("log")) == [0.5]
+    assert not decided(z, "noisy", "restarted")
+
+
+def test_a_restart_passes_through_the_users_try() -> None:
+    z, got, want = run_both("""
+function guarded(w)
+    try
+        s = 0.0
+        for i in 1:30000
+            s += sin(w * i) / i
+        end
+        s
+    catch e
+        -1.0
+    end
+end
+r = guarded(0.5)
+""", ["r"])
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+# --- differential: random inputs, calls at depth and restarts in the mix ---------------------
+
+MIX = """
+function inner(v, k)
+    s = 0.0
+    for i in 1:k
+        s += v[(i - 1) % length(v) + 1] * i
+    end
+    s
+end
+outer(v, k) = inner(v, k) + sum(inner(v .* j, k) for j in 1:2)
+wrapper(v, k) = outer(v, k)
+"""
+
+
+@settings(max_examples=8, deadline=None, database=None, derandomize=True,
+          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(st.lists(st.floats(-10, 10, allow_subnormal=False), min_size=1, max_size=6),
+       st.integers(0, 3000))
+def test_tiered_runs_equal_the_interpreter(vals: list[float], k: int) -> None:
+    """`outer`'s calls at depth each compile; then, as a call at depth with little array
+    work, `outer` runs on the host until the watch restarts it compiled."""
+    v = np.array(vals)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tiering, "BIG_ELEMENTS", 1)  # every call at depth compiles
+        z = Zyla()
+        z.eval(MIX)
+        at_depth = z.call("outer", v, k)
+        assert builds(z) >= 1
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tiering, "LONG_SECONDS", 0.0)  # restarted at the first watch
+        mp.setattr(core_interp, "TICKS", 64)
+        z = Zyla()
+        z.eval(MIX)
+        restarted = z.call("wrapper", v, k)
+        if k >= 64:
+            assert decided(z, "outer", "restarted")
+    host = Zyla()
+    host.rt.compile_mode = "never"
+    host.eval(MIX)
+    want = host.call("outer", v, k)
+    np.testing.assert_allclose(at_depth, want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(restarted, want, rtol=1e-12, atol=1e-9)
+
+
+# --- explaining -------------------------------------------------------------------------
+
+def test_zyla_explain_env_prints_each_decision(tmp_path: Path) -> None:
+    prog = tmp_path / "p.jl"
+    prog.write_text("A = ones(300, 300)\nwork() = sum(A)\nf() = work()\nprintln(f())\n")
+    env = {"ZYLA_EXPLAIN": "1", "ZYLA_XLA_CACHE": "off", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "lang.door.cli", "run", str(prog)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "90000.0"
+    assert "zyla tier: work() in f: compiled (array work: at least 65,536 elements)" in out.stderr
