@@ -182,6 +182,16 @@ def _to_host(x: Any) -> Any:
     return np.asarray(owned)
 
 
+def _out(x: Any) -> Any:
+    """An executable's result as a host value (_to_host), a large array remembered with
+    its device buffer, so that passing it to the next call (a training step's new
+    parameters) copies nothing in."""
+    h = _to_host(x)
+    if type(h) is np.ndarray and h.size >= _DEVICE_MIN_SIZE:
+        _remember(h, x, _sharding_of(x))
+    return h
+
+
 def _backs(d: Any, x: Any) -> bool:
     """Whether device array d is host array x's own memory (x came from _to_host)."""
     base = getattr(x, "base", None)
@@ -361,14 +371,14 @@ def _run_plain(entry: Entry, leaves: list) -> Any:
     skel = entry.out_skel
     alias = entry.out_alias
     if skel[0] == "arr" and alias[0] < 0:  # one array out: the common case, kept short
-        return _to_host(outs[0])
+        return _out(outs[0])
     if not outs:  # the result is a constant of the trace
         return _join_value(skel, iter(()), [])
     if max(alias) < 0:
-        host = [_to_host(x) for x in outs]
+        host = [_out(x) for x in outs]
     else:
         host = [leaves[alias[i]] if alias[i] >= 0 and type(leaves[alias[i]]) is np.ndarray
-                else _to_host(x) for i, x in enumerate(outs)]
+                else _out(x) for i, x in enumerate(outs)]
     if skel[0] == "arr" or skel[0] == "num":
         return host[0]
     return _join_value(skel, iter(host), [])
@@ -523,7 +533,7 @@ def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, mut
         k += m
     alias = entry.out_alias
     host = [host_in[alias[i]] if alias[i] >= 0 and type(host_in[alias[i]]) is np.ndarray
-            else _to_host(x) for i, x in enumerate(outs[:n])]
+            else _out(x) for i, x in enumerate(outs[:n])]
     return _join_value(entry.out_skel, iter(host), list(muts))
 
 

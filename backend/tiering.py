@@ -125,8 +125,11 @@ def _is_user(fn: Function) -> bool:
 
 
 def _globals_read(fn: Function) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(op.attrs["name"] for op in walk_ops(fn.body)
-                               if op.name == "global"))
+    """The globals a body reads: values (`global` ops) and callees named by calls (a
+    global model called as `model(x)`; functions among them hold no arrays)."""
+    names = (op.attrs["name"] if op.name == "global" else op.attrs["fn"]
+             for op in walk_ops(fn.body) if op.name == "global" or op.name == "call")
+    return tuple(dict.fromkeys(names))
 
 
 # --- the callee -----------------------------------------------------------------------------
@@ -352,8 +355,9 @@ def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | 
         why = "array work" if top else f"array work: at least {need:,} elements"
         pol.note(st, f, args, kwargs, where, "compiled", why)
         return True, True, where
-    if st.long:
-        pol.note(st, f, args, kwargs, where, "compiled", "an earlier call ran long")
+    if st.long or st.builds:
+        why = "an earlier call ran long" if st.long else "compiled before"
+        pol.note(st, f, args, kwargs, where, "compiled", why)
         return True, True, where
     if st.calls >= HOT_CALLS and st.host_seconds >= HOT_SECONDS and not st.recursive:
         pol.note(st, f, args, kwargs, where, "compiled",

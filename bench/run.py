@@ -4,7 +4,8 @@
     .venv/bin/python bench/run.py --quick         # smoke run (small sizes, ~2 min), prints
     .venv/bin/python bench/run.py --only micro,front   # some groups, prints
 
-Groups: vgg, mlp, cnn, micro, compile, front (parser + dispatch), memory. Only a full run
+Groups: vgg, mlp, cnn, micro, compile, front (parser + dispatch), memory, user (`.jl`
+programs run through `zyla run` as a user runs them: bench/user_bench.py). Only a full run
 (all groups, full sizes) writes bench/RESULTS.md, unless --out names a file. Each
 comparison is timed in the same process, the two sides interleaved call by call, and the
 medians compared (see bench/common.py); every pair is checked to compute the same values
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 from common import BENCH, ROOT, Row, jax_setup, row  # noqa: E402
 
-GROUPS = ("front", "mlp", "cnn", "micro", "memory", "compile", "vgg")
+GROUPS = ("front", "mlp", "cnn", "micro", "memory", "compile", "vgg", "user")
 
 
 def _group(name: str) -> Callable[[bool, int], Any]:
@@ -42,6 +43,7 @@ def _group(name: str) -> Callable[[bool, int], Any]:
     import front_bench
     import micro
     import models
+    import user_bench
 
     def front(quick: bool, reps: int) -> list[Row]:
         return front_bench.bench_parser(quick, reps) + front_bench.bench_dispatch(quick, reps)
@@ -58,7 +60,7 @@ def _group(name: str) -> Callable[[bool, int], Any]:
     return {
         "vgg": models.bench_vgg, "mlp": models.bench_mlp, "cnn": models.bench_cnn,
         "micro": micro.bench_micro, "compile": compile_bench.bench_compile,
-        "front": front, "memory": memory,
+        "front": front, "memory": memory, "user": user_bench.bench_user,
     }[name]
 
 

@@ -281,14 +281,14 @@ def test_tiered_runs_equal_the_interpreter(vals: list[float], k: int) -> None:
         mp.setattr(tiering, "BIG_ELEMENTS", 1)  # every call at depth compiles
         z = Zyla()
         z.eval(MIX)
-        at_depth = z.call("outer", v, k)
+        at_depth = z.call("outer", v, k, tiered=True)
         assert builds(z) >= 1
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tiering, "LONG_SECONDS", 0.0)  # restarted at the first watch
         mp.setattr(core_interp, "TICKS", 64)
         z = Zyla()
         z.eval(MIX)
-        restarted = z.call("wrapper", v, k)
+        restarted = z.call("wrapper", v, k, tiered=True)
         if k >= 64:
             assert decided(z, "outer", "restarted")
     host = Zyla()

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,16 @@ class Interpreter:
         self.offload = True  # the host tier offloads calls to the compile tier
         self.effects = 0  # state changes a caller can see, so far (Primitive.effect, globals)
         self.ticks = 0  # loop iterations and function calls run so far
+
+    @contextmanager
+    def host_only(self) -> Iterator[None]:
+        """Within: every call runs on this interpreter (the reference semantics that
+        differential tests compare the compile tier with), none goes to the compile tier."""
+        was, self.offload = self.offload, False
+        try:
+            yield
+        finally:
+            self.offload = was
 
     # --- running functions -------------------------------------------------------------
 

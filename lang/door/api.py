@@ -94,13 +94,19 @@ class Zyla:
     def _f(self, f: str | Any) -> Any:
         return self.rt.lookup(f) if isinstance(f, str) else f
 
-    def call(self, f: str | Any, *args: Any, compiled: bool = False) -> Any:
-        """f(args...) on the host, or compiled to one XLA executable."""
+    def call(self, f: str | Any, *args: Any, compiled: bool = False,
+             tiered: bool = False) -> Any:
+        """f(args...) on the host interpreter alone, or (`compiled`) as one XLA
+        executable, or (`tiered`) as a call made by a program runs: on the host, with the
+        calls it makes at any depth compiled where the tiering policy says so."""
         fn = self._f(f)
         zargs = [to_zyla(a) for a in args]
         if compiled:
             return from_zyla(compiled_call(self.rt, fn, zargs))
-        return from_zyla(self.rt.interp.call_value(fn, zargs))
+        if tiered:
+            return from_zyla(self.rt.interp.call_value(fn, zargs))
+        with self.rt.interp.host_only():
+            return from_zyla(self.rt.interp.call_value(fn, zargs))
 
     def gradient(self, f: str | Any, *args: Any, compiled: bool = False) -> tuple:
         """Zygote's `gradient(f, args...)`: a tuple with `None` for non-differentiable args."""

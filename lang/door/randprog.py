@@ -357,8 +357,9 @@ def check(rt: Any, prog: Program, *, compiled: bool = True, oracle: bool = True,
     f = rt.lookup(name)
     args = list(prog.args)
     try:
-        y = rt.interp.call_value(f, args)
-        g = rt.interp.call_value(rt.lookup("gradient"), [f] + args)
+        with rt.interp.host_only():  # the reference: the interpreter alone
+            y = rt.interp.call_value(f, args)
+            g = rt.interp.call_value(rt.lookup("gradient"), [f] + args)
     except ZylaError as e:
         return Outcome("error", f"host: {e.kind}: {e.message}")
     if not isinstance(y, float) or not math.isfinite(y):
