@@ -42,6 +42,7 @@ from backend.compile import _cache, compiled_call, prepare
 from grammar.errors import ZylaError, is_library_file
 from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, Method, call_label, typeof
+from lang.core.interp import loop_progress
 from lang.core.ir import Function, walk_ops
 from lang.core.structure import OffloadError
 
@@ -55,8 +56,12 @@ HOT_CALLS = 2
 MAX_FAILURES = 3
 #: a function compiled for this many signatures runs on the host from then on
 MAX_SIGNATURES = 8
-#: a host call that has run this long without effects is restarted compiled
+#: a host call that has run this long without effects is restarted compiled ...
 LONG_SECONDS = 0.03
+#: ... unless its loops say it will be done sooner than tracing and compiling take
+#: (a small function: ~0.05-0.1 s here) and than importing JAX (~0.5 s), if not yet done
+COMPILE_SECONDS = 0.1
+JAX_IMPORT_SECONDS = 0.5
 
 
 @dataclass(eq=False)
@@ -254,6 +259,7 @@ class Frame:
     effects: int  # the interpreter's effect count when the call started
     t0: float
     where: str
+    loops: int  # how many loops were running when it started (theirs are not its own)
     tried: bool = False
 
 
@@ -285,7 +291,8 @@ def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Fu
         done, out = _compiled(rt, pol, st, f, args, kwargs, where)
         if done:
             return out
-    frame = Frame(st, f, args, kwargs, interp.effects, 0.0, where) if eligible else None
+    frame = (Frame(st, f, args, kwargs, interp.effects, 0.0, where, len(interp.loops))
+             if eligible else None)
     if frame is not None:
         pol.frames.append(frame)
     st.active += 1
@@ -366,6 +373,23 @@ def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | 
     return False, True, where
 
 
+def _time_left(loops: list[list[int]], elapsed: float) -> float | None:
+    """The host time a call still needs, from how far its loops have come (None when a
+    trip count is not known: a `while`, an iterator)."""
+    done = loop_progress(loops)
+    if done is None or not loops:
+        return None
+    if done <= 0.0:
+        return float("inf")
+    return elapsed * (1.0 - done) / done
+
+
+def _compile_guess() -> float:
+    """What a first executable costs, roughly: COMPILE_SECONDS, and importing JAX if
+    nothing was compiled yet."""
+    return COMPILE_SECONDS + (0.0 if "jax" in sys.modules else JAX_IMPORT_SECONDS)
+
+
 def watch(interp: Any) -> None:
     """Called by the host interpreter every TICKS loop iterations and calls: the
     outermost host call that has run `LONG_SECONDS` without an effect a caller could see
@@ -384,6 +408,9 @@ def watch(interp: Any) -> None:
             continue
         if fr.st.recursive and not _has_runtime_values(fr.args):
             continue  # a recursion over integers would be unrolled while tracing
+        left = _time_left(interp.loops[fr.loops:], now - fr.t0)
+        if left is not None and left < _compile_guess():
+            continue  # it will be done before an executable would be
         fr.tried = True
         fr.st.long = True
         try:

@@ -310,3 +310,19 @@ def test_zyla_explain_env_prints_each_decision(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "90000.0"
     assert "zyla tier: work() in f: compiled (array work: at least 65,536 elements)" in out.stderr
+
+
+def test_loop_progress_of_a_nest() -> None:
+    assert core_interp.loop_progress([[1, 2], [5, 10]]) == 0.75  # outer 1 of 2, inner half
+    assert core_interp.loop_progress([[0, 4]]) == 0.0
+    assert core_interp.loop_progress([[3, 4], [0, -1]]) is None  # a while loop inside
+
+
+def test_a_call_about_to_finish_is_not_restarted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tiering, "LONG_SECONDS", 0.0)
+    monkeypatch.setattr(tiering, "COMPILE_SECONDS", 1e9)  # compiling never pays off
+    monkeypatch.setattr(core_interp, "TICKS", 64)
+    z, got, want = run_both(LONG.split("g = ")[0], ["r"])
+    assert not decided(z, "slow", "restarted")
+    assert builds(z) == 0
+    assert got == want

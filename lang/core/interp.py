@@ -89,6 +89,7 @@ class Interpreter:
         self.offload = True  # the host tier offloads calls to the compile tier
         self.effects = 0  # state changes a caller can see, so far (Primitive.effect, globals)
         self.ticks = 0  # loop iterations and function calls run so far
+        self.loops: list[list[int]] = []  # [done, trip count or -1] of the running loops
 
     @contextmanager
     def host_only(self) -> Iterator[None]:
@@ -335,28 +336,45 @@ class Interpreter:
         # when one is set (an infinite iterator needs it). A loop that records tapes keeps
         # one entry per element, which its adjoint expects.
         stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
-        for x in self.rt.iterate(it):
-            env[args[0].id] = x
-            for a, v in zip(args[1:], carried, strict=False):
-                env[a.id] = v
-            out = self.run_region(body, env, fn)
-            if ntape:
-                out = _record(out, recs)
-            carried = out
-            if any(carried[k] is True or carried[k] is np.True_ for k in stops):
-                break
-            self.ticks += 1
-            if not self.ticks % TICKS and self.offload:
-                self.watch()
+        progress = [0, _trip_count(it)]  # iterations done, of how many (-1: unknown)
+        self.loops.append(progress)
+        try:
+            for x in self.rt.iterate(it):
+                env[args[0].id] = x
+                for a, v in zip(args[1:], carried, strict=False):
+                    env[a.id] = v
+                out = self.run_region(body, env, fn)
+                if ntape:
+                    out = _record(out, recs)
+                carried = out
+                if any(carried[k] is True or carried[k] is np.True_ for k in stops):
+                    break
+                progress[0] += 1
+                self.ticks += 1
+                if not self.ticks % TICKS and self.offload:
+                    self.watch()
+        finally:
+            self.loops.pop()
         if ntape:
             carried = carried + [Tape(r) for r in recs]
         return carried[0] if len(op.results) == 1 else carried
 
     def op_while(self, op: Op, env: dict, fn: Function) -> Any:
         carried = [env[v.id] for v in op.operands]
-        cond_r, body = op.regions
         ntape = tape_count(op)
         recs: list[list] = [[] for _ in range(ntape)]
+        self.loops.append([0, -1])  # a while loop's trip count is not known
+        try:
+            carried = self._while(op, env, fn, carried, recs)
+        finally:
+            self.loops.pop()
+        if ntape:
+            carried = carried + [Tape(r) for r in recs]
+        return carried[0] if len(op.results) == 1 else carried
+
+    def _while(self, op: Op, env: dict, fn: Function, carried: list, recs: list) -> list:
+        cond_r, body = op.regions
+        ntape = len(recs)
         while True:
             for a, v in zip(cond_r.args, carried, strict=False):
                 env[a.id] = v
@@ -375,13 +393,11 @@ class Interpreter:
             self.ticks += 1
             if not self.ticks % TICKS and self.offload:
                 self.watch()
-        if ntape:
-            carried = carried + [Tape(r) for r in recs]
-        return carried[0] if len(op.results) == 1 else carried
+        return carried
 
     def watch(self) -> None:
-        """Every TICKS loop iterations and calls: the installed watch may move the running call to
-        the compile tier (see set_watch)."""
+        """Every TICKS loop iterations and calls: the installed watch may move the
+        running call to the compile tier (see set_watch)."""
         w = _WATCH[0]
         if w is not None:
             w(self)
@@ -395,6 +411,31 @@ class Interpreter:
         return self.rt.define_struct(op, vals[0], vals[1:])
 
     handlers: dict[str, Callable[..., Any]] = {}
+
+
+def _trip_count(it: Any) -> int:
+    """How many iterations a `for` over `it` makes, or -1 when not known in advance."""
+    t = type(it)
+    if t is V.Range:
+        return it.length
+    if t is np.ndarray:
+        return it.size
+    if t is tuple or t is list:
+        return len(it)
+    if t is Tape:
+        return len(it.items)
+    return -1
+
+
+def loop_progress(loops: list[list[int]]) -> float | None:
+    """The fraction of the running loop nest done (outermost loop first, each inner loop
+    a fraction of one outer iteration), or None when a trip count is not known."""
+    frac = 0.0
+    for done, total in reversed(loops):
+        if total <= 0:
+            return None
+        frac = min(1.0, (done + frac) / total)
+    return frac
 
 
 def tape_count(op: Op) -> int:

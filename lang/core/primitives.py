@@ -153,6 +153,26 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
     "same" (promoted type)."""
 
     def run(xp: Any, a: Any, b: Any) -> Any:
+        ta, tb = type(a), type(b)
+        if xp is np and (ta is int or ta is float) and (tb is int or tb is float):
+            # Python scalars (Int64, Float64): computed by Python, with Julia's results
+            if ta is int and tb is int:
+                if kind == "arith":
+                    return _wrap64(fn(np, a, b))
+                if kind == "cmp":
+                    return fn(np, a, b)
+            if kind != "same":
+                a, b = float(a), float(b)
+                if kind == "cmp":
+                    return fn(np, a, b)
+                try:
+                    return fn(np, a, b)
+                except ZeroDivisionError:  # IEEE: x/0.0 is ±Inf or NaN, as in Julia
+                    with np.errstate(all="ignore"):
+                        return float(fn(np, np.float64(a), np.float64(b)))
+                except OverflowError:  # a float too large to take part in `*`, `^`
+                    with np.errstate(all="ignore"):
+                        return float(fn(np, np.float64(a), np.float64(b)))
         a = as_array(a, xp)
         b = as_array(b, xp)
         da, db = N.dtype_of(a), N.dtype_of(b)
@@ -179,6 +199,13 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
         return out
 
     return run
+
+
+def _wrap64(r: int) -> int:
+    """A Python integer result as Int64 arithmetic gives it: wrapped modulo 2^64."""
+    if -0x8000000000000000 <= r <= 0x7FFFFFFFFFFFFFFF:
+        return r
+    return ((r + 0x8000000000000000) & 0xFFFFFFFFFFFFFFFF) - 0x8000000000000000
 
 
 def _np_cast(x: Any, d: np.dtype) -> Any:

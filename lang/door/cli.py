@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import resource
 import sys
-import threading
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,7 +30,6 @@ from backend import compile as backend_compile
 from backend.sharding import request_host_devices
 from grammar.ast import Span
 from grammar.errors import SourceFile, ZylaError
-from lang.core.numeric import configure_jax
 from lang.door.diagnostics import explain_source, flush_stdout, report
 from lang.door.gradcheck import Collector, run_property, specs_from_signature
 from lang.door.repl import repl
@@ -153,15 +151,6 @@ def _read(path: str) -> str:
                         Span(line, col), shown) from None
 
 
-def warm_jax() -> None:
-    """Import and configure JAX on a thread while the runtime loads and the program
-    starts (`zyla run`, the REPL), so that the first compiled call does not wait ~0.5 s
-    for the import (what it saves is what the import does without Python's lock). It
-    starts no XLA backend and compiles nothing, and a daemon thread: a short program does
-    not wait for it at exit."""
-    threading.Thread(target=configure_jax, name="zyla-import-jax", daemon=True).start()
-
-
 def run_file(path: str, args: list[str], allow_shell: bool = False,
              allow_read: Sequence[str] = (), allow_write: Sequence[str] = ()) -> int:
     box: list = [None]
@@ -169,7 +158,6 @@ def run_file(path: str, args: list[str], allow_shell: bool = False,
     def action() -> None:
         import numpy as np
 
-        warm_jax()
         text = _read(path)
         rt = box[0] = new_runtime(path, allow_shell, allow_read, allow_write)
         argv = np.empty(len(args), dtype=object)
@@ -313,8 +301,6 @@ def dispatch(argv: list[str]) -> int:
     perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write")}
     if not argv:
         _use_devices(opts["devices"])
-        if sys.stdin.isatty():
-            warm_jax()  # while the user types
         return repl(**perms)
     cmd = argv[0]
     if cmd in ("-h", "--help", "help"):
