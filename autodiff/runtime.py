@@ -378,15 +378,21 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
             g = back_call(interp, backs[k], N.host_scalar(dzf[k]))
             if g is None:
                 for i in range(len(xs)):
-                    grads[i].append(0.0)
+                    grads[i].append(None)
                 continue
             df = accum(df, g[0])
             for i in range(len(xs)):
                 gi = g[i + 1]
-                grads[i].append(0.0 if gi is None or gi is NO_TANGENT else gi)
+                grads[i].append(None if gi is NO_TANGENT else gi)
         out: list[Any] = [None, df]
         for i, x in enumerate(xs):
             d = N.dtype_of(arrs[i]) if is_array(arrs[i]) else N.dtype_of(x)
+            if d == N.OBJ and is_array(arrs[i]) and arrs[i].size == n:
+                # elements that are tuples, arrays or structs: one cotangent each
+                out.append(None if all(e is None for e in grads[i]) else
+                           _object_array(grads[i], arrs[i].shape))
+                continue
+            grads[i] = [0.0 if e is None else e for e in grads[i]]
             if d.kind != "f":
                 out.append(None)
             elif not is_array(arrs[i]):
@@ -547,7 +553,65 @@ def iter_cot(it: Any, t: Any) -> Any:
             return None
         out = np.array([0.0 if x is None else x for x in items], dtype=it.dtype)
         return out.reshape(it.shape)
+    if isinstance(it, np.ndarray) and it.dtype == object and len(items) == it.size:
+        # the elements are tuples (of `zip`, `enumerate`), arrays or structs: one
+        # cotangent each, in an array of the iterable's shape
+        if all(x is None for x in items):
+            return None
+        out = np.empty(it.size, dtype=object)
+        out[:] = items
+        return out.reshape(it.shape)
     return None
+
+
+def _object_array(items: list, shape: tuple) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out.reshape(shape)
+
+
+def _entry_cots(dz: Any, n: int) -> list:
+    """The per-element cotangents of an iterable of n elements (None: all zero)."""
+    if dz is None:
+        return [None] * n
+    return list(np.asarray(dz, dtype=object).reshape(-1)) if not isinstance(dz, tuple) \
+        else list(dz)
+
+
+def _collect_cot(parts: list, x: Any) -> Any:
+    """The cotangent of the iterable x from its elements' cotangents (None for zero)."""
+    if all(p is None for p in parts):
+        return None
+    if isinstance(x, tuple):
+        return tuple(parts)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fiu":
+        dt = x.dtype if x.dtype.kind == "f" else np.float64
+        return np.array([0.0 if p is None else p for p in parts], dtype=dt).reshape(x.shape)
+    if isinstance(x, np.ndarray):
+        out = np.empty(len(parts), dtype=object)
+        out[:] = parts
+        return out.reshape(x.shape)
+    return None
+
+
+def zip_back(dz: Any, *xs: Any) -> tuple:
+    """The cotangents of `zip(xs...)`'s arguments from those of its tuples."""
+    lens = [len(current.runtime().iterate_all(x)) for x in xs]
+    n = min(lens) if lens else 0
+    tuples = _entry_cots(dz, n)
+    out = []
+    for j, x in enumerate(xs):
+        parts = [None if t is None else t[j] for t in tuples]
+        parts += [None] * (lens[j] - n)  # elements past the shortest argument: zero
+        out.append(_collect_cot(parts, x))
+    return tuple(out)
+
+
+def enumerate_back(dz: Any, x: Any) -> tuple:
+    """The cotangent of `enumerate(x)`'s argument from those of its `(i, x[i])` tuples."""
+    n = len(current.runtime().iterate_all(x))
+    parts = [None if t is None else t[1] for t in _entry_cots(dz, n)]
+    return (_collect_cot(parts, x),)
 
 
 def _iter_cot_stacked(it: Any, t: Any) -> Any:
@@ -628,7 +692,10 @@ def struct_fields_cot(dz: Any, n: int) -> Any:
 
 
 def sensitivity(y: Any) -> Any:
-    """The seed cotangent of a scalar result (Zygote requires a real number)."""
+    """The seed cotangent of a scalar result (Zygote requires a real number; a Bool has
+    no derivative: its gradients are `nothing`, as Zygote's)."""
+    if isinstance(y, (bool, np.bool_)):
+        return None
     if isinstance(y, (float, np.floating)):
         return N.cast(1.0, N.dtype_of(y), np)
     if isinstance(y, (int, bool)) and not isinstance(y, bool):
@@ -641,19 +708,19 @@ def sensitivity(y: Any) -> Any:
 
 
 def grads_out(g: Any, args: tuple) -> tuple:
-    """Argument cotangents of a pullback result, Zygote style: d_self dropped, `nothing`
-    for integer (non-differentiable) arguments."""
+    """Argument cotangents of a pullback result, Zygote style: d_self dropped; integers
+    are numbers like any other (`gradient(x -> 3x, 2) == (3.0,)`), Booleans have none."""
     if g is None:
         return (None,) * len(args)
-    return tuple(None if _is_integer(a) else _clean(x)
+    return tuple(None if _is_bool(a) else _clean(x)
                  for x, a in zip(g[1:], args, strict=False))
 
 
-def _is_integer(a: Any) -> bool:
-    if isinstance(a, (bool, int)):
+def _is_bool(a: Any) -> bool:
+    if isinstance(a, (bool, np.bool_)):
         return True
     d = getattr(a, "dtype", None)
-    return d is not None and np.dtype(d).kind in "iub"
+    return d is not None and np.dtype(d).kind == "b"
 
 
 def _clean(x: Any) -> Any:
@@ -692,6 +759,12 @@ def install(rt: Any) -> None:
     ad_prim("Core.iter_cot", iter_cot,
             "(dz, z, it, t) -> (nothing, Core.iter_cot_back(it, t, dz))")
     ad_prim("Core.iter_cot_back", iter_cot_back)
+    ad_prim("Core.zip_back", zip_back)
+    ad_prim("Core.enumerate_back", enumerate_back)
+    # iterating over `zip(a, b)` or `enumerate(v)` hands its elements' cotangents back to
+    # the arrays they came from
+    b["zip"].pullback = "(dz, z, xs...) -> Core.zip_back(dz, xs...)"
+    b["enumerate"].pullback = "(dz, z, x) -> Core.enumerate_back(dz, x)"
     ad_prim("Core.regroup", regroup, "(dz, z, g, spec, lens...) -> (nothing,)")
     ad_prim("Core.splice_last", splice_last, "(dz, z, ds...) -> (nothing,)")
     ad_prim("Core.tuple_cot", tuple_cot, "(dz, z, d, n) -> (dz, nothing)")

@@ -1007,8 +1007,10 @@ def test_unused_argument_gradient_is_nothing(compiled: bool) -> None:
 
 
 @HOST_AND_COMPILED
-def test_integer_argument_gradient_is_nothing(compiled: bool) -> None:
-    assert conventions().gradient("conv_int", 1.5, 4, compiled=compiled) == (4.0, None)
+def test_integer_argument_gets_a_gradient(compiled: bool) -> None:
+    """As in Zygote: an integer is a number like any other (`gradient(x -> 3x, 2)` is
+    `(3.0,)`); only Booleans get `nothing`."""
+    assert conventions().gradient("conv_int", 1.5, 4, compiled=compiled) == (4.0, 1.5)
 
 
 @HOST_AND_COMPILED

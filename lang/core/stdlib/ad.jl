@@ -66,6 +66,9 @@ function pullback(f, args...)
     y, dy -> Core.grads_out(Core.back(b, dy), args)
 end
 
+# `f'` of a function is its derivative, as Zygote defines it: `sin'(1.0) == cos(1.0)`
+adjoint(f::Function) = x -> gradient(f, x)[1]
+
 function gradient(f, args...)
     y, b = Core.pullback_call(f, args...)
     Core.grads_out(Core.back(b, Core.sensitivity(y)), args)
@@ -154,6 +157,7 @@ Core.fwd_bcast_tangent(f, df, n, xs...) = broadcast((e...) -> Core.jvp_call(f, d
 # `reduce`/`foldl` are loops.
 map(f, x::AbstractArray) = broadcast(f, x)
 map(f, x::AbstractArray, y::AbstractArray) = broadcast(f, x, y)
+map(f, x::AbstractArray, y::AbstractArray, zs::AbstractArray...) = broadcast(f, x, y, zs...)
 filter(f, x::AbstractArray) = x[Core.findall_true(broadcast(f, x))]
 
 function Core.comprehension(f, cond, it)

@@ -1,0 +1,127 @@
+"""Zygote's conventions beyond Float64 arrays, with hypothesis-drawn inputs: integer
+arguments get gradients, loops over `zip` and `enumerate` and comprehensions over them
+hand their elements' cotangents back, arrays of arrays and of NamedTuples differentiate,
+`map` over three arrays, Bool outputs give `nothing`, and `f'` is the derivative. Each
+gradient is checked against `jax.grad` of the same computation written in JAX, and
+against central finite differences."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lang.core.numeric import configure_jax
+from lang.door.api import Zyla
+
+configure_jax()
+
+SRC = """
+poly(n) = 3n^2 - 2n + 7
+scaled(x, n) = x * n + n^2
+function dotzip(a, b)
+    s = 0.0
+    for (x, y) in zip(a, b)
+        s += x * y
+    end
+    s
+end
+weighted(v) = sum([k * e^2 for (k, e) in enumerate(v)])
+nested(x) = sum(sum, [x, 2 .* x])
+fields(x) = sum(p -> p.a * p.b, [(a = x[i], b = x[i]^2) for i in 1:length(x)])
+three(a, b, c) = sum(map((x, y, z) -> x * y * z, a, b, c))
+positive(x) = x > 0.0
+"""
+
+_Z: list[Zyla] = []
+
+
+def z() -> Zyla:
+    if not _Z:
+        _Z.append(Zyla())
+        _Z[0].eval(SRC)
+    return _Z[0]
+
+
+SETTINGS = settings(max_examples=15, deadline=None, database=None, derandomize=True,
+                    suppress_health_check=list(HealthCheck))
+floats = st.floats(-3, 3, allow_nan=False, allow_subnormal=False)
+vectors = st.lists(floats, min_size=1, max_size=5).map(np.array)
+
+
+def fd(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = eps
+        out.flat[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+@SETTINGS
+@given(st.integers(-1000, 1000))
+def test_an_integer_argument_gets_its_derivative(n: int) -> None:
+    (g,) = z().gradient("poly", n)
+    assert g == 6 * n - 2
+    assert g == jax.grad(lambda x: 3 * x ** 2 - 2 * x + 7)(float(n))
+
+
+@SETTINGS
+@given(floats, st.integers(-50, 50))
+def test_mixed_float_and_integer_arguments(x: float, n: int) -> None:
+    gx, gn = z().gradient("scaled", x, n)
+    jx, jn = jax.grad(lambda a, b: a * b + b ** 2, argnums=(0, 1))(x, float(n))
+    np.testing.assert_allclose([gx, gn], [jx, jn], rtol=1e-12, atol=1e-12)
+
+
+@SETTINGS
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    st.lists(floats, min_size=n, max_size=n).map(np.array),
+    st.lists(floats, min_size=n, max_size=n).map(np.array))))
+def test_a_loop_over_zip(ab: tuple[np.ndarray, np.ndarray]) -> None:
+    a, b = ab
+    ga, gb = z().gradient("dotzip", a, b)
+    np.testing.assert_allclose(ga, b, rtol=1e-12)
+    np.testing.assert_allclose(gb, a, rtol=1e-12)
+
+
+@SETTINGS
+@given(vectors)
+def test_a_comprehension_over_enumerate(v: np.ndarray) -> None:
+    (g,) = z().gradient("weighted", v)
+    want = jax.grad(lambda w: jnp.sum(jnp.arange(1, w.size + 1) * w ** 2))(jnp.asarray(v))
+    np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g, fd(lambda w: z().call("weighted", w), v), rtol=1e-5,
+                               atol=1e-6)
+
+
+@SETTINGS
+@given(vectors)
+def test_arrays_of_arrays_and_of_named_tuples(x: np.ndarray) -> None:
+    (g,) = z().gradient("nested", x)
+    np.testing.assert_allclose(g, np.full_like(x, 3.0))
+    (g,) = z().gradient("fields", x)
+    np.testing.assert_allclose(g, jax.grad(lambda w: jnp.sum(w ** 3))(jnp.asarray(x)),
+                               rtol=1e-12, atol=1e-12)
+
+
+@SETTINGS
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(
+    st.lists(floats, min_size=n, max_size=n).map(np.array), min_size=3, max_size=3)))
+def test_map_over_three_arrays(abc: list[np.ndarray]) -> None:
+    a, b, c = abc
+    got = z().gradient("three", a, b, c)
+    for g, want in zip(got, (b * c, a * c, a * b), strict=True):
+        np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-12)
+
+
+@SETTINGS
+@given(floats)
+def test_bool_output_and_derivative_syntax(x: float) -> None:
+    assert z().gradient("positive", x) == (None,)
+    zz = z()
+    zz.rt.globals["x0"] = x
+    np.testing.assert_allclose(zz.eval("sin'(x0)"), np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(zz.eval("(y -> 5y + 3)'(x0)"), 5.0)
