@@ -765,6 +765,8 @@ def install(rt: Any) -> None:
     # the arrays they came from
     b["zip"].pullback = "(dz, z, xs...) -> Core.zip_back(dz, xs...)"
     b["enumerate"].pullback = "(dz, z, x) -> Core.enumerate_back(dz, x)"
+    for name in ("zip", "enumerate"):  # forward mode through them: a clear error, for now
+        b[name].forward = "noforward"
     ad_prim("Core.regroup", regroup, "(dz, z, g, spec, lens...) -> (nothing,)")
     ad_prim("Core.splice_last", splice_last, "(dz, z, ds...) -> (nothing,)")
     ad_prim("Core.tuple_cot", tuple_cot, "(dz, z, d, n) -> (dz, nothing)")

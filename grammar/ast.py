@@ -65,7 +65,10 @@ class Ident(Node):
 
 @dataclass
 class EndMarker(Node):
-    """`end` used inside an indexing bracket (`x[end]`, `x[end-1]`)."""
+    """`end` used inside an indexing bracket (`x[end]`, `x[end-1]`), or with `first`,
+    `begin` (`x[begin]`, `x[begin+1:end]`)."""
+
+    first: bool = False
 
 
 @dataclass
@@ -247,6 +250,7 @@ class Lambda(Node):
     params: list[Param]
     body: Node
     kwparams: list[Param] = field(default_factory=list)
+    return_type: Node | None = None  # an inner `g(x)::T = ...` converts what it returns
 
 
 @dataclass

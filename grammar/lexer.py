@@ -72,6 +72,8 @@ STRING, CHAR, SYMBOL = "STRING", "CHAR", "SYMBOL"
 MACRONAME, MACRONAME_PAREN, MACRO_END = "MACRONAME", "MACRONAME_PAREN", "MACRO_END"
 NL = "_NL"
 COMMA, PSEMI, ROWSEP, HSEP, JUXT = "COMMA", "PSEMI", "ROWSEP", "HSEP", "JUXT"
+#: a juxtaposition right after the number exponent of `^`: `2^3x` is `2^(3x)`
+POWJUXT = "POWJUXT"
 LPAREN, CALL_LPAREN, DOT_LPAREN, RPAREN = "LPAREN", "CALL_LPAREN", "DOT_LPAREN", "RPAREN"
 LBRACK, INDEX_LBRACK, RBRACK = "LBRACK", "INDEX_LBRACK", "RBRACK"
 LBRACE, CURLY_LBRACE, RBRACE = "LBRACE", "CURLY_LBRACE", "RBRACE"
@@ -158,7 +160,7 @@ _OPERATOR_CLASSES: dict[str, tuple[str, ...]] = {
     ELLIPSIS: ("...",),
 }
 #: Operator classes that also exist in a dotted (broadcasting) form `.op`.
-_DOTTABLE = (COMPOP, ELEMOF, PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, NOT, SQRT)
+_DOTTABLE = (COMPOP, ELEMOF, PIPE, PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, NOT, SQRT)
 
 
 def _operator_table() -> dict[str, str]:
@@ -429,6 +431,7 @@ class _Run:
         self.frames: list[Frame] = [Frame(INTERP if job.interp else TOP, "", job.line, 1)]
         job.frames = self.frames
         self.prev_type: str | None = None  # the last real (not zero-width) token
+        self.prev_prev_type: str | None = None  # the one before it
         self.prev_end = -1
         self.prev_line = 0
         self.done = False
@@ -449,6 +452,7 @@ class _Run:
         """A real token on the current line; it becomes the previous token."""
         col = start - self.line_start + 1
         line = self.line
+        self.prev_prev_type = self.prev_type
         self.prev_type = ttype
         self.prev_end = end
         self.prev_line = line
@@ -477,6 +481,9 @@ class _Run:
         juxtaposition `*` right after a number, `)` or `'`, or an element separator after
         a space in a space-sensitive frame (`[a b]`, `@m a b`)."""
         if self.prev_end == pos:
+            if (self.prev_type in _NUMBERS and self.prev_prev_type == POW
+                    and self.accepts(POWJUXT)):
+                return self.marker(POWJUXT, pos)
             if self.prev_type in _JUXT_LEFT and self.accepts(JUXT):
                 return self.marker(JUXT, pos)
         elif self.frames[-1].kind in _SPACE_SENSITIVE and self.prev_type is not None:
@@ -560,6 +567,7 @@ class _Run:
                 if ttype is not None:
                     line = self.line
                     col = pos - self.line_start + 1
+                    self.prev_prev_type = self.prev_type
                     self.prev_type = ttype
                     self.prev_end = end
                     self.prev_line = line
@@ -684,6 +692,7 @@ class _Run:
     def separator(self, value: str, pos: int, line: int, col: int) -> JlToken:
         """A statement separator token (`_NL`), from a newline or a `;`."""
         self.frames[-1].header = False
+        self.prev_prev_type = self.prev_type
         self.prev_type = NL
         self.prev_end = pos + 1
         self.prev_line = line
@@ -707,6 +716,7 @@ class _Run:
         if not self.accepts(NL):
             return None
         self.frames[-1].header = False
+        self.prev_prev_type = self.prev_type
         self.prev_type = NL
         self.prev_end = pos
         col = self.col(pos)
@@ -781,12 +791,23 @@ class _Run:
             return out
         if (word == "in" or word == "isa") and self.text.startswith("(", end):
             return self.operand(NAME, word, pos, end)  # the function: `in(x, xs)`
-        return self.token(_PLAIN_KEYWORDS[word], word, pos, end)
+        ttype = _PLAIN_KEYWORDS[word]
+        if (word == "in" or word == "isa") and not self.accepts(ttype) and self.accepts(NAME):
+            # a name where no operator can be: `f(in, out)`
+            return self.operand(NAME, word, pos, end)
+        return self.token(ttype, word, pos, end)
 
     def block_open(self, ttype: str, word: str, pos: int, end: int) -> Iterator[JlToken]:
         """A keyword opening a block; `for` and `if` after an expression inside brackets
-        are a comprehension's instead (`[x for x in xs if p(x)]`)."""
+        are a comprehension's instead (`[x for x in xs if p(x)]`), and `begin` directly
+        inside `x[...]` is the first index (`x[begin]`), as `end` is the last."""
         frame_kind = self.frames[-1].kind
+        if word == "begin" and frame_kind == INDEX:
+            marker = self.operand_marker(pos)
+            if marker is not None:
+                yield marker
+            yield self.token(ENDMARKER, "begin", pos, end)
+            return
         if frame_kind in _SPACE_SENSITIVE and self.prev_end != pos:
             allowed = _MACRO_ARG_KEYWORDS if frame_kind == MACRO else _ELEMENT_KEYWORDS
             if ttype in allowed and self.accepts(HSEP):
@@ -1073,6 +1094,7 @@ class _Run:
         parts, end = _StringScanner(self, pos).scan()
         tok = JlToken(STRING, self.text[pos:end], pos, line, col, self.line, self.col(end), end)
         tok.value = parts
+        self.prev_prev_type = self.prev_type
         self.prev_type = STRING
         self.prev_end = end
         self.prev_line = self.line

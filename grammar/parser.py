@@ -294,7 +294,16 @@ class _AstBuilder:
     # -- operators ----------------------------------------------------------------------
 
     def lambda_(self, c: Children) -> A.Lambda:
-        return A.Lambda(_lambda_params(c[0]), c[2], span=c[0].span)
+        lhs = c[0]
+        if isinstance(lhs, A.Block) and len(lhs.stmts) >= 2:
+            # `(a; b = 1) -> ...`: positional parameters, then keyword ones
+            kws = [_param(x) for x in lhs.stmts[1:]]
+            return A.Lambda(_lambda_params(lhs.stmts[0]), c[2], kws, span=lhs.span)
+        if isinstance(lhs, A.NamedTupleLit):  # `(; b = 1) -> ...`: keywords only
+            kws = [_param(A.Assign(A.Ident(k, span=v.span), v, span=v.span))
+                   for k, v in zip(lhs.names, lhs.values, strict=True)]
+            return A.Lambda([], c[2], kws, span=lhs.span)
+        return A.Lambda(_lambda_params(lhs), c[2], span=lhs.span)
 
     def where_(self, c: Children) -> _Where:
         params = c[2] if isinstance(c[2], list) else [c[2]]
@@ -436,7 +445,7 @@ class _AstBuilder:
         return A.Literal(str(c[0]), "Symbol", span=_span(c[0]))
 
     def endmarker(self, c: Children) -> A.EndMarker:
-        return A.EndMarker(span=_span(c[0]))
+        return A.EndMarker(first=str(c[0]) == "begin", span=_span(c[0]))
 
     def colon(self, c: Children) -> A.Colon:
         return A.Colon(span=_span(c[0]))
@@ -897,6 +906,10 @@ def _param(item: Any) -> A.Param:
         return param
     if isinstance(item, A.Ident):
         return A.Param(item.name, span=item.span)
+    if isinstance(item, A.Assign) and isinstance(item.target, (A.Ident, A.TypeAssert)):
+        param = _param(item.target)  # `b = 1` after `;` in `(a; b = 1) -> ...`
+        param.default = item.value
+        return param
     if isinstance(item, A.TypeAssert) and isinstance(item.value, A.Ident):
         return A.Param(item.value.name, item.type, span=item.span)
     if isinstance(item, _AnonType):

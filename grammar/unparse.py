@@ -82,7 +82,7 @@ def _items(xs: list[A.Node]) -> str:
 _TABLE = {
     A.Literal: _lit,
     A.Ident: lambda n: n.name,
-    A.EndMarker: lambda n: "end",
+    A.EndMarker: lambda n: "begin" if n.first else "end",
     A.Colon: lambda n: ":",
     A.Splat: lambda n: f"{unparse(n.value)}...",
     A.Call: _call,

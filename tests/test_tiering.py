@@ -284,7 +284,9 @@ def test_tiered_runs_equal_the_interpreter(vals: list[float], k: int) -> None:
         at_depth = z.call("outer", v, k, tiered=True)
         assert builds(z) >= 1
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tiering, "LONG_SECONDS", 0.0)  # restarted at the first watch
+        mp.setattr(tiering, "LONG_SECONDS", 0.0)  # restarted at the first watch,
+        mp.setattr(tiering, "COMPILE_SECONDS", 0.0)  # however little is left
+        mp.setattr(tiering, "JAX_IMPORT_SECONDS", 0.0)
         mp.setattr(core_interp, "TICKS", 64)
         z = Zyla()
         z.eval(MIX)

@@ -110,6 +110,8 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return x
     d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
     if d is not None:
+        if type(x) is V.Char and d.kind in "iu":
+            x = ord(x.value)  # `Int('a') == 97`
         if is_array(x):
             raise ZylaError("MethodError", "Cannot `convert` an object of type "
                                            f"{V.type_name(typeof(x))} to an object of type "
@@ -595,6 +597,12 @@ def _assert(c: Any, msg: Any) -> None:
         raise ZylaError("AssertionError", jl_string(msg))
 
 
+def _undef_local(name: str) -> Any:
+    raise ZylaError("UndefVarError", f"`{name}` not defined in local scope",
+                    hint=f"`{name}` is assigned in this function, so it is a local variable "
+                    "here; to use the global, write `global " + name + "` first")
+
+
 def _time_start() -> int:
     """The clock reading that `@time`/`@elapsed` start from (nanoseconds)."""
     return time.perf_counter_ns()
@@ -944,11 +952,28 @@ def _haskey(x: Any, k: Any) -> bool:
 
 
 def _get(x: Any, k: Any, default: Any) -> Any:
+    """`get(collection, key, default)`: a Dict's value, a NamedTuple's field, or a
+    tuple's, array's or range's element at an index (a tuple of indices for a matrix),
+    and `default` where there is none."""
     if isinstance(x, dict):
         return x.get(k, default)
     if isinstance(x, V.NamedTuple) and isinstance(k, V.Symbol):
         return x.get(k.name) if k.name in x.names else default
-    return default
+    if isinstance(x, (tuple, np.ndarray, V.Range)) and _is_index(k):
+        idx = k if isinstance(k, tuple) else (k,)
+        size = jl_size(x)
+        ok = (len(idx) == 1 and 1 <= idx[0] <= int(np.prod(size))) or (
+            len(idx) == len(size) and all(1 <= i <= n for i, n in zip(idx, size, strict=True)))
+        return current.runtime().interp.call_value(current.runtime().lookup("getindex"),
+                                                   [x, *idx]) if ok else default
+    raise ZylaError("MethodError", f"no method matching get(::{V.type_name(typeof(x))}, "
+                    f"::{V.type_name(typeof(k))}, ::{V.type_name(typeof(default))})")
+
+
+def _is_index(k: Any) -> bool:
+    if isinstance(k, tuple):
+        return bool(k) and all(_is_index(i) for i in k)
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
 
 
 def _isempty(x: Any) -> bool:
@@ -1087,8 +1112,8 @@ def install(rt: Any) -> None:
         "zero": _zero, "oneunit": _one, "float": _float, "typemax": _typemax,
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
-        "Core.time_start": _time_start, "Core.time_report": _time_report,
-        "Core.elapsed_since": _elapsed_since,
+        "Core.undef_local": _undef_local, "Core.time_start": _time_start,
+        "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,

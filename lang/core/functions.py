@@ -67,6 +67,10 @@ class Method:
         if le and not ge:
             return True
         if le and ge:
+            if self.vararg and len(self.sig) == len(other.sig):
+                # `f(xs::Integer...)` is more specific than `f(xs...)`
+                return (_sig_le(self.vararg_type, other.vararg_type)
+                        and not _sig_le(other.vararg_type, self.vararg_type))
             return len(self.sig) > len(other.sig) if self.vararg else False
         return False
 
@@ -103,6 +107,7 @@ class GenericFunction:
                 len(old.sig) == len(m.sig)
                 and old.nreq == m.nreq
                 and old.vararg == m.vararg
+                and (not m.vararg or _same(old.vararg_type, m.vararg_type))
                 and all(_same(a, b) for a, b in zip(old.sig, m.sig, strict=True))
             ):
                 self.methods[i] = m

@@ -27,6 +27,7 @@ from lang.core import values as V
 from lang.core.ir import Function, Op, Region, Value
 from lang.core.scans import (
     assigned_names,
+    bound_names,
     closure_assigned,
     count_assignments,
     free_names,
@@ -74,6 +75,8 @@ COLON = ColonT()
 RET, RETVAL, BRK, CONT = "#ret", "#retval", "#brk", "#cont"
 EXIT_FLAGS = (RET, BRK, CONT)
 
+#: unary dotted operators and the one-argument function each broadcasts
+_UNARY_DOTTED = {"-": "Core.neg", "+": "identity"}
 _COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
 
 
@@ -163,7 +166,8 @@ class Lowerer:
     def lower_method(self, name: str, params: list[A.Param], kwparams: list[A.Param],
                      body: A.Node, span: A.Span, captures: list[str] = (),
                      receiver: A.Param | None = None, static_params: tuple[str, ...] = (),
-                     callee_params: tuple[str, ...] = ()) -> Function:
+                     callee_params: tuple[str, ...] = (),
+                     return_type: A.Node | None = None) -> Function:
         """A method or closure body: captures first, then receiver, positional, keyword.
         `static_params` are the method's `where` type variables; those the body mentions
         are bound on entry by matching the argument types against the signature.
@@ -171,7 +175,8 @@ class Lowerer:
         is called as (`Pos{Float64}(1)`): each is bound to a `const` op holding the
         TypeVar with attribute `ctor_param`, which the runtime replaces by the type's
         parameter in a copy of the body made per called type
-        (`Runtime.constructor_method`)."""
+        (`Runtime.constructor_method`). With `return_type` (`f(x)::T = ...`), what the
+        body returns is converted to T, as Julia does."""
         outer = self.sc
         fn = self.new_fn(name)
         fn.span = span
@@ -194,7 +199,7 @@ class Lowerer:
             body_list = body.stmts if isinstance(body, A.Block) else [body]
             ptypes = [p for p in allp] + list(kwparams)
             self.sc.declared_globals = global_decls(body_list) - set(names)
-            self.sc.locals_ = assigned_names(body_list, memo=self.assigned_memo) | set(names)
+            self.sc.locals_ = bound_names(body_list) | set(names)
             self._setup_boxes(body_list, params=names[len(captures):])
             self.sc.boxed -= self.sc.declared_globals
             for i, (n, a) in enumerate(zip(names, args, strict=True)):
@@ -223,7 +228,8 @@ class Lowerer:
                 self.bind(t, self.emit("const", [], span=span, value=TypeVar(t),
                                        ctor_param=t).result, span)
             self._bind_static_params(tuple(t for t in static_params if t not in callee_params),
-                                     allp, body_list, span)
+                                     allp, body_list + ([return_type] if return_type else []),
+                                     span)
             self.sc.static_params |= set(callee_params)
             # a `return` that ends the body needs no early-exit flags
             has_ret = has_return(body_list[:-1]) or (
@@ -235,6 +241,8 @@ class Lowerer:
             v = self.lower_seq(body_list)
             if has_ret and RET in self.sc.env:
                 v = self._select_ret(v)
+            if return_type is not None:
+                v = self.call("convert", [self.lower(return_type), v], return_type.span)
             self.emit("return", [v], 0)
         finally:
             self.sc = outer
@@ -312,6 +320,10 @@ class Lowerer:
             if name in sc.boxed:
                 return self.call("Core.unbox", [v], node.span)
             return v
+        if not sc.toplevel and name in sc.locals_ and name not in sc.declared_globals:
+            # a local of this function read before it is assigned: Julia's error, not the
+            # global of the same name (`s += x` in a closure at top level)
+            return self.call("Core.undef_local", [self.const(name)], node.span)
         return self.emit("global", [], span=node.span, name=self.gname(name)).result
 
     # --- sequences and exits ------------------------------------------------------------
@@ -455,7 +467,13 @@ class Lowerer:
                          splat=tuple(i + 1 for i in splat)).result
 
     def l_Broadcast(self, n: A.Broadcast) -> Value:
-        fv = self._fn_value(n.func)
+        f = n.func
+        if isinstance(f, A.Ident) and f.name == "|>" and len(n.args) == 2 and not n.kwargs:
+            # `x .|> g` is `g.(x)`
+            return self.l_Broadcast(A.Broadcast(n.args[1], [n.args[0]], span=n.span))
+        if isinstance(f, A.Ident) and f.name in _UNARY_DOTTED and len(n.args) == 1:
+            f = A.Ident(_UNARY_DOTTED[f.name], span=f.span)  # `.-x`: negate each element
+        fv = self._fn_value(f)
         args, kw, splat = self.lower_args(n.args, n.kwargs)
         return self.call("broadcast", [fv] + args, n.span, kw, tuple(i + 1 for i in splat))
 
@@ -541,6 +559,8 @@ class Lowerer:
 
     def lower_index(self, i: A.Node, obj: Value, k: int, count: int) -> Value:
         """Lower one index expression, with `end` meaning the last index of dim k."""
+        if isinstance(i, A.EndMarker) and i.first:
+            return self.const(1, i.span)  # `begin`: arrays, tuples and strings start at 1
         if isinstance(i, A.EndMarker):
             return self.call("Core.endof", [obj, self.const(k + 1), self.const(count)], i.span)
         if isinstance(i, A.Call):
@@ -598,6 +618,12 @@ class Lowerer:
     def l_MatrixLit(self, n: A.MatrixLit) -> Value:
         rows = tuple(len(r) for r in n.rows)
         items = [self.lower(x) for r in n.rows for x in r]
+        if all(k == 1 for k in rows):
+            # `[a; b; c]` is vcat(a, b, c): a vector of scalars, vectors stacked
+            v = self.call("vcat", items, n.span)
+            if n.eltype is None:
+                return v
+            return self.call("Core.typed_vect", [self.lower(n.eltype), v], n.span, splat=(1,))
         if n.eltype is not None:
             items = [self.lower(n.eltype)] + items
             return self.call("Core.typed_hvcat", [self.const(rows)] + items, n.span)
@@ -624,7 +650,8 @@ class Lowerer:
         names = {p.name for p in n.params + n.kwparams if p.name}
         fv = free_names(n.body) | free_names([p.default for p in n.params if p.default])
         captures = sorted(x for x in fv - names if x in self.sc.env)
-        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, captures)
+        fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, captures,
+                               return_type=n.return_type)
         caps = [self.sc.env[c] for c in captures]  # boxes are captured as boxes
         return self.emit("closure", caps, span=n.span, func=fn, name=name).result
 
@@ -634,7 +661,7 @@ class Lowerer:
     def l_FunctionDef(self, n: A.FunctionDef) -> Value:
         if not self.sc.toplevel and n.name and "." not in n.name and n.receiver is None:
             # an inner named function: a closure bound to a local variable
-            lam = A.Lambda(n.params, n.body, n.kwparams, span=n.span)
+            lam = A.Lambda(n.params, n.body, n.kwparams, n.return_type, span=n.span)
             if n.name in self.sc.boxed:
                 pass
             v = self.make_lambda(lam, name=n.name)
@@ -663,7 +690,8 @@ class Lowerer:
         fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver,
                                static_params=tuple(tvnames),
                                callee_params=tuple(tv.name for tv in ctor_params
-                                                   if isinstance(tv, TypeVar)))
+                                                   if isinstance(tv, TypeVar)),
+                               return_type=n.return_type)
         fn.name = name
         params = ([n.receiver] if n.receiver else []) + list(n.params)
         types = [self._type_value(p.type, tvnames) for p in params]

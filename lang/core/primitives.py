@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -154,6 +155,8 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
 
     def run(xp: Any, a: Any, b: Any) -> Any:
         ta, tb = type(a), type(b)
+        if xp is np and (ta is V.Rational or tb is V.Rational):
+            return _rational_op(fn, kind, a, b)
         if xp is np and (ta is int or ta is float) and (tb is int or tb is float):
             # Python scalars (Int64, Float64): computed by Python, with Julia's results
             if ta is int and tb is int:
@@ -199,6 +202,33 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
         return out
 
     return run
+
+
+def _rational_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: Any, b: Any) -> Any:
+    """A binary operation with a Rational operand: exact with integers and Rationals (a
+    Rational result), Float64 with a float, as Julia promotes."""
+    ok = (int, V.Rational)
+    if type(a) is bool or type(b) is bool or not (isinstance(a, (*ok, float))
+                                                  and isinstance(b, (*ok, float))):
+        raise ZylaError("MethodError", "no method for these argument types")
+    if type(a) is float or type(b) is float:
+        a, b = float(a), float(b)
+    try:
+        out = fn(np, a, b)
+    except ZeroDivisionError:
+        raise ZylaError("DivideError", "integer division error") from None
+    return V.Rational(out) if isinstance(out, Fraction) else out
+
+
+def rational(a: Any, b: Any) -> V.Rational:
+    """`a // b`: the Rational of two integers (or Rationals), in lowest terms."""
+    for x in (a, b):
+        if not isinstance(x, (int, V.Rational)) or isinstance(x, bool):
+            raise ZylaError("MethodError", f"no method matching //(::{V.type_name(typeof(a))}, "
+                            f"::{V.type_name(typeof(b))})")
+    if b == 0:
+        raise ZylaError("DivideError", "integer division error")
+    return V.Rational(Fraction(a) / Fraction(b))
 
 
 def _wrap64(r: int) -> int:
@@ -351,12 +381,30 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
     return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
 
 
+def _char_arith(a: Any, b: Any, sign: int) -> Any:
+    """Julia's Char arithmetic: `'a' + 1 == 'b'`, `'d' - 'a' == 3`, `'b' - 1 == 'a'`."""
+    ca, cb = type(a) is V.Char, type(b) is V.Char
+    if ca and cb and sign < 0:
+        return ord(a.value) - ord(b.value)
+    if ca != cb and type(b if ca else a) is int and (sign > 0 or ca):
+        code = ord((a if ca else b).value) + sign * (b if ca else a)
+        if not 0 <= code <= 0x10FFFF:
+            raise ZylaError("InexactError", f"Char({code})")
+        return V.Char(chr(code))
+    op = "+" if sign > 0 else "-"
+    raise ZylaError("MethodError", f"no method matching {op}(::{V.type_name(typeof(a))}, "
+                    f"::{V.type_name(typeof(b))})")
+
+
 def plus(xp: Any, *args: Any) -> Any:
     if len(args) == 1:
         return args[0]
     out = args[0]
     for b in args[1:]:
         a = out
+        if type(a) is V.Char or type(b) is V.Char:
+            out = _char_arith(a, b, 1)
+            continue
         if is_array(a) or is_array(b):
             if not (is_array(a) and is_array(b)):
                 raise _scalar_array_error("+", a, b)
@@ -369,12 +417,16 @@ def minus(xp: Any, a: Any, b: Any = None) -> Any:
     if b is None:
         if xp is np and type(a) is float:
             return -a
+        if type(a) is V.Rational:
+            return V.Rational(-a)
         if xp is np and type(a) is int:
             return wrap_int64(-a)
         a = as_array(a, xp)
         if N.dtype_of(a) == N.BOOL:
             a = N.cast(a, N.I64, xp)
         return _result(-a, xp)
+    if type(a) is V.Char or type(b) is V.Char:
+        return _char_arith(a, b, -1)
     if is_array(a) or is_array(b):
         if not (is_array(a) and is_array(b)):
             raise _scalar_array_error("-", a, b)
@@ -461,7 +513,7 @@ def cmp_scalar(fn: Callable[..., Any], op: str) -> Callable[..., Any]:
 
 
 def _numeric(x: Any) -> bool:
-    return N.dtype_of(x) != N.OBJ
+    return N.dtype_of(x) != N.OBJ or type(x) is V.Rational
 
 
 def jl_equal(a: Any, b: Any) -> bool:
@@ -783,6 +835,44 @@ numeric_prim("|", lambda xp, a, b: _bitop(xp, a, b, "or"), NONDIFF,
              lambda xp, a, b: _bitop(xp, a, b, "or"))
 numeric_prim("xor", lambda xp, a, b: _bitop(xp, a, b, "xor"), NONDIFF,
              lambda xp, a, b: _bitop(xp, a, b, "xor"))
+
+
+def _shift(xp: Any, a: Any, b: Any, op: str) -> Any:
+    """Julia's shifts of integers: `<<`, `>>` (arithmetic), `>>>` (logical); a shift by 64
+    or more bits gives 0 (or -1 for `>>` of a negative number), a negative count shifts
+    the other way."""
+    if xp is np and type(a) is int and type(b) is int:
+        if b < 0:
+            return _shift(xp, a, -b, "<<" if op != "<<" else ">>")
+        if op == "<<":
+            return 0 if b >= 64 else _wrap64(a << b)
+        if op == ">>":
+            return (-1 if a < 0 else 0) if b >= 64 else a >> b
+        return 0 if b >= 64 else _wrap64((a & 0xFFFFFFFFFFFFFFFF) >> b)
+    a, b = xp.asarray(a), xp.asarray(b)
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        raise ZylaError("MethodError", f"no method matching {op} for these argument types")
+    bits = a.dtype.itemsize * 8
+    big = xp.abs(b) >= bits
+    n = xp.where(big, 0, xp.abs(b)).astype(a.dtype)
+    left = xp.where(big, 0, xp.left_shift(a, n))
+    arith = xp.where(big, xp.where(a < 0, -1, 0), xp.right_shift(a, n))
+    unsigned = a.astype(xp.uint64 if bits == 64 else xp.uint32)
+    logical = xp.where(big, 0, xp.right_shift(unsigned, n.astype(unsigned.dtype)).astype(a.dtype))
+    towards = {"<<": left, ">>": arith, ">>>": logical}[op]
+    away = left if op != "<<" else arith
+    return _result(xp.where(b < 0, away, towards).astype(a.dtype), xp)
+
+
+prim("//", rational, HostOnly("Rational numbers live on the host"), NONDIFF)
+prim("numerator", lambda x: x.numerator if isinstance(x, V.Rational) else x,
+     HostOnly("Rational numbers live on the host"), NONDIFF)
+prim("denominator", lambda x: x.denominator if isinstance(x, V.Rational) else 1,
+     HostOnly("Rational numbers live on the host"), NONDIFF)
+
+for _op in ("<<", ">>", ">>>"):
+    numeric_prim(_op, lambda xp, a, b, _op=_op: _shift(xp, a, b, _op), NONDIFF,
+                 lambda xp, a, b, _op=_op: _shift(xp, a, b, _op))
 
 
 def _bitop(xp: Any, a: Any, b: Any, op: str) -> Any:

@@ -115,6 +115,28 @@ def _target_names(t: A.Node, out: set[str]) -> None:
         _target_names(t.value, out)
 
 
+def bound_names(node: Any, out: set[str] | None = None) -> set[str]:
+    """The names a function body makes local by assigning them (`x = ...`, `x += ...`,
+    `a, b = ...`), not looking inside nested functions; an element write (`x[i] = v`)
+    or `push!(x, v)` does not make `x` local, as in Julia."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            bound_names(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef)):
+        pass
+    elif isinstance(node, A.MacroCall) and node.name == "testset":
+        pass
+    elif isinstance(node, (A.Assign, A.OpAssign)) and not isinstance(node.target, A.Index):
+        _target_names(node.target, out)
+        bound_names(node.value, out)
+    elif isinstance(node, A.Node):
+        for v in children(node):
+            bound_names(v, out)
+    return out
+
+
 def free_names(node: Any, out: set[str] | None = None) -> set[str]:
     """Every identifier mentioned in `node`, nested functions included."""
     if out is None:
@@ -154,6 +176,13 @@ def closure_assigned(node: Any, out: set[str] | None = None) -> set[str]:
     elif isinstance(node, (A.Lambda, A.FunctionDef)):
         assigned_names(node.body, out)
         closure_assigned(node.body, out)
+    elif isinstance(node, A.Comprehension):
+        # its body is a closure too: `[(s += x; s) for x in xs]` updates the caller's s
+        for part in (node.expr, node.cond):
+            if part is not None:
+                assigned_names(part, out)
+        closure_assigned(node.iterators, out)
+        closure_assigned([node.expr, node.cond], out)
     elif isinstance(node, A.MacroCall) and node.name == "testset":
         for a in node.args:
             assigned_names(a, out)
@@ -173,6 +202,12 @@ def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
             nested_captures(x, out)
     elif isinstance(node, (A.Lambda, A.FunctionDef)):
         free_names(node.body, out)
+    elif isinstance(node, A.Comprehension):
+        # a comprehension's closure runs at once, so only what it assigns needs a box
+        for part in (node.expr, node.cond):
+            if part is not None:
+                assigned_names(part, out)
+        nested_captures([node.expr, node.cond, node.iterators], out)
     elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws",
                                                          "test_broken"):
         free_names(node.args, out)

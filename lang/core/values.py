@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -160,6 +161,7 @@ SignedT = _family("Signed", IntegerT, abstract=True)
 Int64T = _family("Int64", SignedT)
 Int32T = _family("Int32", SignedT)
 BoolT = _family("Bool", IntegerT)
+RationalT = _family("Rational", RealT, arity=1)
 AbstractStringT = _family("AbstractString", AnyT, abstract=True)
 StringT = _family("String", AbstractStringT)
 AbstractCharT = _family("AbstractChar", AnyT, abstract=True)
@@ -311,6 +313,21 @@ class Char:
     value: str
 
 
+class Rational(Fraction):
+    """Julia's Rational{Int64} (`1//2`): an exact fraction in lowest terms with a positive
+    denominator. Python's Fraction does the arithmetic; the primitives wrap its results
+    back into this class (lang.core.primitives)."""
+
+    __slots__ = ()
+
+    @property
+    def jtype(self) -> JType:
+        return apply_type(RationalT, (Int64T,))
+
+    def jl_show(self) -> str:
+        return f"{self.numerator}//{self.denominator}"
+
+
 @dataclass(frozen=True)
 class NamedTuple:
     """An immutable NamedTuple: ordered names and values."""
@@ -442,6 +459,7 @@ BUILTIN_TYPES = {
     "Signed": SignedT, "Int64": Int64T, "Int": Int64T, "Int32": Int32T, "Bool": BoolT,
     "AbstractString": AbstractStringT, "String": StringT, "Char": CharT,
     "AbstractChar": AbstractCharT, "Symbol": SymbolT, "Nothing": NothingT,
+    "Rational": RationalT,
     "Function": FunctionT, "Type": TypeT, "DataType": DataTypeT, "Module": ModuleT,
     "Tuple": TupleT, "NamedTuple": NamedTupleT, "AbstractArray": AbstractArrayT,
     "DenseArray": DenseArrayT, "Array": ArrayT, "AbstractRange": AbstractRangeT,
