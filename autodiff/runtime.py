@@ -348,8 +348,8 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
     """Broadcast of an arbitrary function: one pullback per element. The callee's own
     cotangent (a closure's captures) is the sum over elements."""
     hook = getattr(interp, "generic_broadcast_pullback", None)
-    if hook is not None:
-        return hook(f, xs)
+    if hook is not None and any(is_array(x) or isinstance(x, V.Range) for x in xs):
+        return hook(f, xs)  # (over tuples and scalars only, the loop below does)
 
     arrs = [as_array(x) for x in xs]
     if not any(is_array(a) for a in arrs):
@@ -366,12 +366,19 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
         yk, bk = pullback_call(interp, f, el)
         ys.append(yk)
         backs.append(bk)
-    y = collect_results(ys, tuple(reversed(shape)))
+    # broadcasting over tuples (and scalars) only gives a tuple, as `broadcast` does
+    tuples = not any(is_array(x) or isinstance(x, V.Range) for x in xs)
+    y = tuple(ys) if tuples else collect_results(ys, tuple(reversed(shape)))
 
     def back(dz: Any) -> Any:
         if dz is None:
             return None
-        dzf = np.broadcast_to(np.asarray(dz), shape).reshape(-1) if is_array(dz) else [dz] * n
+        if tuples and isinstance(dz, tuple):
+            dzf: Any = list(dz)
+        elif is_array(dz):
+            dzf = np.broadcast_to(np.asarray(dz), shape).reshape(-1)
+        else:
+            dzf = [dz] * n
         grads: list[list] = [[] for _ in xs]
         df = None
         for k in range(n):
@@ -387,6 +394,9 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
         out: list[Any] = [None, df]
         for i, x in enumerate(xs):
             d = N.dtype_of(arrs[i]) if is_array(arrs[i]) else N.dtype_of(x)
+            if tuples and isinstance(x, tuple):
+                out.append(None if all(e is None for e in grads[i]) else tuple(grads[i]))
+                continue
             if d == N.OBJ and is_array(arrs[i]) and arrs[i].size == n:
                 # elements that are tuples, arrays or structs: one cotangent each
                 out.append(None if all(e is None for e in grads[i]) else
@@ -396,7 +406,8 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
             if d.kind != "f":
                 out.append(None)
             elif not is_array(arrs[i]):
-                out.append(N.cast(sum(grads[i]), d, np))
+                total = sum(grads[i])
+                out.append(total if hasattr(total, "aval") else N.cast(total, d, np))
             else:
                 full = np.asarray(collect_results(grads[i], tuple(reversed(shape))), dtype=d)
                 out.append(unbroadcast(np, arrs[i], full))

@@ -207,6 +207,11 @@ class JaxInterpreter(Interpreter):
         jnp = self.jnp
         args = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in args]
         if not any(_is_array(a) for a in args):
+            if any(isinstance(a, tuple) for a in args):
+                # over tuples (and scalars): a tuple of the calls, as on the host
+                n = max(len(a) for a in args if isinstance(a, tuple))
+                return tuple(self.call_value(f, [a[i] if isinstance(a, tuple) else a
+                                                 for a in args]) for i in range(n))
             return self.call_value(f, list(args))
         _check_broadcast(tuple(args))  # Julia's DimensionMismatch, as on the host
         p = elementwise_primitive(f, args)

@@ -486,7 +486,9 @@ class _Run:
                 return self.marker(POWJUXT, pos)
             if self.prev_type in _JUXT_LEFT and self.accepts(JUXT):
                 return self.marker(JUXT, pos)
-        elif self.frames[-1].kind in _SPACE_SENSITIVE and self.prev_type is not None:
+        elif (self.frames[-1].kind in _SPACE_SENSITIVE and self.prev_type is not None
+                and self.prev_type != COMMA):
+            # (after a comma the expression goes on: `@show a, b` shows the tuple)
             if self.accepts(HSEP):
                 return self.marker(HSEP, pos)
         return None

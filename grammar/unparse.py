@@ -69,9 +69,14 @@ def _bcast(n: A.Broadcast) -> str:
 
 
 def _cmp(n: A.Comparison) -> str:
-    out = unparse(n.operands[0])
+    def operand(x: A.Node) -> str:
+        # a comparison inside a comparison was parenthesised: `(p .> 0.5) .== t`
+        low = isinstance(x, (A.Comparison, A.And, A.Or, A.Ternary))
+        return f"({unparse(x)})" if low else unparse(x)
+
+    out = operand(n.operands[0])
     for op, x in zip(n.ops, n.operands[1:], strict=False):
-        out += f" {op} {unparse(x)}"
+        out += f" {op} {operand(x)}"
     return out
 
 

@@ -330,13 +330,16 @@ def _julia_iterate(rt: Any, gf: GenericFunction, x: Any) -> Iterator[Any]:
 
 def _pair(k: Any, v: Any) -> Any:
     t = current.runtime().builtins["Pair"]
-    return V.StructValue(t, [k, v])
+    return V.StructValue(V.apply_type(t, (typeof(k), typeof(v))), [k, v])
 
 
 def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
     """Julia broadcasting on the host: vectorised for elementwise primitives and
     numeric type conversions, an element loop otherwise."""
     args = tuple(as_array(a) if isinstance(a, V.Range) else a for a in args)
+    if any(is_array(a) for a in args):
+        # beside arrays, a tuple is a 1-d collection too (of its elements, whatever they are)
+        args = tuple(as_array(a) if isinstance(a, tuple) else a for a in args)
     if not any(is_array(a) for a in args):
         if any(isinstance(a, tuple) for a in args):
             n = max(len(a) for a in args if isinstance(a, tuple))

@@ -139,6 +139,12 @@ def as_array(x: Any, xp: Any = np) -> Any:
     if isinstance(x, V.Range):
         return x.to_array() if xp is np else xp.asarray(x.to_array())
     if isinstance(x, tuple):
+        if xp is np and not all(isinstance(e, (int, float, np.number)) for e in x):
+            # a tuple of arrays (or strings, structs) is a 1-d collection of them:
+            # `f.(xs, (v,))` passes v whole to every call
+            out = np.empty(len(x), dtype=object)
+            out[:] = list(x)
+            return out
         return np.array(x) if xp is np else xp.asarray(x)
     return x
 

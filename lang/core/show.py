@@ -506,6 +506,8 @@ def _typeinfo_implicit(t: Any) -> bool:
         return all(_typeinfo_implicit(p) for p in t.params)
     if fam is NamedTupleT and len(t.params) == 2 and isinstance(t.params[1], JType):
         return all(_typeinfo_implicit(p) for p in t.params[1].params)
+    if fam.name == "Pair" and len(t.params) == 2:
+        return all(_typeinfo_implicit(p) for p in t.params)
     return False
 
 

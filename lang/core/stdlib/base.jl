@@ -1,9 +1,9 @@
 # Zyla's Base, written in Zyla over the primitives of lang/core/primitives*.py.
 # Everything here is differentiable for free: the AD transforms these bodies like user code.
 
-struct Pair
-    first
-    second
+struct Pair{A,B}
+    first::A
+    second::B
 end
 function show(io::IO, p::Pair)
     show(io, p.first)
@@ -21,7 +21,7 @@ firstindex(x) = 1
 inv(x::Number) = 1 / x
 isless(a, b) = a < b
 signbit(x) = x < 0
-exp2(x) = 2.0 ^ x
+exp2(x) = convert(typeof(float(x)), 2) ^ x
 cbrt(x) = sign(x) * abs(x) ^ (1 / 3)
 hypot(a, b) = sqrt(abs2(a) + abs2(b))
 
@@ -233,7 +233,7 @@ fld(a, b) = div(a - mod(a, b), b)
 cld(a, b) = -fld(-a, b)
 iszero(x) = x == zero(x)
 isone(x) = x == one(x)
-exp10(x) = 10.0 ^ x
+exp10(x) = convert(typeof(float(x)), 10) ^ x
 log(b::Number, x::Number) = log(x) / log(b)
 sec(x) = 1 / cos(x)
 csc(x) = 1 / sin(x)

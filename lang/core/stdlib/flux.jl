@@ -112,8 +112,13 @@ Dense(p::Pair, σ=identity; init=glorot_uniform, bias=true) =
     Dense(init(p.second, p.first), Core.create_bias(bias, p.second), σ)
 Dense(nin::Integer, nout::Integer, σ=identity; init=glorot_uniform, bias=true) =
     Dense(nin => nout, σ; init=init, bias=bias)
-(d::Dense)(x::AbstractVector) = d.σ.(Core.addbias(d.weight * x, d.bias))
-(d::Dense)(x::AbstractMatrix) = d.σ.(Core.addbias(d.weight * x, d.bias))
+# Float64 input to a layer with Float32 parameters is converted to Float32, as Flux does
+# (its `_match_eltype`), so the output is Float32, not a promoted Float64
+Core.match_eltype(w, x) = eltype(w) == Float32 && eltype(x) == Float64 ? Float32.(x) : x
+(d::Dense)(x::AbstractVector) =
+    d.σ.(Core.addbias(d.weight * Core.match_eltype(d.weight, x), d.bias))
+(d::Dense)(x::AbstractMatrix) =
+    d.σ.(Core.addbias(d.weight * Core.match_eltype(d.weight, x), d.bias))
 function (d::Dense)(x::AbstractArray)
     y = d(reshape(x, size(x, 1), :))
     reshape(y, size(y, 1), Core.tail(size(x))...)
@@ -188,7 +193,7 @@ function Conv(w::AbstractArray, b=true, σ=identity; stride=1, pad=0, dilation=1
     k = size(w)[1:ndims(w)-2]
     Conv(σ, w, Core.conv_geometry(k, b, size(w, ndims(w)), stride, pad, dilation)..., groups)
 end
-(c::Conv)(x) = c.σ.(Core.addbias(Core.conv(x, c.weight, c.stride, c.pad, c.dilation, false),
+(c::Conv)(x) = c.σ.(Core.addbias(Core.conv(Core.match_eltype(c.weight, x), c.weight, c.stride, c.pad, c.dilation, false),
                                  Core.conv_bias(c.bias, ndims(x))))
 
 struct CrossCor
