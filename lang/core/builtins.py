@@ -7,7 +7,9 @@ ones carry the reason they cannot be offloaded to XLA.
 
 from __future__ import annotations
 
+import copy
 import math
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -600,6 +602,34 @@ def _assert(c: Any, msg: Any) -> None:
         raise ZylaError("AssertionError", jl_string(msg))
 
 
+_LOG_LABEL = {"Info": "Info", "Warn": "Warning", "Error": "Error", "Debug": "Debug"}
+
+
+def _log_message(level: str, file: str, line: int, msg: Any, names: tuple, *vals: Any) -> None:
+    """What `@info`/`@warn`/`@error`/`@debug` print, as Julia's ConsoleLogger does, on
+    stderr: `[ Info: msg`, or a bracketed block with the key = value lines and (for
+    warnings, errors and debug messages) `@ Main file:line`. `@debug` prints only when
+    JULIA_DEBUG is `all` or `Main`."""
+    if level == "Debug" and os.environ.get("JULIA_DEBUG", "") not in ("all", "Main"):
+        return None
+    text = msg if isinstance(msg, str) else jl_string(msg)
+    lines = text.split("\n")
+    lines[0] = f"{_LOG_LABEL[level]}: {lines[0]}"
+    lines += [f"  {k} = {jl_show(v)}" for k, v in zip(names, vals, strict=True)]
+    if level != "Info":
+        lines.append(f"@ Main {file}:{line}")
+    rt = current.runtime()
+    rt.stdout.flush()  # in order with what the program printed before
+    if len(lines) == 1:
+        out = f"[ {lines[0]}\n"
+    else:
+        out = "".join(("┌ " if i == 0 else "└ " if i == len(lines) - 1 else "│ ") + ln + "\n"
+                      for i, ln in enumerate(lines))
+    sys.stderr.write(out)
+    sys.stderr.flush()
+    return None
+
+
 def _undef_local(name: str) -> Any:
     raise ZylaError("UndefVarError", f"`{name}` not defined in local scope",
                     hint=f"`{name}` is assigned in this function, so it is a local variable "
@@ -1116,6 +1146,7 @@ def install(rt: Any) -> None:
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
+        "Core.log_message": _log_message, "Core.deepcopy": copy.deepcopy,
         "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
@@ -1154,6 +1185,7 @@ def install(rt: Any) -> None:
     b["π"] = math.pi
     b["ℯ"] = math.e
     b["ARGS"] = np.empty(0, dtype=object)
+    b["PROGRAM_FILE"] = ""  # (`zyla run FILE` sets the path it was given)
     b["Colon"] = COLON
     # differentiable built-ins that need the interpreter
     b["broadcast"] = prim("broadcast", broadcast_host, HostOnly("lowered by the backend"),

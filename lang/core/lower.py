@@ -554,6 +554,8 @@ class Lowerer:
             # `T[a, b]` with T a `where` variable is a typed vector literal
             return self.lower(A.VectorLit(n.indices, n.obj, span=n.span))
         obj = self.lower(n.obj)
+        if not n.indices:
+            return self.call("Core.deref", [obj], n.span)  # `r[]`: a Ref's value
         idx = [self.lower_index(i, obj, k, len(n.indices)) for k, i in enumerate(n.indices)]
         return self.call("getindex", [obj] + idx, n.span)
 
@@ -854,6 +856,9 @@ class Lowerer:
             for k, item in enumerate(t.items):
                 part = self.call("Core.indexed_iterate", [v, self.const(k + 1)], n.span)
                 self.assign(item, part, n)
+        elif isinstance(t, A.Index) and not t.indices:
+            # `r[] = v`: a Ref's value (or a 0-d array's element), written in place
+            self.call("Core.setref!", [self.lower(t.obj), v], n.span)
         elif isinstance(t, A.Index):
             obj = self.lower(t.obj)
             idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
@@ -891,6 +896,12 @@ class Lowerer:
         if op.startswith("."):
             rhs = A.Broadcast(A.Ident(op[1:]), [n.target, n.value], span=n.span)
             return self.l_BroadcastAssign(A.BroadcastAssign(n.target, rhs, span=n.span))
+        if isinstance(n.target, A.Index) and not n.target.indices:
+            obj = self.lower(n.target.obj)  # `r[] += v`
+            new = self.call(op, [self.call("Core.deref", [obj], n.span), self.lower(n.value)],
+                            n.span)
+            self.call("Core.setref!", [obj, new], n.span)
+            return new
         if isinstance(n.target, A.Index):
             # x[i] += v evaluates x and the index once
             obj = self.lower(n.target.obj)

@@ -95,6 +95,30 @@ def m_elapsed(lo: Any, n: A.MacroCall) -> Value:
     return lo.call("Core.elapsed_since", [t0, v], n.span)
 
 
+def _logging(level: str) -> Callable[[Any, A.MacroCall], Value]:
+    """`@info msg key=value ...` (and `@warn`, `@error`, `@debug`): a call of
+    `Core.log_message(level, file, line, msg, names, values...)`; a bare `x` after the
+    message is `x = x`, as in Julia's Logging."""
+
+    def run(lo: Any, n: A.MacroCall) -> Value:
+        if not n.args:
+            raise lo.err(f"@{level.lower()} needs a message", n)
+        names: list[str] = []
+        vals: list[Value] = []
+        for a in n.args[1:]:
+            if isinstance(a, A.Assign) and isinstance(a.target, A.Ident):
+                names.append(a.target.name)
+                vals.append(lo.lower(a.value))
+            else:
+                names.append(unparse(a))
+                vals.append(lo.lower(a))
+        return lo.call("Core.log_message",
+                       [lo.const(level), lo.const(lo.source.name), lo.const(n.span.line),
+                        lo.lower(n.args[0]), lo.const(tuple(names))] + vals, n.span)
+
+    return run
+
+
 def _code_dump(kind: str) -> Callable[[Any, A.MacroCall], Value]:
     def run(lo: Any, n: A.MacroCall) -> Value:
         ex = n.args[-1]
@@ -217,6 +241,10 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "assert": m_assert,
     "time": m_time,
     "elapsed": m_elapsed,
+    "info": _logging("Info"),
+    "warn": _logging("Warn"),
+    "error": _logging("Error"),
+    "debug": _logging("Debug"),
     "code_ir": _code_dump("code_ir"),
     "code_typed": _code_dump("code_typed"),
     "code_adjoint": _code_dump("code_adjoint"),

@@ -876,6 +876,15 @@ prim("numerator", lambda x: x.numerator if isinstance(x, V.Rational) else x,
 prim("denominator", lambda x: x.denominator if isinstance(x, V.Rational) else 1,
      HostOnly("Rational numbers live on the host"), NONDIFF)
 
+def _signbit(xp: Any, x: Any) -> Any:
+    """Whether the sign bit is set: true for -0.0 and negative numbers."""
+    if xp is np and type(x) in (int, float, bool):
+        return math.copysign(1.0, x) < 0
+    return _result(xp.signbit(x), xp)
+
+
+numeric_prim("signbit", _signbit, NONDIFF, _signbit)
+
 for _op in ("<<", ">>", ">>>"):
     numeric_prim(_op, lambda xp, a, b, _op=_op: _shift(xp, a, b, _op), NONDIFF,
                  lambda xp, a, b, _op=_op: _shift(xp, a, b, _op))

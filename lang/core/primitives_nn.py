@@ -1750,13 +1750,38 @@ def _joinpath(*parts: Any) -> str:
     return os.path.join(*parts) if parts else ""
 
 
+def _mkdir(path: Any, mode: Any = None) -> str:
+    """`mkdir(path)`: one folder, inside the write gate (lang.core.safety)."""
+    target = safety.writable(path, "creating a folder")
+    try:
+        os.mkdir(target)
+    except FileExistsError:
+        raise ZylaError("SystemError", f"mkdir(\"{path}\"): file already exists") from None
+    except OSError as e:
+        raise ZylaError("SystemError", f"mkdir(\"{path}\"): {e.strerror}") from None
+    return str(path)
+
+
+def _mkpath(path: Any, mode: Any = None) -> str:
+    """`mkpath(path)`: the folder and the missing ones above it, inside the write gate."""
+    target = safety.writable(path, "creating a folder")
+    try:
+        os.makedirs(target, exist_ok=True)
+    except OSError as e:
+        raise ZylaError("SystemError", f"mkpath(\"{path}\"): {e.strerror}") from None
+    return str(path)
+
+
 for _n, _f in {
     "joinpath": _joinpath,
     "dirname": lambda p: os.path.dirname(p),
     "basename": lambda p: os.path.basename(p),
     "isfile": lambda p: os.path.isfile(safety.may_look_at(p)),
     "isdir": lambda p: os.path.isdir(safety.may_look_at(p)),
+    "ispath": lambda p: os.path.exists(safety.may_look_at(p)),
     "abspath": lambda p: os.path.abspath(p),
+    "mkdir": _mkdir,
+    "mkpath": _mkpath,
 }.items():
     _host(_n, _f, "file system access runs on the host")
 

@@ -163,6 +163,7 @@ def run_file(path: str, args: list[str], allow_shell: bool = False,
         argv = np.empty(len(args), dtype=object)
         argv[:] = args
         rt.globals["ARGS"] = argv
+        rt.globals["PROGRAM_FILE"] = path
         rt.run_source(text, path)
 
     return guarded(action, box)

@@ -20,7 +20,6 @@ lastindex(x, d) = size(x, d)
 firstindex(x) = 1
 inv(x::Number) = 1 / x
 isless(a, b) = a < b
-signbit(x) = x < 0
 exp2(x) = convert(typeof(float(x)), 2) ^ x
 cbrt(x) = sign(x) * abs(x) ^ (1 / 3)
 hypot(a, b) = sqrt(abs2(a) + abs2(b))
@@ -258,3 +257,43 @@ inv(A::AbstractMatrix) = Core.matinv(A)
 Core.solve_back(dz, z, A, b::AbstractVector) = Core.solve_back2(A' \ dz, z)
 Core.solve_back(dz, z, A, b::AbstractMatrix) = Core.solve_back2(A' \ dz, z)
 Core.solve_back2(db, z) = (-(db * z'), db)
+
+# --- small Base functions that real files call ----------------------------------------------
+
+only(x) = length(x) == 1 ? first(x) :
+    throw(ArgumentError("Collection must contain exactly 1 element, has $(length(x))"))
+something() = throw(ArgumentError("No value arguments present"))
+something(x, rest...) = x === nothing ? something(rest...) : x
+trues(dims...) = fill(true, dims...)
+falses(dims...) = fill(false, dims...)
+# the indices where x is true (linear indices; Julia gives CartesianIndex for matrices)
+findall(x::AbstractVector{Bool}) = [i for i in 1:length(x) if x[i]]
+findall(f::Function, x::AbstractVector) = findall(map(f, x))
+isequal(a, b) = a == b
+isequal(a::AbstractFloat, b::AbstractFloat) =
+    (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b))
+deepcopy(x) = Core.deepcopy(x)
+function circshift(v::AbstractVector, k::Integer)
+    n = length(v)
+    [v[mod(i - k - 1, n) + 1] for i in 1:n]
+end
+summary(x::AbstractVector) = string(length(x), "-element ", typeof(x))
+summary(x::AbstractArray) = string(join(size(x), "×"), " ", typeof(x))
+summary(x) = string(typeof(x))
+
+# `Ref(x)`: a mutable box; `r[]` reads it and `r[] = v` writes it (for a 0-d array they
+# read and write its one element)
+mutable struct Ref{T}
+    x::T
+end
+Core.deref(r::Ref) = r.x
+Core.deref(x::AbstractArray) = length(x) == 1 ? x[1] :
+    throw(BoundsError("attempt to access $(length(x))-element array at index []"))
+function Core.setref!(r::Ref, v)
+    r.x = v
+    r
+end
+function Core.setref!(x::AbstractArray, v)
+    x[1] = v
+    x
+end

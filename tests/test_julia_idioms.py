@@ -1,0 +1,139 @@
+"""Julia as real files write it (issue 18's silent wrong answers and issue 19's small
+Base and Logging functions): each case is what Julia 1.11 prints for the same code."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grammar.errors import ZylaError
+from lang.door.api import Zyla
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CASES = [
+    # array literals, indexing, operators
+    ("println(size([1; 2; 3]), [1; 2; 3] isa Vector{Int})", "(3,)true"),
+    ("println([1:3;] == [1, 2, 3], size([[1, 2]; [3]]))", "true(3,)"),
+    ("w = [10, 20, 30]; println(w[begin], w[begin+1:end])", "10[20, 30]"),
+    ("x = 3; println(2^3x, ' ', 2x^2, ' ', (2^3)x, ' ', 2^3^2)", "512 18 24 512"),
+    ("println(1 << 3, ' ', -8 >> 1, ' ', -8 >>> 60, ' ', 1 << 64, ' ', 8 >> -2)", "8 -4 15 0 32"),
+    ("println([1.0, 4.0, 9.0] .|> sqrt, .-[1, 2])", "[1.0, 2.0, 3.0][-1, -2]"),
+    ("println(1 // 2 + 1 // 3, ' ', typeof(3 // 4), ' ', (1 // 2) * 4, ' ', 1 // 2 + 0.25)",
+     "5//6 Rational{Int64} 2//1 0.75"),
+    ("println('a' + 1, ' ', 'd' - 'a', ' ', Int('a'), ' ', 'b' - 1)", "b 3 97 a"),
+    ("println(typemax(Int) + 1 == typemin(Int), ' ', 2^64)", "true 0"),
+    # functions, methods, scopes
+    ("g(x)::Float64 = x + 1; println(g(1) === 2.0)", "true"),
+    ("kw = (a; b = 1) -> a + b; println(kw(1), ' ', kw(1; b = 5))", "2 6"),
+    ("linear(in, out) = (out, in); println(linear(3, 2))", "(2, 3)"),
+    ('k(xs::AbstractArray...) = "a"; k(d::Integer...) = "i"; println(k([1.0]), k(1, 2))', "ai"),
+    ("function t(); s = 0.0; r = [(s += x; s * x) for x in [1.0, 2.0]]; (r, s); end; "
+     "println(t())", "([1.0, 6.0], 3.0)"),
+    ("println(get((5, 6, 7), 1, 0), get([10, 20], 2, 0), get([10, 20], 3, 0))", "5200"),
+    ("println(Pair{Int,Float64}(1, 2).second, ' ', typeof(1 => 2.0), ' ', [1 => 2])",
+     "2.0 Pair{Int64, Float64} [1 => 2]"),
+    ("h(x, v) = x + length(v); println(h.([1, 2], ([10, 20, 30],)))", "[4, 5]"),
+    ("x = [1.0, 2.0]; f(x) = broadcast(sum, (x, x)); println(f(x))", "(3.0, 3.0)"),
+    ("println(typeof(exp10(1f0)), ' ', exp10(2))", "Float32 100.0"),
+    # small Base functions
+    ("println(only([3]), ' ', something(nothing, 2), ' ', trues(2), falses(1))",
+     "3 2 Bool[1, 1]Bool[0]"),
+    ("println(findall([true, false, true]), findall(x -> x > 1, [1, 2, 3]))", "[1, 3][2, 3]"),
+    ("println(isequal(NaN, NaN), isequal(-0.0, 0.0), signbit(-0.0), signbit(2))",
+     "truefalsetruefalse"),
+    ("a = [[1]]; b = deepcopy(a); b[1][1] = 2; println(a, circshift([1, 2, 3], 1))",
+     "[[1]][3, 1, 2]"),
+    ('println(summary([1, 2]), " | ", summary([1 2; 3 4]))',
+     "2-element Vector{Int64} | 2×2 Matrix{Int64}"),
+    ("r = Ref(1); r[] = 2; r[] += 3; println(r[], ' ', typeof(r))", "5 Ref{Int64}"),
+    ("a = fill(3.0); a[] = 4.0; println(a[])", "4.0"),
+]
+
+
+@pytest.mark.parametrize("code, want", CASES, ids=[c[0][:40] for c in CASES])
+def test_prints_what_julia_prints(code: str, want: str, capsys: pytest.CaptureFixture) -> None:
+    Zyla().eval(code.replace("' '", '" "'))
+    assert capsys.readouterr().out.strip() == want
+
+
+def test_show_of_a_tuple_and_of_nested_comparisons(capsys: pytest.CaptureFixture) -> None:
+    Zyla().eval("a, b = 1, 2\n@show a, b\np = [0.7, 0.2]; t = [true, true]\n"
+                "@show sum((p .> 0.5) .== t)\n")
+    assert capsys.readouterr().out == "(a, b) = (1, 2)\nsum((p .> 0.5) .== t) = 1\n"
+
+
+def test_a_local_read_before_it_is_assigned_is_an_error() -> None:
+    with pytest.raises(ZylaError, match="`s` not defined in local scope"):
+        Zyla().eval("s = 0.0; r = [(s += x; s * x) for x in [1.0, 2.0]]")
+
+
+def test_logging_macros_print_as_julia_does(capsys: pytest.CaptureFixture) -> None:
+    Zyla().eval('x = 5\n@info "hello"\n@info "hi" y=1 x\n@warn "careful" b="s"\n'
+                '@debug "not shown"\n@error "bad"\n', filename="log.jl")
+    assert capsys.readouterr().err == (
+        "[ Info: hello\n"
+        "┌ Info: hi\n│   y = 1\n└   x = 5\n"
+        '┌ Warning: careful\n│   b = "s"\n└ @ Main log.jl:4\n'
+        "┌ Error: bad\n└ @ Main log.jl:6\n")
+
+
+def test_program_file_and_folders(tmp_path: Path) -> None:
+    prog = tmp_path / "p.jl"
+    prog.write_text('println(PROGRAM_FILE == @__FILE__, " ", basename(PROGRAM_FILE))\n'
+                    'mkpath("out/a"); mkdir("out/b"); println(isdir("out/a"), ispath("out/b"))\n'
+                    'mkdir(".hidden")\n')
+    env = {**os.environ, "ZYLA_XLA_CACHE": "off"}
+    out = subprocess.run([sys.executable, "-m", "lang.door.cli", "run", str(prog)],
+                         cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout == "true p.jl\ntruetrue\n", out.stderr
+    assert "creating a folder '.hidden' is not allowed" in out.stderr
+    assert not (tmp_path / ".hidden").exists()
+
+
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.integers(-2**63, 2**63 - 1), st.integers(-70, 70))
+def test_shifts_wrap_as_int64(a: int, n: int) -> None:
+    z = _z()
+    got = z.eval(f"({a} << {n}, {a} >> {n}, {a} >>> {n})")
+
+    def wrap(v: int) -> int:
+        return ((v + 2**63) % 2**64) - 2**63
+
+    def shl(v: int, k: int) -> int:
+        return shr(v, -k) if k < 0 else (0 if k >= 64 else wrap(v << k))
+
+    def shr(v: int, k: int) -> int:
+        return shl(v, -k) if k < 0 else ((-1 if v < 0 else 0) if k >= 64 else v >> k)
+
+    def ushr(v: int, k: int) -> int:
+        return shl(v, -k) if k < 0 else (0 if k >= 64 else wrap((v % 2**64) >> k))
+
+    assert got == (shl(a, n), shr(a, n), ushr(a, n))
+
+
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.integers(-50, 50), st.integers(1, 50), st.integers(-50, 50), st.integers(1, 50))
+def test_rational_arithmetic_is_exact(a: int, b: int, c: int, d: int) -> None:
+    z = _z()
+    got = z.eval(f"r = ({a} // {b}) + ({c} // {d}) * ({a} // {b}); "
+                 f"(numerator(r), denominator(r), r < {c} // {d})")
+    want = Fraction(a, b) + Fraction(c, d) * Fraction(a, b)
+    assert got == (want.numerator, want.denominator, want < Fraction(c, d))
+
+
+_ZS: list[Zyla] = []
+
+
+def _z() -> Zyla:
+    if not _ZS:
+        _ZS.append(Zyla())
+    return _ZS[0]
