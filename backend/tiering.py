@@ -353,21 +353,21 @@ def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | 
     where = "at top level" if top else f"in {caller.name}"
     if mode == "always":
         if top or _has_runtime_values(args) or st.globals_read:
-            pol.note(st, f, args, kwargs, where, "compiled", "ZYLA_COMPILE=always")
+            pol.note(st, f, args, kwargs, where, "compile", "ZYLA_COMPILE=always")
             return True, True, where
         return False, True, where
     need = 1 if top else BIG_ELEMENTS
     elems = _work(rt, st, f, args, kwargs, need)
     if elems >= need:
         why = "array work" if top else f"array work: at least {need:,} elements"
-        pol.note(st, f, args, kwargs, where, "compiled", why)
+        pol.note(st, f, args, kwargs, where, "compile", why)
         return True, True, where
     if st.long or st.builds:
         why = "an earlier call ran long" if st.long else "compiled before"
-        pol.note(st, f, args, kwargs, where, "compiled", why)
+        pol.note(st, f, args, kwargs, where, "compile", why)
         return True, True, where
     if st.calls >= HOT_CALLS and st.host_seconds >= HOT_SECONDS and not st.recursive:
-        pol.note(st, f, args, kwargs, where, "compiled",
+        pol.note(st, f, args, kwargs, where, "compile",
                  f"hot: {st.calls} calls, {st.host_seconds:.2f} s in the interpreter")
         return True, True, where
     return False, True, where
@@ -418,6 +418,6 @@ def watch(interp: Any) -> None:
         except OffloadError as e:
             _failed(rt, pol, fr.st, fr.f, fr.args, fr.kwargs, fr.where, e)
             continue
-        pol.note(fr.st, fr.f, fr.args, fr.kwargs, fr.where, "compiled",
+        pol.note(fr.st, fr.f, fr.args, fr.kwargs, fr.where, "compile",
                  f"long: {now - fr.t0:.2f} s in the interpreter without effects, restarted")
         raise Retier(fr)

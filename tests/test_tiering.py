@@ -92,7 +92,7 @@ Wn, losses = train(W, 3)
 
 def test_a_big_call_inside_a_host_function_runs_compiled() -> None:
     z, got, want = run_both(STEP, ["Wn", "losses"])
-    assert decided(z, "step", "compiled (array work")
+    assert decided(z, "step", "compile (array work")
     assert "train" in z.rt.offload_reasons  # push! into a host vector: train stays on the host
     np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-12)
@@ -114,7 +114,7 @@ foreach([1, 2]) do i
 end
 """
     z, got, want = run_both(src, ["a", "b", "c"])
-    assert decided(z, "work", "compiled")
+    assert decided(z, "work", "compile (array work")
     assert builds(z) == 1  # one signature, one executable, whatever the depth
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
@@ -124,7 +124,7 @@ def test_a_function_of_no_arguments_reading_global_arrays_compiles_at_top_level(
     z = Zyla()
     z.eval("X = ones(10, 10)\ntotal() = sum(X .* 2.0)\nv = total()\n")
     assert z.eval("v") == 200.0
-    assert decided(z, "total", "compiled (array work)")
+    assert decided(z, "total", "compile (array work)")
 
 
 def test_cold_small_calls_at_depth_stay_on_the_interpreter() -> None:
@@ -190,7 +190,7 @@ def test_a_hot_function_compiles_after_some_interpreted_calls(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tiering, "LONG_SECONDS", 1e9)  # the hot rule alone
     z, got, want = run_both(HOT, ["r"])
-    hot = decided(z, "wiggle", "compiled (hot:")
+    hot = decided(z, "wiggle", "compile (hot:")
     assert hot, tiering.decisions(z.rt)
     assert builds(z) == 1  # a Float64 argument is a run-time input: one executable
     np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-12)
@@ -311,7 +311,7 @@ def test_zyla_explain_env_prints_each_decision(tmp_path: Path) -> None:
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "90000.0"
-    assert "zyla tier: work() in f: compiled (array work: at least 65,536 elements)" in out.stderr
+    assert "zyla tier: work() in f: compile (array work: at least 65,536 elements)" in out.stderr
 
 
 def test_loop_progress_of_a_nest() -> None:
@@ -328,3 +328,16 @@ def test_a_call_about_to_finish_is_not_restarted(monkeypatch: pytest.MonkeyPatch
     assert not decided(z, "slow", "restarted")
     assert builds(z) == 0
     assert got == want
+
+
+def test_zyla_explain_lists_where_the_calls_ran(tmp_path: Path) -> None:
+    prog = tmp_path / "p.jl"
+    prog.write_text("A = ones(300, 300)\nwork() = sum(A)\nf() = work()\nprintln(f())\n"
+                    "g(x) = x + 1\nprintln(g(1))\n")
+    env = {"ZYLA_XLA_CACHE": "off", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "lang.door.cli", "explain", str(prog)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[2:] == [
+        "where the calls ran (each decision the first time it was made):",
+        "  work() in f: compile (array work: at least 65,536 elements)"]

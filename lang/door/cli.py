@@ -3,7 +3,8 @@
     zyla [PERMISSIONS]                        the REPL
     zyla [PERMISSIONS] run FILE.jl [ARGS]     run a program (also: zyla FILE.jl [ARGS])
     zyla -e CODE                              evaluate code, like `julia -e`
-    zyla explain FILE.jl 'f(x)'               run FILE, then say whether f(x) offloads to XLA
+    zyla explain FILE.jl ['f(x)']             run FILE, then say where its calls ran (the
+                                              tiering policy) and whether f(x) offloads
     zyla gradcheck FILE.jl [FUNC]             run FILE's @gradcheck properties (or check FUNC)
     zyla --help | --version
 
@@ -27,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from backend import compile as backend_compile
+from backend import tiering
 from backend.sharding import request_host_devices
 from grammar.ast import Span
 from grammar.errors import SourceFile, ZylaError
@@ -41,7 +43,8 @@ usage: zyla [PERMISSIONS]                         start the REPL
        zyla run --devices N FILE.jl [ARGS...]     ... data-parallel over N devices (SHARDING.md)
        zyla [PERMISSIONS] FILE.jl [ARGS...]       the same
        zyla -e CODE                               evaluate CODE
-       zyla explain FILE.jl 'f(x)'                does f(x) offload to XLA, and if not, why
+       zyla explain FILE.jl ['f(x)']              where FILE's calls ran and why; does f(x)
+                                                  offload to XLA, and if not, why
        zyla gradcheck [--examples N] [--seed N] FILE.jl [FUNC]
                                                   check gradients: FILE's @gradcheck properties
                                                   (those of FUNC), or FUNC's signature
@@ -180,15 +183,20 @@ def run_code(code: str, allow_shell: bool = False, allow_read: Sequence[str] = (
     return guarded(action, box)
 
 
-def explain(path: str, call: str) -> int:
-    """`zyla explain FILE.jl 'f(x)'`: run the file, then explain the call."""
+def explain(path: str, call: str | None) -> int:
+    """`zyla explain FILE.jl ['f(x)']`: run the file, then list the tiering policy's
+    decisions (which calls ran compiled and why, backend.tiering) and explain the call."""
     box: list = [None]
 
     def action() -> None:
         rt = box[0] = new_runtime(path)
         rt.run_source(_read(path), path)
         flush_stdout()
-        print(explain_source(rt, call))
+        lines = tiering.decisions(rt)
+        print("where the calls ran (each decision the first time it was made):")
+        print("\n".join("  " + ln for ln in lines) if lines else "  every call on the host")
+        if call is not None:
+            print(explain_source(rt, call))
 
     return guarded(action, box)
 
@@ -325,9 +333,10 @@ def dispatch(argv: list[str]) -> int:
         _use_devices(opts["devices"])
         return run_code(argv[1], **perms)
     if cmd == "explain":
-        if len(argv) != 3:
-            return usage("explain needs a file and a call, e.g. zyla explain model.jl 'loss(W, x)'")
-        return explain(argv[1], argv[2])
+        if len(argv) not in (2, 3):
+            return usage("explain needs a file (and a call), e.g. zyla explain model.jl "
+                         "'loss(W, x)'")
+        return explain(argv[1], argv[2] if len(argv) > 2 else None)
     if cmd == "gradcheck":
         rest = list(argv[1:])
         examples, err = _int_option(rest, "--examples")
