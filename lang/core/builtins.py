@@ -106,8 +106,22 @@ def apply_type(base: Any, *params: Any) -> Any:
     raise ZylaError("TypeError", f"{base!r} is not a parametric type")
 
 
+_INT_RANGES: dict[Any, tuple[int, int]] = {}
+
+
+def _int_range(d: np.dtype) -> tuple[int, int]:
+    r = _INT_RANGES.get(d)
+    if r is None:
+        info = np.iinfo(d)
+        r = _INT_RANGES[d] = (int(info.min), int(info.max))
+    return r
+
+
 def convert(rt: Any, t: Any, x: Any) -> Any:
     """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
+    tx = type(x)
+    if (t is V.Int64T and tx is int) or (t is V.Float64T and tx is float):
+        return x  # the common case: already of the type
     if not isinstance(t, V.JType):
         return x
     d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
@@ -123,8 +137,8 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
             shown = float_text(float(x)) if is_float else str(int(x))
             if is_float and not float(x).is_integer():
                 raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
-            info = np.iinfo(d)
-            if not info.min <= (float(x) if is_float else int(x)) <= info.max:
+            lo, hi = _int_range(d)
+            if not lo <= (float(x) if is_float else int(x)) <= hi:
                 # Int(1e20), Int32(2^40): the value does not fit, as Julia says
                 raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
         if N.dtype_of(x) == N.OBJ:
