@@ -630,7 +630,7 @@ def _log_message(level: str, file: str, line: int, msg: Any, names: tuple, *vals
     lines = text.split("\n")
     lines[0] = f"{_LOG_LABEL[level]}: {lines[0]}"
     lines += [f"  {k} = {jl_show(v)}" for k, v in zip(names, vals, strict=True)]
-    if level != "Info":
+    if level != "Info" and file:
         lines.append(f"@ Main {file}:{line}")
     rt = current.runtime()
     rt.stdout.flush()  # in order with what the program printed before
@@ -642,6 +642,15 @@ def _log_message(level: str, file: str, line: int, msg: Any, names: tuple, *vals
     sys.stderr.write(out)
     sys.stderr.flush()
     return None
+
+
+def _warn_once(key: str, msg: str) -> None:
+    """A library's warning, printed as `@warn` prints it, once per runtime and key."""
+    rt = current.runtime()
+    said = rt.__dict__.setdefault("warned", set())
+    if key not in said:
+        said.add(key)
+        _log_message("Warn", "", 0, msg, ())
 
 
 def _undef_local(name: str) -> Any:
@@ -1161,6 +1170,7 @@ def install(rt: Any) -> None:
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
         "Core.log_message": _log_message, "Core.deepcopy": copy.deepcopy,
+        "Core.warn_once": _warn_once,
         "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),

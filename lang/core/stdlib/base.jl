@@ -297,3 +297,6 @@ function Core.setref!(x::AbstractArray, v)
     x[1] = v
     x
 end
+
+# `T[a b; c d]`: the matrix literal with its elements converted to T
+Core.typed_hvcat(rows, T, xs...) = T.(Core.hvcat(rows, xs...))

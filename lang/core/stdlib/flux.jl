@@ -124,12 +124,23 @@ function (d::Dense)(x::AbstractArray)
     reshape(y, size(y, 1), Core.tail(size(x))...)
 end
 
+# `Chain(a, b, ...)` and `Chain(a)` hold a tuple of layers, `Chain([a, b])` a vector
 struct Chain
     layers
+    Chain(layers::Tuple) = new(layers)
+    Chain(layers::AbstractVector) = new(layers)
+    Chain(layers...) = new(layers)
 end
-Chain(layers...) = Chain(layers)
 (c::Chain)(x) = Core.applychain(c.layers, x)
-Core.applychain(layers, x) = length(layers) == 0 ? x : Core.applychain(Core.tail(layers), layers[1](x))
+Core.applychain(layers::Tuple, x) =
+    length(layers) == 0 ? x : Core.applychain(Core.tail(layers), layers[1](x))
+function Core.applychain(layers::AbstractVector, x)
+    h = x
+    for l in layers
+        h = l(h)
+    end
+    h
+end
 Base.getindex(c::Chain, i::Integer) = c.layers[i]
 Base.getindex(c::Chain, r::AbstractRange) = Chain(c.layers[r])
 Base.length(c::Chain) = length(c.layers)
@@ -848,10 +859,22 @@ Core.batch_args(d) = (d,)
 # enter compiled code)
 Core.train_step(loss, model, args) = Core.offload_call(withgradient, m -> loss(m, args...), model)
 
+# an optimiser state (what `setup` returns) is used as it is; a rule passed in its place
+# (`train!(loss, model, data, Descent(0.1))`, as older Flux documentation writes it) gets a
+# fresh state for this call, with Flux's warning, as Flux 0.14-0.16 do
+Core.as_state(s::Union{Leaf, Tuple, NamedTuple, Nothing}, model) = s
+function Core.as_state(rule, model)
+    Core.warn_once("train_rule", "train!(loss, model, data, rule) makes a new optimiser " *
+                   "state each call: write `opt_state = Flux.setup(rule, model)` once and " *
+                   "pass opt_state, so that momentum and Adam's moments persist")
+    setup(rule, model)
+end
+
 # Flux.train!(loss, model, data, opt_state): one gradient step per element of data, each
 # step compiled to one XLA executable (offloaded like a top-level call) and the update
 # applied in place on the host.
 function train!(loss, model, data, opt; cb=nothing)
+    opt = Core.as_state(opt, model)
     for d in data
         l, gs = Core.train_step(loss, model, Core.batch_args(d))
         isfinite(l) || error("Loss is $l on data item, stopping training")
