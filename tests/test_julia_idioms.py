@@ -137,3 +137,26 @@ def _z() -> Zyla:
     if not _ZS:
         _ZS.append(Zyla())
     return _ZS[0]
+
+
+def test_an_index_that_is_a_call_keeps_its_keywords(capsys: pytest.CaptureFixture) -> None:
+    """`x[sortperm(x; rev=true)]` once dropped the keyword (a silent wrong answer)."""
+    Zyla().eval("x = [3.0, 1.0, 2.0]\nprintln(x[sortperm(x; rev=true)], x[min(end, 5)])\n"
+                "println(sort([3, 1, 2]; rev=true), sort([3, 1]; by=v -> -v))\n")
+    assert capsys.readouterr().out == "[3.0, 2.0, 1.0]2.0\n[3, 2, 1][3, 1]\n"
+
+
+@settings(max_examples=20, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.floats(-5, 5, allow_nan=False, allow_subnormal=False), min_size=1,
+                max_size=6, unique=True))
+def test_sort_differentiates_through_its_permutation(vals: list[float]) -> None:
+    import numpy as np
+
+    z = _z()
+    x = np.array(vals)
+    w = np.arange(1.0, len(vals) + 1)
+    z.rt.globals["xs"], z.rt.globals["ws"] = x, w
+    (g,) = z.eval("gradient(v -> sum(sort(v) .* ws), xs)")
+    want = np.empty_like(x)
+    want[np.argsort(x, kind="stable")] = w  # each element's weight is its rank's
+    np.testing.assert_allclose(g, want)

@@ -565,13 +565,17 @@ class Lowerer:
             return self.const(1, i.span)  # `begin`: arrays, tuples and strings start at 1
         if isinstance(i, A.EndMarker):
             return self.call("Core.endof", [obj, self.const(k + 1), self.const(count)], i.span)
-        if isinstance(i, A.Call):
+        if isinstance(i, A.Call) and _mentions_end(i) and not any(
+                isinstance(a, A.Splat) for a in i.args):
+            # `x[end - k]`, `x[f(end)]`: `end` inside the call's arguments
             args = [self.lower_index(a, obj, k, count) if _mentions_end(a)
                     else self.lower(a) for a in i.args]
+            kw = tuple(k.name or "..." for k in i.kwargs)
+            args += [self.lower(k.value) for k in i.kwargs]
             if isinstance(i.func, A.Ident) and not self.is_local(i.func.name):
-                return self.call(self.gname(i.func.name), args, i.span)
+                return self.call(self.gname(i.func.name), args, i.span, kw)
             return self.emit("callv", [self.lower(i.func)] + args,
-                             span=i.span, kw=(), splat=()).result
+                             span=i.span, kw=kw, splat=()).result
         return self.lower(i)
 
     def l_Dot(self, n: A.Dot) -> Value:

@@ -885,6 +885,21 @@ def _signbit(xp: Any, x: Any) -> Any:
 
 numeric_prim("signbit", _signbit, NONDIFF, _signbit)
 
+
+def _sortperm(xp: Any, x: Any, rev: Any = False) -> Any:
+    """The permutation that sorts a vector (1-based, stable: equal elements keep their
+    order), descending with `rev`."""
+    a = xp.asarray(as_array(x, xp))
+    if a.ndim != 1:
+        raise ZylaError("MethodError", "sortperm needs a vector")
+    key = -a if rev else a
+    if xp is np:
+        return np.argsort(key, kind="stable").astype(np.int64) + 1
+    return xp.argsort(key, stable=True).astype(xp.int64) + 1
+
+
+numeric_prim("Core.sortperm", _sortperm, NONDIFF)
+
 for _op in ("<<", ">>", ">>>"):
     numeric_prim(_op, lambda xp, a, b, _op=_op: _shift(xp, a, b, _op), NONDIFF,
                  lambda xp, a, b, _op=_op: _shift(xp, a, b, _op))

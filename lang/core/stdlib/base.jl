@@ -300,3 +300,9 @@ end
 
 # `T[a b; c d]`: the matrix literal with its elements converted to T
 Core.typed_hvcat(rows, T, xs...) = T.(Core.hvcat(rows, xs...))
+
+# sorting a vector of numbers is indexing by its sorting permutation, so it
+# differentiates (the cotangent goes back to where each element came from) and compiles
+sortperm(x::AbstractVector; rev=false, by=nothing) =
+    Core.sortperm(by === nothing ? x : map(by, x), rev)
+sort(x::AbstractVector{<:Real}; rev=false, by=nothing) = x[sortperm(x; rev=rev, by=by)]
