@@ -65,6 +65,18 @@ def row(group: str, name: str, zyla: float | None, peer: float | None, unit: str
                peer_name)
 
 
+def median_seconds(f: Callable[[], Any], reps: int, warmup: int = 1) -> float:
+    """The median seconds of `reps` calls of f, after `warmup` untimed ones."""
+    for _ in range(warmup):
+        f()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def time_once(f: Callable[[], Any]) -> float:
     t0 = time.perf_counter()
     f()

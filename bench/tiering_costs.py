@@ -18,16 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def median_time(f, reps: int = 20) -> float:
-    f()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 def main() -> None:
@@ -38,22 +29,16 @@ def main() -> None:
                                                  capture_output=True, text=True).stdout)
                             for _ in range(3))
 
+    from common import median_seconds
+
     from backend import compile as C
     from backend import tiering
     from lang.door.api import Zyla
 
     z = Zyla()
-    z.eval("""
-function sinsum(n)
-    acc = 0.0
-    for i in 1:n
-        acc += sin(0.1i)
-    end
-    acc
-end
-addone(v) = v .+ 1.0
-scale(v) = 2.0 .* v .+ 1.0
-""")
+    sinloop = (ROOT / "bench" / "user" / "sinloop.jl").read_text()
+    z.eval(sinloop[sinloop.index("function sinsum"):sinloop.index("t = @elapsed")])
+    z.eval("addone(v) = v .+ 1.0\nscale(v) = 2.0 .* v .+ 1.0\n")
     rt = z.rt
     sinsum, addone, scale = (rt.lookup(n) for n in ("sinsum", "addone", "scale"))
     C.compiled_call(rt, addone, [np.ones(4)])  # JAX and the backend started
@@ -64,17 +49,17 @@ scale(v) = 2.0 .* v .+ 1.0
     C.compiled_call(rt, scale, [np.ones(8)])
     compile_array = time.perf_counter() - t0
     small = np.ones(8)
-    call_compiled = median_time(lambda: C.compiled_call(rt, scale, [small]), 200)
+    call_compiled = median_seconds(lambda: C.compiled_call(rt, scale, [small]), 200)
     with rt.interp.host_only():
-        call_host = median_time(lambda: rt.interp.call_value(scale, [small]), 200)
+        call_host = median_seconds(lambda: rt.interp.call_value(scale, [small]), 200)
         n = 20000
-        loop_host = median_time(lambda: rt.interp.call_value(sinsum, [n]), 3) / n
-    loop_compiled = median_time(lambda: C.compiled_call(rt, sinsum, [10 ** 6]), 5) / 10 ** 6
+        loop_host = median_seconds(lambda: rt.interp.call_value(sinsum, [n]), 3) / n
+    loop_compiled = median_seconds(lambda: C.compiled_call(rt, sinsum, [10 ** 6]), 5) / 10 ** 6
     big = np.ones(tiering.BIG_ELEMENTS)
     C.compiled_call(rt, scale, [big])
-    big_compiled = median_time(lambda: C.compiled_call(rt, scale, [big]), 50)
+    big_compiled = median_seconds(lambda: C.compiled_call(rt, scale, [big]), 50)
     with rt.interp.host_only():
-        big_host = median_time(lambda: rt.interp.call_value(scale, [big]), 50)
+        big_host = median_seconds(lambda: rt.interp.call_value(scale, [big]), 50)
 
     rows = [
         ("importing JAX (a fresh process)", f"{imp * 1e3:.0f} ms"),

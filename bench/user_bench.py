@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from common import BENCH, ROOT, Row, row
+from common import BENCH, ROOT, Row, median_seconds, row
 
 USER = BENCH / "user"
 
@@ -38,17 +37,6 @@ def zyla_run(program: str, *args: Any, timeout: int = 900) -> dict[str, str]:
         key, _, value = line.partition(" ")
         out[key] = value
     return out
-
-
-def _median_seconds(f: Callable[[], Any], reps: int, warmup: int = 1) -> float:
-    for _ in range(warmup):
-        f()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 # --- CPython peers of the scalar programs ---------------------------------------------------
@@ -138,8 +126,8 @@ def mlp_rows(quick: bool, reps: int) -> list[Row]:
     fn_ms, top_ms = float(out["function_ms"]), float(out["toplevel_ms"])
     p = models.mlp_pair()
     p.check(("step",))
-    harness = _median_seconds(p.z_step, reps, warmup=2) * 1e3
-    jax_ms = _median_seconds(p.j_step, reps, warmup=2) * 1e3
+    harness = median_seconds(p.z_step, reps, warmup=2) * 1e3
+    jax_ms = median_seconds(p.j_step, reps, warmup=2) * 1e3
     label = "MLP 784-512-512-10, batch 128, SGD step"
     return [
         row("user", f"{label}: timed with @elapsed inside a function vs the same step at "
@@ -161,8 +149,8 @@ def vgg_rows(quick: bool, reps: int) -> list[Row]:
     args = [side, batch, n] + (["quick"] if quick else [])
     out = zyla_run("vgg_forward.jl", *args)
     p = models.vgg_pair(quick)
-    jax_s = _median_seconds(p.j_forward, n)
-    harness = _median_seconds(p.z_forward, n)
+    jax_s = median_seconds(p.j_forward, n)
+    harness = median_seconds(p.z_forward, n)
     return [
         row("user", f"VGG19 forward ({label}): `work() = sum(model(x))` with globals "
             "(`zyla run`) vs plain JAX", float(out["seconds"]) * 1e3, jax_s * 1e3, "ms",
