@@ -329,7 +329,8 @@ def programs(draw: Any, max_statements: int = 5, known_bugs: bool = False) -> Pr
 @dataclass
 class Outcome:
     """`status` is "agree", "skipped" (the point is not smooth, or values are not finite),
-    or a disagreement: "host-vs-compiled", "grad-host-vs-compiled", "host-vs-jax-primal",
+    or a disagreement: "host-vs-compiled", "grad-host-vs-compiled", "host-vs-depth",
+    "grad-host-vs-depth" (the calls made at depth by host-run code), "host-vs-jax-primal",
     "ad-vs-fd", "ad-vs-jax", "error" (an exception in one tier only). `oracle` says whether the
     jax.grad oracle ran."""
 
@@ -343,6 +344,18 @@ def _close(a: Any, b: Any, rtol: float, atol: float) -> bool:
     a = np.asarray(a, dtype=np.float64).reshape(-1)
     b = np.asarray(b, dtype=np.float64).reshape(-1)
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def _at_depth(rt: Any, name: str, args: list) -> tuple[Any, Any]:
+    """(value, gradient) of the program called from inside a host-run function, where
+    the tiering policy (backend.tiering) sends the call to the compile tier."""
+    rt.run_source(f"{name}_outer(args...) = ({name}(args...), gradient({name}, args...))\n",
+                  f"{name}_outer.jl")
+    mode, rt.compile_mode = rt.compile_mode, "always"
+    try:
+        return rt.interp.call_value(rt.lookup(f"{name}_outer"), list(args))
+    finally:
+        rt.compile_mode = mode
 
 
 def check(rt: Any, prog: Program, *, compiled: bool = True, oracle: bool = True,
@@ -392,6 +405,17 @@ def check(rt: Any, prog: Program, *, compiled: bool = True, oracle: bool = True,
         for a, b in zip(ad, adc, strict=True):
             if not _close(a, b, rtol, atol):
                 return Outcome("grad-host-vs-compiled", f"host {a}, compiled {b}", compiled=True)
+        # the same calls made at depth by a host-run function: the tiering policy compiles
+        # them there (ZYLA_COMPILE=always: every call with run-time values)
+        try:
+            yd, gd = _at_depth(rt, name, args)
+        except (OffloadError, ZylaError) as e:
+            return Outcome("error", f"at depth: {e}", compiled=True)
+        if not _close(y, yd, rtol, atol):
+            return Outcome("host-vs-depth", f"host {y!r}, at depth {yd!r}", compiled=True)
+        for a, b in zip(ad, grad_leaves(tuple(args), tuple(gd)), strict=True):
+            if not _close(a, b, rtol, atol):
+                return Outcome("grad-host-vs-depth", f"host {a}, at depth {b}", compiled=True)
     leaves = float_leaves(tuple(args))
     for i, (_, leaf) in enumerate(leaves):
         try:
