@@ -49,6 +49,7 @@ usage: zyla [PERMISSIONS]                         start the REPL
                                                   check gradients: FILE's @gradcheck properties
                                                   (those of FUNC), or FUNC's signature
 environment: ZYLA_DEBUG=1 (Python tracebacks), ZYLA_COMPILE=auto|never|always,
+             ZYLA_EXPLAIN=1 (where each call runs, compiled or interpreted, and why),
              ZYLA_COMPILE_NOTICE=SECONDS (announce compiles longer than this; default 2),
              ZYLA_XLA_CACHE=DIR|off (XLA executables kept between runs; default
              $XDG_CACHE_HOME/zyla/xla), ZYLA_FRONTEND_CACHE=DIR|off (the parsed and
