@@ -584,6 +584,8 @@ class JaxInterpreter(Interpreter):
             idx = [k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,))]
         if isinstance(x, V.Range):
             sizes: list = [x.length]
+        elif isinstance(x, tuple):
+            sizes = [len(x)]
         elif _is_array(x) or (hasattr(x, "shape") and np.ndim(x) > 0):
             sizes = list(jl_size(x))
         else:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from backend import tiering
+from grammar.errors import ZylaError
 from lang.core import interp as core_interp
 from lang.door.api import Zyla
 
@@ -341,3 +342,24 @@ def test_zyla_explain_lists_where_the_calls_ran(tmp_path: Path) -> None:
     assert out.stdout.splitlines()[2:] == [
         "where the calls ran (each decision the first time it was made):",
         "  work() in f: compile (array work: at least 65,536 elements)"]
+
+
+@settings(max_examples=10, deadline=None, database=None, derandomize=True,
+          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(st.lists(st.floats(-10, 10, allow_subnormal=False), min_size=1, max_size=5),
+       st.integers(0, 200))
+def test_a_tuple_indexed_at_run_time_compiles(vals: list[float], k: int) -> None:
+    """`t[i]` with i a loop variable: compiled (the elements stacked), equal to the host;
+    past the end it is Julia's BoundsError, not a clamped read."""
+    from backend.compile import compiled_call
+
+    z = Zyla()
+    z.eval(MIX)
+    t = tuple(vals)
+    got = compiled_call(z.rt, z.rt.lookup("inner"), [t, k])
+    with z.rt.interp.host_only():
+        want = z.rt.interp.call_value(z.rt.lookup("inner"), [t, k])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    z.eval("function summed(v, k)\n s = 0.0\n for i in 1:k\n s += v[i]\n end\n s\nend\n")
+    with pytest.raises(ZylaError, match="attempt to access"):
+        compiled_call(z.rt, z.rt.lookup("summed"), [t, len(t) + 1])

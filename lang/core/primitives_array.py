@@ -30,6 +30,7 @@ from lang.core.primitives import (
     prim,
     unbroadcast,
 )
+from lang.core.structure import OffloadError
 
 
 def axis(x: Any, d: int) -> int:
@@ -403,6 +404,9 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
         idx = tuple(k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,)))
     if is_cartesian_index(x):
         x = x.fields[0]
+    if (isinstance(x, tuple) and xp is not np and len(idx) == 1 and x
+            and hasattr(idx[0], "aval")):
+        return _traced_tuple_index(xp, x, idx[0])
     if isinstance(x, (tuple, str)) or isinstance(x, V.NamedTuple):
         return _getindex_seq(x, idx)
     if isinstance(x, dict):
@@ -460,6 +464,20 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
             else:
                 out = xp.take(out, j, axis=k)
     return _result(out, xp)
+
+
+def _traced_tuple_index(xp: Any, x: tuple, i: Any) -> Any:
+    """`t[i]` with a run-time index, compiled: the elements stacked (they must share a
+    type and shape, or the element's type would depend on i) and indexed; the compile
+    tier checks i against the tuple's length first (check_indices)."""
+    elems = [xp.asarray(e) for e in x]
+    kinds = {(e.dtype, e.shape) for e in elems}
+    host_types = {type(e) for e in x if not hasattr(e, "aval")}
+    if len(kinds) != 1 or len(host_types) > 1 or any(
+            not hasattr(e, "dtype") and not isinstance(e, (int, float)) for e in x):
+        raise OffloadError("indexing a tuple of elements of different types with a run-time "
+                           "index runs on the host")
+    return xp.stack(elems)[i - 1]
 
 
 def _getindex_seq(x: Any, idx: tuple) -> Any:
