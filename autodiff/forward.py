@@ -957,6 +957,10 @@ FORWARD: dict[str, str] = {
     "Core.fwd_tape_part": NOFORWARD,
     "Core.jvp_call": NOFORWARD,
     "Core.tangent_out": NOFORWARD,
+    # iterating over `zip`/`enumerate` differentiates in reverse mode (autodiff.runtime);
+    # forward mode through them is a clear error for now, not a zero tangent
+    "zip": NOFORWARD,
+    "enumerate": NOFORWARD,
 }
 
 

@@ -347,8 +347,10 @@ def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: di
 def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
     """Broadcast of an arbitrary function: one pullback per element. The callee's own
     cotangent (a closure's captures) is the sum over elements."""
+    # broadcasting over tuples (and scalars) only gives a tuple, as `broadcast` does
+    tuples = not any(is_array(x) or isinstance(x, V.Range) for x in xs)
     hook = getattr(interp, "generic_broadcast_pullback", None)
-    if hook is not None and any(is_array(x) or isinstance(x, V.Range) for x in xs):
+    if hook is not None and not tuples:
         return hook(f, xs)  # (over tuples and scalars only, the loop below does)
 
     arrs = [as_array(x) for x in xs]
@@ -366,8 +368,6 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
         yk, bk = pullback_call(interp, f, el)
         ys.append(yk)
         backs.append(bk)
-    # broadcasting over tuples (and scalars) only gives a tuple, as `broadcast` does
-    tuples = not any(is_array(x) or isinstance(x, V.Range) for x in xs)
     y = tuple(ys) if tuples else collect_results(ys, tuple(reversed(shape)))
 
     def back(dz: Any) -> Any:
@@ -569,13 +569,12 @@ def iter_cot(it: Any, t: Any) -> Any:
         # cotangent each, in an array of the iterable's shape
         if all(x is None for x in items):
             return None
-        out = np.empty(it.size, dtype=object)
-        out[:] = items
-        return out.reshape(it.shape)
+        return _object_array(items, it.shape)
     return None
 
 
 def _object_array(items: list, shape: tuple) -> np.ndarray:
+    """An array of the given shape holding arbitrary values (cotangents of elements)."""
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out.reshape(shape)
@@ -599,9 +598,7 @@ def _collect_cot(parts: list, x: Any) -> Any:
         dt = x.dtype if x.dtype.kind == "f" else np.float64
         return np.array([0.0 if p is None else p for p in parts], dtype=dt).reshape(x.shape)
     if isinstance(x, np.ndarray):
-        out = np.empty(len(parts), dtype=object)
-        out[:] = parts
-        return out.reshape(x.shape)
+        return _object_array(parts, x.shape)
     return None
 
 
@@ -709,7 +706,7 @@ def sensitivity(y: Any) -> Any:
         return None
     if isinstance(y, (float, np.floating)):
         return N.cast(1.0, N.dtype_of(y), np)
-    if isinstance(y, (int, bool)) and not isinstance(y, bool):
+    if isinstance(y, int):  # (a Bool was handled above)
         return 1.0
     if hasattr(y, "shape") and getattr(y, "ndim", 1) == 0:
         return np.ones((), dtype=y.dtype)
@@ -776,8 +773,6 @@ def install(rt: Any) -> None:
     # the arrays they came from
     b["zip"].pullback = "(dz, z, xs...) -> Core.zip_back(dz, xs...)"
     b["enumerate"].pullback = "(dz, z, x) -> Core.enumerate_back(dz, x)"
-    for name in ("zip", "enumerate"):  # forward mode through them: a clear error, for now
-        b[name].forward = "noforward"
     ad_prim("Core.regroup", regroup, "(dz, z, g, spec, lens...) -> (nothing,)")
     ad_prim("Core.splice_last", splice_last, "(dz, z, ds...) -> (nothing,)")
     ad_prim("Core.tuple_cot", tuple_cot, "(dz, z, d, n) -> (dz, nothing)")

@@ -525,10 +525,7 @@ def _run(rt: Any, cache: CompileCache, key: Any, entry: Entry, leaves: list, mut
         _remember(x, new, _sharding_of(new))
     k = n + len(entry.writes)
     for si, fi, skel, m in entry.field_writes:
-        vals = [_to_host(v) for v in outs[k:k + m]]
-        for h, d in zip(vals, outs[k:k + m], strict=True):
-            if type(h) is np.ndarray and h.size >= _DEVICE_MIN_SIZE:
-                _remember(h, d, _sharding_of(d))
+        vals = [_out(v) for v in outs[k:k + m]]
         muts[si].fields[fi] = _join_value(skel, iter(vals), list(muts))
         k += m
     alias = entry.out_alias

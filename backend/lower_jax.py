@@ -85,8 +85,6 @@ TRACE_SAFE = {
 class JaxInterpreter(Interpreter):
     """Interprets IR on traced JAX values (see module docstring)."""
 
-    host_primitives = False  # primitives go through call_primitive, to their lowerings
-
     def __init__(self, rt: Any, tape_capacity: int = 64, early_exit: bool = True) -> None:
         """`early_exit=False` lowers a `for` with `break`/`return` as a scan over every
         iteration (reverse-differentiable by JAX, for oracles) instead of a while loop."""

@@ -9,16 +9,18 @@ host-run functions, `@elapsed` blocks, comprehensions, `do` blocks and loops. Th
   the call does array work at all (an array among its arguments, or among the globals the
   callee reads: `work() = sum(model(x))`), as before;
 - **at depth**: compiled when the call does *much* array work (`BIG_ELEMENTS` array
-  elements among its arguments and the globals it reads), or when the callee is *hot*
-  (it has already spent `HOT_SECONDS` on the interpreter over at least `HOT_CALLS`
-  calls) and its arguments hold run-time values (arrays or floats: a call of only
-  integers would be folded into a constant, one executable per value);
+  elements among its arguments and the globals it reads), when the callee was compiled
+  before, or when it is *hot* (it has already spent `HOT_SECONDS` on the interpreter
+  over at least `HOT_CALLS` calls, and is not recursive);
+- **restarted**: a host call that has run `LONG_SECONDS` without an effect a caller
+  could see is unwound and run compiled from its start (`watch`), unless its loops'
+  progress says it will be done before an executable would be;
 - **never**: a recursive call (the outer activation of the same function is on the host
   stack), a callee that failed to compile `MAX_FAILURES` times or was compiled for
   `MAX_SIGNATURES` signatures (a retrace storm), and calls made by code a transform
   derived (AD's forward and adjoint functions run their callees as they are);
-- `ZYLA_COMPILE=never` runs everything on the host, `always` compiles every call that
-  has run-time values.
+- `ZYLA_COMPILE=never` runs everything on the host, `always` compiles every top-level
+  call and every call at depth that has run-time values (arrays, floats) or reads globals.
 
 Library code's own calls go to the compile tier only when the callee is user code (a
 user closure run by `map` or `foreach`), so the standard library does not compile its
@@ -169,14 +171,14 @@ def _run_host(interp: Any, m: Method | None, fn: Function, captures: list, args:
 
 def _elements(v: Any, limit: int, seen: set[int], depth: int = 0) -> int:
     """Array elements in a value (arrays, and arrays inside tuples, structs, closures),
-    counted up to `limit`; -1 marks a value with run-time scalars (floats) only."""
+    counted up to `limit`."""
     t = type(v)
     if t is np.ndarray:
         if v.dtype != object:
             return v.size
         total = 0
         for x in v.flat[:64]:
-            total += max(_elements(x, limit - total, seen, depth + 1), 0)
+            total += _elements(x, limit - total, seen, depth + 1)
             if total >= limit:
                 break
         return total
@@ -195,7 +197,7 @@ def _elements(v: Any, limit: int, seen: set[int], depth: int = 0) -> int:
     seen.add(id(v))
     total = 0
     for x in items:
-        total += max(_elements(x, limit - total, seen, depth + 1), 0)
+        total += _elements(x, limit - total, seen, depth + 1)
         if total >= limit:
             break
     return total
@@ -291,15 +293,13 @@ def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Fu
         done, out = _compiled(rt, pol, st, f, args, kwargs, where)
         if done:
             return out
-    frame = (Frame(st, f, args, kwargs, interp.effects, 0.0, where, len(interp.loops))
+    t0 = time.perf_counter()
+    frame = (Frame(st, f, args, kwargs, interp.effects, t0, where, len(interp.loops))
              if eligible else None)
     if frame is not None:
         pol.frames.append(frame)
     st.active += 1
-    t0 = time.perf_counter()
     try:
-        if frame is not None:
-            frame.t0 = t0
         return _run_host(interp, m, fn, captures, full, kwargs)
     except Retier as r:
         if r.frame is not frame:

@@ -879,8 +879,8 @@ def _type_bound(t: Any, which: str) -> Any:
         return which == "typemax"
     if d.kind == "f":
         return N.host_scalar(d.type(np.inf if which == "typemax" else -np.inf))
-    info = np.iinfo(d)
-    return N.host_scalar(d.type(info.max if which == "typemax" else info.min))
+    lo, hi = _int_range(d)
+    return N.host_scalar(d.type(hi if which == "typemax" else lo))
 
 
 def _typemax(t: Any) -> Any:

@@ -83,10 +83,6 @@ STOP_FLAGS = ("#brk", "#ret")
 class Interpreter:
     """Runs IR on the host. `rt` is the lang.core.runtime.Runtime holding globals."""
 
-    #: primitives run their host implementations (a subclass that lowers them overrides
-    #: `call_primitive` and sets this false)
-    host_primitives = True
-
     def __init__(self, rt: Any) -> None:
         self.rt = rt
         self.depth = 0
@@ -280,14 +276,9 @@ class Interpreter:
     def op_call(self, op: Op, env: dict, fn: Function) -> Any:
         attrs = op.attrs
         f = self.rt.lookup(attrs["fn"])
-        if (type(f) is Primitive and self.host_primitives and not attrs.get("kw")
-                and not attrs.get("splat")):
+        if type(f) is Primitive and not attrs.get("kw") and not attrs.get("splat"):
             # the most common call, kept short: a primitive with positional arguments
-            if f.effect:
-                self.effects += 1
-            if f.needs_interp:
-                return f.host(self, *[env[v.id] for v in op.operands])
-            return f.host(*[env[v.id] for v in op.operands])
+            return self.call_primitive(f, [env[v.id] for v in op.operands], None)
         args, kwargs = self.call_args(op, env, 0)
         if self.offload and type(f) in TIERED and not fn.derived:
             return self.tiered_call(f, args, kwargs, fn)

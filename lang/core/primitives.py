@@ -115,6 +115,8 @@ def float_text(x: float) -> str:
 
 def wrap_int64(v: int) -> int:
     """An Int64 result as Julia computes it: wrapped around modulo 2^64."""
+    if _I64_MIN <= v <= _I64_MAX:
+        return v
     return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
 
 
@@ -165,23 +167,11 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
             return _rational_op(fn, kind, a, b)
         if xp is np and (ta is int or ta is float) and (tb is int or tb is float):
             # Python scalars (Int64, Float64): computed by Python, with Julia's results
-            if ta is int and tb is int:
-                if kind == "arith":
-                    return _wrap64(fn(np, a, b))
-                if kind == "cmp":
-                    return fn(np, a, b)
-            if kind != "same":
-                a, b = float(a), float(b)
-                if kind == "cmp":
-                    return fn(np, a, b)
-                try:
-                    return fn(np, a, b)
-                except ZeroDivisionError:  # IEEE: x/0.0 is ±Inf or NaN, as in Julia
-                    with np.errstate(all="ignore"):
-                        return float(fn(np, np.float64(a), np.float64(b)))
-                except OverflowError:  # a float too large to take part in `*`, `^`
-                    with np.errstate(all="ignore"):
-                        return float(fn(np, np.float64(a), np.float64(b)))
+            if ta is int and tb is int and (kind == "arith" or kind == "cmp"):
+                out = fn(np, a, b)
+                return wrap_int64(out) if kind == "arith" else out
+            if kind != "same" or (ta is float and tb is float):
+                return _float_op(fn, kind, float(a), float(b))
         a = as_array(a, xp)
         b = as_array(b, xp)
         da, db = N.dtype_of(a), N.dtype_of(b)
@@ -193,14 +183,6 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
         if d == N.OBJ:
             raise ZylaError("MethodError", "no method for these argument types")
         if xp is np:
-            if type(a) is float and type(b) is float:
-                if kind == "cmp":
-                    return bool(fn(np, a, b))
-                try:
-                    return fn(np, a, b)
-                except ZeroDivisionError:  # IEEE: x/0.0 is ±Inf or NaN, as in Julia
-                    with np.errstate(all="ignore"):
-                        return float(fn(np, np.float64(a), np.float64(b)))
             with np.errstate(all="ignore"):
                 out = fn(xp, _np_cast(a, d), _np_cast(b, d))
             return _result(out, xp)
@@ -208,6 +190,17 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
         return out
 
     return run
+
+
+def _float_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: float, b: float) -> Any:
+    """`fn` on two Float64s, as Julia computes it: IEEE results where Python raises."""
+    if kind == "cmp":
+        return bool(fn(np, a, b))
+    try:
+        return fn(np, a, b)
+    except (ZeroDivisionError, OverflowError):  # x/0.0 is ±Inf or NaN; a huge `*`, `^`
+        with np.errstate(all="ignore"):
+            return float(fn(np, np.float64(a), np.float64(b)))
 
 
 def _rational_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: Any, b: Any) -> Any:
@@ -235,13 +228,6 @@ def rational(a: Any, b: Any) -> V.Rational:
     if b == 0:
         raise ZylaError("DivideError", "integer division error")
     return V.Rational(Fraction(a) / Fraction(b))
-
-
-def _wrap64(r: int) -> int:
-    """A Python integer result as Int64 arithmetic gives it: wrapped modulo 2^64."""
-    if -0x8000000000000000 <= r <= 0x7FFFFFFFFFFFFFFF:
-        return r
-    return ((r + 0x8000000000000000) & 0xFFFFFFFFFFFFFFFF) - 0x8000000000000000
 
 
 def _np_cast(x: Any, d: np.dtype) -> Any:
@@ -851,10 +837,10 @@ def _shift(xp: Any, a: Any, b: Any, op: str) -> Any:
         if b < 0:
             return _shift(xp, a, -b, "<<" if op != "<<" else ">>")
         if op == "<<":
-            return 0 if b >= 64 else _wrap64(a << b)
+            return 0 if b >= 64 else wrap_int64(a << b)
         if op == ">>":
             return (-1 if a < 0 else 0) if b >= 64 else a >> b
-        return 0 if b >= 64 else _wrap64((a & 0xFFFFFFFFFFFFFFFF) >> b)
+        return 0 if b >= 64 else wrap_int64((a & 0xFFFFFFFFFFFFFFFF) >> b)
     a, b = xp.asarray(a), xp.asarray(b)
     if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
         raise ZylaError("MethodError", f"no method matching {op} for these argument types")
