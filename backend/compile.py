@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 import threading
 import time
@@ -1090,6 +1091,27 @@ def persistent_cache_dir() -> str | None:
     return os.path.join(base, "zyla", "xla")
 
 
+def unsafe_folder(path: str) -> str | None:
+    """Why others than this user could change what is in folder `path` (None if they
+    cannot): it or a folder above it belongs to another user (root aside) or is writable
+    by the group or by everyone (a world-writable folder with the sticky bit, like /tmp,
+    only lets its owners rename their entries, so it is fine above the folder itself)."""
+    me = os.geteuid()
+    here = os.path.realpath(path)
+    first = True
+    while True:
+        st = os.stat(here)
+        if st.st_uid not in (me, 0):
+            return f"{here} belongs to another user"
+        shared = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if shared and (first or not st.st_mode & stat.S_ISVTX):
+            return f"{here} is writable by other users"
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here, first = parent, False
+
+
 def enable_persistent_cache(default_only: bool = False) -> str | None:
     """Turn on JAX's persistent compilation cache (once per process) and return its
     directory, or None when disabled. With default_only, only an explicit $ZYLA_XLA_CACHE
@@ -1105,8 +1127,15 @@ def enable_persistent_cache(default_only: bool = False) -> str | None:
     import jax
 
     try:
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        unsafe = unsafe_folder(path)
     except OSError:
+        _PERSISTENT[0] = None
+        return None
+    if unsafe:
+        # the cache holds machine code that is run as it is found: a folder others can
+        # write into would let them run code as this user
+        print(f"zyla: not keeping compiled code in {path}: {unsafe}", file=sys.stderr)
         _PERSISTENT[0] = None
         return None
     jax.config.update("jax_compilation_cache_dir", path)

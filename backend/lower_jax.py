@@ -161,6 +161,15 @@ class JaxInterpreter(Interpreter):
             return impl(self, *args, **kwargs) if kwargs else impl(self, *args)
         return impl(*args, **kwargs) if kwargs else impl(*args)
 
+    def op_call(self, op: Op, env: dict, fn: Function) -> Any:
+        if not op.attrs.get("inbounds") or not self.bounds_checks:
+            return super().op_call(op, env, fn)
+        self.bounds_checks = False  # `@inbounds`: this indexing is not checked
+        try:
+            return super().op_call(op, env, fn)
+        finally:
+            self.bounds_checks = True
+
     def adjoint_vector_op(self, name: str, args: list) -> tuple[bool, Any]:
         """`v'` of a vector v is a 1×n row whose product with a vector is a scalar and
         whose adjoint is v again. The host tags such rows (an ndarray subclass); traced
@@ -1249,7 +1258,7 @@ def _tapes(skel: Any, leaves: list, count: Any, capacity: int) -> list[StackedTa
 _TAPE_PRIMS = {"Core.reverse_tape", "Core.tape_zip", "Core.tape_unzip", "Core.iter_cot",
                "Core.iter_cot_back", "Core.accum"}
 
-_OVERRIDDEN = ("if", "for", "while", "global", "setglobal", "method", "struct")
+_OVERRIDDEN = ("call", "if", "for", "while", "global", "setglobal", "method", "struct")
 
 _SIDE_EFFECTS = {"time", "print", "println", "show", "display", "Core.show_expr", "setindex!",
                  "Core.setindex_broadcast!", "Core.broadcast_assign!", "push!", "append!", "pop!",

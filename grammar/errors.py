@@ -122,6 +122,20 @@ class ZylaError(Exception):
         return self.span, self.source
 
 
+def decode_source(path: str, raw: bytes) -> str:
+    """The text of a program file's bytes; invalid UTF-8 is a ParseError at its line and
+    column (the line quoted with the bad bytes replaced)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = raw.rfind(b"\n", 0, e.start) + 1
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = len(raw[line_start:e.start].decode("utf-8", "replace")) + 1
+        shown = SourceFile(path, raw.decode("utf-8", "replace"))
+        raise ZylaError("ParseError", f"invalid UTF-8 sequence (byte 0x{raw[e.start]:02x})",
+                        Span(line, col), shown) from None
+
+
 def _name(source: SourceFile | None) -> str:
     return source.name if source is not None else "<input>"
 

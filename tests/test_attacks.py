@@ -210,6 +210,59 @@ def test_the_user_path_gets_bounds_errors(checked_rt: Any, call: str) -> None:
     assert "attempt to access" in info.value.message
 
 
+INBOUNDS = """
+function plain(x)
+    s = 0.0
+    for i in 1:length(x)
+        s += x[i]
+    end
+    s
+end
+function marked(x)
+    s = 0.0
+    y = similar(x)
+    @inbounds for i in 1:length(x)
+        s += x[i]
+        y[i] = 2x[i]
+    end
+    s + sum(y) - 2s
+end
+function inner(x)  # a function made inside @inbounds is checked (Julia: the same)
+    s = 0.0
+    @inbounds for i in 1:length(x)
+        s += (j -> x[j])(i)
+    end
+    s
+end
+"""
+
+
+@pytest.mark.parametrize(("name", "checked"), [("plain", True), ("marked", False),
+                                               ("inner", True)])
+def test_inbounds_turns_the_compiled_check_off(name: str, checked: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`@inbounds` code is traced without index checks (Julia: out of bounds is then
+    undefined behaviour); the result in bounds is the same."""
+    from backend import compile as C
+    from backend.lower_jax import JaxInterpreter
+    from lang.door.wiring import Runtime
+
+    rt = Runtime()
+    rt.run_source(INBOUNDS, "inbounds.jl")
+    checks: list[object] = []
+    real = JaxInterpreter.check
+
+    def spy(self: Any, failed: Any) -> None:
+        checks.append(failed)
+        real(self, failed)
+
+    monkeypatch.setattr(JaxInterpreter, "check", spy)
+    x = np.arange(1.0, 6.0)
+    host = rt.interp.call_value(rt.lookup(name), [x.copy()])
+    assert C.compiled_call(rt, rt.lookup(name), [x.copy()]) == host == 15.0
+    assert bool(checks) == checked
+
+
 def test_a_lone_surrogate_prints_its_bytes(tmp_path: Path) -> None:
     prog = tmp_path / "s.jl"
     prog.write_text('println("a\\ud800b")\n')

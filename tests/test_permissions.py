@@ -230,3 +230,57 @@ def test_no_drawn_path_escapes_the_write_gate(tmp_path_factory: pytest.TempPathF
         rel = p.relative_to(cwd)  # raises if the file is outside the current folder
         assert not any(part.startswith(".") for part in rel.parts), p
         assert p.suffix not in (".py", ".pth", ".sh") and p.name != "Makefile", p
+
+
+def test_reads_are_bounded(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file larger than the read limit is refused with the setting that allows it
+    (memory would run out long before a huge file were read)."""
+    (work / "big.txt").write_text("x" * 5000)
+    monkeypatch.setenv("ZYLA_MAX_READ", "4096")
+    for src in ('read("big.txt", String)', 'readlines("big.txt")', 'readdlm("big.txt")',
+                'include("big.txt")'):
+        with pytest.raises(ZylaError) as info:
+            _run(src)
+        assert info.value.kind == "SystemError"
+        assert "4096 bytes" in info.value.message and "ZYLA_MAX_READ" in info.value.hint
+    monkeypatch.setenv("ZYLA_MAX_READ", "5000")
+    assert _run('length(read("big.txt", String))') == 5000
+
+
+def test_bytes_that_are_not_utf8_are_kept(work: Path) -> None:
+    """Julia's String holds any bytes: a file that is not UTF-8 reads without a Python
+    error, each bad byte one character, printed back as the same bytes and shown as
+    `\\xff`; a program that includes it gets a ParseError at the byte."""
+    (work / "bad.txt").write_bytes(b"ab\xffcd\n")
+    (work / "bad.jl").write_bytes(b'x = 1\ny = "\xff"\n')
+    assert _run('length(read("bad.txt", String))') == 6
+    assert _run('repr(readlines("bad.txt")[1])') == '"ab\\xffcd"'
+    (work / "show.jl").write_text('print(read("bad.txt", String))\n')
+    res = subprocess.run(command() + ["run", "show.jl"], cwd=work, capture_output=True,
+                         timeout=300)
+    assert (res.returncode, res.stdout, res.stderr) == (0, b"ab\xffcd\n", b"")
+    with pytest.raises(ZylaError) as info:
+        _run('include("bad.jl")')
+    assert (info.value.kind, info.value.span.line, info.value.span.col) == ("ParseError", 2, 6)
+    with pytest.raises(ZylaError) as info:
+        _run('readdlm("bad.txt")')
+    assert info.value.message == 'readdlm: cannot parse "ab\\xffcd" in bad.txt as Float64'
+
+
+def test_compiled_code_is_kept_only_in_a_private_folder(tmp_path: Path) -> None:
+    """XLA's persistent cache holds machine code that runs as it is found: a folder that
+    other users can write into (or whose parents they can) is not used."""
+    from backend.compile import unsafe_folder
+
+    mine = tmp_path / "mine" / "xla"
+    mine.mkdir(parents=True, mode=0o700)
+    assert unsafe_folder(str(mine)) is None
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    assert "writable by other users" in (unsafe_folder(str(shared)) or "")
+    below = shared / "xla"
+    below.mkdir(mode=0o700)
+    assert "writable by other users" in (unsafe_folder(str(below)) or "")
+    shared.chmod(0o1777)  # sticky, like /tmp: others cannot rename what is below
+    assert unsafe_folder(str(below)) is None

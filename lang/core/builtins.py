@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from grammar.errors import ZylaError
+from grammar.errors import ZylaError, decode_source
 from lang.core import current, exceptions, safety
 from lang.core import modules as M
 from lang.core import numeric as N
@@ -935,11 +935,12 @@ def _include(path: str) -> Any:
     rt = current.runtime()
     base = os.path.dirname(rt.current_file) if rt.current_file else "."
     full = path if os.path.isabs(path) else os.path.join(base, path)
+    text = decode_source(full, safety.read_bytes(full, "including"))
     full = safety.readable(full, "including")
     saved = rt.current_file
     rt.current_file = full
     try:
-        return rt.include(full)
+        return rt.run_source(text, full)
     finally:
         rt.current_file = saved
 

@@ -141,7 +141,7 @@ def install(rt: Any) -> None:
     def write_(io: Any, *xs: Any) -> int:
         s = _text(*xs)
         io.write(s)
-        return len(s.encode())
+        return len(V.string_bytes(s))
 
     def flush_(io: Any = None) -> None:
         (io or rt.jl_stdout).flush()

@@ -77,6 +77,9 @@ EXIT_FLAGS = (RET, BRK, CONT)
 
 #: unary dotted operators and the one-argument function each broadcasts
 _UNARY_DOTTED = {"-": "Core.neg", "+": "identity"}
+#: indexing calls whose compiled bounds check `@inbounds` turns off
+UNCHECKED_UNDER_INBOUNDS = frozenset({"getindex", "setindex!", "Core.setindex_broadcast!",
+                                      "Core.setindex_fn", "Core.setindex_broadcast_fn"})
 _COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
 
 
@@ -112,6 +115,10 @@ class Lowerer:
         self.ctor: _InnerCtor | None = None  # the inner constructor being lowered
         # assigned_names' answers per compound statement (linear time in nesting depth)
         self.assigned_memo: dict[int, tuple[Any, frozenset[str]]] = {}
+        # the function whose code is inside `@inbounds` now: its indexing is not checked
+        # when compiled (Julia's @inbounds covers the code it encloses, not the functions
+        # that code defines or calls)
+        self.inbounds_fn: Function | None = None
 
     def gname(self, name: str) -> str:
         """The global binding a plain name refers to: `f` inside `module M` is `M.f`
@@ -135,6 +142,9 @@ class Lowerer:
 
     def call(self, fn: str, args: list[Value], span: A.Span | None = None,
              kw: tuple[str, ...] = (), splat: tuple[int, ...] = ()) -> Value:
+        if self.inbounds_fn is self.sc.fn and fn in UNCHECKED_UNDER_INBOUNDS:
+            return self.emit("call", args, span=span, fn=fn, kw=kw, splat=splat,
+                             inbounds=True).result
         return self.emit("call", args, span=span, fn=fn, kw=kw, splat=splat).result
 
     def new_fn(self, name: str) -> Function:

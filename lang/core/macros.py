@@ -158,6 +158,18 @@ def m_passthrough(lo: Any, n: A.MacroCall) -> Value:
     return lo.lower(n.args[-1])
 
 
+def m_inbounds(lo: Any, n: A.MacroCall) -> Value:
+    """`@inbounds ex`: ex's own indexing is not bounds-checked when compiled (an index
+    out of bounds is then undefined behaviour, as in Julia; the interpreter still checks,
+    which Julia allows)."""
+    saved = lo.inbounds_fn
+    lo.inbounds_fn = lo.sc.fn
+    try:
+        return lo.lower(n.args[-1])
+    finally:
+        lo.inbounds_fn = saved
+
+
 def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
     """`Base.@kwdef struct S a::Int = 1; b end`: the struct, plus the keyword constructor
     `S(; a = 1, b) = S(a, b)` (a field without a default is a required keyword)."""
@@ -252,7 +264,7 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "code_warntype": _code_dump("code_warntype"),
     ".": m_dot,
     "__dot__": m_dot,
-    "inbounds": m_passthrough,
+    "inbounds": m_inbounds,
     "views": m_passthrough,
     "view": m_passthrough,
     "inline": m_passthrough,

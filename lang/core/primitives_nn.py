@@ -1537,11 +1537,7 @@ def _readdlm(
         delim, t = None, delim
     sep = delim.value if isinstance(delim, V.Char) else (delim if isinstance(delim, str) else None)
     d = V.JTYPE_TO_DTYPE.get(t, N.F64) if t is not None else N.F64
-    try:
-        with open(safety.readable(path), encoding="utf-8") as fh:
-            lines = [ln.rstrip("\r\n") for ln in fh]
-    except OSError as e:
-        raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
+    lines = [ln.rstrip("\r") for ln in safety.read_text(path).split("\n")]
     lines = [ln for ln in lines[int(skipstart) :] if ln.strip()]
     head = None
     if header and lines:
@@ -1552,15 +1548,16 @@ def _readdlm(
         raise ZylaError(
             "ArgumentError", f"readdlm: rows of {path} have different numbers of fields"
         )
+    parse = int if d.kind in "iu" else float
     try:
-        if d.kind in "iu":
-            a = np.array([[int(v) for v in r] for r in rows], dtype=d)
-        else:
-            a = np.array([[float(v) for v in r] for r in rows], dtype=d)
-    except ValueError as e:
-        raise ZylaError(
-            "ArgumentError", f"readdlm: cannot parse {path} as {V.type_name(t or V.Float64T)}: {e}"
-        ) from None
+        a = np.array([[parse(v) for v in r] for r in rows], dtype=d)
+    except OverflowError:
+        raise ZylaError("InexactError", f"readdlm: a value in {path} does not fit "
+                        f"{V.type_name(t)}") from None
+    except ValueError:
+        bad = next(v for r in rows for v in r if not _parses(parse, v))
+        raise ZylaError("ArgumentError", f"readdlm: cannot parse {jl_show(bad)} in {path} as "
+                        f"{V.type_name(t or V.Float64T)}") from None
     if not rows:
         a = np.zeros((0, 0), dtype=d)
     out = np.ascontiguousarray(a.T)  # Julia (rows, cols) is numpy (cols, rows)
@@ -1571,6 +1568,14 @@ def _readdlm(
     return out
 
 
+def _parses(parse: Callable[[str], Any], text: str) -> bool:
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _host(name: str, f: Callable[..., Any], reason: str, needs_interp: bool = False) -> None:
     prim(name, f, HostOnly(reason), NONDIFF, lambda *a, **k: V.AnyT, needs_interp=needs_interp)
 
@@ -1579,11 +1584,7 @@ def _read_text(path: Any, t: Any = None) -> Any:
     """`read(path, String)`: a whole text file as a String."""
     if not isinstance(path, str) or (t is not None and t is not V.StringT):
         raise ZylaError("MethodError", "read: only read(path::String, String) is supported")
-    try:
-        with open(safety.readable(path), encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as e:
-        raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
+    return safety.read_text(path)
 
 
 def _readlines(path: Any) -> Any:

@@ -450,10 +450,6 @@ class Runtime:
         finally:
             self.loading_base = was
 
-    def include(self, path: str) -> Any:
-        text = Path(path).read_text()
-        return self.run_source(text, path)
-
 
 class _Stdout:
     """Where print writes (sys.stdout, looked up late so tests can capture it)."""
@@ -464,10 +460,10 @@ class _Stdout:
         try:
             sys.stdout.write(s)
         except UnicodeEncodeError:
-            # a lone surrogate ("\ud800") or a character the terminal's encoding lacks:
-            # its UTF-8 bytes, as Julia writes a string's bytes whatever they are
+            # a lone surrogate ("\ud800"), a byte read from a file that is not UTF-8, or a
+            # character the terminal's encoding lacks: the string's bytes, as Julia writes
             sys.stdout.flush()
-            data = s.encode("utf-8", "surrogatepass")
+            data = V.string_bytes(s)
             buffer = getattr(sys.stdout, "buffer", None)
             if buffer is None:
                 sys.stdout.write(data.decode("utf-8", "backslashreplace"))

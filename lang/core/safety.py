@@ -92,6 +92,57 @@ def readable(path: Any, what: str = "reading") -> str:
     return str(full)
 
 
+#: The most bytes one built-in reads from a file unless $ZYLA_MAX_READ says otherwise: a
+#: program's data files are far smaller; a file this large is a mistake or an attack
+#: (memory runs out long before Julia's `read` would finish).
+MAX_READ_BYTES = 1 << 30
+_CHUNK = 1 << 22
+
+
+def max_read_bytes() -> int:
+    """The read limit: $ZYLA_MAX_READ (bytes) when it is a positive integer."""
+    env = os.environ.get("ZYLA_MAX_READ", "").strip()
+    return int(env) if env.isdigit() and int(env) > 0 else MAX_READ_BYTES
+
+
+def read_bytes(path: Any, what: str = "reading") -> bytes:
+    """The contents of a file the policy lets the program read (`readable`), opened so
+    that nothing but a regular file is read (a file swapped for a pipe or a device after
+    the check is refused, not waited on), in chunks (Ctrl-C stops a long read), at most
+    `max_read_bytes()` of them (more is a `SystemError` naming the limit)."""
+    full = readable(path, what)
+    limit = max_read_bytes()
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ZylaError("SystemError", f"opening file {path!r}: not a regular file")
+        if info.st_size > limit:
+            raise _too_large(path, limit)
+        chunks, total = [], 0
+        while chunk := fh.read(_CHUNK):
+            total += len(chunk)
+            if total > limit:  # the file grew while it was read
+                raise _too_large(path, limit)
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_text(path: Any, what: str = "reading") -> str:
+    """`read_bytes` as a String. Bytes that are not UTF-8 are kept, one character each
+    (a Julia String holds any bytes), and printing writes them back unchanged."""
+    return read_bytes(path, what).decode("utf-8", "surrogateescape")
+
+
+def _too_large(path: Any, limit: int) -> ZylaError:
+    return ZylaError("SystemError", f"reading {str(path)!r}: the file is larger than the "
+                     f"{limit} bytes a program may read at once",
+                     hint="set ZYLA_MAX_READ=BYTES to allow larger files")
+
+
 def may_look_at(path: Any) -> str:
     """The resolved path `isfile`/`isdir` may look at: inside what may be read."""
     full = _resolve(path)

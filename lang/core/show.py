@@ -352,6 +352,8 @@ def _escape(s: str, esc: str) -> str:
                 out.append(f"\\x{code:02x}")
         elif _isprint(c):
             out.append(c)
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (values.string_bytes)
+            out.append(f"\\x{code - 0xDC00:02x}")
         else:
             full = bool(nxt) and nxt in "0123456789abcdefABCDEF"
             if code <= 0xFFFF:

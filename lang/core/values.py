@@ -29,6 +29,7 @@ size; element `A[i, j]` is `a[j-1, i-1]`.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -399,6 +400,32 @@ class ModuleValue:
 
     name: str
     names: dict = field(default_factory=dict)
+
+
+# --- strings -------------------------------------------------------------------------------
+
+def string_bytes(s: str) -> bytes:
+    """A String's bytes: UTF-8, except that a character standing for a byte that was not
+    UTF-8 in a file (Python's surrogate escape, U+DC80..U+DCFF) is that byte again and
+    any other lone surrogate is written as its three bytes (Julia keeps a String's bytes
+    whatever they are)."""
+    try:
+        return s.encode("utf-8")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "zyla-bytes")
+
+
+def _bytes_back(e: UnicodeError) -> tuple[bytes, int]:
+    if not isinstance(e, UnicodeEncodeError):
+        raise e
+    out = bytearray()
+    for ch in e.object[e.start:e.end]:
+        o = ord(ch)
+        out += bytes([o - 0xDC00]) if 0xDC80 <= o <= 0xDCFF else ch.encode("utf-8", "surrogatepass")
+    return bytes(out), e.end
+
+
+codecs.register_error("zyla-bytes", _bytes_back)
 
 
 # --- dtype and type-of helpers --------------------------------------------------------

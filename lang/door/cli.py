@@ -30,8 +30,7 @@ from typing import Any
 from backend import compile as backend_compile
 from backend import tiering
 from backend.sharding import request_host_devices
-from grammar.ast import Span
-from grammar.errors import SourceFile, ZylaError
+from grammar.errors import ZylaError, decode_source
 from lang.door.diagnostics import explain_source, flush_stdout, report
 from lang.door.gradcheck import Collector, run_property, specs_from_signature
 from lang.door.repl import repl
@@ -144,15 +143,7 @@ def _read(path: str) -> str:
             raw = f.read()
     except OSError as e:
         raise ZylaError("SystemError", f"opening file {path!r}: {e.strerror}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line_start = raw.rfind(b"\n", 0, e.start) + 1
-        line = raw.count(b"\n", 0, e.start) + 1
-        col = len(raw[line_start:e.start].decode("utf-8", "replace")) + 1
-        shown = SourceFile(path, raw.decode("utf-8", "replace"))
-        raise ZylaError("ParseError", f"invalid UTF-8 sequence (byte 0x{raw[e.start]:02x})",
-                        Span(line, col), shown) from None
+    return decode_source(path, raw)
 
 
 def run_file(path: str, args: list[str], allow_shell: bool = False,
