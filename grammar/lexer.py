@@ -155,7 +155,7 @@ _OPERATOR_CLASSES: dict[str, tuple[str, ...]] = {
     SHIFTOP: ("<<", ">>", ">>>"),
     POW: ("^",),
     DCOLON: ("::",),
-    NOT: ("!",),
+    NOT: ("!", "~"),
     SQRT: ("√", "∛", "∜"),
     ELLIPSIS: ("...",),
 }

@@ -76,7 +76,20 @@ TYPE_NAMES = frozenset(
     Rational Vector Matrix Array AbstractArray AbstractVector AbstractMatrix Tuple
     NamedTuple Dict Pair""".split()
 )
-_NUMERIC_KINDS = frozenset({"Int64", "Float64", "Float32"})
+_NUMERIC_KINDS = frozenset({"Int64", "Int128", "Float64", "Float32"})
+_INT64_MAX, _INT128_MAX = (1 << 63) - 1, (1 << 127) - 1
+_BASES = {"0x": 16, "0b": 2, "0o": 8}
+
+
+def _unsigned_kind(text: str, tok: Any) -> str:
+    """The type of a hex, binary or octal literal: the narrowest unsigned type that holds
+    it, counting leading zeros as digits (Julia: `0x1` is a UInt8, `0x001` a UInt16)."""
+    base, digits = _BASES[text[:2]], text[2:]
+    widest = max(int(digits, base), base ** (len(digits) - 1))
+    for bits in (8, 16, 32, 64, 128):
+        if widest < 1 << bits:
+            return f"UInt{bits}"
+    raise _error(f"the literal {text} is wider than 128 bits (BigInt is not supported)", tok)
 #: Names that are literals (`nothing` is a constant in Julia; Zyla treats it as one).
 _NAMED_LITERALS: dict[str, tuple[object, str]] = {
     "true": (True, "Bool"),
@@ -421,8 +434,15 @@ class _AstBuilder:
         text: str = tok.value
         if "_" in text:
             text = text.replace("_", "")
-        value = int(text, 0) if text[:2] in ("0x", "0b", "0o") else int(text)
-        return A.Literal(value, "Int64", span=Span(tok.line, tok.column))
+        span = Span(tok.line, tok.column)
+        if text[:2] in ("0x", "0b", "0o"):
+            return A.Literal(int(text, 0), _unsigned_kind(text, tok), span=span)
+        value = int(text)
+        if value <= _INT64_MAX:
+            return A.Literal(value, "Int64", span=span)
+        if value <= _INT128_MAX:
+            return A.Literal(value, "Int128", span=span)  # Julia: a wider literal is an Int128
+        raise _error("integer literals beyond Int128 (BigInt) are not supported", tok)
 
     def float_lit(self, c: Children) -> A.Literal:
         return A.Literal(float(str(c[0]).replace("_", "")), "Float64", span=_span(c[0]))

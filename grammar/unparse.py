@@ -27,6 +27,8 @@ def _lit(n: A.Literal) -> str:
         return f"'{n.value}'"
     if n.kind == "Float32":
         return f"{n.value}f0"
+    if n.kind.startswith("UInt"):  # 0x01, 0x0001: two hex digits a byte, as Julia shows
+        return f"0x{n.value:0{int(n.kind[4:]) // 4}x}"
     return repr(n.value)
 
 

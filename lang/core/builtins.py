@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError, decode_source
-from lang.core import current, exceptions, safety
+from lang.core import current, exceptions, primitives_int, safety
 from lang.core import modules as M
 from lang.core import numeric as N
 from lang.core import values as V
@@ -117,6 +117,43 @@ def _int_range(d: np.dtype) -> tuple[int, int]:
     return r
 
 
+WIDE = (V.Int128, V.UInt128)
+
+
+def _convert_wide(t: V.JType, x: Any) -> Any:
+    """Conversions to and from Int128 and UInt128: exact or an InexactError."""
+    if t in V.WIDE_TYPES:
+        target = V.WIDE_TYPES[t]
+        if type(x) is V.Char:
+            x = ord(x.value)
+        if is_array(x) or N.dtype_of(x).kind not in "fiub" and type(x) not in WIDE:
+            raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                            f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+        if isinstance(x, (float, np.floating)) and not float(x).is_integer():
+            raise ZylaError("InexactError", f"{V.type_name(t)}({float_text(float(x))})")
+        v = int(x)
+        if target(v).value != v:
+            raise ZylaError("InexactError", f"{V.type_name(t)}({v})")
+        return target(v)
+    if t in (V.AnyT, V.NumberT, V.RealT, V.IntegerT) or t is typeof(x) or (
+            t is V.SignedT and x.signed) or (t is V.UnsignedT and not x.signed):
+        return x
+    d = V.JTYPE_TO_DTYPE.get(t)
+    if d is None:
+        raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+    if d.kind == "f":
+        return N.host_scalar(d.type(x.value))
+    if d.kind == "b":
+        if x.value not in (0, 1):
+            raise ZylaError("InexactError", f"Bool({x.value})")
+        return bool(x.value)
+    lo, hi = _int_range(d)
+    if not lo <= x.value <= hi:
+        raise ZylaError("InexactError", f"{V.type_name(t)}({x.value})")
+    return N.host_scalar(d.type(x.value))
+
+
 def convert(rt: Any, t: Any, x: Any) -> Any:
     """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
     tx = type(x)
@@ -124,6 +161,8 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return x  # the common case: already of the type
     if not isinstance(t, V.JType):
         return x
+    if tx in WIDE or t in V.WIDE_TYPES:
+        return _convert_wide(t, x)
     d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
     if d is not None:
         if type(x) is V.Char and d.kind in "iu":
@@ -156,6 +195,31 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
     return x
 
 
+def _num_rank(t: V.JType) -> tuple | None:
+    if t in V.WIDE_TYPES:
+        return (1, 16, not V.WIDE_TYPES[t].signed)
+    d = V.JTYPE_TO_DTYPE.get(t)
+    return N._rank(d) if d is not None else None
+
+
+def promote_type(*ts: Any) -> V.JType:
+    """Julia's promote_type of number types (see numeric._rank; Int128 and UInt128 rank as
+    16-byte integers); the same type stays; numbers with anything else give Any."""
+    out = ts[0]
+    for t in ts[1:]:
+        if t == out:
+            continue
+        r1, r2 = _num_rank(out), _num_rank(t)
+        out = V.AnyT if r1 is None or r2 is None else (out if r1 >= r2 else t)
+    return out
+
+
+def promote(rt: Any, *xs: Any) -> tuple:
+    """`promote(xs...)`: the values converted to their promoted type."""
+    t = promote_type(*(typeof(x) for x in xs))
+    return tuple(xs) if t is V.AnyT else tuple(convert(rt, t, x) for x in xs)
+
+
 def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
     """`T(x)` for a non-struct type T: conversions and array constructors."""
     fam = t.family
@@ -169,20 +233,31 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
             shape = tuple(int(x) for x in
                           reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
             return np.zeros(shape, dtype=d) if d != N.OBJ else np.empty(shape, dtype=object)
+        if len(args) == 1 and isinstance(args[0], str) and elt is V.UInt8T:
+            return primitives_int.codeunits(args[0])  # Vector{UInt8}("ab")
         if len(args) == 1:
             return convert(rt, t, args[0])
     if t is V.StringT or fam is V.StringT:
+        if len(args) == 1 and is_array(args[0]) and N.dtype_of(args[0]) == np.uint8:
+            # String(bytes): bytes that are not UTF-8 are kept (values.string_bytes)
+            return np.asarray(args[0]).tobytes().decode("utf-8", "surrogateescape")
         return jl_string(*args)
     if t is V.SymbolT:
         return V.Symbol(jl_string(*args))
     if t is V.CharT:
         x = args[0]
-        return V.Char(chr(x)) if isinstance(x, int) else x
+        if isinstance(x, (int, np.integer, *WIDE)) and not isinstance(x, bool):
+            if not 0 <= int(x) <= 0x10FFFF:
+                raise ZylaError("InexactError", f"Char({int(x)})")
+            return V.Char(chr(int(x)))
+        if isinstance(x, V.Char):
+            return x
+        raise ZylaError("MethodError", f"no method matching Char(::{V.type_name(typeof(x))})")
     if fam is V.TupleT:
         return tuple(rt.iterate(args[0]))
     if fam is V.NamedTupleT and kwargs:
         return V.NamedTuple(tuple(kwargs), tuple(kwargs.values()))
-    if len(args) == 1 and t in V.JTYPE_TO_DTYPE:
+    if len(args) == 1 and (t in V.JTYPE_TO_DTYPE or t in V.WIDE_TYPES):
         x = args[0]
         if is_array(x):
             raise ZylaError("MethodError",
@@ -871,6 +946,10 @@ def _float(x: Any) -> Any:
 
 def _type_bound(t: Any, which: str) -> Any:
     """typemax(T) / typemin(T) of a numeric type (a MethodError for any other type)."""
+    wide = V.WIDE_TYPES.get(t) if isinstance(t, V.JType) else None
+    if wide is not None:
+        top = (1 << 127) - 1 if wide.signed else (1 << 128) - 1
+        return wide(top if which == "typemax" else (-top - 1 if wide.signed else 0))
     d = V.JTYPE_TO_DTYPE.get(t) if isinstance(t, V.JType) else None
     if d is None:
         raise ZylaError("MethodError", f"no method matching {which}(::Type{{"
@@ -1154,7 +1233,7 @@ def install(rt: Any) -> None:
     }.items():
         host(name, f, PRINT_ONLY)
     for name, f in {
-        "string": jl_string, "repr": _repr, "isa": _isa, "<:": _subtype,
+        "string": primitives_int.string, "repr": _repr, "isa": _isa, "<:": _subtype,
         "Core.apply_type": apply_type, "typeassert": _typeassert, "Core.box": _box,
         "Core.unbox": _unbox, "Core.setbox": _setbox, "setproperty!": _setproperty,
         "push!": push_array, "append!": _append, "pop!": _pop, "isapprox": isapprox,
@@ -1174,6 +1253,7 @@ def install(rt: Any) -> None:
         "Core.warn_once": _warn_once,
         "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),
+        "promote": lambda *xs: promote(rt, *xs), "promote_type": promote_type,
         "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,
         "Core.undef_keyword": _undef_keyword,

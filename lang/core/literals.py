@@ -8,6 +8,9 @@ import numpy as np
 
 from lang.core import values as V
 
+_FIXED = {"UInt8": np.uint8, "UInt16": np.uint16, "UInt32": np.uint32, "UInt64": np.uint64,
+          "Int128": V.Int128, "UInt128": V.UInt128}
+
 
 def make(value: Any, kind: str) -> Any:
     """The runtime value of a literal of the given kind (see grammar.ast.Literal)."""
@@ -17,6 +20,8 @@ def make(value: Any, kind: str) -> Any:
         return float(value)
     if kind == "Int64":
         return int(value)
+    if kind in _FIXED:
+        return _FIXED[kind](value)
     if kind == "Bool":
         return bool(value)
     if kind == "Char":

@@ -18,9 +18,24 @@ I64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
 OBJ = np.dtype(object)
 
-# Julia's promotion order of the element types Zyla has (promote_type(Int32, Int64) is
-# Int64, promote_type(Int64, Float16) is Float16, promote_type(Float16, Float32) Float32)
-_RANK = {BOOL: 0, np.dtype(np.int32): 1, I64: 2, np.dtype(np.float16): 3, F32: 4, F64: 5}
+# Julia's promotion of the element types Zyla has: Bool is below every number; of two
+# integer types the wider wins, and of two of the same width the unsigned one
+# (promote_type(Int8, UInt8) is UInt8, promote_type(UInt8, Int16) Int16); every float type
+# is above every integer type (promote_type(Int64, Float16) is Float16), the wider float
+# wins. The rank is (kind, bits, unsigned).
+def _rank(d: np.dtype) -> tuple[int, int, int] | None:
+    if d.kind == "b":
+        return (0, 0, 0)
+    if d.kind in "iu":
+        return (1, d.itemsize, d.kind == "u")
+    if d.kind == "f":
+        return (2, d.itemsize, 0)
+    return None
+
+
+_RANK = {np.dtype(t): _rank(np.dtype(t)) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float16, np.float32, np.float64)}
 
 
 # ZYLA_MATMUL_PRECISION: how XLA may compute Float32 matrix products and convolutions.
@@ -80,8 +95,7 @@ def is_float_dtype(d: np.dtype) -> bool:
 
 
 def promote(d1: np.dtype, d2: np.dtype) -> np.dtype:
-    """Julia's promote_type for the element types Zyla has:
-    Bool < Int32 < Int64 < Float16 < Float32 < Float64."""
+    """Julia's promote_type for the element types Zyla has (see _rank)."""
     if d1 == d2:
         return d1
     r1, r2 = _RANK.get(d1), _RANK.get(d2)

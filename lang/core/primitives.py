@@ -165,6 +165,8 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
         ta, tb = type(a), type(b)
         if xp is np and (ta is V.Rational or tb is V.Rational):
             return _rational_op(fn, kind, a, b)
+        if ta in _WIDE or tb in _WIDE:
+            return _wide_op(run, fn, kind, a, b, xp)
         if xp is np and (ta is int or ta is float) and (tb is int or tb is float):
             # Python scalars (Int64, Float64): computed by Python, with Julia's results
             if ta is int and tb is int and (kind == "arith" or kind == "cmp"):
@@ -201,6 +203,50 @@ def _float_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: float, b: float)
     except (ZeroDivisionError, OverflowError):  # x/0.0 is ±Inf or NaN; a huge `*`, `^`
         with np.errstate(all="ignore"):
             return float(fn(np, np.float64(a), np.float64(b)))
+
+
+_WIDE = (V.Int128, V.UInt128)
+
+
+def _wide_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: str, a: Any,
+             b: Any, xp: Any) -> Any:
+    """A binary operation with an Int128 or UInt128 operand (host only): with a float, the
+    float's arithmetic; with integers, exact arithmetic on Python ints wrapped into the
+    promoted type (the wider; of two 128-bit types the unsigned), as Julia computes it."""
+    if is_array(a) or is_array(b):
+        return _elementwise_objects(run, a, b)
+    wide = type(a) if type(a) in _WIDE else type(b)
+    other = b if type(a) in _WIDE else a
+    if type(a) in _WIDE and type(b) in _WIDE and type(a) is not type(b):
+        wide = V.UInt128
+    d = N.dtype_of(other) if type(other) not in _WIDE else N.I64
+    if d.kind == "f":  # Int128 + Float32 is a Float32
+        return run(np, *(d.type(x.value) if type(x) in _WIDE else x for x in (a, b)))
+    if d.kind not in "iub":
+        raise ZylaError("MethodError", f"no method matching these argument types "
+                        f"({V.type_name(_typeof_scalar(a))}, {V.type_name(_typeof_scalar(b))})")
+    x, y = int(a), int(b)
+    if kind == "cmp":
+        return bool(fn(np, x, y))
+    if kind == "float":
+        return _float_op(fn, kind, float(x), float(y))
+    exact = _WIDE_EXACT.get(fn)
+    if exact is not None:
+        out = exact(x, y)
+        if fn is _intdiv and wide is V.Int128 and out == 1 << 127:
+            raise ZylaError("DivideError", "integer division error")  # typemin(Int128) ÷ -1
+        return wide(out)
+    return wide(fn(np, x, y))
+
+
+def _elementwise_objects(run: Callable[..., Any], a: Any, b: Any) -> Any:
+    """`run` element by element over object arrays (of 128-bit integers)."""
+    out = np.frompyfunc(lambda x, y: run(np, x, y), 2, 1)(as_array(a), as_array(b))
+    return out if isinstance(out, np.ndarray) else out
+
+
+def _typeof_scalar(x: Any) -> V.JType:
+    return getattr(x, "jtype", None) or V.DTYPE_TO_JTYPE.get(N.dtype_of(x), V.AnyT)
 
 
 def _rational_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: Any, b: Any) -> Any:
@@ -284,8 +330,16 @@ _gt = binary_elementwise(lambda xp, a, b: a > b, "cmp")
 _ge = binary_elementwise(lambda xp, a, b: a >= b, "cmp")
 _eq = binary_elementwise(lambda xp, a, b: a == b, "cmp")
 _ne = binary_elementwise(lambda xp, a, b: a != b, "cmp")
-_max = binary_elementwise(lambda xp, a, b: xp.maximum(a, b), "same")
-_min = binary_elementwise(lambda xp, a, b: xp.minimum(a, b), "same")
+def _larger(xp: Any, a: Any, b: Any) -> Any:
+    return xp.maximum(a, b)
+
+
+def _smaller(xp: Any, a: Any, b: Any) -> Any:
+    return xp.minimum(a, b)
+
+
+_max = binary_elementwise(_larger, "same")
+_min = binary_elementwise(_smaller, "same")
 
 
 def _pow(xp: Any, a: Any, b: Any) -> Any:
@@ -296,6 +350,13 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
                 return a if b % 2 else 1
             raise ZylaError("DomainError", f"cannot raise an integer {a} to a negative power {b}")
         return wrap_int64(pow(a, b, 1 << 64))
+    if type(a) in _WIDE and type(b) in (int, *_WIDE):
+        if int(b) < 0 and int(a) not in (1, -1):
+            raise ZylaError("DomainError", f"cannot raise an integer {int(a)} to a negative "
+                            f"power {int(b)}")
+        return type(a)(int(a) ** int(b) if int(b) < 0 else pow(int(a), int(b), 1 << 128))
+    if da.kind in "iu" and db.kind in "iu" and xp is np and np.any(np.asarray(b) < 0):
+        raise ZylaError("DomainError", "cannot raise an integer to a negative power")
     if db in (N.I64, N.BOOL) and N.is_float_dtype(da):
         if xp is np:
             if type(a) is float:
@@ -373,6 +434,30 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
     return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
 
 
+def _exact_div(a: int, b: int) -> int:
+    """Julia's div of two integers: rounded toward zero (DivideError for b == 0)."""
+    if b == 0:
+        raise ZylaError("DivideError", "integer division error")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _exact_mod(a: int, b: int) -> int:
+    if b == 0:
+        raise ZylaError("DivideError", "integer division error")
+    return a % b
+
+
+# 128-bit integer versions of the "same"-kind operations whose numpy code needs a dtype
+_WIDE_EXACT: dict[Callable[..., Any], Callable[[int, int], int]] = {
+    _intdiv: _exact_div,
+    _rem: lambda a, b: a - b * _exact_div(a, b),
+    _mod: _exact_mod,
+    _larger: max,
+    _smaller: min,
+}
+
+
 def _char_arith(a: Any, b: Any, sign: int) -> Any:
     """Julia's Char arithmetic: `'a' + 1 == 'b'`, `'d' - 'a' == 3`, `'b' - 1 == 'a'`."""
     ca, cb = type(a) is V.Char, type(b) is V.Char
@@ -411,11 +496,16 @@ def minus(xp: Any, a: Any, b: Any = None) -> Any:
             return -a
         if type(a) is V.Rational:
             return V.Rational(-a)
+        if type(a) in _WIDE:
+            return type(a)(-a.value)
         if xp is np and type(a) is int:
             return wrap_int64(-a)
         a = as_array(a, xp)
         if N.dtype_of(a) == N.BOOL:
             a = N.cast(a, N.I64, xp)
+        if xp is np:
+            with np.errstate(all="ignore"):  # -0x01 is 0xff, -typemin(Int8) is typemin(Int8)
+                return _result(-a, xp)
         return _result(-a, xp)
     if type(a) is V.Char or type(b) is V.Char:
         return _char_arith(a, b, -1)
@@ -505,7 +595,7 @@ def cmp_scalar(fn: Callable[..., Any], op: str) -> Callable[..., Any]:
 
 
 def _numeric(x: Any) -> bool:
-    return N.dtype_of(x) != N.OBJ or type(x) is V.Rational
+    return N.dtype_of(x) != N.OBJ or type(x) is V.Rational or type(x) in _WIDE
 
 
 def jl_equal(a: Any, b: Any) -> bool:
@@ -639,10 +729,36 @@ numeric_prim("*", times, "(dz, z, xs...) -> Core.mul_back(dz, xs...)", _mul)
 numeric_prim("/", divide, "(dz, z, x, y) -> (dz ./ y, -sum(dz .* z) / y)", _div)
 numeric_prim("^", power, "(dz, z, x, p) -> Core.pow_back(dz, z, x, p)", _pow)
 numeric_prim("÷", binary_elementwise(_intdiv, "same"), NONDIFF, binary_elementwise(_intdiv, "same"))
-numeric_prim("%", binary_elementwise(_rem, "same"), "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))",
-             binary_elementwise(_rem, "same"))
-numeric_prim("rem", binary_elementwise(_rem, "same"),
-             "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", binary_elementwise(_rem, "same"))
+def _rem_or_wrap(xp: Any, a: Any, b: Any) -> Any:
+    """`rem(x, y)`, or `x % T` for an integer type T: x's low bits as a T (`300 % UInt8`
+    is 0x2c, `-1 % UInt8` is 0xff), as Julia's modular conversion."""
+    if isinstance(b, V.JType):
+        return wrap_to(a, b)
+    return _rem_same(xp, a, b)
+
+
+def wrap_to(x: Any, t: V.JType) -> Any:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer, V.WideInt)):
+        raise ZylaError("MethodError", f"no method matching rem(::{V.type_name(_typeof_scalar(x))}"
+                        f", ::Type{{{V.type_name(t)}}})")
+    if t in V.WIDE_TYPES:
+        return V.WIDE_TYPES[t](int(x))
+    if t is V.BoolT:
+        return bool(int(x) & 1)
+    d = V.JTYPE_TO_DTYPE.get(t)
+    if d is None or d.kind not in "iu":
+        raise ZylaError("MethodError", f"no method matching rem(::{V.type_name(_typeof_scalar(x))}"
+                        f", ::Type{{{V.type_name(t)}}})")
+    bits = 8 * d.itemsize
+    v = int(x) & ((1 << bits) - 1)
+    if d.kind == "i" and v >> (bits - 1):
+        v -= 1 << bits
+    return N.host_scalar(d.type(v))
+
+
+_rem_same = binary_elementwise(_rem, "same")
+numeric_prim("%", _rem_or_wrap, "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", _rem_same)
+numeric_prim("rem", _rem_or_wrap, "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", _rem_same)
 numeric_prim("mod", binary_elementwise(_mod, "same"),
              "(dz, z, x, y) -> (dz, -dz .* floor.(x ./ y))", binary_elementwise(_mod, "same"))
 numeric_prim("div", binary_elementwise(_intdiv, "same"), NONDIFF,
@@ -746,6 +862,8 @@ for _name, _rule in _UNARY_RULES.items():
 def _abs(xp: Any, x: Any) -> Any:
     if xp is np and type(x) is float:
         return abs(x)
+    if type(x) in _WIDE:
+        return type(x)(abs(x.value))
     if xp is np and type(x) is int:
         return wrap_int64(abs(x))  # abs(typemin(Int)) == typemin(Int), as in Julia
     return _result(xp.abs(as_array(x, xp)), xp)
@@ -841,19 +959,41 @@ def _shift(xp: Any, a: Any, b: Any, op: str) -> Any:
         if op == ">>":
             return (-1 if a < 0 else 0) if b >= 64 else a >> b
         return 0 if b >= 64 else wrap_int64((a & 0xFFFFFFFFFFFFFFFF) >> b)
+    if type(a) in _WIDE and type(b) in (int, *_WIDE) or type(a) is int and type(b) in _WIDE:
+        return _wide_shift(a, int(b), op)
     a, b = xp.asarray(a), xp.asarray(b)
     if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
         raise ZylaError("MethodError", f"no method matching {op} for these argument types")
     bits = a.dtype.itemsize * 8
     big = xp.abs(b) >= bits
     n = xp.where(big, 0, xp.abs(b)).astype(a.dtype)
-    left = xp.where(big, 0, xp.left_shift(a, n))
-    arith = xp.where(big, xp.where(a < 0, -1, 0), xp.right_shift(a, n))
-    unsigned = a.astype(xp.uint64 if bits == 64 else xp.uint32)
-    logical = xp.where(big, 0, xp.right_shift(unsigned, n.astype(unsigned.dtype)).astype(a.dtype))
+    # every branch in a's own type (a Python 0 or -1 beside a UInt64 would make it Float64)
+    zero = xp.zeros_like(a)
+    sign = -(a < 0).astype(a.dtype) if a.dtype.kind == "i" else zero  # -1 or 0
+    left = xp.where(big, zero, xp.left_shift(a, n))
+    arith = xp.where(big, sign, xp.right_shift(a, n))
+    unsigned = a.astype(np.dtype(f"u{a.dtype.itemsize}"))
+    logical = xp.where(big, zero,
+                       xp.right_shift(unsigned, n.astype(unsigned.dtype)).astype(a.dtype))
     towards = {"<<": left, ">>": arith, ">>>": logical}[op]
     away = left if op != "<<" else arith
     return _result(xp.where(b < 0, away, towards).astype(a.dtype), xp)
+
+
+def _wide_shift(a: Any, b: int, op: str) -> Any:
+    """Shifts of 128-bit integers (and of an Int64 by a 128-bit count)."""
+    kind = type(a) if type(a) in _WIDE else None
+    bits = 128 if kind else 64
+    v = int(a)
+    if b < 0:
+        b, op = -b, ("<<" if op != "<<" else ">>")
+    if op == "<<":
+        out = 0 if b >= bits else v << b
+    elif op == ">>":
+        out = (-1 if v < 0 else 0) if b >= bits else v >> b
+    else:
+        out = 0 if b >= bits else (v & ((1 << bits) - 1)) >> b
+    return kind(out) if kind else wrap_int64(out)
 
 
 prim("//", rational, HostOnly("Rational numbers live on the host"), NONDIFF)
@@ -891,12 +1031,49 @@ for _op in ("<<", ">>", ">>>"):
                  lambda xp, a, b, _op=_op: _shift(xp, a, b, _op))
 
 
+_BITOPS = {"and": (lambda xp, a, b: xp.bitwise_and(a, b)),
+           "or": (lambda xp, a, b: xp.bitwise_or(a, b)),
+           "xor": (lambda xp, a, b: xp.bitwise_xor(a, b))}
+_WIDE_BITOPS = {"and": int.__and__, "or": int.__or__, "xor": int.__xor__}
+
+
 def _bitop(xp: Any, a: Any, b: Any, op: str) -> Any:
+    """`&`, `|`, `xor` of Bools and integers, in their promoted type (`0x01 & 3` is an
+    Int64, as in Julia)."""
     if xp is np and type(a) in (int, bool) and type(b) in (int, bool):
         out = {"and": a & b, "or": a | b, "xor": a ^ b}[op]
         return out
-    fn = {"and": xp.bitwise_and, "or": xp.bitwise_or, "xor": xp.bitwise_xor}[op]
-    return _result(fn(a, b), xp)
+    if type(a) in _WIDE or type(b) in _WIDE:
+        if is_array(a) or is_array(b):
+            return _elementwise_objects(lambda _xp, x, y: _bitop(np, x, y, op), a, b)
+        if N.dtype_of(b if type(a) in _WIDE else a).kind not in "iub" and not (
+                type(a) in _WIDE and type(b) in _WIDE):
+            raise ZylaError("MethodError", f"no method matching {op} for these argument types")
+        wide = V.UInt128 if V.UInt128 in (type(a), type(b)) else V.Int128
+        return wide(_WIDE_BITOPS[op](int(a), int(b)))
+    a, b = as_array(a, xp), as_array(b, xp)
+    d = N.promote(N.dtype_of(a), N.dtype_of(b))
+    if d.kind not in "iub":
+        raise ZylaError("MethodError", f"no method matching {op} for these argument types")
+    return _result(_BITOPS[op](xp, xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
+
+
+def _bitnot(xp: Any, x: Any) -> Any:
+    """`~x`: the bits of an integer flipped (`~0x01 == 0xfe`, `~5 == -6`); `~true` is
+    false."""
+    if type(x) is int:
+        return ~x
+    if type(x) in _WIDE:
+        return type(x)(~x.value)
+    if type(x) is bool:
+        return not x
+    x = as_array(x, xp)
+    if N.dtype_of(x).kind not in "iub":
+        raise ZylaError("MethodError", f"no method matching ~(::{V.type_name(_typeof_scalar(x))})")
+    return _result(xp.invert(x), xp)
+
+
+numeric_prim("~", _bitnot, NONDIFF, _bitnot)
 
 
 def _ifelse(xp: Any, c: Any, a: Any, b: Any) -> Any:

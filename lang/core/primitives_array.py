@@ -628,7 +628,11 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
     if ints:
         if step == 0:
             raise ZylaError("ArgumentError", "step cannot be zero")
-        n = max(0, (stop - start) // step + 1)
+        n = max(0, (int(stop) - int(start)) // int(step) + 1)
+        d = N.promote(N.promote(N.dtype_of(start), N.dtype_of(stop)),
+                      N.dtype_of(step) if c is not None else N.dtype_of(start))
+        if d != N.I64:  # 0x01:0x03 is a UnitRange{UInt8}: its elements are UInt8s
+            return V.Range(d.type(start), d.type(step), int(n), unit=c is None)
         return V.Range(int(start), int(step), int(n), unit=c is None)
     d = N.float_dtype(N.promote(N.promote(N.dtype_of(start), N.dtype_of(step)), N.dtype_of(stop)))
     start, step, stop = (N.cast(v, d, np) for v in (start, step, stop))

@@ -31,6 +31,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     primitives,
     primitives_array,
     primitives_base,
+    primitives_int,
     primitives_nn,
     safety,
 )

@@ -113,6 +113,8 @@ def jl_print(x: Any) -> str:
         return x.name
     if isinstance(x, np.floating) and _float_bits(x) != 64:
         return format_float(x, typed=False, fromprint=True)
+    if isinstance(x, np.unsignedinteger):
+        return str(int(x))  # print writes an unsigned integer in decimal, show in hex
     hook = getattr(x, "jl_print", None)
     if callable(hook) and not isinstance(x, type):
         return str(hook())
@@ -166,8 +168,10 @@ def _show(x: Any, ctx: _Ctx) -> str:
         if ctx.typeinfo == BoolT:
             return "1" if x else "0"
         return "true" if x else "false"
-    if isinstance(x, int | np.integer):
+    if isinstance(x, int | np.signedinteger):
         return str(int(x))
+    if isinstance(x, np.unsignedinteger):  # 0x01, 0x0001: hex, two digits per byte
+        return f"0x{int(x):0{2 * x.dtype.itemsize}x}"
     if isinstance(x, float | np.floating):
         return _show_float(x, ctx)
     if isinstance(x, str):

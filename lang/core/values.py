@@ -161,6 +161,15 @@ IntegerT = _family("Integer", RealT, abstract=True)
 SignedT = _family("Signed", IntegerT, abstract=True)
 Int64T = _family("Int64", SignedT)
 Int32T = _family("Int32", SignedT)
+Int16T = _family("Int16", SignedT)
+Int8T = _family("Int8", SignedT)
+UnsignedT = _family("Unsigned", IntegerT, abstract=True)
+UInt64T = _family("UInt64", UnsignedT)
+UInt32T = _family("UInt32", UnsignedT)
+UInt16T = _family("UInt16", UnsignedT)
+UInt8T = _family("UInt8", UnsignedT)
+Int128T = _family("Int128", SignedT)
+UInt128T = _family("UInt128", UnsignedT)
 BoolT = _family("Bool", IntegerT)
 RationalT = _family("Rational", RealT, arity=1)
 AbstractStringT = _family("AbstractString", AnyT, abstract=True)
@@ -329,6 +338,67 @@ class Rational(Fraction):
         return f"{self.numerator}//{self.denominator}"
 
 
+class WideInt:
+    """Julia's 128-bit integers on the host (numpy has none): a Python int kept in the
+    type's range, arithmetic wrapping modulo 2^128 as Julia's does (lang.core.primitives
+    computes with the ints and wraps the result). Arrays of them are object arrays;
+    compiled code has no 128-bit integers, so code using them runs on the host."""
+
+    __slots__ = ("value",)
+    signed = True
+    jtype = Int128T
+
+    def __init__(self, value: int) -> None:
+        value &= (1 << 128) - 1
+        if self.signed and value >> 127:
+            value -= 1 << 128
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"{self.jtype.name}({self.value})"
+
+    def __int__(self) -> int:
+        return self.value
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __hash__(self) -> int:
+        return hash(self.value)  # Int128(3) and 3 are the same Dict key, as in Julia
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WideInt):
+            return self.value == other.value
+        if isinstance(other, (int, float, np.integer, np.floating)):
+            return self.value == other
+        return NotImplemented
+
+    def __lt__(self, other: object) -> bool:
+        return self.value < (other.value if isinstance(other, WideInt) else other)
+
+    def jl_print(self) -> str:
+        return str(self.value)
+
+    def jl_show(self) -> str:
+        return str(self.value) if self.signed else f"0x{self.value:032x}"
+
+
+class Int128(WideInt):
+    __slots__ = ()
+
+
+class UInt128(WideInt):
+    __slots__ = ()
+    signed = False
+    jtype = UInt128T
+
+
+WIDE_TYPES = {Int128T: Int128, UInt128T: UInt128}
+
+
 @dataclass(frozen=True)
 class NamedTuple:
     """An immutable NamedTuple: ordered names and values."""
@@ -436,6 +506,12 @@ DTYPE_TO_JTYPE = {
     np.dtype(np.float16): Float16T,
     np.dtype(np.int64): Int64T,
     np.dtype(np.int32): Int32T,
+    np.dtype(np.int16): Int16T,
+    np.dtype(np.int8): Int8T,
+    np.dtype(np.uint64): UInt64T,
+    np.dtype(np.uint32): UInt32T,
+    np.dtype(np.uint16): UInt16T,
+    np.dtype(np.uint8): UInt8T,
     np.dtype(np.bool_): BoolT,
 }
 JTYPE_TO_DTYPE = {v: k for k, v in DTYPE_TO_JTYPE.items()}
@@ -484,6 +560,9 @@ BUILTIN_TYPES = {
     "Any": AnyT, "Number": NumberT, "Real": RealT, "AbstractFloat": AbstractFloatT,
     "Float64": Float64T, "Float32": Float32T, "Float16": Float16T, "Integer": IntegerT,
     "Signed": SignedT, "Int64": Int64T, "Int": Int64T, "Int32": Int32T, "Bool": BoolT,
+    "Int16": Int16T, "Int8": Int8T, "Unsigned": UnsignedT, "UInt64": UInt64T, "UInt": UInt64T,
+    "UInt32": UInt32T, "UInt16": UInt16T, "UInt8": UInt8T, "Int128": Int128T,
+    "UInt128": UInt128T,
     "AbstractString": AbstractStringT, "String": StringT, "Char": CharT,
     "AbstractChar": AbstractCharT, "Symbol": SymbolT, "Nothing": NothingT,
     "Rational": RationalT,

@@ -14,6 +14,16 @@ end
 iseven(x) = x % 2 == 0
 isodd(x) = x % 2 != 0
 clamp(x, lo, hi) = min(max(x, lo), hi)
+function gcd(a::Integer, b::Integer)
+    a, b = promote(a, b)
+    while b != 0
+        a, b = b, rem(a, b)
+    end
+    abs(a)
+end
+gcd(a::Integer, b::Integer, c::Integer...) = gcd(gcd(a, b), c...)
+lcm(a::Integer, b::Integer) = a == 0 || b == 0 ? zero(promote(a, b)[1]) : abs(a * div(b, gcd(a, b)))
+lcm(a::Integer, b::Integer, c::Integer...) = lcm(lcm(a, b), c...)
 muladd(a, b, c) = a * b + c
 lastindex(x) = length(x)
 lastindex(x, d) = size(x, d)
