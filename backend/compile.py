@@ -41,7 +41,7 @@ import numpy as np
 from autodiff import runtime as ad_runtime
 from backend import costmodel
 from backend import sharding as S
-from backend.lower_jax import CHECK, JaxInterpreter
+from backend.lower_jax import CHECK, INTERRUPT, JaxInterpreter
 from backend.notice import compile_notice
 from grammar.errors import ZylaError
 from lang.core import numeric as N
@@ -443,9 +443,10 @@ def call_interruptibly(entry: Entry, args: tuple) -> Any:
     """Run an executable that has a loop of data-dependent length. Its first call, and any
     call after one that took longer than INLINE_BELOW_S, runs on a worker thread while
     this thread waits in short steps, so that Ctrl-C (SIGINT) raises KeyboardInterrupt
-    here instead of waiting for a loop that may never end (the computation itself is
-    not stopped: the CLI then exits, the REPL returns to its prompt). Calls that have
-    been quick run inline, without the thread's cost."""
+    here instead of waiting for a loop that may never end; the executable's loops then
+    stop within POLL_EVERY iterations and its results are dropped (the CLI exits, the
+    REPL returns to its prompt). Calls that have been quick run inline, without the
+    thread's cost (and cannot be interrupted)."""
     import jax
 
     t0 = time.perf_counter()
@@ -464,11 +465,18 @@ def call_interruptibly(entry: Entry, args: tuple) -> Any:
             finally:
                 done.set()
 
+        INTERRUPT.clear()
         threading.Thread(target=work, name="zyla-executable", daemon=True).start()
-        while not done.wait(0.02):
-            pass
+        try:
+            while not done.wait(0.02):
+                pass
+        except KeyboardInterrupt:
+            INTERRUPT.set()  # its loops see this and stop (lower_jax._interrupt_poll)
+            raise
         if "error" in box:
             raise box["error"]
+        if INTERRUPT.is_set():
+            raise KeyboardInterrupt  # its loops stopped early: the results are not the answer
         outs = box["outs"]
     entry.last_seconds = time.perf_counter() - t0
     return outs

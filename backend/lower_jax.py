@@ -21,6 +21,7 @@ Everything that cannot run inside XLA raises OffloadError with the reason.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -57,6 +58,15 @@ from lang.core.structure import (
 
 #: Bits of a flag (see JaxInterpreter.raise_flag).
 OVERFLOW, CHECK = 1, 2
+
+#: Set when Ctrl-C abandons a running executable; its loops of data-dependent length look
+#: at it every POLL_EVERY iterations and stop (see JaxInterpreter._interrupt_poll).
+INTERRUPT = threading.Event()
+POLL_EVERY = 1 << 14
+
+
+def _interrupted() -> np.bool_:
+    return np.bool_(INTERRUPT.is_set())
 
 #: Integer divisions, which Julia checks for a zero divisor.
 INT_DIVISIONS = frozenset({"÷", "div", "rem", "mod", "%"})
@@ -98,6 +108,8 @@ class JaxInterpreter(Interpreter):
         self.overflow_flags: list[Any] = []
         self.bounds_checks = True  # indices are checked at run time (Julia's BoundsError)
         self.unbounded_loops = False  # the trace has a loop of data-dependent length
+        self.batched = 0  # vmaps the trace is inside (self.vmap)
+        self.while_depth = 0  # loops of data-dependent length the trace is inside
         self.flags_raised = 0  # overflow flags raised so far (raise_flag)
         self.global_reads: dict[str, Any] = {}
         self.global_inputs: dict[str, Any] | None = None
@@ -248,7 +260,7 @@ class JaxInterpreter(Interpreter):
             return [jnp.asarray(x) for x in leaves] + [flag]
 
         box: list = []
-        outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
+        outs = self.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
         self.raise_flag(self.flag_any(outs[-1]), n0)
         outs = outs[:-1]
         leaves = [o.reshape(shape) for o in outs]
@@ -280,7 +292,7 @@ class JaxInterpreter(Interpreter):
             box.append(skel)
             return [jnp.asarray(v) for v in leaves] + [flag]
 
-        outs = self.jax.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
+        outs = self.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
         self.raise_flag(self.flag_any(outs[-1]), n0)
         outs = outs[:-1]
         skel = box[-1]
@@ -307,7 +319,7 @@ class JaxInterpreter(Interpreter):
             box.append(sk)
             return [jnp.asarray(v) for v in lv] + [flag]
 
-        outs = self.jax.vmap(elem)(bb.leaves, dzf)
+        outs = self.vmap(elem)(bb.leaves, dzf)
         self.raise_flag(self.flag_any(outs[-1]), n0)
         outs = outs[:-1]
         gskel = box[-1]
@@ -1055,7 +1067,38 @@ class JaxInterpreter(Interpreter):
         ok, flag = self.isolated(lambda: cond(join(carry_skel, leaves), k))
         checked[0] = checked[0] or self.flags_raised != n0
         ok = self.jnp.asarray(ok, dtype=bool)
-        return ok & (self.jnp.bitwise_and(flag, CHECK) == 0)
+        return ok & (self.jnp.bitwise_and(flag, CHECK) == 0) & ~self._interrupt_poll(k)
+
+    def vmap(self, f: Any) -> Any:
+        """jax.vmap of f, traced with `batched` counting the vmaps it is inside."""
+
+        def traced(*args: Any) -> Any:
+            self.batched += 1
+            try:
+                return f(*args)
+            finally:
+                self.batched -= 1
+
+        return self.jax.vmap(traced)
+
+    def _interrupt_poll(self, k: Any) -> Any:
+        """Every POLL_EVERY iterations of a loop of data-dependent length, whether Ctrl-C
+        asked the executable to stop (INTERRUPT, set by backend.compile while it waits on
+        a worker thread): the loop then ends early and its results are dropped, so an
+        abandoned computation does not keep running. Not inside a vmap (an elementwise
+        function over an array), where the batched loop would call back on every
+        iteration (mandel 0.22 -> 1.24 ms), and only in the outermost such loop: a
+        conditional in every short inner loop cost quicksort 10-40%. A loop of those
+        kinds is abandoned, not stopped."""
+        jax, lax, jnp = self.jax, self.lax, self.jnp
+        if self.batched or self.while_depth > 1:
+            return jnp.asarray(False)
+
+        def ask() -> Any:
+            return jax.pure_callback(_interrupted, jax.ShapeDtypeStruct((), np.bool_))
+
+        return lax.cond(jnp.bitwise_and(k, POLL_EVERY - 1) == POLL_EVERY - 1, ask,
+                        lambda: jnp.asarray(False))
 
     def _while_test_flag(self, cond: Any, carry_skel: Any, final: Any, count: Any,
                          checked: list[bool]) -> None:
@@ -1069,6 +1112,13 @@ class JaxInterpreter(Interpreter):
     def _while(self, inits: list, cond: Any, step: Any, ntape: int) -> tuple[list, Any]:
         """_while_loop's loop: its results (the carried values, then the tapes) and its
         final iteration count."""
+        self.while_depth += 1
+        try:
+            return self._while_traced(inits, cond, step, ntape)
+        finally:
+            self.while_depth -= 1
+
+    def _while_traced(self, inits: list, cond: Any, step: Any, ntape: int) -> tuple[list, Any]:
         n0 = self.flags_raised
         lax, jnp = self.lax, self.jnp
         self.unbounded_loops = True

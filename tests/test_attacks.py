@@ -277,6 +277,42 @@ def test_a_huge_allocation_is_out_of_memory(tmp_path: Path, src: str) -> None:
     _clean_failure(_zyla_run(tmp_path, src + "\n"), "OutOfMemoryError")
 
 
+def test_an_abandoned_compiled_loop_stops_running() -> None:
+    """After Ctrl-C the executable does not keep a core busy: its loop of data-dependent
+    length looks at the interrupt request every few thousand iterations and ends, and
+    the call raises KeyboardInterrupt (InterruptException) instead of returning the
+    partial result."""
+    import threading
+    import time
+
+    from backend import compile as C
+    from backend.lower_jax import INTERRUPT
+    from lang.door.wiring import Runtime
+
+    rt = Runtime()
+    rt.run_source("function spin(x)\n    s = 0.0\n    while x[1] > 0\n        s += 1.0\n"
+                  "    end\n    s\nend\n", "spin.jl")
+    box: dict[str, BaseException] = {}
+
+    def run() -> None:
+        try:
+            C.compiled_call(rt, rt.lookup("spin"), [np.array([1.0])])
+        except BaseException as e:  # noqa: BLE001 - the test looks at it
+            box["error"] = e
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    time.sleep(1.0)
+    deadline = time.perf_counter() + 60
+    while worker.is_alive() and time.perf_counter() < deadline:
+        INTERRUPT.set()  # as Ctrl-C does (again and again: a call clears it when it starts)
+        worker.join(0.2)
+    INTERRUPT.clear()
+    assert not worker.is_alive()
+    assert isinstance(box.get("error"), KeyboardInterrupt)
+    assert not [t for t in threading.enumerate() if t.name == "zyla-executable"]
+
+
 def test_ctrl_c_ends_a_compiled_endless_loop(tmp_path: Path) -> None:
     """`while x[1] > 0` that never ends, compiled: SIGINT ends the run within seconds with
     InterruptException (it was ignored until SIGKILL)."""
