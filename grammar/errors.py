@@ -182,7 +182,9 @@ def _short(message: str) -> str:
 def format_error(err: ZylaError) -> str:
     """Render an error for stderr: ERROR line, location, quoted source line, caret, and
     the hint (or hints, one a line) if any."""
-    out = [f"ERROR: {err.kind}: {_short(err.message)}".rstrip()]
+    head = err.message if err.message.startswith(err.kind + " ") else (
+        f"{err.kind}: {err.message}")  # Julia's "DomainError with -1:" names itself
+    out = [f"ERROR: {_short(head)}".rstrip()]
     span, source = err.user_location()
     if span is not None and span.line > 0:
         out.extend(_quote(span, source))

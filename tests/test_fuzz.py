@@ -122,3 +122,30 @@ def test_cli_shows_no_traceback(tmp_path: Path) -> None:
         assert "Traceback" not in res.stderr, res.stderr
         if res.returncode == 1:
             assert "ERROR:" in res.stderr, res.stderr
+
+
+def test_the_file_gate_lets_no_fuzzed_program_out(tmp_path_factory: pytest.TempPathFactory,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Programs of random reads and writes (`read`, `readlines`, `readdlm`, `include`,
+    `isfile`, `mkdir`, `mkpath`, `savefig`) with paths drawn from pieces that attackers
+    use (`..`, links out, hidden names, `~`, `bin`, `.pth`, `/proc`, `/dev/zero`): none
+    reads a secret outside the allowed folders, changes anything outside the current
+    folder's tree or writes a hidden or executed file inside it, fails internally or
+    hangs."""
+    root = tmp_path_factory.mktemp("gate")
+    work = F.gate_sandbox(root)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(root / "home"))
+    caches = tmp_path_factory.mktemp("caches")  # Zyla's own caches, outside the sandbox
+    monkeypatch.setenv("XDG_CACHE_HOME", str(caches / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(caches / "config"))
+    rt = Runtime()
+    rt.compile_mode = "never"
+
+    @settings(max_examples=60, **_SETTINGS)
+    @given(F.gate_programs(root))
+    def check(text: str) -> None:
+        finding = F.gate_check(text, rt, root)
+        assert finding is None, str(finding)
+
+    check()

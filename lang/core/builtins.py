@@ -762,8 +762,10 @@ def translate_exception(e: Exception) -> ZylaError:
     if isinstance(e, (ValueError,)) and ("shape" in str(e) or "broadcast" in str(e)
                                          or "dimension" in str(e)):
         return ZylaError("DimensionMismatch", str(e))
+    if isinstance(e, BrokenPipeError):  # the reader of stdout went away, as Julia says it
+        return ZylaError("IOError", "write: broken pipe (EPIPE)")
     if isinstance(e, OverflowError):
-        return ZylaError("OverflowError", str(e))
+        return ZylaError("OverflowError", "the result does not fit its type")
     if isinstance(e, RecursionError):
         return ZylaError("StackOverflowError", "recursion too deep")
     if isinstance(e, MemoryError):

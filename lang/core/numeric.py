@@ -142,15 +142,14 @@ def cast(x: Any, d: np.dtype, xp: Any) -> Any:
     if dtype_of(x) == d:
         return x
     if xp is np:
-        if isinstance(x, np.ndarray):
-            return x.astype(d)
-        if d == F64:
+        if d == F64 and not isinstance(x, np.ndarray):
             return float(x)
-        if d == I64:
+        if d == I64 and not isinstance(x, np.ndarray):
             return int(x)
-        if d == BOOL:
+        if d == BOOL and not isinstance(x, np.ndarray):
             return bool(x)
-        return d.type(x)
+        with np.errstate(over="ignore"):  # Float32(1e300) is Inf32, as in Julia
+            return x.astype(d) if isinstance(x, np.ndarray) else d.type(x)
     return xp.asarray(x, dtype=d)
 
 

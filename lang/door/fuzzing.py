@@ -259,3 +259,115 @@ def _report(text: str, rt: Any, err: ZylaError, stats: Stats) -> Finding | None:
     if "Traceback" in shown or not shown.startswith("ERROR: "):
         return Finding("report", f"bad report: {shown[:300]!r}", text)
     return None
+
+
+# --- the file gate --------------------------------------------------------------------------
+
+#: What a gate fuzz puts into a sandbox: secrets a program must not read, and the files and
+#: folders whose contents must not change (see `gate_sandbox`).
+SECRET, HOME_SECRET = "s3cret-outside-the-work-folder", "s3cret-in-the-home-folder"
+
+#: Path pieces and file-touching calls a gate program is made of.
+GATE_PARTS = ["..", ".", "outside", "work", "home", ".hidden", "bin", "site-packages", "x.py",
+              "x.pth", "secret.txt", "data.txt", "new.txt", "sub", "link", ".bashrc",
+              "Makefile", "run.sh", "x", "", "//"]
+GATE_READS = ["read({p}, String)", "readlines({p})", "readdlm({p})", "include({p})",
+              "isfile({p})", "isdir({p})", "ispath({p})"]
+GATE_WRITES = ["mkdir({p})", "mkpath({p})", "savefig(lineplot([1.0, 2.0]), {p})"]
+SYSTEM_FILES = ["/etc/passwd", "/proc/self/environ", "/proc/self/cmdline", "/dev/zero",
+                "/dev/stdin", "/sys/kernel/mm"]
+
+
+def gate_sandbox(root: Path) -> Path:
+    """Lay out `root` for a gate fuzz and return the folder a program runs in: `work`
+    (the current folder: data.txt, sub/, a link to ../outside), `outside` (secret.txt)
+    and `home` (the HOME the fuzz sets, with a .bashrc)."""
+    work, outside, home = root / "work", root / "outside", root / "home"
+    for d in (work / "sub", outside, home):
+        d.mkdir(parents=True, exist_ok=True)
+    (work / "data.txt").write_text("1 2\n3 4\n")
+    (outside / "secret.txt").write_text(SECRET + "\n")
+    (home / ".bashrc").write_text(f"echo {HOME_SECRET}\n")
+    if not (work / "link").is_symlink():
+        (work / "link").symlink_to(outside)
+    return work
+
+
+@st.composite
+def gate_programs(draw: Any, root: Path) -> str:
+    """Programs of one to four file-touching statements, each in a `try` (so that a
+    refusal does not hide the next attempt), printing what they got; their paths are
+    drawn from GATE_PARTS below the sandbox, the home folder or relative to the current
+    folder, and for reads also the system's own files."""
+    stmts = []
+    for _ in range(draw(st.integers(1, 4))):
+        write = draw(st.booleans())
+        call = draw(st.sampled_from(GATE_WRITES if write else GATE_READS))
+        if not write and draw(st.integers(0, 4)) == 0:
+            path = draw(st.sampled_from(SYSTEM_FILES))
+        else:
+            base = draw(st.sampled_from(["", f"{root}/", "~/", f"{root}/work/"]))
+            path = base + "/".join(draw(st.lists(st.sampled_from(GATE_PARTS), min_size=1,
+                                                 max_size=5)))
+        text = call.format(p='"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"')
+        stmts.append(f"try\n    println(repr({text}))\ncatch e\n    println(\"refused\")\nend")
+    return "using UnicodePlots\n" + "\n".join(stmts) + "\n"
+
+
+def _tree(root: Path) -> dict[str, str]:
+    """Every path below root (links not followed) with its kind and contents."""
+    out: dict[str, str] = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_symlink():
+            out[str(p)] = "link:" + str(p.readlink())
+        elif p.is_dir():
+            out[str(p)] = "dir"
+        else:
+            out[str(p)] = "file:" + p.read_bytes().decode("utf-8", "replace")
+    return out
+
+
+def gate_check(text: str, rt: Any, root: Path, run_limit: float = 5.0) -> Finding | None:
+    """Run a gate program in the sandbox (the current folder must be root/work, HOME
+    root/home, and `rt` made there); the finding, if any: an internal error, a secret in
+    its output, or a change outside the current folder's tree or of a hidden or executed
+    file inside it. The sandbox is restored afterwards."""
+    from lang.core.safety import EXECUTED_NAMES, EXECUTED_SUFFIXES
+
+    before = _tree(root)
+    out = io.StringIO()
+    finding = None
+    try:
+        with redirect_stdout(out), redirect_stderr(io.StringIO()), time_limit(run_limit):
+            rt.run_source(text, "gate.jl")
+    except _Timeout:
+        finding = Finding("gate", f"did not finish in {run_limit} s", text)
+    except ZylaError as e:
+        if e.kind == "InternalError":
+            finding = Finding("gate", f"InternalError: {e.message}", text)
+    except Exception as e:  # noqa: BLE001 - an internal exception is the finding
+        finding = Finding("gate", f"{type(e).__name__}: {e}", text)
+    shown = out.getvalue()
+    after = _tree(root)
+    work = str(root / "work") + "/"
+    for path in sorted(set(before) | set(after)):
+        if before.get(path) == after.get(path):
+            continue
+        name = Path(path).name.lower()
+        below = path[len(work):].split("/") if path.startswith(work) else None
+        if below is None or any(part.startswith(".") for part in below) or (
+                name in EXECUTED_NAMES or Path(name).suffix in EXECUTED_SUFFIXES):
+            finding = finding or Finding("gate", f"changed {path}", text)
+    for secret in (SECRET, HOME_SECRET, "root:x:0"):
+        if secret in shown:
+            finding = finding or Finding("gate", f"read {secret!r}", text)
+    for path in sorted(set(after) - set(before)):  # restore the sandbox for the next run
+        p = Path(path)
+        if p.is_dir() and not p.is_symlink():
+            import shutil
+
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+    gate_sandbox(root)
+    return finding

@@ -21,6 +21,15 @@ function gcd(a::Integer, b::Integer)
     end
     abs(a)
 end
+function factorial(n::Integer)
+    n < 0 && throw(DomainError(n, "`n` must not be negative."))
+    n > (sizeof(n) >= 8 ? 20 : 12) && throw(OverflowError(string(n, " is too large to look up in the table; consider using `factorial(big(", n, "))` instead")))
+    f = one(n)
+    for k in 2:n
+        f *= k
+    end
+    f
+end
 gcd(a::Integer, b::Integer, c::Integer...) = gcd(gcd(a, b), c...)
 lcm(a::Integer, b::Integer) = a == 0 || b == 0 ? zero(promote(a, b)[1]) : abs(a * div(b, gcd(a, b)))
 lcm(a::Integer, b::Integer, c::Integer...) = lcm(lcm(a, b), c...)
