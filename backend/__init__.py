@@ -1,7 +1,9 @@
 """Floor 4: IR -> XLA. Imports `lang.core` and `autodiff` (and `grammar`), never higher.
 
-- `compile.py`: the compile tier: `compiled_call` / `try_offload` trace a call tree into
+- `compile.py`: the compile tier: `compiled_call` traces a call tree into
   one jitted JAX function, cached by signature. Start reading here.
+- `tiering.py`: the policy that sends each call of host-run code to the interpreter or to
+  `compiled_call` (installed through `lang.core.interp.set_offload`).
 - `lower_jax.py`: `JaxInterpreter`, the interpreter that runs the IR on traced values
   (`lax.cond`, `lax.scan`, `lax.while_loop` for the structured ops); `loop_exits.py`,
   `loop_hoist.py` its loop refinements; `recursion.py` data-dependent recursion as a

@@ -47,7 +47,7 @@ from grammar.errors import ZylaError
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_random import KEY_INPUT, host_key
-from lang.core.functions import Closure, GenericFunction, call_label, typeof
+from lang.core.functions import GenericFunction, call_label
 from lang.core.interp import Interpreter
 from lang.core.primitives_array import MUTATING
 from lang.core.structure import OffloadError, _Id, _join, _split, _unid, is_array_value
@@ -1193,50 +1193,3 @@ def _without_debug_info(text: str) -> str:
         keep.append(_HLO_METADATA.sub("", line))
     return re.sub(r"\n{3,}", "\n\n", "\n".join(keep))
 
-
-def wants_offload(f: Any, args: list) -> bool:
-    """The auto policy: offload calls of Zyla functions that do array work."""
-    if not isinstance(f, (GenericFunction, Closure)):
-        return False
-    if isinstance(f, GenericFunction) and all(m.fn is None for m in f.methods):
-        return False
-    if not any(_has_array(a) for a in args):
-        return False
-    if isinstance(f, GenericFunction):
-        # a built-in method (e.g. Base's `length` on an array, once a library has added
-        # Zyla methods for its own types) is not worth an executable
-
-        try:
-            return f.dispatch([typeof(a) for a in args]).fn is not None
-        except ZylaError:
-            return False
-    return True
-
-
-def _has_array(v: Any) -> bool:
-    if isinstance(v, np.ndarray):
-        return v.dtype != object and v.size > 0
-    if isinstance(v, (tuple, list)):
-        return any(_has_array(x) for x in v)
-    if isinstance(v, V.NamedTuple):
-        return any(_has_array(x) for x in v.values)
-    if isinstance(v, V.StructValue):
-        return any(_has_array(x) for x in v.fields)
-    if isinstance(v, Closure):
-        return any(_has_array(x) for x in v.captures)
-    return False
-
-
-def try_offload(rt: Any, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any]:
-    """(True, result) if the call ran compiled, (False, None) if the host must run it."""
-    mode = rt.compile_mode
-    if mode == "never":
-        return False, None
-    if mode != "always" and not wants_offload(f, args):
-        return False, None
-    try:
-        return True, compiled_call(rt, f, args, kwargs)
-    except OffloadError as e:
-        name = getattr(f, "name", "function")
-        rt.offload_reasons[name] = str(e)
-        return False, None

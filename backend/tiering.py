@@ -316,6 +316,43 @@ def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Fu
         st.host_seconds += time.perf_counter() - t0
 
 
+def offload(rt: Any, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any]:
+    """The compile tier's entry for a call the code asks to have compiled
+    (`Core.offload_call`: Flux.train!'s step) or a call from top level without a policy:
+    `(True, result)` when it ran compiled, `(False, None)` when the host must run it.
+    Decided as a top-level call is (array work among its arguments and the globals it
+    reads, or ZYLA_COMPILE=always), with the policy's limits on failures and signatures."""
+    if rt.compile_mode == "never" or not isinstance(f, (GenericFunction, Closure, V.StructValue)):
+        return False, None
+    try:
+        _m, fn, _captures, _full = _target(f, args)
+    except ZylaError:
+        return False, None
+    if fn is None:  # a built-in method is not worth an executable
+        return False, None
+    pol = policy(rt)
+    st = pol.of(fn)
+    where = "asked for by the library"
+    if st.never or st.active:
+        return False, None
+    if rt.compile_mode != "always" and not does_array_work(rt, f, args, kwargs):
+        return False, None
+    pol.note(st, f, args, kwargs, where, "compile", "array work")
+    return _compiled(rt, pol, st, f, args, kwargs, where)
+
+
+def does_array_work(rt: Any, f: Any, args: list, kwargs: dict | None) -> bool:
+    """Whether a top-level call of f would be compiled: an array among its arguments,
+    the callee's captures or the globals its body reads."""
+    try:
+        _m, fn, _captures, _full = _target(f, args)
+    except ZylaError:
+        return False
+    if fn is None:
+        return False
+    return _work(rt, policy(rt).of(fn), f, args, kwargs, 1) >= 1
+
+
 def _compiled(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | None,
               where: str) -> tuple[bool, Any]:
     """(True, result) of the call run compiled, or (False, None) when it cannot be."""

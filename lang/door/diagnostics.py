@@ -21,8 +21,9 @@ import sys
 import time
 from typing import Any
 
-from backend.compile import compiled_call, wants_offload
+from backend.compile import compiled_call
 from backend.dumps import typed_text
+from backend.tiering import does_array_work
 from grammar import ast as A
 from grammar.errors import ZylaError, format_error
 from grammar.parser import parse_expr
@@ -40,7 +41,7 @@ def explain_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> str
     """Whether `f(args...)` offloads to one XLA executable, and if not why: the construct
     and the source line that keep it on the host. Builds (and caches) the executable."""
     label = call_label(f, args, kwargs)
-    auto = wants_offload(f, args)
+    auto = does_array_work(rt, f, args, kwargs)
     t0 = time.perf_counter()
     try:
         compiled_call(rt, f, args, kwargs)
@@ -64,7 +65,8 @@ def explain_call(rt: Any, f: Any, args: list, kwargs: dict | None = None) -> str
              f"(built and run in {dt:.2f} s)."]
     if not auto:
         lines.append("  note: a top-level call with these arguments is not offloaded "
-                     "automatically (it has no array arguments); ZYLA_COMPILE=always offloads it.")
+                     "automatically (no array among its arguments or the globals it reads); "
+                     "ZYLA_COMPILE=always offloads it.")
     return "\n".join(lines)
 
 

@@ -22,7 +22,6 @@ from typing import Any
 from autodiff import forward as ad_forward
 from autodiff import rules as ad_rules
 from autodiff import runtime as ad_runtime
-from backend import compile as backend_compile
 from backend import dumps, sharding, tiering  # noqa: F401  (sharding: Zyla.shard_batch)
 from lang.core import interp
 from lang.core import runtime as core_runtime
@@ -37,7 +36,7 @@ core_runtime.INSTALLERS.extend([diagnostics.install, gradcheck.install, plots.in
                                 ad_runtime.install, ad_rules.install, ad_forward.install,
                                 dumps.install])
 core_runtime.STARTUP_FILES.append("ad.jl")
-interp.set_offload(backend_compile.try_offload, tiering.tiered_call)
+interp.set_offload(tiering.offload, tiering.tiered_call)
 interp.set_watch(tiering.watch)
 
 
