@@ -1,0 +1,154 @@
+"""The conformance suite: facts from other projects' test suites, ported as Zyla testsets.
+
+`tests/conformance/<suite>/<file>.jl` hold the facts of an upstream test file (Julia's
+`test/`, Zygote's, Flux's, ChainRules') as top-level `@testset`s written for Zyla: the same
+inputs and expected values, in our own words. `run_file` runs one such file statement by
+statement in a fresh runtime: a statement that is not a `@testset` is set-up (its error is
+recorded, the file goes on); each top-level `@testset` passes when it runs to the end with
+no failed or errored test inside. `scripts/conformance.py` runs them all, prints the
+counts per suite and rewrites the table in docs/COVERAGE.md; tests/test_conformance.py
+checks that every testset listed in tests/conformance/passing.txt still passes.
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grammar import ast as A
+from grammar.errors import SourceFile, ZylaError
+from lang.core.lower import Lowerer
+from lang.door.fuzzing import _Timeout, time_limit
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE_DIR = ROOT / "tests" / "conformance"
+PASSING = SUITE_DIR / "passing.txt"
+#: seconds one statement (a testset or its set-up) may run
+STATEMENT_LIMIT = 60.0
+
+
+@dataclass
+class Outcome:
+    """One top-level testset of a file: its name, whether it passed, and if not, the
+    first lines of what went wrong."""
+
+    name: str
+    passed: bool
+    why: str = ""
+
+
+@dataclass
+class FileResult:
+    path: Path
+    testsets: list[Outcome] = field(default_factory=list)
+    setup_errors: list[str] = field(default_factory=list)
+
+    @property
+    def suite(self) -> str:
+        return self.path.parent.name
+
+    def key(self, name: str) -> str:
+        """`suite/file.jl: testset name`, as passing.txt lists it."""
+        return f"{self.suite}/{self.path.name}: {name}"
+
+
+def _testset_name(stmt: A.Node) -> str | None:
+    if not (isinstance(stmt, A.MacroCall) and stmt.name in ("testset", "Test.testset")):
+        return None
+    first = stmt.args[0] if stmt.args else None
+    if isinstance(first, A.Literal) and first.kind == "String":
+        return str(first.value)
+    return f"line {stmt.span.line}"
+
+
+def run_file(path: Path, limit: float = STATEMENT_LIMIT) -> FileResult:
+    """Run one conformance file (see the module docstring)."""
+    from lang.door.wiring import Runtime
+
+    result = FileResult(path)
+    text = path.read_text(encoding="utf-8")
+    name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    try:
+        rt = Runtime()
+        prog = rt.parse(text, name)
+    except ZylaError as e:
+        result.setup_errors.append(f"{e.kind}: {e.message}")
+        return result
+    src = SourceFile(name, text)
+    rt.sources[name] = src
+    rt.current_file = name
+    lo = Lowerer(src)
+    seen: dict[str, int] = {}
+    for stmt in prog.stmts:
+        ts = _testset_name(stmt)
+        out = io.StringIO()
+        why = ""
+        try:
+            with redirect_stdout(out), redirect_stderr(out), time_limit(limit):
+                fn = lo.lower_toplevel(stmt)
+                rt.interp.run_function(fn, [])
+        except ZylaError as e:
+            why = f"{e.kind}: {e.message}"
+        except _Timeout:
+            why = f"did not finish in {limit:.0f} s"
+        except RecursionError:
+            why = "RecursionError"
+        except Exception as e:  # noqa: BLE001 - an internal error is a result here
+            why = f"internal {type(e).__name__}: {e}"
+        if ts is None:
+            if why:
+                result.setup_errors.append(f"line {stmt.span.line}: {why[:300]}")
+            continue
+        if ts in seen:  # two testsets of one name: number them
+            seen[ts] += 1
+            ts = f"{ts} #{seen[ts]}"
+        else:
+            seen[ts] = 1
+        if why:
+            detail = "\n".join(ln for ln in out.getvalue().splitlines()
+                               if ln.startswith(("Test Failed", "Error During", "  Expression",
+                                                 "  Test threw", "   Evaluated", "    Thrown",
+                                                 "  Got exception", "  ")))
+            why = (detail.strip() + "\n" + why).strip()[:600]
+        result.testsets.append(Outcome(ts, not why, why))
+    return result
+
+
+def files(paths: list[str] | None = None) -> list[Path]:
+    """The conformance files (all of them, or those named / below the folders named)."""
+    if not paths:
+        return sorted(SUITE_DIR.glob("*/*.jl"))
+    out: list[Path] = []
+    for p in map(Path, paths):
+        out.extend(sorted(p.glob("*.jl")) if p.is_dir() else [p])
+    return out
+
+
+def summary(results: list[FileResult]) -> dict[str, tuple[int, int]]:
+    """Per suite: (testsets passed, testsets ported)."""
+    out: dict[str, tuple[int, int]] = {}
+    for r in results:
+        p, n = out.get(r.suite, (0, 0))
+        out[r.suite] = (p + sum(t.passed for t in r.testsets), n + len(r.testsets))
+    return dict(sorted(out.items()))
+
+
+def passing_keys(results: list[FileResult]) -> list[str]:
+    return sorted(r.key(t.name) for r in results for t in r.testsets if t.passed)
+
+
+def coverage_table(results: list[FileResult]) -> str:
+    """The Markdown table docs/COVERAGE.md shows: per suite and file, passed / ported."""
+    lines = ["| suite | file | testsets passed | ported |", "|---|---|---:|---:|"]
+    for r in results:
+        lines.append(f"| {r.suite} | {r.path.name} | {sum(t.passed for t in r.testsets)} | "
+                     f"{len(r.testsets)} |")
+    total_p = total_n = 0
+    for suite, (p, n) in summary(results).items():
+        lines.append(f"| **{suite}** | all | **{p}** | **{n}** |")
+        total_p, total_n = total_p + p, total_n + n
+    pct = 100.0 * total_p / total_n if total_n else 0.0
+    lines.append(f"| **all** | | **{total_p}** | **{total_n}** ({pct:.0f}%) |")
+    return "\n".join(lines)

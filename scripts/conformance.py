@@ -1,0 +1,57 @@
+"""Run the conformance suite (tests/conformance; lang/door/conformance.py).
+
+    .venv/bin/python scripts/conformance.py [FILE_OR_FOLDER ...] [-v] [--write]
+
+Prints each file's testsets (with why a testset failed, under -v) and the counts per
+suite. --write rewrites the table in docs/COVERAGE.md and tests/conformance/passing.txt
+(run it over the whole suite).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lang.door import conformance as C  # noqa: E402
+
+DOC = C.ROOT / "docs" / "COVERAGE.md"
+START, END = "<!-- conformance:start -->", "<!-- conformance:end -->"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="*")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    results = []
+    for path in C.files(a.paths):
+        r = C.run_file(path)
+        results.append(r)
+        ok = sum(t.passed for t in r.testsets)
+        print(f"{r.suite}/{path.name}: {ok}/{len(r.testsets)}", flush=True)
+        for e in r.setup_errors:
+            print(f"  set-up error: {e}")
+        for t in r.testsets:
+            if not t.passed:
+                print(f"  FAIL {t.name}")
+                if a.verbose:
+                    print("    " + t.why.replace("\n", "\n    "))
+    for suite, (p, n) in C.summary(results).items():
+        print(f"{suite}: {p}/{n} testsets pass")
+    if a.write:
+        text = DOC.read_text()
+        table = f"{START}\n{C.coverage_table(results)}\n{END}"
+        text = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _m: table, text,
+                      flags=re.S) if START in text else text + "\n" + table + "\n"
+        DOC.write_text(text)
+        C.PASSING.write_text("\n".join(C.passing_keys(results)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
