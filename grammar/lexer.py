@@ -997,6 +997,10 @@ class _Run:
                 m = _IDENT_RE.match(text, pos + 1)
                 assert m is not None
                 return (marker, self.token(SYMBOL, m.group(), pos, m.end()))
+        op = self.quoted_operator(pos) if not starts_name else None
+        if op is not None and self.prev_type == DOT:
+            # `Base.:+`: the operator's name, as a field of the module
+            return self.token(NAME, op, pos, pos + 1 + len(op))
         if self.accepts(COLON):
             if spaced and self.accepts(TERNCOLON):
                 return self.token(TERNCOLON, ":", pos, pos + 1)
@@ -1007,7 +1011,18 @@ class _Run:
             m = _IDENT_RE.match(text, pos + 1)
             assert m is not None
             return self.operand(SYMBOL, m.group(), pos, m.end())
+        if op is not None:  # `:+`, the symbol of an operator
+            return self.operand(SYMBOL, op, pos, pos + 1 + len(op))
         return self.operand(BARECOLON, ":", pos, pos + 1)
+
+    def quoted_operator(self, colon: int) -> str | None:
+        """The operator a `:` at `colon` quotes (`:+`, `Base.:*`), when one follows it
+        and ends there (before a delimiter, not an operand: `a[:-1]` is not one)."""
+        m = _OPERATOR_RE.match(self.text, colon + 1)
+        if m is None or OPERATORS[m.group()] not in _VALUE_OPERATOR_TYPES:
+            return None
+        end = m.end()
+        return m.group() if end >= self.n or self.text[end] in " \t\r\n,;)]}(" else None
 
     def dot(self, pos: int) -> Emitted:
         """`...`, `.5`, `f.(x)`, `a.b`, or a dotted operator `.+`."""
@@ -1025,6 +1040,9 @@ class _Run:
             return self.token(DOT_LPAREN, ".(", pos, pos + 2)
         if adjacent and self.prev_type in _FIELD_BASE and _ID_START_RE.match(nxt or " "):
             return self.token(DOT, ".", pos, pos + 1)
+        if adjacent and self.prev_type in _FIELD_BASE and nxt == ":" and \
+                self.quoted_operator(pos + 1) is not None:
+            return self.token(DOT, ".", pos, pos + 1)  # `Base.:+`, an operator of a module
         if _OPERATOR_RE.match(text, pos):
             return self.operator(pos)
         raise self.error('unexpected "."', self.span(pos))
@@ -1083,7 +1101,11 @@ class _Run:
         m = _SPACES_RE.match(self.text, end)
         if m is not None:
             end = m.end()
-        return end < self.n and self.text[end] in ",)"
+        if end < self.n and self.text[end] in ",)":
+            return True
+        # the last name of `import Base: +, -` (a list at statement level)
+        return (self.prev_type in (COMMA, COLON) and len(self.frames) == 1
+                and (end >= self.n or self.text[end] in "\r\n;#"))
 
     # -- strings and characters -----------------------------------------------------------
 

@@ -8,6 +8,7 @@ ones carry the reason they cannot be offloaded to XLA.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import os
 import sys
@@ -39,6 +40,7 @@ from lang.core.primitives import (
     jl_equal,
     jl_size,
     prim,
+    user_isless,
 )
 from lang.core.primitives_array import _vect, collect_results, numeric
 from lang.core.show import jl_display, jl_show, jl_string
@@ -699,7 +701,14 @@ def _log_message(level: str, file: str, line: int, msg: Any, names: tuple, *vals
     stderr: `[ Info: msg`, or a bracketed block with the key = value lines and (for
     warnings, errors and debug messages) `@ Main file:line`. `@debug` prints only when
     JULIA_DEBUG is `all` or `Main`."""
-    if level == "Debug" and os.environ.get("JULIA_DEBUG", "") not in ("all", "Main"):
+    logger = _current_logger()
+    floor = _LOG_LEVELS["Info"]
+    if logger is not None:
+        if logger.type.name == "NullLogger":
+            return None
+        floor = _field_or(_field_or(logger, "min_level", None), "level", floor)
+    debug_env = os.environ.get("JULIA_DEBUG", "") in ("all", "Main")
+    if _LOG_LEVELS[level] < floor and not (level == "Debug" and debug_env):
         return None
     text = msg if isinstance(msg, str) else jl_string(msg)
     lines = text.split("\n")
@@ -714,9 +723,49 @@ def _log_message(level: str, file: str, line: int, msg: Any, names: tuple, *vals
     else:
         out = "".join(("┌ " if i == 0 else "└ " if i == len(lines) - 1 else "│ ") + ln + "\n"
                       for i, ln in enumerate(lines))
+    stream = _field_or(logger, "stream", None) if logger is not None else None
+    if stream is not None and hasattr(stream, "write"):
+        stream.write(out)
+        return None
     sys.stderr.write(out)
     sys.stderr.flush()
     return None
+
+
+_LOG_LEVELS = {"Debug": -1000, "Info": 0, "Warn": 1000, "Error": 2000}
+
+
+def _field_or(v: Any, name: str, default: Any) -> Any:
+    if isinstance(v, V.StructValue) and name in v.type.fields:
+        return v.getfield(name)
+    return default
+
+
+def _loggers() -> list:
+    """The runtime's logger stack: the global logger (or None: the default console
+    logger) below the ones `with_logger` pushed."""
+    rt = current.runtime()
+    return rt.__dict__.setdefault("loggers", [None])
+
+
+def _current_logger() -> Any:
+    return _loggers()[-1]
+
+
+def _with_logger(interp: Any, f: Any, logger: Any) -> Any:
+    stack = _loggers()
+    stack.append(logger)
+    try:
+        return interp.call_value(f, [])
+    finally:
+        stack.pop()
+
+
+def _set_global_logger(logger: Any) -> Any:
+    stack = _loggers()
+    old = stack[0]
+    stack[0] = logger
+    return old
 
 
 def _warn_once(key: str, msg: str) -> None:
@@ -1005,7 +1054,8 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
 
 _STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl",
                  "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl",
-                 "Optimisers": "flux.jl", "ProgressMeter": "flux.jl", "MLUtils": "flux.jl"}
+                 "Optimisers": "flux.jl", "ProgressMeter": "flux.jl", "MLUtils": "flux.jl",
+                 "OneHotArrays": "flux.jl", "StatsBase": "flux.jl", "MLDataDevices": "flux.jl"}
 
 
 def _include(path: str) -> Any:
@@ -1136,13 +1186,48 @@ def _axes(x: Any, d: Any = None) -> Any:
     return rs if d is None else (rs[d - 1] if d <= len(rs) else V.Range(1, 1, 1, True))
 
 
-def _sort(x: Any, rev: bool = False, by: Any = None) -> Any:
-    if by is not None:
-        items = list(current.runtime().iterate(x))
-        items.sort(key=lambda v: current.runtime().interp.call_value(by, [v]), reverse=rev)
-        return collect_results(items, (len(items),))
-    a = np.sort(np.asarray(as_array(x)), kind="stable")
-    return a[::-1].copy() if rev else a
+def _sort(x: Any, rev: bool = False, by: Any = None, lt: Any = None) -> Any:
+    """`sort(x; rev, by, lt)` of any vector: stable, ordered by `lt` (default `isless`:
+    numbers and strings as Julia orders them, tuples lexicographically, other values by
+    the program's own `isless` methods)."""
+    rt = current.runtime()
+    items = list(rt.iterate(x))
+    keys = items if by is None else [rt.interp.call_value(by, [v]) for v in items]
+
+    def less(a: Any, b: Any) -> bool:
+        if lt is not None:
+            return bool(rt.interp.call_value(lt, [a, b]))
+        return _isless(a, b)
+
+    def order(i: int, j: int) -> int:
+        a, b = (keys[j], keys[i]) if rev else (keys[i], keys[j])
+        return -1 if less(a, b) else (1 if less(b, a) else 0)
+
+    perm = sorted(range(len(items)), key=functools.cmp_to_key(order))
+    return collect_results([items[i] for i in perm], (len(items),))
+
+
+def _isless(a: Any, b: Any) -> bool:
+    """Julia's `isless` of host values: numbers (NaN last), strings, chars, symbols,
+    tuples lexicographically, others by the program's `isless` methods."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        for u, v in zip(a, b, strict=False):
+            if _isless(u, v):
+                return True
+            if _isless(v, u):
+                return False
+        return len(a) < len(b)
+    for kind in (str, V.Char, V.Symbol):
+        if isinstance(a, kind) and isinstance(b, kind):
+            ka = a if kind is str else (a.value if kind is V.Char else a.name)
+            kb = b if kind is str else (b.value if kind is V.Char else b.name)
+            return ka < kb
+    if N.dtype_of(a) != N.OBJ and N.dtype_of(b) != N.OBJ or isinstance(a, (V.Rational, V.WideInt)):
+        fa, fb = (float(a) != float(a)), (float(b) != float(b))  # NaN sorts last
+        if fa or fb:
+            return not fa and fb
+        return bool(a < b)
+    return user_isless(a, b)
 
 
 def _count(f: Any, xs: Any = None) -> int:
@@ -1244,15 +1329,16 @@ def install(rt: Any) -> None:
         "Core.using": _using,
         "include": _include, "isnothing": _isnothing, "in": _in, "first": _first, "last": _last,
         "keys": _keys, "values": _values, "haskey": _haskey, "get": _get, "isempty": _isempty,
-        "eachindex": _eachindex, "axes": _axes, "sort": _sort, "count": _count, "any": _any,
-        "all": _all, "Dict": _dict, "=>": lambda a, b: _pair(a, b),
+        "eachindex": _eachindex, "axes": _axes, "Core.sort_any": _sort, "count": _count,
+        "any": _any, "all": _all, "Dict": _dict, "=>": lambda a, b: _pair(a, b),
         "Core.kwdef_struct": _kwdef_struct, "one": _one,
         "zero": _zero, "oneunit": _one, "float": _float, "typemax": _typemax,
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
         "Core.log_message": _log_message, "Core.deepcopy": copy.deepcopy,
-        "Core.warn_once": _warn_once,
+        "Core.warn_once": _warn_once, "Core.current_logger": _current_logger,
+        "Core.set_global_logger": _set_global_logger,
         "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),
         "promote": lambda *xs: promote(rt, *xs), "promote_type": promote_type,
@@ -1279,7 +1365,7 @@ def install(rt: Any) -> None:
         "filter": _filter, "reduce": _reduce, "Core.trycatch": exceptions.trycatch,
         "Test.do_test": _do_test,
         "Test.do_test_throws": _do_test_throws, "Test.do_testset": _do_testset,
-        "Test.do_test_broken": _do_test_broken,
+        "Test.do_test_broken": _do_test_broken, "Core.with_logger": _with_logger,
     }.items():
         host(name, f, interp=True)
     b["undef"] = UNDEF_INIT

@@ -22,7 +22,7 @@ from lang.core.ir import Function
 
 
 @dataclass(eq=False)
-class Method:
+class Method(V.Atomic):
     """One method: positional signature types (JType or TypeVar), and a body.
 
     `nreq` positional parameters are required, `len(sig)` is the count with optional
@@ -89,7 +89,7 @@ def _sig_le(a: Any, b: Any) -> bool:
     return V.issubtype(a, b)
 
 
-class GenericFunction:
+class GenericFunction(V.Atomic):
     """A named function with methods. Its Julia type is `typeof(name)`."""
 
     def __init__(self, name: str, module: str = "Main") -> None:

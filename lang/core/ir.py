@@ -33,7 +33,7 @@ from typing import Any
 
 from grammar.ast import NOSPAN, Span
 from lang.core.show import jl_show
-from lang.core.values import TypeVar, type_name
+from lang.core.values import Atomic, TypeVar, type_name
 
 
 class Value:
@@ -79,7 +79,7 @@ TERMINATORS = ("yield", "return")
 
 
 @dataclass(eq=False)
-class Function:
+class Function(Atomic):
     """A lowered method body or lifted closure body.
 
     `params` are the names of the body's arguments; `nkw` trailing ones are keyword

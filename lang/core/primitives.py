@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
+from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import typeof
@@ -46,7 +47,7 @@ INFER_BY_LOWERING = "infer-by-lowering"
 
 
 @dataclass(eq=False)
-class Primitive:
+class Primitive(V.Atomic):
     name: str
     host: Callable[..., Any]
     jax: Callable[..., Any] | HostOnly
@@ -588,10 +589,35 @@ def cmp_scalar(fn: Callable[..., Any], op: str) -> Callable[..., Any]:
         if not _numeric(a) or not _numeric(b):
             if isinstance(a, str) and isinstance(b, str):
                 return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
-            raise ZylaError("MethodError", "no method matching isless for these types")
+            # Julia: `<` of other values is `isless`, which a program may define
+            if op in ("<", ">="):
+                lt = user_isless(a, b)
+                return lt if op == "<" else not lt
+            gt = user_isless(b, a)
+            return gt if op == ">" else not gt
         return fn(xp, a, b)
 
     return run
+
+
+def user_isless(a: Any, b: Any) -> bool:
+    """`isless(a, b)` by a method the program defined for these types (not Base's
+    fallback `isless(a, b) = a < b`), else a MethodError."""
+    rt = current.runtime()
+    f = rt.lookup("isless") if rt is not None else None
+    m = None
+    if f is not None and hasattr(f, "dispatch"):
+        try:
+            m = f.dispatch([typeof(a), typeof(b)])
+        except ZylaError:
+            m = None
+    if m is None or all(t is V.AnyT for t in m.sig):
+        raise ZylaError("MethodError", f"no method matching isless(::{V.type_name(typeof(a))}, "
+                        f"::{V.type_name(typeof(b))})")
+    out = rt.interp.call_value(f, [a, b])
+    if not isinstance(out, (bool, np.bool_)):
+        raise ZylaError("TypeError", "non-boolean used in boolean context (isless)")
+    return bool(out)
 
 
 def _numeric(x: Any) -> bool:

@@ -106,7 +106,8 @@ class Runtime:
         for m in ("Base", "Core", "Main", "Test", "Random", "LinearAlgebra", "Statistics",
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
-                  "DelimitedFiles", "Zyla"):
+                  "DelimitedFiles", "Zyla", "OneHotArrays", "StatsBase", "MLDataDevices",
+                  "Losses", "Logging"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 

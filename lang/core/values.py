@@ -40,7 +40,19 @@ import numpy as np
 # --- types ----------------------------------------------------------------------------
 
 
-class TypeVar:
+class Atomic:
+    """Values that `copy` and `deepcopy` return as they are: types, functions, methods,
+    modules. A program cannot change them through a copy, and they hold the interpreter's
+    own state (a copy of a type would be a different type)."""
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        return self
+
+
+class TypeVar(Atomic):
     """A type variable from a `where` clause, with an upper bound."""
 
     def __init__(self, name: str, ub: JType | None = None) -> None:
@@ -74,7 +86,7 @@ def substitute_self(t: Any, new: JType) -> Any:
     return t
 
 
-class JType:
+class JType(Atomic):
     """A Julia type. A family (`Array`, `Tuple`) with fewer `params` than its arity
     stands for the UnionAll over the missing ones (`Array{Float64}` is any-rank)."""
 
@@ -465,7 +477,7 @@ class Box:
 
 
 @dataclass(eq=False)
-class ModuleValue:
+class ModuleValue(Atomic):
     """A built-in module (`Test`, `Flux`, `Base`): its exported names."""
 
     name: str

@@ -14,6 +14,60 @@ end
 iseven(x) = x % 2 == 0
 isodd(x) = x % 2 != 0
 clamp(x, lo, hi) = min(max(x, lo), hi)
+# --- Logging: loggers for @info/@warn/@error/@debug (printed by Core.log_message) ---------------
+struct LogLevel
+    level::Int
+end
+Base.isless(a::LogLevel, b::LogLevel) = a.level < b.level
+Base.show(io::IO, l::LogLevel) = print(io, l.level == -1000 ? "Debug" : l.level == 0 ? "Info" :
+                                       l.level == 1000 ? "Warn" : l.level == 2000 ? "Error" :
+                                       string("LogLevel(", l.level, ")"))
+Debug = LogLevel(-1000)
+Info = LogLevel(0)
+Warn = LogLevel(1000)
+Error = LogLevel(2000)
+abstract type AbstractLogger end
+struct ConsoleLogger <: AbstractLogger
+    stream
+    min_level::LogLevel
+end
+ConsoleLogger(; kws...) = ConsoleLogger(stderr, Info)
+ConsoleLogger(stream; kws...) = ConsoleLogger(stream, Info)
+ConsoleLogger(min_level::LogLevel) = ConsoleLogger(stderr, min_level)
+struct SimpleLogger <: AbstractLogger
+    stream
+    min_level::LogLevel
+end
+SimpleLogger() = SimpleLogger(stderr, Info)
+SimpleLogger(stream) = SimpleLogger(stream, Info)
+SimpleLogger(min_level::LogLevel) = SimpleLogger(stderr, min_level)
+struct NullLogger <: AbstractLogger end
+# with_logger(f, logger): f() with its log messages going to logger
+with_logger(f::Function, logger::AbstractLogger) = Core.with_logger(f, logger)
+current_logger() = something(Core.current_logger(), ConsoleLogger())
+global_logger() = current_logger()
+global_logger(logger::AbstractLogger) = something(Core.set_global_logger(logger), ConsoleLogger())
+
+# copyto!(dst, src): src's elements written into dst in linear order
+function copyto!(dst::AbstractArray, src)
+    length(src) <= length(dst) || throw(BoundsError(dst, length(src)))
+    if size(dst) == size(src)
+        dst .= src
+    else
+        for (i, v) in enumerate(src)
+            dst[i] = v
+        end
+    end
+    dst
+end
+# stack(xs): the arrays (or numbers) of xs along a new dimension, last by default
+function stack(xs; dims=nothing)
+    n = ndims(first(xs)) + 1
+    out = cat([x isa AbstractArray ? reshape(x, size(x)..., 1) : [x] for x in xs]...; dims=n)
+    dims === nothing || dims == n ? out : permutedims(out, Core.stack_perm(n, dims))
+end
+stack(f::Function, xs; dims=nothing) = stack(map(f, xs); dims=dims)
+Core.stack_perm(n, d) = ntuple(i -> i < d ? i : (i == d ? n : i - 1), n)
 function gcd(a::Integer, b::Integer)
     a, b = promote(a, b)
     while b != 0
@@ -324,4 +378,14 @@ Core.typed_hvcat(rows, T, xs...) = T.(Core.hvcat(rows, xs...))
 # differentiates (the cotangent goes back to where each element came from) and compiles
 sortperm(x::AbstractVector; rev=false, by=nothing) =
     Core.sortperm(by === nothing ? x : map(by, x), rev)
-sort(x::AbstractVector{<:Real}; rev=false, by=nothing) = x[sortperm(x; rev=rev, by=by)]
+sort(x::AbstractVector{<:Real}; rev=false, by=nothing, lt=nothing) =
+    lt === nothing ? x[sortperm(x; rev=rev, by=by)] : Core.sort_any(x, rev, by, lt)
+sort(x::AbstractVector; rev=false, by=nothing, lt=nothing) = Core.sort_any(x, rev, by, lt)
+sort(x::Tuple; kws...) = Tuple(sort(collect(x); kws...))
+function sort!(x::AbstractVector; kws...)
+    s = sort(x; kws...)
+    for i in eachindex(x)
+        x[i] = s[i]
+    end
+    x
+end

@@ -680,6 +680,55 @@ function Base.iterate(d::DataLoader, state)
     (getobs(Core.hostref_get(d.data), perm[i:last]), (perm, last + 1))
 end
 
+# Random.bitrand, StatsBase.sample (uniform draws; `replace=false` draws distinct ones)
+bitrand(dims::Integer...) = rand(Bool, dims...)
+sample(a::AbstractArray) = a[rand(1:length(a))]
+function sample(a::AbstractArray, n::Integer; replace::Bool=true)
+    if replace
+        return [a[rand(1:length(a))] for _ in 1:n]
+    end
+    n <= length(a) || throw(ArgumentError("sample: cannot draw $n distinct elements from $(length(a))"))
+    a[randperm(length(a))[1:n]]
+end
+
+# MLUtils.splitobs(data; at, shuffle): the observations split at the fractions `at` (one
+# fraction or a tuple of them), each part as getobs gives it
+function splitobs(data; at=0.7, shuffle::Bool=false)
+    n = numobs(data)
+    idx = shuffle ? randperm(n) : collect(1:n)
+    fracs = at isa Tuple ? at : (at,)
+    sum(fracs) <= 1 || throw(ArgumentError("splitobs: the fractions in `at` add up to more than 1"))
+    cuts = [0]
+    for f in fracs
+        push!(cuts, min(n, cuts[end] + round(Int, f * n)))
+    end
+    push!(cuts, n)
+    ntuple(k -> getobs(data, idx[cuts[k] + 1:cuts[k + 1]]), length(cuts) - 1)
+end
+splitobs(n::Integer; at=0.7, shuffle::Bool=false) = splitobs(collect(1:n); at=at, shuffle=shuffle)
+shuffleobs(data) = getobs(data, randperm(numobs(data)))
+# chunk(x, n): n parts of nearly equal size along the last dimension; chunk(x; size)
+chunk(x, n::Integer) = chunk(x; size=cld(numobs(x), n))
+function chunk(x; size::Integer)
+    N = numobs(x)
+    [getobs(x, i:min(i + size - 1, N)) for i in 1:size:N]
+end
+# batch(xs): the observations stacked along a new last dimension; unbatch: the reverse
+batch(xs::AbstractVector) = stack(xs)
+unbatch(x::AbstractArray) = [getobs(x, i) for i in 1:numobs(x)]
+# batchseq(seqs, pad): sequences of different lengths padded to the longest, then one
+# batch per time step
+function batchseq(seqs, pad=0)
+    len = maximum(length, seqs)
+    padded = [vcat(collect(s), fill(pad, len - length(s))) for s in seqs]
+    [batch([p[t] for p in padded]) for t in 1:len]
+end
+rand_like(x::AbstractArray, T::Type=eltype(x), dims=size(x)) = rand(T, dims...)
+randn_like(x::AbstractArray, T::Type=eltype(x), dims=size(x)) = randn(T, dims...)
+zeros_like(x::AbstractArray, T::Type=eltype(x), dims=size(x)) = zeros(T, dims...)
+ones_like(x::AbstractArray, T::Type=eltype(x), dims=size(x)) = ones(T, dims...)
+fill_like(x::AbstractArray, v, T::Type=typeof(v), dims=size(x)) = fill(T(v), dims...)
+
 # --- optimisers (Optimisers.jl: setup, then update! in place) ----------------------------------
 #
 # Rules are immutable structs, as in Optimisers.jl. Each has `Core.opt_init(rule, x)`, its
@@ -849,6 +898,65 @@ adjust!(s::NamedTuple, η) = foreach(c -> adjust!(c, η), values(s))
 Core.with_eta(o::OptimiserChain, η) = OptimiserChain(map(r -> Core.with_eta(r, η), o.opts))
 Core.with_eta(o::Union{WeightDecay, ClipGrad, ClipNorm}, η) = o  # no learning rate
 Core.with_eta(o, η) = Functors.rebuild(o, (η, Core.tail(Functors.children(o))...))
+
+# Optimisers.update(state, model, grad): as update!, on copies (the originals unchanged)
+update(s, x, dx) = update!(deepcopy(s), deepcopy(x), dx)
+
+# Flux.trainables(model): the trainable arrays of a model, in order
+function trainables(m)
+    out = []
+    Core.trainables!(out, m)
+    out
+end
+Core.trainables!(out, x::AbstractArray{<:AbstractFloat}) = push!(out, x)
+Core.trainables!(out, x::AbstractArray) = nothing
+Core.trainables!(out, x::Number) = nothing
+Core.trainables!(out, x::Union{Tuple, NamedTuple}) = foreach(c -> Core.trainables!(out, c), x)
+function Core.trainables!(out, x)
+    t = trainable(x)
+    foreach(c -> Core.trainables!(out, c), t === nothing ? Functors.children(x) : t)
+end
+
+# Flux.state(model): the model's arrays and numbers as nested NamedTuples and tuples
+# (functions and other leaves become `()`), for saving; Flux.loadmodel!(dst, src) copies
+# a state (or another model of the same structure) into dst's arrays in place
+state(x::AbstractArray) = x
+state(x::Union{Number, AbstractString, Symbol, Nothing}) = x
+state(x::Tuple) = map(state, x)
+state(x::NamedTuple) = map(state, x)
+function state(x)
+    cs = Functors.children(x)
+    if length(cs) == 0
+        return ()
+    end
+    NamedTuple{fieldnames(typeof(x))}(map(state, cs))
+end
+function loadmodel!(dst, src)
+    Core.load_into!(dst, src isa NamedTuple || src isa Tuple ? src : state(src))
+    dst
+end
+function Core.load_into!(dst::AbstractArray, src::AbstractArray)
+    size(dst) == size(src) || throw(DimensionMismatch(string("loadmodel!: an array of size ",
+        size(src), " cannot be loaded into one of size ", size(dst))))
+    copyto!(dst, src)
+end
+Core.load_into!(dst, src) = nothing
+Core.load_into!(dst::Union{Tuple, NamedTuple}, src::Union{Tuple, NamedTuple}) =
+    foreach((d, s) -> Core.load_into!(d, s), values(dst), values(src))
+function Core.load_into!(dst, src::NamedTuple)
+    cs = Functors.children(dst)
+    length(cs) == length(src) || throw(ArgumentError(string("loadmodel!: ", typeof(dst),
+        " has ", length(cs), " fields, the state has ", length(src))))
+    foreach((d, s) -> Core.load_into!(d, s), cs, values(src))
+end
+
+# devices (MLDataDevices): this process computes where XLA places arrays; moving a model
+# to a device returns it unchanged
+struct CPUDevice end
+(d::CPUDevice)(x) = x
+cpu_device() = CPUDevice()
+gpu_device(args...; kws...) = CPUDevice()
+get_device(x) = CPUDevice()
 
 # --- training ------------------------------------------------------------------------------------
 
