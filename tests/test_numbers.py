@@ -45,7 +45,7 @@ def rt() -> Runtime:
     ("2^63", MIN), ("2^64", 0), ("2^(10^18)", 0), ("-typemin(Int)", MIN),
     ("abs(typemin(Int))", MIN), ("typemax(Int) + 1", MIN), ("3 * 2^62", -(1 << 62)),
     ("div(4611686018427387905, 1)", 4611686018427387905), ("div(-7, 2)", -3),
-    ("rem(-7, 3)", -1), ("mod(-7, 3)", 2), ("(-1)^(-3)", -1),
+    ("rem(-7, 3)", -1), ("mod(-7, 3)", 2), ("(-1)^(-3)", -1.0), ("2^-2", 0.25),
     ("1.0 / 0.0", math.inf), ("-1.0 / 0.0", -math.inf), ("log(0.0)", -math.inf),
     ("log(0)", -math.inf), ("log1p(-1.0)", -math.inf),
 ])
@@ -57,7 +57,7 @@ def test_host_values_are_julias(rt: Runtime, src: str, expected: object) -> None
     ("div(typemin(Int), -1)", "DivideError"), ("div.([1, 2], 0)", "DivideError"),
     ("1 ÷ 0", "DivideError"), ("log(-1.0)", "DomainError"), ("log.([1.0, -2.0])", "DomainError"),
     ("sqrt.([4.0, -1.0])", "DomainError"), ("asin(2.0)", "DomainError"),
-    ("2^(-1)", "DomainError"),
+    ("p = -1; 2^p", "DomainError"), ("(-2)^2.2", "DomainError"),
 ])
 def test_host_errors_are_julias(rt: Runtime, src: str, kind: str) -> None:
     with pytest.raises(ZylaError) as info:

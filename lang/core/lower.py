@@ -429,6 +429,13 @@ class Lowerer:
         f = n.func
         if isinstance(f, A.Ident) and f.name == ":" and len(n.args) in (2, 3):
             return self.call(":", [self.lower(a) for a in n.args], n.span)
+        if (isinstance(f, A.Ident) and f.name == "^" and len(n.args) == 2 and not n.kwargs
+                and not self.is_local("^") and isinstance(n.args[1], A.Literal)
+                and n.args[1].kind == "Int64" and n.args[1].value < 0):
+            # Julia's literal_pow: `2^-2` is 0.25 (a negative literal power of an integer
+            # is taken in Float64), while `p = -2; 2^p` is a DomainError
+            return self.call("Core.negative_literal_pow",
+                             [self.lower(n.args[0]), self.lower(n.args[1])], n.span)
         if isinstance(f, A.Ident) and f.name == "|>" and len(n.args) == 2:
             x = self.lower(n.args[0])
             g = self.lower(n.args[1])

@@ -376,11 +376,16 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
         d = (N.float_dtype(N.promote(da, db)) if N.is_float_dtype(N.promote(da, db))
              or db != N.I64 else N.I64)
     if xp is np:
-        if type(a) is float and type(b) is float:
-            if a < 0 and not b.is_integer():
+        if type(a) in (int, float) and type(b) is float:
+            if a < 0 and not b.is_integer() and math.isfinite(b):
                 raise ZylaError("DomainError",
-                                f"{a} ^ {b}: exponentiation yielding a complex result")
-            return a**b
+                                f"{float(a)} ^ {b}: exponentiation yielding a complex result")
+            try:
+                return float(a)**b
+            except OverflowError:
+                return math.inf if a > 0 or b.is_integer() and int(b) % 2 == 0 else -math.inf
+            except ZeroDivisionError:
+                return math.inf
         with np.errstate(all="ignore"):
             return _result(np.power(_np_cast(a, d), _np_cast(b, d)), xp)
     return xp.power(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d))
@@ -412,7 +417,10 @@ def _intdiv(xp: Any, a: Any, b: Any) -> Any:
             q = a // b  # exact, rounded down; Julia's div rounds toward zero
             q = q + ((q * b != a) & ((a < 0) != (b < 0))).astype(d)
         return _result(q, xp)
-    return xp.sign(a) * xp.sign(b) * (xp.abs(a) // xp.abs(b))
+    # the same in compiled code (not sign(a)*sign(b)*(|a| ÷ |b|): |typemin| overflows)
+    a, b = xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)
+    q = a // b
+    return q + ((q * b != a) & ((a < 0) != (b < 0))).astype(d)
 
 
 def _rem(xp: Any, a: Any, b: Any) -> Any:

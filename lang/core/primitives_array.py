@@ -30,6 +30,7 @@ from lang.core.primitives import (
     prim,
     unbroadcast,
 )
+from lang.core.show import jl_show
 from lang.core.structure import OffloadError
 
 
@@ -422,6 +423,8 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
             return x[i - 1]
         if len(idx) == 1 and isinstance(idx[0], V.Range):
             r = idx[0]
+            if r.length > 0 and not (1 <= r.start <= x.length and 1 <= r.last <= x.length):
+                raise bounds_error(x, idx)
             return V.Range(x[r.start - 1], x.step * r.step, r.length, x.unit and r.step == 1)
         x = as_array(x, xp)
     if not hasattr(x, "shape"):
@@ -480,6 +483,10 @@ def _traced_tuple_index(xp: Any, x: tuple, i: Any) -> Any:
     return xp.stack(elems)[i - 1]
 
 
+def _seq_kind(x: Any) -> str:
+    return f"{len(x)}-element Tuple" if isinstance(x, tuple) else "String"
+
+
 def _getindex_seq(x: Any, idx: tuple) -> Any:
     if len(idx) != 1:
         raise ZylaError("BoundsError", f"attempt to access {type(x).__name__} at index {list(idx)}")
@@ -488,14 +495,22 @@ def _getindex_seq(x: Any, idx: tuple) -> Any:
         if isinstance(i, V.Symbol):
             return x.get(i.name)
         return _getindex_seq(x.values, idx)
-    if isinstance(i, V.Range):
-        items = [x[k - 1] for k in i]
+    if isinstance(i, V.Range) or (isinstance(i, np.ndarray) and i.ndim == 1
+                                  and i.dtype.kind in "iub"):
+        mask = isinstance(i, np.ndarray) and i.dtype.kind == "b"
+        ks = [k + 1 for k in np.flatnonzero(i)] if mask else list(i)
+        if mask and len(i) != len(x):
+            raise ZylaError("BoundsError", f"attempt to access {_seq_kind(x)} at index "
+                            f"[{jl_show(i)}]")
+        if any(not 1 <= int(k) <= len(x) for k in ks):  # (1,)[0:1] is an error, not a wrap
+            raise ZylaError("BoundsError", f"attempt to access {_seq_kind(x)} at index "
+                            f"[{jl_show(i)}]")
+        items = [x[int(k) - 1] for k in ks]
         return tuple(items) if isinstance(x, tuple) else "".join(items)
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         raise ZylaError("ArgumentError", f"invalid index {i!r}")
     if not 1 <= i <= len(x):
-        kind = f"{len(x)}-element Tuple" if isinstance(x, tuple) else "String"
-        raise ZylaError("BoundsError", f"attempt to access {kind} at index [{i}]")
+        raise ZylaError("BoundsError", f"attempt to access {_seq_kind(x)} at index [{i}]")
     v = x[i - 1]
     return V.Char(v) if isinstance(x, str) else v
 

@@ -13,9 +13,12 @@ checks that every testset listed in tests/conformance/passing.txt still passes.
 from __future__ import annotations
 
 import io
+import re
+from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grammar import ast as A
 from grammar.errors import SourceFile, ZylaError
@@ -70,22 +73,19 @@ def run_file(path: Path, limit: float = STATEMENT_LIMIT) -> FileResult:
     result = FileResult(path)
     text = path.read_text(encoding="utf-8")
     name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-    try:
-        rt = Runtime()
-        prog = rt.parse(text, name)
-    except ZylaError as e:
-        result.setup_errors.append(f"{e.kind}: {e.message}")
-        return result
+    rt = Runtime()
     src = SourceFile(name, text)
     rt.sources[name] = src
     rt.current_file = name
     lo = Lowerer(src)
     seen: dict[str, int] = {}
-    for stmt in prog.stmts:
-        ts = _testset_name(stmt)
+    for stmt, parse_error in _statements(rt, text, name):
+        ts = _testset_name(stmt) if stmt is not None else _chunk_testset(parse_error)
         out = io.StringIO()
         why = ""
         try:
+            if parse_error is not None:
+                raise parse_error[1]
             with redirect_stdout(out), redirect_stderr(out), time_limit(limit):
                 fn = lo.lower_toplevel(stmt)
                 rt.interp.run_function(fn, [])
@@ -99,7 +99,8 @@ def run_file(path: Path, limit: float = STATEMENT_LIMIT) -> FileResult:
             why = f"internal {type(e).__name__}: {e}"
         if ts is None:
             if why:
-                result.setup_errors.append(f"line {stmt.span.line}: {why[:300]}")
+                line = stmt.span.line if stmt is not None else parse_error[0]
+                result.setup_errors.append(f"line {line}: {why[:300]}")
             continue
         if ts in seen:  # two testsets of one name: number them
             seen[ts] += 1
@@ -114,6 +115,41 @@ def run_file(path: Path, limit: float = STATEMENT_LIMIT) -> FileResult:
             why = (detail.strip() + "\n" + why).strip()[:600]
         result.testsets.append(Outcome(ts, not why, why))
     return result
+
+
+_STATEMENT_START = re.compile(r"^(?!end\b|else\b|elseif\b|catch\b|finally\b|#|[\s)\]}])\S")
+_TESTSET_HEAD = re.compile(r'^@testset\s+"([^"$]*)"')
+
+
+def _statements(rt: Any, text: str, name: str) -> Iterator[tuple[Any, Any]]:
+    """The file's top-level statements as (statement, None). A file that does not parse
+    as a whole is cut into chunks at the lines that start a top-level statement (text at
+    column 1 that does not close or continue a block) and each chunk parsed alone, so a
+    syntax Zyla lacks fails only the testset that uses it: a chunk that does not parse
+    comes as (None, (line, error, first line of the chunk))."""
+    try:
+        yield from ((s, None) for s in rt.parse(text, name).stmts)
+        return
+    except ZylaError:
+        pass
+    lines = text.split("\n")
+    starts = [i for i, ln in enumerate(lines) if _STATEMENT_START.match(ln)] + [len(lines)]
+    for a, b in zip(starts, starts[1:], strict=False):
+        chunk = "\n" * a + "\n".join(lines[a:b])  # line numbers as in the file
+        try:
+            stmts = rt.parse(chunk, name).stmts
+        except ZylaError as e:
+            yield None, (a + 1, e, lines[a])
+            continue
+        yield from ((s, None) for s in stmts)
+
+
+def _chunk_testset(parse_error: tuple) -> str | None:
+    """The name of the testset a chunk that did not parse starts (None for set-up)."""
+    m = _TESTSET_HEAD.match(parse_error[2])
+    if m:
+        return m.group(1)
+    return f"line {parse_error[0]}" if parse_error[2].startswith("@testset") else None
 
 
 def files(paths: list[str] | None = None) -> list[Path]:

@@ -48,6 +48,12 @@ current_logger() = something(Core.current_logger(), ConsoleLogger())
 global_logger() = current_logger()
 global_logger(logger::AbstractLogger) = something(Core.set_global_logger(logger), ConsoleLogger())
 
+# `x^-2` with the power written as a literal (lowering calls this; Julia's literal_pow)
+Core.negative_literal_pow(x::AbstractFloat, p) = x ^ p
+Core.negative_literal_pow(x::Union{Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Bool}, p) =
+    Float64(x) ^ p
+Core.negative_literal_pow(x, p) = inv(x) ^ (-p)
+
 # copyto!(dst, src): src's elements written into dst in linear order
 function copyto!(dst::AbstractArray, src)
     length(src) <= length(dst) || throw(BoundsError(dst, length(src)))
