@@ -25,7 +25,7 @@ from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_iter import LazyIter, lazy_enumerate, lazy_zip
 from lang.core.exceptions import matches
-from lang.core.functions import Closure, GenericFunction, elementwise_primitive, typeof
+from lang.core.functions import Closure, GenericFunction, Method, elementwise_primitive, typeof
 from lang.core.lower import COLON, UNDEF
 from lang.core.primitives import (
     INFER_BY_LOWERING,
@@ -1207,6 +1207,24 @@ def _sort(x: Any, rev: bool = False, by: Any = None, lt: Any = None) -> Any:
     return collect_results([items[i] for i in perm], (len(items),))
 
 
+def _local_generic(*parts: Any) -> Closure:
+    """`Core.local_generic(closure1, sig1, closure2, sig2, ...)`: an inner function with
+    several methods (lang.core.lower's `local_generic`). Each sig is `(nreq, vararg,
+    types...)`; the closures share their captures, so the result is one closure whose
+    methods are dispatched on the argument types."""
+    first = parts[0]
+    gf = GenericFunction(first.name)
+    for clo, sig in zip(parts[::2], parts[1::2], strict=True):
+        nreq, vararg, *types = sig
+        for t in types:
+            if not isinstance(t, (V.JType, V.TypeVar)):
+                raise ZylaError("TypeError", f"in method definition, expected a type, got "
+                                f"{jl_show(t)}")
+        gf.add_method(Method(list(types[:-1] if vararg else types), nreq, fn=clo.fn,
+                             vararg=vararg, vararg_type=types[-1] if vararg else V.AnyT))
+    return Closure(first.fn, first.captures, first.name, generic=gf)
+
+
 def _isless(a: Any, b: Any) -> bool:
     """Julia's `isless` of host values: numbers (NaN last), strings, chars, symbols,
     tuples lexicographically, others by the program's `isless` methods."""
@@ -1338,6 +1356,7 @@ def install(rt: Any) -> None:
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
         "Core.log_message": _log_message, "Core.deepcopy": copy.deepcopy,
         "Core.warn_once": _warn_once, "Core.current_logger": _current_logger,
+        "Core.local_generic": _local_generic,
         "Core.set_global_logger": _set_global_logger,
         "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),

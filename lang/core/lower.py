@@ -17,6 +17,7 @@ unassigned-in-scope names are globals (`global` / `setglobal` ops).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,31 @@ UNCHECKED_UNDER_INBOUNDS = frozenset({"getindex", "setindex!", "Core.setindex_br
 _COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
 
 
+def _repeated_local_functions(stmts: list[A.Node]) -> dict[str, list[A.FunctionDef]]:
+    """Inner functions a body defines more than once (several methods), with their
+    definitions in order; nested functions, lambdas and `let` scopes are their own."""
+    found: dict[str, list[A.FunctionDef]] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                visit(x)
+            return
+        if not isinstance(node, A.Node):
+            return
+        if isinstance(node, A.FunctionDef):
+            if node.name and "." not in node.name and node.receiver is None:
+                found.setdefault(node.name, []).append(node)
+            return
+        if isinstance(node, (A.Lambda, A.Let, A.StructDef)):
+            return
+        for f in dataclasses.fields(node):
+            visit(getattr(node, f.name))
+
+    visit(stmts)
+    return {k: v for k, v in found.items() if len(v) > 1}
+
+
 # --- the lowering ---------------------------------------------------------------------------
 
 
@@ -98,6 +124,10 @@ class Scope:
     region: Region | None = None
     soft_globals: set[str] = field(default_factory=set)
     static_params: set[str] = field(default_factory=set)  # `where` type variables
+    # inner functions defined with several methods in this body, and their values once
+    # made (all methods are made at the first definition, as Julia's closure type has them)
+    local_methods: dict[str, list[A.FunctionDef]] = field(default_factory=dict)
+    local_made: dict[str, Value] = field(default_factory=dict)
     declared_globals: set[str] = field(default_factory=set)  # `global x` in a function
 
 
@@ -210,6 +240,7 @@ class Lowerer:
             ptypes = [p for p in allp] + list(kwparams)
             self.sc.declared_globals = global_decls(body_list) - set(names)
             self.sc.locals_ = bound_names(body_list) | set(names)
+            self.sc.local_methods = _repeated_local_functions(body_list)
             self._setup_boxes(body_list, params=names[len(captures):])
             self.sc.boxed -= self.sc.declared_globals
             for i, (n, a) in enumerate(zip(names, args, strict=True)):
@@ -683,14 +714,59 @@ class Lowerer:
 
     def l_FunctionDef(self, n: A.FunctionDef) -> Value:
         if not self.sc.toplevel and n.name and "." not in n.name and n.receiver is None:
+            if n.name in self.sc.local_methods:
+                return self.local_generic(n)
             # an inner named function: a closure bound to a local variable
             lam = A.Lambda(n.params, n.body, n.kwparams, n.return_type, span=n.span)
-            if n.name in self.sc.boxed:
-                pass
+            self._box_self_reference(n.name, [n], n.span)
             v = self.make_lambda(lam, name=n.name)
             self.bind(n.name, v, n.span)
             return v
         return self.define_method(n)
+
+    def _box_self_reference(self, name: str, defs: list[A.FunctionDef], span: A.Span) -> None:
+        """A local function that calls itself (`f(k) = k <= 1 ? 1 : k * f(k - 1)`)
+        captures the variable it is bound to: a box, made before the closure and filled
+        when the closure is bound (Julia's Core.Box)."""
+        if name in self.sc.boxed or not any(
+                name in free_names(d.body) | free_names([p.default for p in d.params
+                                                         if p.default]) for d in defs):
+            return
+        self.sc.boxed.add(name)
+        self.sc.env[name] = self.call("Core.box", [self.sc.env.get(name) or self.const(None)],
+                                      span)
+
+    def local_generic(self, n: A.FunctionDef) -> Value:
+        """An inner function with several methods (`g(a::Int) = ...; g(a::Float64) =
+        ...`): at its first definition, one closure whose methods are all the body's
+        definitions of that name, dispatched on the argument types; they share one list
+        of captures. Later definitions of the name are already in it."""
+        name = n.name
+        made = self.sc.local_made.get(name)
+        if made is not None:
+            return made
+        defs = self.sc.local_methods[name]
+        self._box_self_reference(name, defs, n.span)
+        free: set[str] = set()
+        for d in defs:
+            own = {p.name for p in d.params + d.kwparams if p.name}
+            free |= (free_names(d.body) | free_names([p.default for p in d.params if p.default])
+                     ) - own
+        captures = sorted(x for x in free if x in self.sc.env)
+        caps = [self.sc.env[c] for c in captures]
+        parts: list[Value] = []
+        for d in defs:
+            fn = self.lower_method(name, d.params, d.kwparams, d.body, d.span, captures,
+                                   return_type=d.return_type)
+            parts.append(self.emit("closure", caps, span=d.span, func=fn, name=name).result)
+            sig = [self.const(sum(1 for p in d.params if p.default is None and not p.vararg)),
+                   self.const(bool(d.params) and d.params[-1].vararg)]
+            sig += [self._type_value(p.type, {}) for p in d.params]
+            parts.append(self.call("tuple", sig, d.span))
+        v = self.call("Core.local_generic", parts, n.span)
+        self.sc.local_made[name] = v
+        self.bind(name, v, n.span)
+        return v
 
     def define_method(self, n: A.FunctionDef) -> Value:
         name = n.name or "#call"
@@ -1125,7 +1201,16 @@ class Lowerer:
 
     def l_Let(self, n: A.Let) -> Value:
         """`let` is a new scope: lowered as an immediately called closure so that its
-        bindings stay local."""
+        bindings stay local. Bindings are made in order, each seeing the ones before it
+        (`let a = 1, b = a + 1`): one nested `let` each; a binding that is not a plain
+        name (`(a, b) = t`, `g(x) = ...`) is the first statement of its scope."""
+        if len(n.bindings) > 1:
+            inner = A.Let(n.bindings[1:], n.body, span=n.span)
+            return self.l_Let(A.Let(n.bindings[:1], A.Block([inner], span=n.span), span=n.span))
+        if n.bindings and not (isinstance(n.bindings[0], A.Ident) or (
+                isinstance(n.bindings[0], A.Assign) and isinstance(n.bindings[0].target, A.Ident))):
+            body = A.Block([n.bindings[0]] + list(n.body.stmts), span=n.span)
+            return self.l_Let(A.Let([], body, span=n.span))
         params: list[A.Param] = []
         args: list[A.Node] = []
         for b in n.bindings:

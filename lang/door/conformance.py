@@ -133,7 +133,15 @@ def _statements(rt: Any, text: str, name: str) -> Iterator[tuple[Any, Any]]:
     except ZylaError:
         pass
     lines = text.split("\n")
-    starts = [i for i, ln in enumerate(lines) if _STATEMENT_START.match(ln)] + [len(lines)]
+    starts: list[int] = []
+    in_module = False  # a module's body is not indented: it runs to its own `end`
+    for i, ln in enumerate(lines):
+        if in_module:
+            in_module = ln.split("#")[0].strip() != "end"
+        elif _STATEMENT_START.match(ln):
+            starts.append(i)
+            in_module = ln.startswith(("module ", "baremodule "))
+    starts.append(len(lines))
     for a, b in zip(starts, starts[1:], strict=False):
         chunk = "\n" * a + "\n".join(lines[a:b])  # line numbers as in the file
         try:
