@@ -38,6 +38,7 @@ from lang.core.primitives import (
     is_array,
     jl_egal,
     jl_equal,
+    jl_isequal,
     jl_size,
     prim,
     user_isless,
@@ -1210,18 +1211,19 @@ def _sort(x: Any, rev: bool = False, by: Any = None, lt: Any = None) -> Any:
 def _local_generic(*parts: Any) -> Closure:
     """`Core.local_generic(closure1, sig1, closure2, sig2, ...)`: an inner function with
     several methods (lang.core.lower's `local_generic`). Each sig is `(nreq, vararg,
-    types...)`; the closures share their captures, so the result is one closure whose
+    typevars, types...)`; the closures share their captures, so the result is one closure whose
     methods are dispatched on the argument types."""
     first = parts[0]
     gf = GenericFunction(first.name)
     for clo, sig in zip(parts[::2], parts[1::2], strict=True):
-        nreq, vararg, *types = sig
+        nreq, vararg, typevars, *types = sig
         for t in types:
             if not isinstance(t, (V.JType, V.TypeVar)):
                 raise ZylaError("TypeError", f"in method definition, expected a type, got "
                                 f"{jl_show(t)}")
         gf.add_method(Method(list(types[:-1] if vararg else types), nreq, fn=clo.fn,
-                             vararg=vararg, vararg_type=types[-1] if vararg else V.AnyT))
+                             vararg=vararg, vararg_type=types[-1] if vararg else V.AnyT,
+                             typevars=list(typevars)))
     return Closure(first.fn, first.captures, first.name, generic=gf)
 
 
@@ -1337,6 +1339,10 @@ def install(rt: Any) -> None:
         "Core.show_expr": _show_expr,
     }.items():
         host(name, f, PRINT_ONLY)
+    # float(x) passes its cotangent through (gradient(float, 1.2) is (1.0,))
+    b["float"] = prim("float", _float, HostOnly("runs on the host"),
+                      "(dz, z, x) -> x isa Type ? (nothing,) : (dz,)",
+                      lambda *a, **k: V.AnyT)
     for name, f in {
         "string": primitives_int.string, "repr": _repr, "isa": _isa, "<:": _subtype,
         "Core.apply_type": apply_type, "typeassert": _typeassert, "Core.box": _box,
@@ -1350,7 +1356,7 @@ def install(rt: Any) -> None:
         "eachindex": _eachindex, "axes": _axes, "Core.sort_any": _sort, "count": _count,
         "any": _any, "all": _all, "Dict": _dict, "=>": lambda a, b: _pair(a, b),
         "Core.kwdef_struct": _kwdef_struct, "one": _one,
-        "zero": _zero, "oneunit": _one, "float": _float, "typemax": _typemax,
+        "zero": _zero, "oneunit": _one, "typemax": _typemax,
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
@@ -1361,7 +1367,8 @@ def install(rt: Any) -> None:
         "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
         "convert": lambda t, x: convert(rt, t, x),
         "promote": lambda *xs: promote(rt, *xs), "promote_type": promote_type,
-        "===": jl_egal, "!==": lambda a, b: not jl_egal(a, b),
+        "typejoin": lambda *ts: functools.reduce(V.typejoin, ts) if ts else V.make_union(()),
+        "===": jl_egal, "Core.isequal": jl_isequal, "!==": lambda a, b: not jl_egal(a, b),
         "typeof": typeof,
         "Core.undef_keyword": _undef_keyword,
         "Core.fieldmap": lambda f, x: _fieldmap(rt, f, x),

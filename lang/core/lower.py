@@ -84,6 +84,34 @@ UNCHECKED_UNDER_INBOUNDS = frozenset({"getindex", "setindex!", "Core.setindex_br
 _COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
 
 
+def _target_names_of(t: A.Node, out: set[str]) -> None:
+    if isinstance(t, A.Ident):
+        out.add(t.name)
+    elif isinstance(t, A.TupleLit):
+        for x in t.items:
+            _target_names_of(x, out)
+
+
+def _breaks_set(node: Any, flag: A.Ident) -> Any:
+    """`node` with each `break` of its own loop level preceded by `flag = true`."""
+    if isinstance(node, list):
+        return [_breaks_set(x, flag) for x in node]
+    if isinstance(node, A.Break):
+        return A.Block([A.Assign(flag, A.Literal(True, "Bool", span=node.span), span=node.span),
+                        node], span=node.span)
+    if isinstance(node, (A.Lambda, A.FunctionDef, A.For, A.While)) or not isinstance(
+            node, A.Node):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, (A.Node, list)):
+            new = _breaks_set(v, flag)
+            if new is not v:
+                changes[f.name] = new
+    return dataclasses.replace(node, **changes) if changes else node
+
+
 def _repeated_local_functions(stmts: list[A.Node]) -> dict[str, list[A.FunctionDef]]:
     """Inner functions a body defines more than once (several methods), with their
     definitions in order; nested functions, lambdas and `let` scopes are their own."""
@@ -756,12 +784,14 @@ class Lowerer:
         caps = [self.sc.env[c] for c in captures]
         parts: list[Value] = []
         for d in defs:
+            typevars, tvnames = self._where_vars(d)
             fn = self.lower_method(name, d.params, d.kwparams, d.body, d.span, captures,
-                                   return_type=d.return_type)
+                                   static_params=tuple(tvnames), return_type=d.return_type)
             parts.append(self.emit("closure", caps, span=d.span, func=fn, name=name).result)
             sig = [self.const(sum(1 for p in d.params if p.default is None and not p.vararg)),
-                   self.const(bool(d.params) and d.params[-1].vararg)]
-            sig += [self._type_value(p.type, {}) for p in d.params]
+                   self.const(bool(d.params) and d.params[-1].vararg),
+                   self.const(tuple(typevars))]
+            sig += [self._type_value(p.type, tvnames) for p in d.params]
             parts.append(self.call("tuple", sig, d.span))
         v = self.call("Core.local_generic", parts, n.span)
         self.sc.local_made[name] = v
@@ -777,14 +807,7 @@ class Lowerer:
             name = base if mod in _MODULES and mod != "Core" else name
         elif n.receiver is None:
             name = self.gname(name)
-        typevars = [self._typevar(w) for w in n.where]
-        tvnames: dict[str, Any] = {tv.name: tv for tv in typevars}
-        for w, tv in zip(n.where, typevars, strict=True):
-            bound = _where_bound(w)
-            if bound is not None and tv.ub is None:
-                # a bound that is not a built-in type (`T <: AbstractLayer`): made at run time
-                tvnames[tv.name] = self.call("Core.typevar",
-                                             [self.const(tv.name), self.lower(bound)], w.span)
+        typevars, tvnames = self._where_vars(n)
         ctor_params = tuple(self._ctor_param(p, tvnames) for p in n.type_params)
         fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, [], n.receiver,
                                static_params=tuple(tvnames),
@@ -804,6 +827,19 @@ class Lowerer:
             kwnames=kwnames, callable=n.receiver is not None, typevars=tuple(typevars),
             **extra,
         ).result
+
+    def _where_vars(self, n: A.FunctionDef) -> tuple[list[Any], dict[str, Any]]:
+        """A definition's `where` type variables, and the values its signature's types
+        use for them (a bound that is not a built-in type, `T <: AbstractLayer`, is
+        made at run time)."""
+        typevars = [self._typevar(w) for w in n.where]
+        tvnames: dict[str, Any] = {tv.name: tv for tv in typevars}
+        for w, tv in zip(n.where, typevars, strict=True):
+            bound = _where_bound(w)
+            if bound is not None and tv.ub is None:
+                tvnames[tv.name] = self.call("Core.typevar",
+                                             [self.const(tv.name), self.lower(bound)], w.span)
+        return typevars, tvnames
 
     def _ctor_param(self, p: A.Node, tvnames: dict[str, Any]) -> Any:
         """One parameter of the type a constructor `Pos{T}(x) where T` is defined for:
@@ -1086,16 +1122,43 @@ class Lowerer:
         out = sorted(x for x in names if x in sc.env and x not in sc.boxed)
         return out
 
+    def _nest_for(self, n: A.For) -> A.Node:
+        """`for a in A, b in B; body; end` as nested loops, with Julia's two differences:
+        each inner iteration starts from the outer variable's own value (an assignment to
+        `a` in the body does not carry to the next `b`), and `break` leaves the whole
+        nest (through a hidden flag the outer loop tests)."""
+        (t, it), rest = n.iterators[0], n.iterators[1:]
+        span = n.span
+        body = list(n.body.stmts)
+        outer: list[A.Node] = []
+        names: set[str] = set()
+        _target_names_of(t, names)
+        if names & assigned_names(n.body.stmts):
+            self.nfun += 1
+            saved = A.Ident(f"#outer{self.nfun}", span=span)
+            outer.append(A.Assign(saved, t, span=span))
+            body = [A.Assign(t, saved, span=span)] + body
+        if has_break(n.body.stmts):
+            self.nfun += 1
+            flag = A.Ident(f"#broke{self.nfun}", span=span)
+            body = _breaks_set(body, flag)
+            inner = A.For(rest, A.Block(body, span=span), span=span)
+            test = A.If(flag, A.Block([A.Break(span=span)], span=span), None, span=span)
+            loop = A.For([(t, it)], A.Block(outer + [inner, test], span=span), span=span)
+            return A.Block([A.Assign(flag, A.Literal(False, "Bool", span=span), span=span),
+                            loop, A.Literal(None, "Nothing", span=span)], span=span)
+        inner = A.For(rest, A.Block(body, span=span), span=span)
+        return A.For([(t, it)], A.Block(outer + [inner], span=span), span=span)
+
     def l_For(self, n: A.For) -> Value:
         if len(n.iterators) > 1:
-            (t, it), rest = n.iterators[0], n.iterators[1:]
-            inner = A.For(rest, n.body, span=n.span)
-            return self.l_For(A.For([(t, it)], A.Block([inner]), span=n.span))
+            return self.lower(self._nest_for(n))
         (target, iterable), = n.iterators
         sc = self.sc
         itv = self.lower(iterable)
         brk = has_break(n.body.stmts)
         ret = has_return(n.body.stmts)
+        outer_brk = sc.env.get(BRK)  # an enclosing loop's flag, restored after this loop
         if brk:
             sc.env[BRK] = self.const(False)
         carried = self._carried(n.body.stmts, {BRK} if brk else set())
@@ -1125,6 +1188,8 @@ class Lowerer:
             r.hint = x
             sc.env[x] = r
         sc.env.pop(BRK, None)
+        if outer_brk is not None:
+            sc.env[BRK] = outer_brk
         return self.const(None)
 
     def lower_guarded_body(self, flags: list[str], target: A.Node | None, xarg: Value | None,
@@ -1161,6 +1226,7 @@ class Lowerer:
         sc = self.sc
         brk = has_break(n.body.stmts)
         ret = has_return(n.body.stmts)
+        outer_brk = sc.env.get(BRK)  # an enclosing loop's flag, restored after this loop
         if brk:
             sc.env[BRK] = self.const(False)
         carried = self._carried(n.body.stmts, {BRK} if brk else set())
@@ -1197,6 +1263,8 @@ class Lowerer:
             r.hint = x
             sc.env[x] = r
         sc.env.pop(BRK, None)
+        if outer_brk is not None:
+            sc.env[BRK] = outer_brk
         return self.const(None)
 
     def l_Let(self, n: A.Let) -> Value:

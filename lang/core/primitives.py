@@ -634,8 +634,8 @@ def _numeric(x: Any) -> bool:
 
 def jl_equal(a: Any, b: Any) -> bool:
     """Julia's `==` on host values (structural for arrays, tuples, NamedTuples)."""
-    if a is b:
-        return True
+    if a is b and not isinstance(a, (float, np.floating, np.ndarray, tuple, V.NamedTuple)):
+        return True  # (not for what may hold a NaN: NaN == NaN is false)
     if _numeric(a) and _numeric(b) and not is_array(a) and not is_array(b):
         if isinstance(a, (str,)) or isinstance(b, str):
             return False
@@ -660,16 +660,50 @@ def jl_equal(a: Any, b: Any) -> bool:
     return bool(a == b) if type(a) is type(b) else False
 
 
+def jl_isequal(a: Any, b: Any) -> bool:
+    """Julia's `isequal`: `==`, except that NaN is isequal to NaN and -0.0 is not to 0.0;
+    structural for arrays, tuples, NamedTuples, Pairs and Dicts."""
+    fa = isinstance(a, (float, np.floating))
+    fb = isinstance(b, (float, np.floating))
+    if fa or fb:
+        if not (fa and fb):
+            return bool(jl_equal(a, b))
+        if a != a or b != b:
+            return a != a and b != b
+        return bool(a == b) and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if is_array(a) or is_array(b):
+        if not (is_array(a) and is_array(b)):
+            return False
+        a, b = as_array(a), as_array(b)
+        return jl_size(a) == jl_size(b) and all(
+            jl_isequal(x, y) for x, y in zip(a.ravel().tolist() if a.dtype != object else
+                                             a.ravel(), b.ravel().tolist() if b.dtype != object
+                                             else b.ravel(), strict=True))
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(jl_isequal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
+        return a.names == b.names and jl_isequal(a.values, b.values)
+    if isinstance(a, V.StructValue) and isinstance(b, V.StructValue) and a.type == b.type \
+            and a.type.name == "Pair":
+        return jl_isequal(tuple(a.fields), tuple(b.fields))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(k in b and jl_isequal(v, b[k]) for k, v in a.items())
+    return bool(jl_equal(a, b))
+
+
 def jl_egal(a: Any, b: Any) -> bool:
     """`===`: identity for mutable values, structural equality for immutable ones."""
     if a is b:
         return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return False
+    a, b = N.host_scalar(a), N.host_scalar(b)  # np.float64(0.0) === 0.0: the same Float64
     if type(a) is not type(b):
         return False
-    if isinstance(a, float):
-        return a == b or (a != a and b != b)
+    if isinstance(a, (float, np.floating)):  # the same bits: NaN === NaN, 0.0 !== -0.0
+        if a != a or b != b:
+            return a != a and b != b
+        return bool(a == b) and math.copysign(1.0, a) == math.copysign(1.0, b)
     if isinstance(a, tuple):
         return len(a) == len(b) and all(jl_egal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, V.StructValue):

@@ -389,7 +389,10 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
     if isinstance(i, np.ndarray) or hasattr(i, "dtype"):
         arr = i
         if N.dtype_of(arr) == N.BOOL:
-            return arr
+            if arr.ndim == 1 and arr.shape[0] != n and len(idx) > 1:
+                raise bounds_error(x, idx)  # a mask must be as long as its dimension
+            # positions, not 0/1 (a mask beside another index array is not 0s and 1s)
+            return np.flatnonzero(arr) if xp is np else arr
         if xp is np and arr.size and (arr.min() < 1 or arr.max() > n):
             raise bounds_error(x, idx)
         return arr - 1
@@ -411,7 +414,12 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
     if isinstance(x, (tuple, str)) or isinstance(x, V.NamedTuple):
         return _getindex_seq(x, idx)
     if isinstance(x, dict):
-        return x[idx[0]]
+        return x[idx[0] if len(idx) == 1 else tuple(idx)]  # d[a, b] is d[(a, b)]
+    if isinstance(x, V.StructValue) and x.type.name == "Pair" and len(idx) == 1:
+        i = idx[0]
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 1 <= i <= 2:
+            raise ZylaError("BoundsError", f"attempt to access Pair at index [{jl_show(i)}]")
+        return x.fields[int(i) - 1]  # p[1] is p.first, p[2] is p.second
     if isinstance(x, V.Range):
         if len(idx) == 1 and xp is not np and getattr(idx[0], "ndim", None) == 0 and hasattr(
                 idx[0], "aval"):  # a traced index (unchecked, as for arrays): r[i]
@@ -518,7 +526,7 @@ def _getindex_seq(x: Any, idx: tuple) -> Any:
 def setindex(x: Any, v: Any, *idx: Any) -> Any:
     """Host `setindex!` (in place): x[idx...] = v."""
     if isinstance(x, dict):
-        x[idx[0]] = v
+        x[idx[0] if len(idx) == 1 else tuple(idx)] = v
         return x
     if not isinstance(x, np.ndarray):
         raise ZylaError("MethodError",
@@ -575,7 +583,15 @@ def _index_view(x: np.ndarray, idx: tuple) -> Any:
 
 
 def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
-    """`x[idx...] .= v` on the host."""
+    """`x[idx...] .= v` on the host. With scalar indices, Julia broadcasts into the
+    element when it is an array (`nested[1] .= 3` fills the inner vector); otherwise
+    the indexed elements are assigned."""
+    if isinstance(x, np.ndarray) and x.dtype == object and idx and all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in idx):
+        inner = getindex(np, x, *idx)
+        if isinstance(inner, np.ndarray):
+            broadcast_assign(inner, v)
+            return x
     if not isinstance(x, np.ndarray):
         raise ZylaError("MethodError", "cannot assign into this value with .=")
     V.note_write(x)
@@ -656,11 +672,24 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
 
 
 def _eltype(xp: Any, x: Any) -> Any:
+    """`eltype(x)` of a collection or a collection type: an array's element type, a
+    Dict's Pair{K,V}, a String's Char, a tuple's common type (typejoin)."""
     if isinstance(x, V.JType):
         t = x
         if t.family is V.ArrayT or t.family is V.AbstractArrayT:
             return t.params[0] if t.params else V.AnyT
+        if t.family is V.StringT or t.family is V.AbstractStringT:
+            return V.CharT
+        if t.family.name in ("Dict", "AbstractDict"):
+            pair = current.runtime().lookup("Pair")
+            return V.apply_type(pair.family, t.params) if len(t.params) == 2 else pair
+        if t.family is V.TupleT:
+            return _join_all(t.params)
         return t
+    if isinstance(x, str):
+        return V.CharT
+    if isinstance(x, dict):
+        return _eltype(xp, typeof(x))
     if isinstance(x, V.Range):
         return typeof(x.start)
     if hasattr(x, "dtype"):
@@ -668,8 +697,18 @@ def _eltype(xp: Any, x: Any) -> Any:
             return _common_eltype(x)
         return V.DTYPE_TO_JTYPE.get(np.dtype(x.dtype), V.AnyT)
     if isinstance(x, tuple):
-        return V.AnyT
+        return _join_all([typeof(e) for e in x])
     return typeof(x)
+
+
+def _join_all(types: Any) -> Any:
+    """The typejoin of types (Union{} of none; Vararg elements by their element type)."""
+    out: Any = None
+    for t in types:
+        if isinstance(t, V.JType) and t.family is V.VarargT:
+            t = t.params[0] if t.params else V.AnyT
+        out = t if out is None else V.typejoin(out, t)
+    return V.make_union(()) if out is None else out
 
 
 def _common_eltype(x: np.ndarray) -> Any:

@@ -232,7 +232,12 @@ def supertype(t: JType) -> JType | None:
         return apply_type(AbstractRangeT, (t.params[0],))
     if fam is AbstractRangeT or fam in (UnitRangeT, StepRangeT, StepRangeLenT):
         return AbstractArrayT if fam is AbstractRangeT else AbstractRangeT
-    return fam.super_
+    sup = fam.super_
+    if sup is not None and not sup.params and t.params and sup.arity == len(t.params):
+        # a family whose declared supertype takes the same parameters: Dict{K,V} <:
+        # AbstractDict{K,V} (without them `Dict{Symbol}` would match AbstractDict{<:String})
+        return apply_type(sup, t.params)
+    return sup
 
 
 def _param_le(a: Any, b: Any, env: dict) -> bool:
@@ -288,6 +293,22 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
             return all(_param_le(p, q, env) for p, q in zip(t.params, b.params, strict=False))
         t = supertype(t)
     return False
+
+
+def typejoin(a: Any, b: Any) -> Any:
+    """Julia's typejoin: the nearest common supertype (Int64, Float64 -> Real)."""
+    if not isinstance(a, JType) or not isinstance(b, JType):
+        return AnyT
+    if issubtype(a, b):
+        return b
+    if issubtype(b, a):
+        return a
+    t: JType | None = a
+    while t is not None:
+        if issubtype(b, t):
+            return t
+        t = supertype(t)
+    return AnyT
 
 
 VarargT = _family("Vararg", AnyT, arity=2)

@@ -348,9 +348,7 @@ falses(dims...) = fill(false, dims...)
 # the indices where x is true (linear indices; Julia gives CartesianIndex for matrices)
 findall(x::AbstractVector{Bool}) = [i for i in 1:length(x) if x[i]]
 findall(f::Function, x::AbstractVector) = findall(map(f, x))
-isequal(a, b) = a == b
-isequal(a::AbstractFloat, b::AbstractFloat) =
-    (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b))
+isequal(a, b) = Core.isequal(a, b)
 deepcopy(x) = Core.deepcopy(x)
 function circshift(v::AbstractVector, k::Integer)
     n = length(v)
