@@ -13,7 +13,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -195,6 +195,12 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         dd = V.JTYPE_TO_DTYPE.get(t.params[0])
         if dd is not None and is_array(x):
             return np.asarray(as_array(x)).astype(dd)
+    if t.family is V.TupleT and t.params and isinstance(x, tuple) and not any(
+            isinstance(p, V.JType) and p.family is V.VarargT for p in t.params):
+        if len(t.params) != len(x):  # convert(Tuple{Int,Int,Float64}, (1, 2, 3))
+            raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                            f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+        return tuple(convert(rt, p, e) for p, e in zip(t.params, x, strict=True))
     return x
 
 
@@ -241,9 +247,9 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
         if len(args) == 1:
             return convert(rt, t, args[0])
     if t is V.StringT or fam is V.StringT:
-        if len(args) == 1 and is_array(args[0]) and N.dtype_of(args[0]) == np.uint8:
+        if len(args) == 1 and is_array(args[0]) and N.dtype_of(as_array(args[0])) == np.uint8:
             # String(bytes): bytes that are not UTF-8 are kept (values.string_bytes)
-            return np.asarray(args[0]).tobytes().decode("utf-8", "surrogateescape")
+            return np.asarray(as_array(args[0])).tobytes().decode("utf-8", "surrogateescape")
         return jl_string(*args)
     if t is V.SymbolT:
         return V.Symbol(jl_string(*args))
@@ -477,6 +483,12 @@ def _check_broadcast(args: tuple) -> tuple[int, ...]:
 
 
 def _map(interp: Any, f: Any, *xs: Any) -> Any:
+    if len(xs) == 1 and isinstance(xs[0], str):  # map over a String is a String
+        out = [interp.call_value(f, [V.Char(c)]) for c in xs[0]]
+        if not all(isinstance(c, V.Char) for c in out):
+            raise ZylaError("ArgumentError", "map(f, s::AbstractString) requires f to return "
+                            "AbstractChar; try map(f, collect(s)) or a comprehension instead")
+        return "".join(c.value for c in out)
     if all(isinstance(x, tuple) for x in xs):
         return tuple(interp.call_value(f, list(v)) for v in zip(*xs, strict=False))
     if len(xs) == 1 and isinstance(xs[0], V.NamedTuple):
@@ -529,6 +541,8 @@ def _comprehension(interp: Any, f: Any, cond: Any, *iters: Any) -> Any:
 def _filter(interp: Any, f: Any, xs: Any) -> Any:
     if isinstance(xs, tuple):
         return tuple(x for x in xs if interp.call_value(f, [x]))
+    if isinstance(xs, str):
+        return "".join(c for c in xs if interp.call_value(f, [V.Char(c)]))
     out = [x for x in interp.rt.iterate(xs) if interp.call_value(f, [x])]
     if isinstance(xs, np.ndarray):
         return (np.array(out, dtype=xs.dtype) if out or xs.dtype != object
@@ -1098,7 +1112,11 @@ def _in(x: Any, xs: Any) -> bool:
 
 def _first(x: Any, n: Any = None) -> Any:
     if n is not None:
+        if n < 0:
+            raise ZylaError("ArgumentError", "Number of elements must be non-negative")
         items = list(current.runtime().iterate(x))[:n]
+        if isinstance(x, str):
+            return "".join(c.value for c in items)
         return collect_results(items, (len(items),)) if not isinstance(x, tuple) else tuple(items)
     for v in current.runtime().iterate(x):
         return v
@@ -1206,6 +1224,16 @@ def _sort(x: Any, rev: bool = False, by: Any = None, lt: Any = None) -> Any:
 
     perm = sorted(range(len(items)), key=functools.cmp_to_key(order))
     return collect_results([items[i] for i in perm], (len(items),))
+
+
+def _char_or_string(s: Any, f: Callable[[str], str]) -> Any:
+    """A string function that Julia also defines for Chars (`uppercase('a') == 'A'`)."""
+    if isinstance(s, V.Char):
+        out = f(s.value)
+        return V.Char(out) if len(out) == 1 else V.Char(s.value)
+    if not isinstance(s, str):
+        raise ZylaError("MethodError", f"no method for ::{V.type_name(typeof(s))}")
+    return f(s)
 
 
 def _local_generic(*parts: Any) -> Closure:
@@ -1374,7 +1402,8 @@ def install(rt: Any) -> None:
         "Core.fieldmap": lambda f, x: _fieldmap(rt, f, x),
         "lpad": lambda s, n, c=" ": jl_string(s).rjust(int(n), jl_string(c)),
         "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
-        "uppercase": lambda s: s.upper(), "lowercase": lambda s: s.lower(),
+        "uppercase": lambda s: _char_or_string(s, str.upper),
+        "lowercase": lambda s: _char_or_string(s, str.lower),
         "join": lambda xs, d="": jl_string(d).join(
             jl_string(x) for x in current.runtime().iterate(xs)),
         "zip": _zip, "enumerate": _enumerate,

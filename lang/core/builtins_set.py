@@ -150,11 +150,21 @@ def setdiff(a: Any, *rest: Any) -> Any:
     return _result(a, [e for e in _unique_list(_elements(a)) if _key(e) not in drop])
 
 
-def symdiff(a: Any, b: Any) -> Any:
-    ka, kb = {_key(e) for e in _elements(a)}, {_key(e) for e in _elements(b)}
-    elems = [e for e in _unique_list(_elements(a)) if _key(e) not in kb]
-    elems += [e for e in _unique_list(_elements(b)) if _key(e) not in ka]
-    return _result(a, elems)
+def symdiff(a: Any, *rest: Any) -> Any:
+    """Julia's symdiff: each element of each argument, in order, toggles its membership
+    (so multiplicity matters for vectors: symdiff([1, 2, 3], [4, 3, 4]) == [1, 2])."""
+    kept: dict[Any, Any] = {}
+    for coll in (a, *rest):
+        elems = _elements(coll)
+        if isinstance(coll, JSet):
+            elems = _unique_list(elems)
+        for e in elems:
+            k = _key(e)
+            if k in kept:
+                del kept[k]
+            else:
+                kept[k] = e
+    return _result(a, list(kept.values()))
 
 
 def unique(a: Any) -> Any:

@@ -870,6 +870,10 @@ _UNARY_RULES = {
     "atan": "(dz, z, x) -> (dz ./ (1 .+ x .^ 2),)",
     "log2": "(dz, z, x) -> (dz ./ (x .* log(2.0)),)",
     "log10": "(dz, z, x) -> (dz ./ (x .* log(10.0)),)",
+    "asinh": "(dz, z, x) -> (dz ./ sqrt.(x .^ 2 .+ 1),)",
+    "acosh": "(dz, z, x) -> (dz ./ sqrt.(x .^ 2 .- 1),)",
+    "atanh": "(dz, z, x) -> (dz ./ (1 .- x .^ 2),)",
+    "cbrt": "(dz, z, x) -> (dz ./ (3 .* z .^ 2),)",
 }
 _NP_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
 #: Inputs outside a function's real domain (NaN is inside: it gives NaN), where Julia
@@ -879,6 +883,7 @@ DOMAINS: dict[str, Callable[[Any], Any]] = {
     "log": lambda x: x < 0, "log2": lambda x: x < 0, "log10": lambda x: x < 0,
     "sqrt": lambda x: x < 0, "log1p": lambda x: x < -1,
     "asin": lambda x: abs(x) > 1, "acos": lambda x: abs(x) > 1,
+    "acosh": lambda x: x < 1, "atanh": lambda x: abs(x) > 1,
 }
 # The input where a logarithm is -Inf (math raises there, Julia does not)
 _POLES = {"log": 0, "log2": 0, "log10": 0, "log1p": -1}
@@ -902,14 +907,18 @@ def _unary(name: str) -> Callable[..., Any]:
         d = N.float_dtype(N.dtype_of(x))
         if xp is np:
             if type(x) is float or type(x) is int:
+                if outside is not None and outside(x):
+                    raise _domain_error(name, x)
                 if pole is not None and x == pole:
                     return -math.inf  # log(0.0) == -Inf, log1p(-1.0) == -Inf
                 try:
+                    if name == "cbrt":  # (math.cbrt(27.0) is 3.0000000000000004 here)
+                        raise ValueError
                     return getattr(math, mathname)(x)
-                except (ValueError, OverflowError) as e:
-                    if isinstance(e, OverflowError):
-                        return math.inf
-                    raise _domain_error(name, x) from None
+                except (ValueError, OverflowError):
+                    # IEEE results where Python raises: sinh(-1000.0) == -Inf, atanh(1.0) == Inf
+                    with np.errstate(all="ignore"):
+                        return float(getattr(np, npname)(np.float64(x)))
             xs = _np_cast(x, d)
             if outside is not None:
                 bad = outside(xs)

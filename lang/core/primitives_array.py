@@ -194,6 +194,8 @@ def _as_reduce_axes(x: Any, dims: Any) -> tuple[int, ...]:
 
 def _reducer(np_name: str, empty_ok: bool = True) -> Any:
     def run(xp: Any, x: Any, dims: Any = None) -> Any:
+        if type(x) is tuple and not x and np_name in ("sum", "prod"):
+            return 0 if np_name == "sum" else 1  # sum(()) == 0, prod(()) == 1 (Ints)
         x = as_array(x, xp)
         if isinstance(x, tuple):
             x = np.array(x)

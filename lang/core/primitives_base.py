@@ -34,7 +34,6 @@ from lang.core.primitives import (
     jl_size,
     numeric_prim,
     prim,
-    unary_float,
 )
 from lang.core.primitives_array import collect_results
 
@@ -289,12 +288,6 @@ _atan2 = binary_elementwise(lambda xp, y, x: xp.arctan2(y, x), "float")
 numeric_prim("Core.atan2", _atan2,
              "(dz, z, y, x) -> (dz .* x ./ (x .^ 2 .+ y .^ 2), -dz .* y ./ (x .^ 2 .+ y .^ 2))",
              _atan2)
-for _name, _rule in {
-    "asinh": "(dz, z, x) -> (dz ./ sqrt.(x .^ 2 .+ 1),)",
-    "acosh": "(dz, z, x) -> (dz ./ sqrt.(x .^ 2 .- 1),)",
-    "atanh": "(dz, z, x) -> (dz ./ (1 .- x .^ 2),)",
-}.items():
-    numeric_prim(_name, unary_float(_name), _rule, unary_float(_name))
 
 
 def _pred(fn: str) -> Any:

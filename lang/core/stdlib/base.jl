@@ -54,6 +54,19 @@ Core.negative_literal_pow(x::Union{Int8, Int16, Int32, Int64, UInt8, UInt16, UIn
     Float64(x) ^ p
 Core.negative_literal_pow(x, p) = inv(x) ^ (-p)
 
+cumsum(x::Tuple) = length(x) == 0 ? () : Tuple(cumsum(collect(x)))
+cumprod(x::AbstractVector) = accumulate(*, x)
+cumprod(x::Tuple) = length(x) == 0 ? () : Tuple(cumprod(collect(x)))
+function accumulate(op, x::AbstractVector; init=nothing)
+    out = similar(collect(x), typeof(init === nothing ? first(x) : op(init, first(x))))
+    acc = init
+    for (i, v) in enumerate(x)
+        acc = (i == 1 && init === nothing) ? v : op(acc, v)
+        out[i] = acc
+    end
+    out
+end
+
 # copyto!(dst, src): src's elements written into dst in linear order
 function copyto!(dst::AbstractArray, src)
     length(src) <= length(dst) || throw(BoundsError(dst, length(src)))
@@ -100,8 +113,19 @@ firstindex(x) = 1
 inv(x::Number) = 1 / x
 isless(a, b) = a < b
 exp2(x) = convert(typeof(float(x)), 2) ^ x
-cbrt(x) = sign(x) * abs(x) ^ (1 / 3)
-hypot(a, b) = sqrt(abs2(a) + abs2(b))
+function hypot(a, b)
+    isinf(a) && return abs(float(a)) + zero(float(b))  # hypot(Inf, NaN) == Inf
+    isinf(b) && return abs(float(b)) + zero(float(a))
+    sqrt(abs2(a) + abs2(b))
+end
+hypot(a, b, c, xs...) = hypot(hypot(a, b), c, xs...)
+isinteger(x::Integer) = true
+isinteger(x::AbstractFloat) = isfinite(x) && x == trunc(x)
+isinteger(x::Rational) = denominator(x) == 1
+oftype(x, y) = convert(typeof(x), y)
+copysign(x, y) = signbit(x) == signbit(y) ? x : -x
+flipsign(x, y) = signbit(y) ? -x : x
+fma(x, y, z) = x * y + z
 
 sum(x; dims=nothing) = dims === nothing ? Core.sum(x) : Core.sum(x, dims)
 sum(f::Function, x; dims=nothing) = sum(broadcast(f, x); dims=dims)
@@ -318,8 +342,33 @@ csc(x) = 1 / sin(x)
 cot(x) = 1 / tan(x)
 deg2rad(x) = x * (pi / 180)
 rad2deg(x) = x * (180 / pi)
-sinpi(x) = sin(pi * x)
-cospi(x) = cos(pi * x)
+# sinpi/cospi reduce their argument first, so that whole (and half) multiples of π are
+# exact: sinpi(1) == 0.0, cospi(0.5) == 0.0
+function sinpi(x::Real)
+    x = float(x)
+    isinteger(x) && return copysign(zero(x), x)
+    r = rem(x, oftype(x, 2))
+    if r > 1
+        r -= 2
+    elseif r < -1
+        r += 2
+    end
+    if r > oftype(x, 0.5)
+        r = 1 - r
+    elseif r < -oftype(x, 0.5)
+        r = -1 - r
+    end
+    sin(oftype(x, pi) * r)
+end
+function cospi(x::Real)
+    x = abs(float(x))
+    r = rem(x, oftype(x, 2))
+    r > 1 && (r = 2 - r)
+    r == oftype(x, 0.5) && return zero(x)
+    r < oftype(x, 0.5) ? cos(oftype(x, pi) * r) : -cos(oftype(x, pi) * (1 - r))
+end
+sincospi(x) = (sinpi(x), cospi(x))
+sinc(x) = iszero(x) ? one(float(x)) : sinpi(x) / (oftype(float(x), pi) * x)
 sincos(x) = (sin(x), cos(x))
 
 # --- Statistics -----------------------------------------------------------------------------

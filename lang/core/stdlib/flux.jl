@@ -32,6 +32,14 @@ randn32(dims::Integer...) = randn(Float32, dims...)
 
 Core.create_bias(bias::Bool, n) = bias ? zeros(Float32, n) : false
 Core.create_bias(bias::AbstractArray, n) = bias
+# Flux's create_bias(weights, bias, dims...): a bias of the weights' element type (true:
+# zeros; an array: checked against dims and converted), or false for none
+Core.create_bias(w::AbstractArray, bias::Bool, dims...) = bias ? zeros(eltype(w), dims...) : false
+function Core.create_bias(w::AbstractArray, bias::AbstractArray, dims...)
+    size(bias) == dims || throw(DimensionMismatch(string("expected bias of size ", dims,
+                                                         ", got size ", size(bias))))
+    eltype(bias) == eltype(w) ? bias : convert.(eltype(w), bias)
+end
 Core.addbias(y, b::Bool) = y
 Core.addbias(y, b) = y .+ b
 
@@ -107,14 +115,20 @@ struct Dense
     weight
     bias
     σ
+    # Dense(W, b, σ): b true (zeros of W's type), false (none) or a vector of size(W, 1)
+    Dense(W::AbstractMatrix, bias=true, σ=identity) = new(W, Core.create_bias(W, bias, size(W, 1)), σ)
 end
-Dense(p::Pair, σ=identity; init=glorot_uniform, bias=true) =
-    Dense(init(p.second, p.first), Core.create_bias(bias, p.second), σ)
+function Dense(p::Pair, σ=identity; init=glorot_uniform, bias=true)
+    w = init(p.second, p.first)
+    Dense(w, bias, σ)
+end
 Dense(nin::Integer, nout::Integer, σ=identity; init=glorot_uniform, bias=true) =
     Dense(nin => nout, σ; init=init, bias=bias)
 # Float64 input to a layer with Float32 parameters is converted to Float32, as Flux does
 # (its `_match_eltype`), so the output is Float32, not a promoted Float64
-Core.match_eltype(w, x) = eltype(w) == Float32 && eltype(x) == Float64 ? Float32.(x) : x
+Core.match_eltype(w, x) =
+    eltype(w) == Float32 && eltype(x) == Float64 || eltype(w) <: AbstractFloat && eltype(x) <: Integer ?
+    convert.(eltype(w), x) : x
 (d::Dense)(x::AbstractVector) =
     d.σ.(Core.addbias(d.weight * Core.match_eltype(d.weight, x), d.bias))
 (d::Dense)(x::AbstractMatrix) =
@@ -157,7 +171,10 @@ struct Parallel
     connection
     layers
 end
-Parallel(connection, layers...) = Parallel(connection, layers)
+function Parallel(connection, layers...)
+    length(layers) > 0 || throw(ArgumentError("Parallel needs at least one layer"))
+    Parallel(connection, layers)
+end
 (p::Parallel)(x) = p.connection(map(l -> l(x), p.layers)...)
 
 flatten(x) = reshape(x, :, size(x, ndims(x)))
@@ -181,8 +198,8 @@ Core.conv_bias(b, nd) = reshape(b, Core.channel_shape(nd, length(b)))
 
 # the bias, stride, padding and dilation fields of a convolution-like layer with kernel
 # size k and nout output channels, from the keywords its constructors take
-Core.conv_geometry(k, bias, nout, stride, pad, dilation) =
-    (Core.create_bias(bias, nout), Core.expand(length(k), stride),
+Core.conv_geometry(w, k, bias, nout, stride, pad, dilation) =
+    (Core.create_bias(w, bias, nout), Core.expand(length(k), stride),
      Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation))
 
 struct Conv
@@ -198,11 +215,11 @@ function Conv(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1, grou
               init=glorot_uniform, bias=true)
     groups == 1 || error("Conv: groups other than 1 are not supported")
     w = init(k..., ch.first, ch.second)
-    Conv(σ, w, Core.conv_geometry(k, bias, ch.second, stride, pad, dilation)..., groups)
+    Conv(σ, w, Core.conv_geometry(w, k, bias, ch.second, stride, pad, dilation)..., groups)
 end
 function Conv(w::AbstractArray, b=true, σ=identity; stride=1, pad=0, dilation=1, groups=1)
     k = size(w)[1:ndims(w)-2]
-    Conv(σ, w, Core.conv_geometry(k, b, size(w, ndims(w)), stride, pad, dilation)..., groups)
+    Conv(σ, w, Core.conv_geometry(w, k, b, size(w, ndims(w)), stride, pad, dilation)..., groups)
 end
 (c::Conv)(x) = c.σ.(Core.addbias(Core.conv(Core.match_eltype(c.weight, x), c.weight, c.stride, c.pad, c.dilation, false),
                                  Core.conv_bias(c.bias, ndims(x))))
@@ -218,9 +235,9 @@ end
 function CrossCor(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
                   init=glorot_uniform, bias=true)
     w = init(k..., ch.first, ch.second)
-    CrossCor(σ, w, Core.conv_geometry(k, bias, ch.second, stride, pad, dilation)...)
+    CrossCor(σ, w, Core.conv_geometry(w, k, bias, ch.second, stride, pad, dilation)...)
 end
-(c::CrossCor)(x) = c.σ.(Core.addbias(Core.conv(x, c.weight, c.stride, c.pad, c.dilation, true),
+(c::CrossCor)(x) = c.σ.(Core.addbias(Core.conv(Core.match_eltype(c.weight, x), c.weight, c.stride, c.pad, c.dilation, true),
                                      Core.conv_bias(c.bias, ndims(x))))
 
 # ConvTranspose: the adjoint of a convolution from the output back to the input, whose
@@ -236,7 +253,7 @@ end
 function ConvTranspose(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
                        init=glorot_uniform, bias=true)
     w = init(k..., ch.second, ch.first)
-    ConvTranspose(σ, w, Core.conv_geometry(k, bias, ch.second, stride, pad, dilation)...)
+    ConvTranspose(σ, w, Core.conv_geometry(w, k, bias, ch.second, stride, pad, dilation)...)
 end
 Core.pad_pairs(p::Integer, n) = ntuple(i -> p, 2n)
 Core.pad_pairs(p::Tuple, n) = length(p) == 2n ? p : Core.pad_pairs_sym(p)
@@ -247,6 +264,7 @@ function Core.convtranspose_size(x, w, stride, pad, dilation)
     ntuple(i -> (size(x, i) - 1) * stride[i] + dilation[i] * (size(w, i) - 1) + 1 - p[2i-1] - p[2i], n)
 end
 function (c::ConvTranspose)(x)
+    x = Core.match_eltype(c.weight, x)
     n = ndims(x)
     sz = Core.convtranspose_size(x, c.weight, c.stride, c.pad, c.dilation)
     shape = zeros(eltype(x), sz..., size(c.weight, n - 1), size(x, n))
@@ -426,7 +444,8 @@ end
 Embedding(p::Pair; init=randn32) = Embedding(init(p.second, p.first))
 Embedding(nin::Integer, nout::Integer; init=randn32) = Embedding(nin => nout; init=init)
 (e::Embedding)(x::Integer) = e.weight[:, x]
-(e::Embedding)(x::AbstractVector) = eltype(x) <: Integer ? e.weight[:, x] : e.weight * x
+(e::Embedding)(x::AbstractVector) =
+    eltype(x) <: Integer && eltype(x) != Bool ? e.weight[:, x] : e.weight * x  # Bools: one-hot
 function (e::Embedding)(x::AbstractArray)
     eltype(x) <: Integer || return e.weight * x
     y = e.weight[:, vec(x)]
@@ -714,14 +733,17 @@ function chunk(x; size::Integer)
     [getobs(x, i:min(i + size - 1, N)) for i in 1:size:N]
 end
 # batch(xs): the observations stacked along a new last dimension; unbatch: the reverse
-batch(xs::AbstractVector) = stack(xs)
+# (only for arrays of arrays: a program's own `batch(x)` keeps its other arguments, as in
+# Julia, where MLUtils.batch is another function than Main.batch)
+batch(xs::AbstractVector{<:AbstractArray}) = stack(xs)
+batch(xs::AbstractVector{Any}) = stack(xs)  # (Zyla's vectors of arrays are Vector{Any})
 unbatch(x::AbstractArray) = [getobs(x, i) for i in 1:numobs(x)]
 # batchseq(seqs, pad): sequences of different lengths padded to the longest, then one
 # batch per time step
 function batchseq(seqs, pad=0)
     len = maximum(length, seqs)
     padded = [vcat(collect(s), fill(pad, len - length(s))) for s in seqs]
-    [batch([p[t] for p in padded]) for t in 1:len]
+    [stack([p[t] for p in padded]) for t in 1:len]
 end
 rand_like(x::AbstractArray, T::Type=eltype(x), dims=size(x)) = rand(T, dims...)
 randn_like(x::AbstractArray, T::Type=eltype(x), dims=size(x)) = randn(T, dims...)
@@ -909,7 +931,8 @@ function trainables(m)
     out
 end
 Core.trainables!(out, x::AbstractArray{<:AbstractFloat}) = push!(out, x)
-Core.trainables!(out, x::AbstractArray) = nothing
+Core.trainables!(out, x::AbstractArray) =
+    eltype(x) <: Number ? nothing : foreach(c -> Core.trainables!(out, c), x)
 Core.trainables!(out, x::Number) = nothing
 Core.trainables!(out, x::Union{Tuple, NamedTuple}) = foreach(c -> Core.trainables!(out, c), x)
 function Core.trainables!(out, x)

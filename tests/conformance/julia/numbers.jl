@@ -1759,7 +1759,7 @@ end
     @test round(Int16, -32768.1) === Int16(-32768)
 end
 
-@testset "numbers.jl: reinterpret between sizes (issues #7508, #12832)" begin
+@testset "numbers.jl: issue #7508" begin
     @test_throws ErrorException reinterpret(Int, 0x01)
 end
 
@@ -2089,41 +2089,51 @@ end
     @test !isempty(complex(1, 2))
 end
 
-@testset "rem $T rounded" for T in (Float16, Float32, Float64, BigFloat)
-    # (x, y, RoundToZero, RoundNearest, RoundDown, RoundUp, RoundFromZero)
-    for (x, y, tz, nr, dn, up, fz) in ((1, 2, 1, 1, 1, -1, -1),
-                                       (1.5, 2, 1.5, -0.5, 1.5, -0.5, -0.5),
-                                       (-1, 2, -1, -1, 1, -1, 1),
-                                       (-1.5, 2, -1.5, 0.5, 0.5, -1.5, 0.5))
-        @test rem(T(x), T(y), RoundToZero) == tz
-        @test rem(T(x), T(y), RoundNearest) == nr
-        @test rem(T(x), T(y), RoundDown) == dn
-        @test rem(T(x), T(y), RoundUp) == up
-        @test rem(T(x), T(y), RoundFromZero) == fz
+# (upstream: one testset per T, named with T; here they sit under one fixed name)
+@testset "rem \$T rounded" begin
+    for T in (Float16, Float32, Float64, BigFloat)
+        @testset "rem $T rounded" begin
+            # (x, y, RoundToZero, RoundNearest, RoundDown, RoundUp, RoundFromZero)
+            for (x, y, tz, nr, dn, up, fz) in ((1, 2, 1, 1, 1, -1, -1),
+                                               (1.5, 2, 1.5, -0.5, 1.5, -0.5, -0.5),
+                                               (-1, 2, -1, -1, 1, -1, 1),
+                                               (-1.5, 2, -1.5, 0.5, 0.5, -1.5, 0.5))
+                @test rem(T(x), T(y), RoundToZero) == tz
+                @test rem(T(x), T(y), RoundNearest) == nr
+                @test rem(T(x), T(y), RoundDown) == dn
+                @test rem(T(x), T(y), RoundUp) == up
+                @test rem(T(x), T(y), RoundFromZero) == fz
+            end
+            for mode in [RoundToZero, RoundNearest, RoundDown, RoundUp, RoundFromZero]
+                @test isnan(rem(T(1), T(0), mode))
+                @test isnan(rem(T(Inf), T(2), mode))
+                @test isnan(rem(T(1), T(NaN), mode))
+                @test rem(T(4), floatmin(T) * 2, mode) == 0
+            end
+            @test isequal(rem(nextfloat(typemin(T)), T(2), RoundToZero), -0.0)
+            @test isequal(rem(nextfloat(typemin(T)), T(2), RoundNearest), -0.0)
+            @test isequal(rem(nextfloat(typemin(T)), T(2), RoundDown), 0.0)
+            @test isequal(rem(nextfloat(typemin(T)), T(2), RoundUp), -0.0)
+            @test isequal(rem(nextfloat(typemin(T)), T(2), RoundFromZero), 0.0)
+        end
     end
-    for mode in [RoundToZero, RoundNearest, RoundDown, RoundUp, RoundFromZero]
-        @test isnan(rem(T(1), T(0), mode))
-        @test isnan(rem(T(Inf), T(2), mode))
-        @test isnan(rem(T(1), T(NaN), mode))
-        @test rem(T(4), floatmin(T) * 2, mode) == 0
-    end
-    @test isequal(rem(nextfloat(typemin(T)), T(2), RoundToZero), -0.0)
-    @test isequal(rem(nextfloat(typemin(T)), T(2), RoundNearest), -0.0)
-    @test isequal(rem(nextfloat(typemin(T)), T(2), RoundDown), 0.0)
-    @test isequal(rem(nextfloat(typemin(T)), T(2), RoundUp), -0.0)
-    @test isequal(rem(nextfloat(typemin(T)), T(2), RoundFromZero), 0.0)
 end
 
-@testset "rem for $T RoundNearest" for T in (Int8, Int16, Int32, Int64, Int128)
-    for (n, r) in zip(3:7, -2:2)
-        @test rem(T(n), T(5), RoundNearest) == rem(float(n), 5.0, RoundNearest) == r
-        @test rem(T(n), T(-5), RoundNearest) == rem(float(n), -5.0, RoundNearest) == r
-        @test rem(T(-n), T(-5), RoundNearest) == rem(float(-n), -5.0, RoundNearest) == -r
-        @test rem(T(-n), T(5), RoundNearest) == rem(float(-n), 5.0, RoundNearest) == -r
-        @test rem(T(n), T(5), RoundNearest) == rem(T(n)//T(1), T(5)//T(1), RoundNearest)
-        @test rem(T(-n), T(5), RoundNearest) == rem(T(-n)//T(1), T(5)//T(1), RoundNearest)
-        @test rem(T(n), T(-5), RoundNearest) == rem(T(n)//T(1), T(-5)//T(1), RoundNearest)
-        @test rem(T(-n), T(-5), RoundNearest) == rem(T(-n)//T(1), T(-5)//T(1), RoundNearest)
+# (upstream: one testset per T, named with T; here they sit under one fixed name)
+@testset "rem for \$T RoundNearest" begin
+    for T in (Int8, Int16, Int32, Int64, Int128)
+        @testset "rem for $T RoundNearest" begin
+            for (n, r) in zip(3:7, -2:2)
+                @test rem(T(n), T(5), RoundNearest) == rem(float(n), 5.0, RoundNearest) == r
+                @test rem(T(n), T(-5), RoundNearest) == rem(float(n), -5.0, RoundNearest) == r
+                @test rem(T(-n), T(-5), RoundNearest) == rem(float(-n), -5.0, RoundNearest) == -r
+                @test rem(T(-n), T(5), RoundNearest) == rem(float(-n), 5.0, RoundNearest) == -r
+                @test rem(T(n), T(5), RoundNearest) == rem(T(n)//T(1), T(5)//T(1), RoundNearest)
+                @test rem(T(-n), T(5), RoundNearest) == rem(T(-n)//T(1), T(5)//T(1), RoundNearest)
+                @test rem(T(n), T(-5), RoundNearest) == rem(T(n)//T(1), T(-5)//T(1), RoundNearest)
+                @test rem(T(-n), T(-5), RoundNearest) == rem(T(-n)//T(1), T(-5)//T(1), RoundNearest)
+            end
+        end
     end
 end
 
@@ -2154,59 +2164,69 @@ end
     @test divrem(p, -(p - 20), RoundDown) == (div(p, -(p - 20), RoundDown), rem(p, -(p - 20), RoundDown))
 end
 
-@testset "rem2pi $T" for T in (Float16, Float32, Float64, BigFloat)
-    @test rem2pi(T(1), RoundToZero) == 1
-    @test rem2pi(T(1), RoundNearest) == 1
-    @test rem2pi(T(1), RoundDown) == 1
-    @test rem2pi(T(1), RoundUp) ≈ 1 - 2pi
-    @test rem2pi(T(2), RoundToZero) == 2
-    @test rem2pi(T(2), RoundNearest) == 2
-    @test rem2pi(T(2), RoundDown) == 2
-    @test rem2pi(T(2), RoundUp) ≈ 2 - 2pi
-    @test rem2pi(T(4), RoundToZero) == 4
-    @test rem2pi(T(4), RoundNearest) ≈ 4 - 2pi
-    @test rem2pi(T(4), RoundDown) == 4
-    @test rem2pi(T(4), RoundUp) ≈ 4 - 2pi
-    @test rem2pi(T(-4), RoundToZero) == -4
-    @test rem2pi(T(-4), RoundNearest) ≈ 2pi - 4
-    @test rem2pi(T(-4), RoundDown) ≈ 2pi - 4
-    @test rem2pi(T(-4), RoundUp) == -4
-    @test rem2pi(T(8), RoundToZero) ≈ 8 - 2pi
-    @test rem2pi(T(8), RoundNearest) ≈ 8 - 2pi
-    @test rem2pi(T(8), RoundDown) ≈ 8 - 2pi
-    @test rem2pi(T(8), RoundUp) ≈ 8 - 4pi
-    @test rem2pi(T(-8), RoundToZero) ≈ -8 + 2pi
-    @test rem2pi(T(-8), RoundNearest) ≈ -8 + 2pi
-    @test rem2pi(T(-8), RoundDown) ≈ -8 + 4pi
-    @test rem2pi(T(-8), RoundUp) ≈ -8 + 2pi
-    # n even and n % 4 == 2
-    @test rem2pi(T(3), RoundToZero) == 3
-    @test rem2pi(T(3), RoundNearest) == 3
-    @test rem2pi(T(3), RoundDown) == 3
-    @test rem2pi(T(3), RoundUp) ≈ 3 - 2π
-    @test rem2pi(T(-3), RoundToZero) == -3
-    @test rem2pi(T(-3), RoundNearest) == -3
-    @test rem2pi(T(-3), RoundDown) ≈ -3 + 2π
-    @test rem2pi(T(-3), RoundUp) == -3
-    # n even and n % 4 != 2
-    @test rem2pi(T(13), RoundToZero) ≈ 13 - 4π
-    @test rem2pi(T(13), RoundNearest) ≈ 13 - 4π
-    @test rem2pi(T(13), RoundDown) ≈ 13 - 4π
-    @test rem2pi(T(13), RoundUp) ≈ 13 - 6π
-    @test rem2pi(T(-13), RoundToZero) ≈ -13 + 4π
-    @test rem2pi(T(-13), RoundNearest) ≈ -13 + 4π
-    @test rem2pi(T(-13), RoundDown) ≈ -13 + 6π
-    @test rem2pi(T(-13), RoundUp) ≈ -13 + 4π
+# (upstream: one testset per T, named with T; here they sit under one fixed name)
+@testset "rem2pi \$T" begin
+    for T in (Float16, Float32, Float64, BigFloat)
+        @testset "rem2pi $T" begin
+            @test rem2pi(T(1), RoundToZero) == 1
+            @test rem2pi(T(1), RoundNearest) == 1
+            @test rem2pi(T(1), RoundDown) == 1
+            @test rem2pi(T(1), RoundUp) ≈ 1 - 2pi
+            @test rem2pi(T(2), RoundToZero) == 2
+            @test rem2pi(T(2), RoundNearest) == 2
+            @test rem2pi(T(2), RoundDown) == 2
+            @test rem2pi(T(2), RoundUp) ≈ 2 - 2pi
+            @test rem2pi(T(4), RoundToZero) == 4
+            @test rem2pi(T(4), RoundNearest) ≈ 4 - 2pi
+            @test rem2pi(T(4), RoundDown) == 4
+            @test rem2pi(T(4), RoundUp) ≈ 4 - 2pi
+            @test rem2pi(T(-4), RoundToZero) == -4
+            @test rem2pi(T(-4), RoundNearest) ≈ 2pi - 4
+            @test rem2pi(T(-4), RoundDown) ≈ 2pi - 4
+            @test rem2pi(T(-4), RoundUp) == -4
+            @test rem2pi(T(8), RoundToZero) ≈ 8 - 2pi
+            @test rem2pi(T(8), RoundNearest) ≈ 8 - 2pi
+            @test rem2pi(T(8), RoundDown) ≈ 8 - 2pi
+            @test rem2pi(T(8), RoundUp) ≈ 8 - 4pi
+            @test rem2pi(T(-8), RoundToZero) ≈ -8 + 2pi
+            @test rem2pi(T(-8), RoundNearest) ≈ -8 + 2pi
+            @test rem2pi(T(-8), RoundDown) ≈ -8 + 4pi
+            @test rem2pi(T(-8), RoundUp) ≈ -8 + 2pi
+            # n even and n % 4 == 2
+            @test rem2pi(T(3), RoundToZero) == 3
+            @test rem2pi(T(3), RoundNearest) == 3
+            @test rem2pi(T(3), RoundDown) == 3
+            @test rem2pi(T(3), RoundUp) ≈ 3 - 2π
+            @test rem2pi(T(-3), RoundToZero) == -3
+            @test rem2pi(T(-3), RoundNearest) == -3
+            @test rem2pi(T(-3), RoundDown) ≈ -3 + 2π
+            @test rem2pi(T(-3), RoundUp) == -3
+            # n even and n % 4 != 2
+            @test rem2pi(T(13), RoundToZero) ≈ 13 - 4π
+            @test rem2pi(T(13), RoundNearest) ≈ 13 - 4π
+            @test rem2pi(T(13), RoundDown) ≈ 13 - 4π
+            @test rem2pi(T(13), RoundUp) ≈ 13 - 6π
+            @test rem2pi(T(-13), RoundToZero) ≈ -13 + 4π
+            @test rem2pi(T(-13), RoundNearest) ≈ -13 + 4π
+            @test rem2pi(T(-13), RoundDown) ≈ -13 + 6π
+            @test rem2pi(T(-13), RoundUp) ≈ -13 + 4π
+        end
+    end
 end
 
-@testset "PR #36420 $T" for T in (Float16, Float32, Float64, BigFloat)
-    payload_nan = reinterpret(Float64, reinterpret(UInt64, NaN) | rand(UInt64))
-    for mode in (RoundToZero, RoundNearest, RoundDown, RoundUp)
-        for v in (Inf, -Inf, NaN, -NaN, payload_nan)
-            @test isnan(rem2pi(T(v), mode))
-            @test rem2pi(T(v), mode) isa T
-            if isnan(v) && T !== BigFloat
-                @test rem2pi(T(v), mode) === T(v)
+# (upstream: one testset per T, named with T; here they sit under one fixed name)
+@testset "PR #36420 \$T" begin
+    for T in (Float16, Float32, Float64, BigFloat)
+        @testset "PR #36420 $T" begin
+            payload_nan = reinterpret(Float64, reinterpret(UInt64, NaN) | rand(UInt64))
+            for mode in (RoundToZero, RoundNearest, RoundDown, RoundUp)
+                for v in (Inf, -Inf, NaN, -NaN, payload_nan)
+                    @test isnan(rem2pi(T(v), mode))
+                    @test rem2pi(T(v), mode) isa T
+                    if isnan(v) && T !== BigFloat
+                        @test rem2pi(T(v), mode) === T(v)
+                    end
+                end
             end
         end
     end
