@@ -5,7 +5,8 @@
 inputs and expected values, in our own words. `run_file` runs one such file statement by
 statement in a fresh runtime: a statement that is not a `@testset` is set-up (its error is
 recorded, the file goes on); each top-level `@testset` passes when it runs to the end with
-no failed or errored test inside. `scripts/conformance.py` runs them all, prints the
+no failed or errored test inside. The global random generator is seeded first, so that a
+file's random draws are the same in every run. `scripts/conformance.py` runs them all, prints the
 counts per suite and rewrites the table in docs/COVERAGE.md; tests/test_conformance.py
 checks that every testset listed in tests/conformance/passing.txt still passes.
 """
@@ -74,6 +75,8 @@ def run_file(path: Path, limit: float = STATEMENT_LIMIT) -> FileResult:
     text = path.read_text(encoding="utf-8")
     name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
     rt = Runtime()
+    # the same random draws every run (upstream facts with rand() must not flake in CI)
+    rt.run_source("Random.seed!(20261126)", "<conformance>")
     src = SourceFile(name, text)
     rt.sources[name] = src
     rt.current_file = name
