@@ -247,7 +247,7 @@ K = reshape([0.5, -1.0, 0.25, 2.0, 1.5, -0.5, 1.0, 0.75], 2, 2, 1, 2)
 
 REAL = ("sin", "cos", "tan", "exp", "expm1", "sinh", "cosh", "tanh", "asin", "acos", "atan",
         "asinh", "atanh")
-POSITIVE = ("log", "log2", "log10", "log1p", "sqrt")
+POSITIVE = ("log", "log2", "log10", "log1p", "sqrt", "cbrt")
 NNLIB = ("relu", "relu6", "hardtanh", "sigmoid", "hardsigmoid", "softplus", "logsigmoid",
          "swish", "softsign", "gelu", "selu", "leakyrelu", "elu")
 KINKS = np.array([0.0, -1.0, 1.0, -3.0, 3.0, 6.0])  # where NNlib's activations bend

@@ -31,8 +31,8 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.functions import typeof
-from lang.core.show import jl_string
+from lang.core.functions import PyCallable, typeof
+from lang.core.show import jl_show, jl_string
 
 
 @dataclass(frozen=True)
@@ -430,7 +430,8 @@ def _rem(xp: Any, a: Any, b: Any) -> Any:
         return int(math.fmod(a, b))
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
     _check_int_divisor(xp, d, b)
-    return _result(xp.fmod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
+    with np.errstate(all="ignore"):  # rem(Inf, 2.0) is NaN, as in Julia
+        return _result(xp.fmod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
 
 
 def _mod(xp: Any, a: Any, b: Any) -> Any:
@@ -440,7 +441,8 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
         return a % b
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
     _check_int_divisor(xp, d, b)
-    return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
+    with np.errstate(all="ignore"):
+        return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
 
 
 def _exact_div(a: int, b: int) -> int:
@@ -831,13 +833,30 @@ numeric_prim("mod", binary_elementwise(_mod, "same"),
              "(dz, z, x, y) -> (dz, -dz .* floor.(x ./ y))", binary_elementwise(_mod, "same"))
 numeric_prim("div", binary_elementwise(_intdiv, "same"), NONDIFF,
              binary_elementwise(_intdiv, "same"))
-numeric_prim("<", cmp_scalar(_lt, "<"), NONDIFF, _lt)
-numeric_prim("<=", cmp_scalar(_le, "<="), NONDIFF, _le)
-numeric_prim(">", cmp_scalar(_gt, ">"), NONDIFF, _gt)
-numeric_prim(">=", cmp_scalar(_ge, ">="), NONDIFF, _ge)
-numeric_prim("==", eq_any, NONDIFF, _eq)
-numeric_prim("!=", lambda xp, a, b: not eq_any(xp, a, b) if xp is np
-             else xp.logical_not(eq_any(xp, a, b)), NONDIFF, _ne)
+def _curried(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
+    """A comparison that, given one argument x, is the function `y -> y op x` (Julia's
+    `==(x)`, `<(x)`: Base.Fix2), so `filter(==(2), v)` and `count(<(3), v)` work; the
+    primitive itself stays a primitive (a method table here would slow every `<`)."""
+
+    def run(xp: Any, a: Any, *rest: Any) -> Any:
+        if rest:
+            return f(xp, a, *rest)
+
+        def fixed(y: Any) -> Any:
+            rt = current.runtime()
+            return rt.interp.call_value(PRIMITIVES[name], [y, a])
+
+        return PyCallable(fixed, f"({name})({jl_show(a)})")
+
+    return run
+
+
+for _op, _host in (("<", cmp_scalar(_lt, "<")), ("<=", cmp_scalar(_le, "<=")),
+                   (">", cmp_scalar(_gt, ">")), (">=", cmp_scalar(_ge, ">=")), ("==", eq_any),
+                   ("!=", lambda xp, a, b: not eq_any(xp, a, b) if xp is np
+                    else xp.logical_not(eq_any(xp, a, b)))):
+    numeric_prim(_op, _curried(_op, _host), NONDIFF,
+                 {"<": _lt, "<=": _le, ">": _gt, ">=": _ge, "==": _eq, "!=": _ne}[_op])
 numeric_prim("max", lambda xp, a, b, *r: _reduce2(_max, xp, a, b, *r),
              "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .>= xs[2]), dz .* (xs[1] .< xs[2]))"
              " : Core.extremes_back(dz, z, xs)", _max)

@@ -321,6 +321,7 @@ FORWARD: dict[str, str] = {
     "acosh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .- 1)",
     "asinh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .+ 1)",
     "atanh": "(d, z, x) -> d[1] ./ (1 .- x .^ 2)",
+    "cbrt": "(d, z, x) -> d[1] ./ (3 .* z .^ 2)",
     "Core.atan2": "(d, z, y, x) -> (d[1] .* x .- d[2] .* y) ./ (x .^ 2 .+ y .^ 2)",
     "det": "(d, z, A) -> z * sum(transpose(inv(A)) .* d[1])",
     "Core.matinv": "(d, z, A) -> -(z * d[1] * z)",

@@ -67,6 +67,74 @@ function accumulate(op, x::AbstractVector; init=nothing)
     out
 end
 
+# --- functions of functions: composition, negation, fixed arguments ---------------------------
+∘(f, g) = (xs...) -> f(g(xs...))
+∘(f, g, h, rest...) = ∘(f, ∘(g, h, rest...))
+!(f::Function) = (xs...) -> !f(xs...)
+struct Fix1 <: Function
+    f
+    x
+end
+struct Fix2 <: Function
+    f
+    x
+end
+(g::Fix1)(y) = g.f(g.x, y)
+(g::Fix2)(y) = g.f(y, g.x)
+struct Returns <: Function
+    value
+end
+(r::Returns)(args...) = r.value
+# curried comparisons: filter(==(1), xs), findall(in(b), a), count(<(3), v)
+isequal(x) = Fix2(isequal, x)
+in(x) = Fix2(in, x)
+startswith(s) = Fix2(startswith, s)
+endswith(s) = Fix2(endswith, s)
+occursin(s) = Fix1(occursin, s)
+
+# --- Val ----------------------------------------------------------------------------------------
+struct Val{x} end
+Val(x) = Val{x}()
+
+# --- numbers ------------------------------------------------------------------------------------
+divrem(a, b) = (div(a, b), rem(a, b))
+fldmod(a, b) = (fld(a, b), mod(a, b))
+mod1(x, y) = (m = mod(x, y); m == 0 ? y : m)
+fld1(x, y) = fld(x - 1, y) + 1
+minmax(a, b) = isless(b, a) ? (b, a) : (a, b)
+ispow2(x::Integer) = x > 0 && count_ones(x) == 1
+function nextpow(a::Real, x::Real)
+    x <= 0 && throw(DomainError(x, "`x` must be positive."))
+    p = one(a)
+    while p < x
+        p *= a
+    end
+    p
+end
+function prevpow(a::Real, x::Real)
+    x < 1 && throw(DomainError(x, "`x` must be ≥ 1."))
+    p = one(a)
+    while p * a <= x
+        p *= a
+    end
+    p
+end
+isreal(x::Real) = true
+cmp(a, b) = isless(a, b) ? -1 : (isless(b, a) ? 1 : 0)
+function digits(n::Integer; base::Integer=10, pad::Integer=1)
+    out = Int[]
+    m = abs(n)
+    while m != 0
+        push!(out, sign(n) * rem(m, base))
+        m = div(m, base)
+    end
+    while length(out) < pad
+        push!(out, 0)
+    end
+    out
+end
+powermod(x::Integer, p::Integer, m::Integer) = Core.powermod(x, p, m)
+
 # copyto!(dst, src): src's elements written into dst in linear order
 function copyto!(dst::AbstractArray, src)
     length(src) <= length(dst) || throw(BoundsError(dst, length(src)))
