@@ -98,6 +98,8 @@ def tail_cot(dz: Any) -> Any:
 
 def convert_cot(x: Any, dz: Any) -> Any:
     d = N.dtype_of(as_array(x))
+    if d.kind in "iu":
+        d = N.F64  # convert(Float64, n) passes its cotangent to the integer n
     if d.kind != "f" or dz is None:
         return None
     return N.cast(dz, d, np) if not hasattr(dz, "aval") else dz.astype(d)

@@ -403,6 +403,8 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
                            _object_array(grads[i], arrs[i].shape))
                 continue
             grads[i] = [0.0 if e is None else e for e in grads[i]]
+            if d.kind in "iu":
+                d = N.F64  # integers get Float64 cotangents, as Zygote gives them
             if d.kind != "f":
                 out.append(None)
             elif not is_array(arrs[i]):
@@ -559,10 +561,12 @@ def iter_cot(it: Any, t: Any) -> Any:
         return tuple(items)
     if isinstance(it, Tape):  # a loop over a tape: the adjoint walk, differentiated again
         return Tape(items)
-    if isinstance(it, np.ndarray) and it.dtype.kind == "f":
+    if isinstance(it, np.ndarray) and it.dtype.kind in "fiu":
+        # (an integer array's cotangent is Float64, as Zygote's: gradient(prod, [1, 2, 3]))
         if all(x is None for x in items):
             return None
-        out = np.array([0.0 if x is None else x for x in items], dtype=it.dtype)
+        dt = it.dtype if it.dtype.kind == "f" else np.dtype(np.float64)
+        out = np.array([0.0 if x is None else x for x in items], dtype=dt)
         return out.reshape(it.shape)
     if isinstance(it, np.ndarray) and it.dtype == object and len(items) == it.size:
         # the elements are tuples (of `zip`, `enumerate`), arrays or structs: one
@@ -624,12 +628,13 @@ def enumerate_back(dz: Any, x: Any) -> tuple:
 
 def _iter_cot_stacked(it: Any, t: Any) -> Any:
     dtype = getattr(it, "dtype", None)
-    if not (hasattr(it, "shape") and dtype is not None and np.dtype(dtype).kind == "f"):
+    if not (hasattr(it, "shape") and dtype is not None and np.dtype(dtype).kind in "fiu"):
         return None
     if t.skel[0] == "const":
         return None
     (leaf,) = t.leaves
-    return N.xp_for(leaf).flip(leaf, axis=0).reshape(it.shape).astype(it.dtype)
+    dt = dtype if np.dtype(dtype).kind == "f" else np.float64
+    return N.xp_for(leaf).flip(leaf, axis=0).reshape(it.shape).astype(dt)
 
 
 def regroup(g: Any, spec: tuple, *lens: int) -> Any:

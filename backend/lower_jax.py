@@ -336,10 +336,13 @@ class JaxInterpreter(Interpreter):
                 res.append(join(part, [c.sum(axis=0) for c in chunk]) if m else join(part, []))
                 continue
             ai = i - 1
-            if part[0] == "const" or np.dtype(bb.arg_dtypes[ai]).kind != "f":
+            kind = np.dtype(bb.arg_dtypes[ai]).kind
+            if part[0] == "const" or kind not in "fiu":
                 res.append(None)
                 continue
-            full = chunk[0].reshape(bb.shape).astype(np.dtype(bb.arg_dtypes[ai]))
+            # integers get Float64 cotangents, as on the host (and as Zygote gives them)
+            dt = np.dtype(bb.arg_dtypes[ai]) if kind == "f" else np.dtype(np.float64)
+            full = chunk[0].reshape(bb.shape).astype(dt)
             if bb.arg_shapes[ai] == ():
                 res.append(full.sum())
             else:

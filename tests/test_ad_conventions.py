@@ -33,6 +33,15 @@ nested(x) = sum(sum, [x, 2 .* x])
 fields(x) = sum(p -> p.a * p.b, [(a = x[i], b = x[i]^2) for i in 1:length(x)])
 three(a, b, c) = sum(map((x, y, z) -> x * y * z, a, b, c))
 positive(x) = x > 0.0
+function loopprod(xs)
+    s = 1
+    for x in xs
+        s *= x
+    end
+    s
+end
+scaledsum(s, v) = sum(vi -> vi * s, v)
+squares(v) = sum(map(x -> x^2, v))
 """
 
 _Z: list[Zyla] = []
@@ -125,3 +134,23 @@ def test_bool_output_and_derivative_syntax(x: float) -> None:
     zz.rt.globals["x0"] = x
     np.testing.assert_allclose(zz.eval("sin'(x0)"), np.cos(x), rtol=1e-12)
     np.testing.assert_allclose(zz.eval("(y -> 5y + 3)'(x0)"), 5.0)
+
+
+ints = st.lists(st.integers(-9, 9), min_size=1, max_size=5).map(lambda v: np.array(v, np.int64))
+
+
+@SETTINGS
+@given(ints, st.integers(-5, 5))
+def test_integer_arrays_get_float_gradients(v: np.ndarray, s: int) -> None:
+    """An Int array's gradient is a Float64 array (Zygote's), through a loop over its
+    elements, a function passed to sum and one mapped over it; each against jax.grad of
+    the same computation on floats."""
+    x = v.astype(np.float64)
+    (g,) = z().gradient("loopprod", v)
+    np.testing.assert_allclose(g, jax.grad(lambda w: jnp.prod(w))(jnp.asarray(x)), atol=1e-9)
+    gs, gv = z().gradient("scaledsum", s, v)
+    assert gv.dtype == np.float64
+    np.testing.assert_allclose(gv, np.full(v.shape, float(s)))
+    assert gs == float(v.sum())
+    (g,) = z().gradient("squares", v)
+    np.testing.assert_allclose(g, jax.grad(lambda w: jnp.sum(w ** 2))(jnp.asarray(x)))

@@ -1052,6 +1052,9 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
     modules (see lang.core.modules)."""
     rt = current.runtime()
     for m in modules:
+        if m in ("Base.Iterators", "Iterators"):
+            _use_iterators(rt, names, is_import)
+            continue
         user = M.user_module(rt, m, within)
         if user is not None:
             M.use(rt, user, names, is_import, within)
@@ -1066,6 +1069,20 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
                                 hint="Zyla ships Base, Test, Random, LinearAlgebra, Statistics, "
                                 "Printf, Flux, NNlib, Optimisers, Zygote, ChainRulesCore")
     return None
+
+
+def _use_iterators(rt: Any, names: tuple, is_import: bool) -> None:
+    """`using Base.Iterators` (every name of Iterators unqualified) or `using
+    Base.Iterators: take, drop` (those); `import Base.Iterators` names only the module."""
+    prefix = "Iterators."
+    exported = [k[len(prefix):] for k in list(rt.builtins) if k.startswith(prefix)
+                and "." not in k[len(prefix):] and k[len(prefix):][:1].islower()]
+    wanted = list(names) if names else ([] if is_import else exported)
+    for name in wanted:
+        if prefix + name not in rt.builtins:
+            raise ZylaError("UndefVarError", f"`{name}` not defined in `Base.Iterators`")
+        if name not in rt.globals:
+            rt.globals[name] = rt.builtins[prefix + name]
 
 
 _STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl",

@@ -793,7 +793,8 @@ def _collect(xp: Any, x: Any) -> Any:
     if xp is np and isinstance(x, np.ndarray):
         return x.copy()
     if isinstance(x, dict) or isinstance(getattr(x, "items", None), list) or hasattr(
-            x, "jl_iter"):
+            x, "jl_iter") or (xp is np and isinstance(x, V.StructValue)):
+        # (a struct: its own iterate methods; one without them is a MethodError)
         vals = list(current.runtime().iterate(x))
         return collect_results(vals, (len(vals),))
     return x

@@ -92,6 +92,19 @@ startswith(s) = Fix2(startswith, s)
 endswith(s) = Fix2(endswith, s)
 occursin(s) = Fix1(occursin, s)
 
+# --- the iteration protocol for Base's collections (a program's own types add methods) ---
+iterate(x::Union{AbstractArray, Tuple, NamedTuple, AbstractString}) = iterate(x, 1)
+iterate(x::Union{AbstractArray, Tuple, NamedTuple, AbstractString}, i::Integer) =
+    i <= length(x) ? (x[i], i + 1) : nothing
+iterate(x::Number) = (x, nothing)
+iterate(x::Number, ::Nothing) = nothing
+function iterate(d::AbstractDict, i::Integer=1)
+    ps = collect(d)
+    i <= length(ps) ? (ps[i], i + 1) : nothing
+end
+iterate(x::Iterators.LazyIterator) = iterate(collect(x), 1)
+iterate(x::Iterators.LazyIterator, i::Integer) = iterate(collect(x), i)
+
 # --- Val ----------------------------------------------------------------------------------------
 struct Val{x} end
 Val(x) = Val{x}()
