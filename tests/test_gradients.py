@@ -231,6 +231,7 @@ class Case:
 PRELUDE = """
 using Flux
 using MLUtils
+using LinearAlgebra
 struct Affine
     W
     b
@@ -331,6 +332,10 @@ ARITH = [
          """, st.builds(lambda e, b, C: (2.0 * np.eye(3) + e, b, C),
                         arr(3, 3, lo=-0.5, hi=0.5), arr(3), arr(3, 3)),
          ("det", "Core.matinv", "\\")),
+    Case("uniform_scaling", """
+         F(A, s, t) = sum((A + s * I) .* [1.0 2.0; 3.0 4.0]) + sum((t * I - A) .^ 2) +
+             sum((A - I * s) .* A)
+         """, args(arr(2, 2), fl(), fl()), ("Core.eye_like",)),
     # once known bugs, now regression tests
     Case("dot_adjoint", "F(u, v) = u' * v + v' * v + u' * v * 2.0 + sum((v')' .* u)",
          args(arr(3), arr_away0(3)),

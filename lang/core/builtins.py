@@ -1071,13 +1071,19 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
     return None
 
 
+#: what `using Base.Iterators` brings in (Base.Iterators' exports; its map, filter,
+#: accumulate and reverse stay qualified, beside Base's eager ones)
+_ITERATORS_EXPORTS = ("enumerate", "zip", "rest", "countfrom", "take", "drop", "takewhile",
+                      "dropwhile", "cycle", "repeated", "product", "flatten", "flatmap",
+                      "partition")
+
+
 def _use_iterators(rt: Any, names: tuple, is_import: bool) -> None:
     """`using Base.Iterators` (every name of Iterators unqualified) or `using
     Base.Iterators: take, drop` (those); `import Base.Iterators` names only the module."""
     prefix = "Iterators."
-    exported = [k[len(prefix):] for k in list(rt.builtins) if k.startswith(prefix)
-                and "." not in k[len(prefix):] and k[len(prefix):][:1].islower()]
-    wanted = list(names) if names else ([] if is_import else exported)
+    wanted = list(names) if names else ([] if is_import else [
+        n for n in _ITERATORS_EXPORTS if prefix + n in rt.builtins])
     for name in wanted:
         if prefix + name not in rt.builtins:
             raise ZylaError("UndefVarError", f"`{name}` not defined in `Base.Iterators`")

@@ -281,7 +281,8 @@ numeric("Core.cat_back", cat_back,
         "(dt, z, dz, d, xs...) -> (Core.cat(d, dt...), nothing, map(x -> nothing, xs)...)")
 numeric("det", det, "(dz, z, A) -> (dz * z * inv(A)',)")
 numeric("Core.matinv", matinv, "(dz, z, A) -> (-(z' * dz * z'),)")
-numeric("Core.eye_like", eye_like, NONDIFF)
+# (λ's cotangent is the trace of dz: gradient(λ -> sum(A + λ*I), 1.0) was 0.0)
+numeric("Core.eye_like", eye_like, "(dz, z, a, lam) -> (nothing, sum(dz .* Core.eye_like(dz, 1.0)))")
 numeric("\\", solve, "(dz, z, A, b) -> Core.solve_back(dz, z, A, b)")
 
 _atan2 = binary_elementwise(lambda xp, y, x: xp.arctan2(y, x), "float")
@@ -322,6 +323,7 @@ FORWARD: dict[str, str] = {
     "asinh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .+ 1)",
     "atanh": "(d, z, x) -> d[1] ./ (1 .- x .^ 2)",
     "cbrt": "(d, z, x) -> d[1] ./ (3 .* z .^ 2)",
+    "Core.eye_like": "(d, z, a, lam) -> Core.eye_like(a, d[2])",
     "Core.atan2": "(d, z, y, x) -> (d[1] .* x .- d[2] .* y) ./ (x .^ 2 .+ y .^ 2)",
     "det": "(d, z, A) -> z * sum(transpose(inv(A)) .* d[1])",
     "Core.matinv": "(d, z, A) -> -(z * d[1] * z)",
