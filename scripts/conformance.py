@@ -1,10 +1,11 @@
 """Run the conformance suite (tests/conformance; lang/door/conformance.py).
 
-    .venv/bin/python scripts/conformance.py [FILE_OR_FOLDER ...] [-v] [--write]
+    .venv/bin/python scripts/conformance.py [FILE_OR_FOLDER ...] [-v] [--write] [--runs N]
 
 Prints each file's testsets (with why a testset failed, under -v) and the counts per
 suite. --write rewrites the table in docs/COVERAGE.md and tests/conformance/passing.txt
-(run it over the whole suite).
+(run it over the whole suite); with --runs N every file runs N times and a testset counts
+as passing only if it passed every time (so that passing.txt lists no flaky testset).
 """
 
 from __future__ import annotations
@@ -27,10 +28,16 @@ def main() -> int:
     ap.add_argument("paths", nargs="*")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--runs", type=int, default=1)
     a = ap.parse_args()
     results = []
     for path in C.files(a.paths):
         r = C.run_file(path)
+        for _ in range(a.runs - 1):  # a testset passes only if it passes every run
+            again = {t.name: t.passed for t in C.run_file(path).testsets}
+            r.testsets = [t if not t.passed or again.get(t.name, False) else
+                          C.Outcome(t.name, False, "passed in some runs only (flaky)")
+                          for t in r.testsets]
         results.append(r)
         ok = sum(t.passed for t in r.testsets)
         print(f"{r.suite}/{path.name}: {ok}/{len(r.testsets)}", flush=True)
