@@ -363,7 +363,9 @@ class _AstBuilder:
     def unop(self, c: Children) -> A.Node:
         op, x = str(c[0]), c[1]
         if op in ("-", "+") and isinstance(x, A.Literal) and x.kind in _NUMERIC_KINDS:
-            return A.Literal(-x.value if op == "-" else x.value, x.kind, span=_span(c[0]))
+            value = -x.value if op == "-" else x.value
+            kind = "Int64" if x.kind == "Int128" and -_INT64_MAX - 1 <= value else x.kind
+            return A.Literal(value, kind, span=_span(c[0]))  # -9223372036854775808 is an Int64
         if (isinstance(x, A.TupleLit) and x.items and x.span.line == c[0].line
                 and x.span.col == c[0].column + len(op)):
             # `-(a, b...)`: an operator written right before `(` is called, not applied

@@ -169,3 +169,27 @@ def test_int32_keeps_its_type_and_promotes_as_julia(rt: Runtime, src: str, type_
                                                      value: object) -> None:
     assert rt.run_source(f"string(typeof({src}))", "t.jl") == type_name
     assert rt.run_source(src, "t.jl") == value
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("2^53 + 1 <= 2.0^53", False), ("2^53 + 1 > 2.0^53", True),
+    ("UInt64(2)^60 - 1 == 2.0^60", False), ("Int128(1e30) + 1 > 1e30", True),
+    ("Float32(0.1) == 0.1", False), ("isnan(sign(NaN))", True),
+    ("typeof(-9223372036854775808) == Int64", True), ("\"ab\"^3", "ababab"),
+    ("map(sin, 3) == sin(3)", True), ("(NaN, 1) == (NaN, 1)", False),
+    ("isequal((NaN, 1), (NaN, 1))", True), ("isequal(0.0, -0.0)", False),
+    ("sinpi(1) === 0.0", True), ("cbrt(27.0)", 3.0), ("hypot(NaN, Inf)", math.inf),
+])
+def test_comparisons_and_functions_as_julia_has_them(rt: Runtime, src: str,
+                                                     expected: object) -> None:
+    """Facts the conformance suite found wrong: an integer and a float compare exactly
+    (not after rounding the integer), NaN inside tuples is not == itself, and more."""
+    assert rt.run_source(src, "t.jl") == expected
+
+
+@pytest.mark.parametrize("src", ["Bool(-1)", "Bool(0.1)", "Bool(2)", "acosh(0.1f0)",
+                                 "atanh(1.1f0)"])
+def test_values_outside_a_domain_are_errors(rt: Runtime, src: str) -> None:
+    with pytest.raises(ZylaError) as info:
+        rt.run_source(src, "t.jl")
+    assert info.value.kind in ("InexactError", "DomainError")

@@ -175,6 +175,10 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
             raise ZylaError("MethodError", "Cannot `convert` an object of type "
                                            f"{V.type_name(typeof(x))} to an object of type "
                                            f"{V.type_name(t)}")
+        if d.kind == "b" and N.dtype_of(x).kind in "fiu" and not (x == 0 or x == 1):
+            # Bool(-1), Bool(0.1): only 0 and 1 are Bools
+            shown = float_text(float(x)) if N.dtype_of(x).kind == "f" else str(int(x))
+            raise ZylaError("InexactError", f"Bool({shown})")
         if d.kind in "iu" and N.dtype_of(x).kind in "fiub":
             is_float = N.dtype_of(x).kind == "f"
             shown = float_text(float(x)) if is_float else str(int(x))
@@ -484,6 +488,9 @@ def _check_broadcast(args: tuple) -> tuple[int, ...]:
 
 
 def _map(interp: Any, f: Any, *xs: Any) -> Any:
+    if xs and all(N.is_scalar(x) and not isinstance(x, (str, V.Char)) and N.dtype_of(x) != N.OBJ
+                  for x in xs):
+        return interp.call_value(f, list(xs))  # map(f, x::Number, ys::Number...) = f(x, ys...)
     if len(xs) == 1 and isinstance(xs[0], str):  # map over a String is a String
         out = [interp.call_value(f, [V.Char(c)]) for c in xs[0]]
         if not all(isinstance(c, V.Char) for c in out):

@@ -168,11 +168,19 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
             return _rational_op(fn, kind, a, b)
         if ta in _WIDE or tb in _WIDE:
             return _wide_op(run, fn, kind, a, b, xp)
+        if kind == "cmp" and xp is np and isinstance(a, (np.integer, np.floating, int, float)) \
+                and isinstance(b, (np.integer, np.floating, int, float)) and (
+                    isinstance(a, (np.integer, int)) != isinstance(b, (np.integer, int))):
+            # an integer and a float compared exactly (UInt64(2)^60 - 1 != 2.0^60)
+            x, y = (int(v) if isinstance(v, (np.integer, int)) else float(v) for v in (a, b))
+            return bool(fn(np, x, y))
         if xp is np and (ta is int or ta is float) and (tb is int or tb is float):
             # Python scalars (Int64, Float64): computed by Python, with Julia's results
             if ta is int and tb is int and (kind == "arith" or kind == "cmp"):
                 out = fn(np, a, b)
                 return wrap_int64(out) if kind == "arith" else out
+            if kind == "cmp":  # Python compares an int with a float exactly, as Julia does
+                return bool(fn(np, a, b))  # (2^53 + 1 > 2.0^53, not equal after rounding)
             if kind != "same" or (ta is float and tb is float):
                 return _float_op(fn, kind, float(a), float(b))
         a = as_array(a, xp)
@@ -221,6 +229,9 @@ def _wide_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: 
     if type(a) in _WIDE and type(b) in _WIDE and type(a) is not type(b):
         wide = V.UInt128
     d = N.dtype_of(other) if type(other) not in _WIDE else N.I64
+    if d.kind == "f" and kind == "cmp":  # compared exactly: Int128(1e30) + 1 > 1e30
+        return bool(fn(np, int(a) if type(a) in _WIDE else float(a),
+                       int(b) if type(b) in _WIDE else float(b)))
     if d.kind == "f":  # Int128 + Float32 is a Float32
         return run(np, *(d.type(x.value) if type(x) in _WIDE else x for x in (a, b)))
     if d.kind not in "iub":
@@ -586,6 +597,11 @@ def divide(xp: Any, a: Any, b: Any) -> Any:
 
 
 def power(xp: Any, a: Any, b: Any) -> Any:
+    if isinstance(a, (str, V.Char)) and isinstance(b, (int, np.integer)) and not isinstance(
+            b, bool):  # "ab"^3 repeats a string (or a Char) as `*` concatenates
+        if b < 0:
+            raise ZylaError("ArgumentError", f"can't repeat a string {b} times")
+        return (a if isinstance(a, str) else a.value) * int(b)
     if is_array(a):
         raise ZylaError("MethodError", "no method matching ^(::Array, _)",
                         hint="use .^ for elementwise powers")
@@ -641,6 +657,9 @@ def jl_equal(a: Any, b: Any) -> bool:
     if _numeric(a) and _numeric(b) and not is_array(a) and not is_array(b):
         if isinstance(a, (str,)) or isinstance(b, str):
             return False
+        if isinstance(a, (np.integer, np.floating)) or isinstance(b, (np.integer, np.floating)):
+            # an integer beside a float: compared exactly, as Python ints and floats are
+            a, b = (v.item() if isinstance(v, (np.integer, np.floating)) else v for v in (a, b))
         return bool(a == b)
     if is_array(a) or is_array(b):
         if not (is_array(a) and is_array(b)):
@@ -967,6 +986,8 @@ def _abs(xp: Any, x: Any) -> Any:
 
 def _sign(xp: Any, x: Any) -> Any:
     if xp is np and type(x) in (int, float):
+        if x != x:
+            return x  # sign(NaN) is NaN
         return type(x)((x > 0) - (x < 0))
     return _result(xp.sign(as_array(x, xp)), xp)
 

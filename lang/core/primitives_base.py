@@ -282,7 +282,8 @@ numeric("Core.cat_back", cat_back,
 numeric("det", det, "(dz, z, A) -> (dz * z * inv(A)',)")
 numeric("Core.matinv", matinv, "(dz, z, A) -> (-(z' * dz * z'),)")
 # (λ's cotangent is the trace of dz: gradient(λ -> sum(A + λ*I), 1.0) was 0.0)
-numeric("Core.eye_like", eye_like, "(dz, z, a, lam) -> (nothing, sum(dz .* Core.eye_like(dz, 1.0)))")
+numeric("Core.eye_like", eye_like,
+        "(dz, z, a, lam) -> (nothing, sum(dz .* Core.eye_like(dz, 1.0)))")
 numeric("\\", solve, "(dz, z, A, b) -> Core.solve_back(dz, z, A, b)")
 
 _atan2 = binary_elementwise(lambda xp, y, x: xp.arctan2(y, x), "float")
