@@ -654,6 +654,10 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
                 at = {i: k for k, i in enumerate(first)}
                 lv = [u[at[d]] for d in dups]
             proxies: list = []
+            for host, traced in zip(leaves, lv, strict=False):
+                if getattr(host, "is_adjoint_vector", False) and np.ndim(host) == 2 and \
+                        np.shape(host)[1] == 1:  # an argument `v'` stays a row in the trace
+                    interp.adjoint_rows[id(traced)] = traced
             f, args, kw = _join_value(skel, iter(lv), proxies)
             before = [list(p.fields) for p in proxies]
             kwargs = dict(zip(kw.names, kw.values, strict=True)) if kw.names else None

@@ -1269,3 +1269,21 @@ def test_float32_products_are_ieee_float32_unless_asked() -> None:
     assert "HIGHEST" in _matmul_module("highest")
     assert "HIGHEST" in _matmul_module("nonsense")
     assert "HIGHEST" not in _matmul_module("default")
+
+
+def test_an_adjoint_row_passed_in_stays_a_row() -> None:
+    """`v'` handed to a compiled function is still a row there: `x * y` of a row and a
+    vector is a number, as on the host (it was a 1-element vector), and a 1×n matrix
+    passed to the same function gets its own executable and a 1-element vector."""
+    from backend.compile import compiled_call
+    from lang.door.wiring import Runtime
+
+    rt = Runtime()
+    rt.run_source("f(x, y) = x * y\n", "row.jl")
+    v = np.array([1.0, 2.0, 3.0])
+    row = rt.run_source("adjoint([1.0, 2.0, 3.0])", "row.jl")
+    f = rt.lookup("f")
+    host = rt.interp.call_value(f, [row, v])
+    assert host == 14.0 and compiled_call(rt, f, [row, v]) == 14.0
+    out = compiled_call(rt, f, [v.reshape(3, 1), v])  # a 1×3 matrix (Zyla's layout)
+    assert np.shape(out) == (1,) and float(out[0]) == 14.0

@@ -94,6 +94,10 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
         if v.dtype == object:
             return ("objarr", v.shape, tuple(_split(x, leaves, si) for x in v.reshape(-1)))
         leaves.append(v)
+        if getattr(v, "is_adjoint_vector", False) and v.ndim == 2 and v.shape[1] == 1:
+            # `v'` of a vector: a row whose product with a vector is a scalar (the compile
+            # tier keeps it one in the trace; its own executable, apart from 1×n matrices)
+            return ("arr", v.dtype.str, v.shape, "row")
         return ("arr", v.dtype.str, v.shape)
     if _is_jax(v):
         leaves.append(v)
