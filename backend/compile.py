@@ -50,7 +50,15 @@ from lang.core.builtins_random import KEY_INPUT, host_key
 from lang.core.functions import GenericFunction, call_label
 from lang.core.interp import Interpreter
 from lang.core.primitives_array import MUTATING
-from lang.core.structure import OffloadError, _Id, _join, _split, _unid, is_array_value
+from lang.core.structure import (
+    OffloadError,
+    _Id,
+    _join,
+    _split,
+    _unid,
+    is_adjoint_row,
+    is_array_value,
+)
 
 
 @dataclass
@@ -655,8 +663,7 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
                 lv = [u[at[d]] for d in dups]
             proxies: list = []
             for host, traced in zip(leaves, lv, strict=False):
-                if getattr(host, "is_adjoint_vector", False) and np.ndim(host) == 2 and \
-                        np.shape(host)[1] == 1:  # an argument `v'` stays a row in the trace
+                if is_adjoint_row(host):  # an argument `v'` stays a row in the trace
                     interp.adjoint_rows[id(traced)] = traced
             f, args, kw = _join_value(skel, iter(lv), proxies)
             before = [list(p.fields) for p in proxies]

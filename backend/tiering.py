@@ -335,8 +335,8 @@ def offload(rt: Any, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any
     where = "asked for by the library"
     if st.never or st.active:
         return False, None
-    if rt.compile_mode != "always" and not does_array_work(rt, f, args, kwargs):
-        return False, None
+    if rt.compile_mode != "always" and _work(rt, st, f, args, kwargs, 1) < 1:
+        return False, None  # (no array among the arguments, captures or globals read)
     pol.note(st, f, args, kwargs, where, "compile", "array work")
     return _compiled(rt, pol, st, f, args, kwargs, where)
 

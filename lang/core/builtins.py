@@ -120,7 +120,7 @@ def _int_range(d: np.dtype) -> tuple[int, int]:
     return r
 
 
-WIDE = (V.Int128, V.UInt128)
+WIDE = V.WIDE_INTS
 
 
 def _convert_wide(t: V.JType, x: Any) -> Any:

@@ -37,6 +37,8 @@ from lang.core.scans import (
     has_return,
     may_exit,
     nested_captures,
+    repeated_local_functions,
+    target_names,
 )
 from lang.core.values import AnyT, Int64T, SelfRef, Symbol, TypeVar
 
@@ -84,14 +86,6 @@ UNCHECKED_UNDER_INBOUNDS = frozenset({"getindex", "setindex!", "Core.setindex_br
 _COMPARE_FN = {"≤": "<=", "≥": ">=", "≠": "!=", "∈": "in", "≈": "isapprox", "∉": "!in"}
 
 
-def _target_names_of(t: A.Node, out: set[str]) -> None:
-    if isinstance(t, A.Ident):
-        out.add(t.name)
-    elif isinstance(t, A.TupleLit):
-        for x in t.items:
-            _target_names_of(x, out)
-
-
 def _breaks_set(node: Any, flag: A.Ident) -> Any:
     """`node` with each `break` of its own loop level preceded by `flag = true`."""
     if isinstance(node, list):
@@ -110,31 +104,6 @@ def _breaks_set(node: Any, flag: A.Ident) -> Any:
             if new is not v:
                 changes[f.name] = new
     return dataclasses.replace(node, **changes) if changes else node
-
-
-def _repeated_local_functions(stmts: list[A.Node]) -> dict[str, list[A.FunctionDef]]:
-    """Inner functions a body defines more than once (several methods), with their
-    definitions in order; nested functions, lambdas and `let` scopes are their own."""
-    found: dict[str, list[A.FunctionDef]] = {}
-
-    def visit(node: Any) -> None:
-        if isinstance(node, list):
-            for x in node:
-                visit(x)
-            return
-        if not isinstance(node, A.Node):
-            return
-        if isinstance(node, A.FunctionDef):
-            if node.name and "." not in node.name and node.receiver is None:
-                found.setdefault(node.name, []).append(node)
-            return
-        if isinstance(node, (A.Lambda, A.Let, A.StructDef)):
-            return
-        for f in dataclasses.fields(node):
-            visit(getattr(node, f.name))
-
-    visit(stmts)
-    return {k: v for k, v in found.items() if len(v) > 1}
 
 
 # --- the lowering ---------------------------------------------------------------------------
@@ -268,7 +237,7 @@ class Lowerer:
             ptypes = [p for p in allp] + list(kwparams)
             self.sc.declared_globals = global_decls(body_list) - set(names)
             self.sc.locals_ = bound_names(body_list) | set(names)
-            self.sc.local_methods = _repeated_local_functions(body_list)
+            self.sc.local_methods = repeated_local_functions(body_list)
             self._setup_boxes(body_list, params=names[len(captures):])
             self.sc.boxed -= self.sc.declared_globals
             for i, (n, a) in enumerate(zip(names, args, strict=True)):
@@ -1132,7 +1101,7 @@ class Lowerer:
         body = list(n.body.stmts)
         outer: list[A.Node] = []
         names: set[str] = set()
-        _target_names_of(t, names)
+        target_names(t, names)
         if names & assigned_names(n.body.stmts):
             self.nfun += 1
             saved = A.Ident(f"#outer{self.nfun}", span=span)

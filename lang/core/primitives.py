@@ -164,16 +164,6 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
 
     def run(xp: Any, a: Any, b: Any) -> Any:
         ta, tb = type(a), type(b)
-        if xp is np and (ta is V.Rational or tb is V.Rational):
-            return _rational_op(fn, kind, a, b)
-        if ta in _WIDE or tb in _WIDE:
-            return _wide_op(run, fn, kind, a, b, xp)
-        if kind == "cmp" and xp is np and isinstance(a, (np.integer, np.floating, int, float)) \
-                and isinstance(b, (np.integer, np.floating, int, float)) and (
-                    isinstance(a, (np.integer, int)) != isinstance(b, (np.integer, int))):
-            # an integer and a float compared exactly (UInt64(2)^60 - 1 != 2.0^60)
-            x, y = (int(v) if isinstance(v, (np.integer, int)) else float(v) for v in (a, b))
-            return bool(fn(np, x, y))
         if xp is np and (ta is int or ta is float) and (tb is int or tb is float):
             # Python scalars (Int64, Float64): computed by Python, with Julia's results
             if ta is int and tb is int and (kind == "arith" or kind == "cmp"):
@@ -183,6 +173,17 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
                 return bool(fn(np, a, b))  # (2^53 + 1 > 2.0^53, not equal after rounding)
             if kind != "same" or (ta is float and tb is float):
                 return _float_op(fn, kind, float(a), float(b))
+        if xp is np and (ta is V.Rational or tb is V.Rational):
+            return _rational_op(fn, kind, a, b)
+        if ta in _WIDE or tb in _WIDE:
+            return _wide_op(run, fn, kind, a, b, xp)
+        if kind == "cmp" and xp is np and isinstance(a, (np.integer, np.floating, int, float)) \
+                and isinstance(b, (np.integer, np.floating, int, float)) and (
+                    isinstance(a, (np.integer, int)) != isinstance(b, (np.integer, int))):
+            # numpy scalars: an integer and a float compared exactly (UInt64(2)^60 - 1 !=
+            # 2.0^60), as Python compares its own (the fast path above)
+            x, y = (int(v) if isinstance(v, (np.integer, int)) else float(v) for v in (a, b))
+            return bool(fn(np, x, y))
         a = as_array(a, xp)
         b = as_array(b, xp)
         da, db = N.dtype_of(a), N.dtype_of(b)
@@ -214,7 +215,7 @@ def _float_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: float, b: float)
             return float(fn(np, np.float64(a), np.float64(b)))
 
 
-_WIDE = (V.Int128, V.UInt128)
+_WIDE = V.WIDE_INTS
 
 
 def _wide_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: str, a: Any,
@@ -253,8 +254,7 @@ def _wide_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: 
 
 def _elementwise_objects(run: Callable[..., Any], a: Any, b: Any) -> Any:
     """`run` element by element over object arrays (of 128-bit integers)."""
-    out = np.frompyfunc(lambda x, y: run(np, x, y), 2, 1)(as_array(a), as_array(b))
-    return out if isinstance(out, np.ndarray) else out
+    return np.frompyfunc(lambda x, y: run(np, x, y), 2, 1)(as_array(a), as_array(b))
 
 
 def _typeof_scalar(x: Any) -> V.JType:
@@ -407,14 +407,19 @@ def _check_int_divisor(xp: Any, d: np.dtype, b: Any) -> None:
         raise ZylaError("DivideError", "integer division error")
 
 
+def _exact_div(a: int, b: int) -> int:
+    """Julia's div of two integers: rounded toward zero (DivideError for b == 0)."""
+    if b == 0:
+        raise ZylaError("DivideError", "integer division error")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
 def _intdiv(xp: Any, a: Any, b: Any) -> Any:
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
     _check_int_divisor(xp, d, b)
     if xp is np and type(a) is int and type(b) is int:
-        if b == 0:
-            raise ZylaError("DivideError", "integer division error")
-        q = abs(a) // abs(b)
-        q = q if (a >= 0) == (b >= 0) else -q
+        q = _exact_div(a, b)
         if not _I64_MIN <= q <= _I64_MAX:  # typemin(Int) ÷ -1
             raise ZylaError("DivideError", "integer division error")
         return q
@@ -454,14 +459,6 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
     _check_int_divisor(xp, d, b)
     with np.errstate(all="ignore"):
         return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
-
-
-def _exact_div(a: int, b: int) -> int:
-    """Julia's div of two integers: rounded toward zero (DivideError for b == 0)."""
-    if b == 0:
-        raise ZylaError("DivideError", "integer division error")
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
 
 
 def _exact_mod(a: int, b: int) -> int:
@@ -681,17 +678,20 @@ def jl_equal(a: Any, b: Any) -> bool:
     return bool(a == b) if type(a) is type(b) else False
 
 
+def _same_float(a: Any, b: Any) -> bool:
+    """Floats that isequal and === take as the same: NaN is NaN, 0.0 is not -0.0."""
+    if a != a or b != b:
+        return a != a and b != b
+    return bool(a == b) and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
 def jl_isequal(a: Any, b: Any) -> bool:
     """Julia's `isequal`: `==`, except that NaN is isequal to NaN and -0.0 is not to 0.0;
     structural for arrays, tuples, NamedTuples, Pairs and Dicts."""
     fa = isinstance(a, (float, np.floating))
     fb = isinstance(b, (float, np.floating))
     if fa or fb:
-        if not (fa and fb):
-            return bool(jl_equal(a, b))
-        if a != a or b != b:
-            return a != a and b != b
-        return bool(a == b) and math.copysign(1.0, a) == math.copysign(1.0, b)
+        return _same_float(a, b) if fa and fb else bool(jl_equal(a, b))
     if is_array(a) or is_array(b):
         if not (is_array(a) and is_array(b)):
             return False
@@ -721,10 +721,8 @@ def jl_egal(a: Any, b: Any) -> bool:
     a, b = N.host_scalar(a), N.host_scalar(b)  # np.float64(0.0) === 0.0: the same Float64
     if type(a) is not type(b):
         return False
-    if isinstance(a, (float, np.floating)):  # the same bits: NaN === NaN, 0.0 !== -0.0
-        if a != a or b != b:
-            return a != a and b != b
-        return bool(a == b) and math.copysign(1.0, a) == math.copysign(1.0, b)
+    if isinstance(a, (float, np.floating)):
+        return _same_float(a, b)
     if isinstance(a, tuple):
         return len(a) == len(b) and all(jl_egal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, V.StructValue):
@@ -1068,16 +1066,10 @@ def _shift(xp: Any, a: Any, b: Any, op: str) -> Any:
     """Julia's shifts of integers: `<<`, `>>` (arithmetic), `>>>` (logical); a shift by 64
     or more bits gives 0 (or -1 for `>>` of a negative number), a negative count shifts
     the other way."""
-    if xp is np and type(a) is int and type(b) is int:
-        if b < 0:
-            return _shift(xp, a, -b, "<<" if op != "<<" else ">>")
-        if op == "<<":
-            return 0 if b >= 64 else wrap_int64(a << b)
-        if op == ">>":
-            return (-1 if a < 0 else 0) if b >= 64 else a >> b
-        return 0 if b >= 64 else wrap_int64((a & 0xFFFFFFFFFFFFFFFF) >> b)
-    if type(a) in _WIDE and type(b) in (int, *_WIDE) or type(a) is int and type(b) in _WIDE:
-        return _wide_shift(a, int(b), op)
+    if (xp is np and type(a) is int and type(b) is int
+            or type(a) in _WIDE and type(b) in (int, *_WIDE)
+            or type(a) is int and type(b) in _WIDE):
+        return _int_shift(a, int(b), op)
     a, b = xp.asarray(a), xp.asarray(b)
     if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
         raise ZylaError("MethodError", f"no method matching {op} for these argument types")
@@ -1097,8 +1089,8 @@ def _shift(xp: Any, a: Any, b: Any, op: str) -> Any:
     return _result(xp.where(b < 0, away, towards).astype(a.dtype), xp)
 
 
-def _wide_shift(a: Any, b: int, op: str) -> Any:
-    """Shifts of 128-bit integers (and of an Int64 by a 128-bit count)."""
+def _int_shift(a: Any, b: int, op: str) -> Any:
+    """A shift of an Int64 (a Python int) or a 128-bit integer, on Python ints."""
     kind = type(a) if type(a) in _WIDE else None
     bits = 128 if kind else 64
     v = int(a)

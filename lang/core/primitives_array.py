@@ -31,7 +31,7 @@ from lang.core.primitives import (
     unbroadcast,
 )
 from lang.core.show import jl_show
-from lang.core.structure import OffloadError
+from lang.core.structure import OffloadError, is_adjoint_row
 
 
 def axis(x: Any, d: int) -> int:
@@ -168,15 +168,10 @@ class AdjointVector(np.ndarray):
     is_adjoint_vector = True
 
 
-def _is_row(x: Any) -> bool:
-    """x is `v'` of a vector v (numpy propagates the tag to results of other shapes)."""
-    return getattr(x, "is_adjoint_vector", False) and x.ndim == 2 and x.shape[1] == 1
-
-
 def _adjoint(xp: Any, x: Any) -> Any:
     if not is_array(x):
         return x
-    if _is_row(x):  # (v')' is v, a vector again
+    if is_adjoint_row(x):  # (v')' is v, a vector again
         return np.asarray(x).reshape(-1)
     x = as_array(x, xp)
     if x.ndim == 1:

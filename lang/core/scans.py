@@ -60,7 +60,7 @@ def _assigned(node: Any, out: set[str],
             pass  # a nested named function binds a local only inside functions
         return out
     if isinstance(node, A.Assign):
-        _target_names(node.target, out)
+        target_names(node.target, out)
         assigned_names(node.value, out, memo)
         return out
     if (isinstance(node, A.Call) and isinstance(node.func, A.Ident)
@@ -68,7 +68,7 @@ def _assigned(node: Any, out: set[str],
             and node.args and isinstance(node.args[0], A.Ident)):
         out.add(node.args[0].name)  # growing a local vector rebinds it (see Lowerer.store)
     if isinstance(node, (A.OpAssign, A.BroadcastAssign)):
-        _target_names(node.target, out)
+        target_names(node.target, out)
         assigned_names(node.value, out, memo)
         return out
     if isinstance(node, A.For):
@@ -96,23 +96,25 @@ def global_decls(node: Any, out: set[str] | None = None) -> set[str]:
         pass
     elif isinstance(node, A.Global):
         for x in node.names:
-            _target_names(getattr(x, "target", x), out)
+            target_names(getattr(x, "target", x), out)
     elif isinstance(node, A.Node):
         for v in children(node, tuples=False):
             global_decls(v, out)
     return out
 
 
-def _target_names(t: A.Node, out: set[str]) -> None:
+def target_names(t: A.Node, out: set[str]) -> None:
+    """The variables an assignment target binds (`x`, `(a, b)`, `x::T`; `x[i] = v`
+    rebinds x, see Lowerer.store)."""
     if isinstance(t, A.Ident):
         out.add(t.name)
     elif isinstance(t, A.Index) and isinstance(t.obj, A.Ident):
         out.add(t.obj.name)  # array writes rebind the variable (see Lowerer.store)
     elif isinstance(t, A.TupleLit):
         for x in t.items:
-            _target_names(x, out)
+            target_names(x, out)
     elif isinstance(t, A.TypeAssert):
-        _target_names(t.value, out)
+        target_names(t.value, out)
 
 
 def bound_names(node: Any, out: set[str] | None = None) -> set[str]:
@@ -129,7 +131,7 @@ def bound_names(node: Any, out: set[str] | None = None) -> set[str]:
     elif isinstance(node, A.MacroCall) and node.name == "testset":
         pass
     elif isinstance(node, (A.Assign, A.OpAssign)) and not isinstance(node.target, A.Index):
-        _target_names(node.target, out)
+        target_names(node.target, out)
         bound_names(node.value, out)
     elif isinstance(node, A.Node):
         for v in children(node):
@@ -227,7 +229,7 @@ def count_assignments(node: Any, counts: dict[str, int], weight: int = 1) -> Non
         return
     if isinstance(node, (A.Assign, A.OpAssign)):
         names: set[str] = set()
-        _target_names(node.target, names)
+        target_names(node.target, names)
         for n in names:
             counts[n] = counts.get(n, 0) + weight
     if isinstance(node, (A.For, A.While)):
@@ -280,3 +282,24 @@ def has_break(node: Any) -> bool:
     if isinstance(node, A.Node):
         return any(has_break(v) for v in children(node, tuples=False))
     return False
+
+
+def repeated_local_functions(stmts: list[A.Node]) -> dict[str, list[A.FunctionDef]]:
+    """Inner functions a body defines more than once (several methods), with their
+    definitions in order; nested functions, lambdas, `let` scopes and struct bodies are
+    their own."""
+    found: dict[str, list[A.FunctionDef]] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                visit(x)
+        elif isinstance(node, A.FunctionDef):
+            if node.name and "." not in node.name and node.receiver is None:
+                found.setdefault(node.name, []).append(node)
+        elif isinstance(node, A.Node) and not isinstance(node, (A.Lambda, A.Let, A.StructDef)):
+            for c in children(node):
+                visit(c)
+
+    visit(stmts)
+    return {k: v for k, v in found.items() if len(v) > 1}

@@ -80,6 +80,12 @@ def split(v: Any, static_ints: bool = False) -> tuple[list, Any]:
     return leaves, skel
 
 
+def is_adjoint_row(x: Any) -> bool:
+    """x is `v'` of a vector v on the host (an AdjointVector of lang.core.primitives_array;
+    numpy hands the tag to results of other shapes too, which are not rows)."""
+    return getattr(x, "is_adjoint_vector", False) and np.ndim(x) == 2 and np.shape(x)[1] == 1
+
+
 def _split(v: Any, leaves: list, si: bool) -> Any:
     t = type(v)
     if t is float or t is np.float32 or t is np.float64:
@@ -94,7 +100,7 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
         if v.dtype == object:
             return ("objarr", v.shape, tuple(_split(x, leaves, si) for x in v.reshape(-1)))
         leaves.append(v)
-        if getattr(v, "is_adjoint_vector", False) and v.ndim == 2 and v.shape[1] == 1:
+        if is_adjoint_row(v):
             # `v'` of a vector: a row whose product with a vector is a scalar (the compile
             # tier keeps it one in the trace; its own executable, apart from 1×n matrices)
             return ("arr", v.dtype.str, v.shape, "row")

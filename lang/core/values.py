@@ -430,6 +430,7 @@ class UInt128(WideInt):
 
 
 WIDE_TYPES = {Int128T: Int128, UInt128T: UInt128}
+WIDE_INTS = (Int128, UInt128)
 
 
 @dataclass(frozen=True)
