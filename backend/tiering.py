@@ -58,6 +58,13 @@ HOT_CALLS = 2
 MAX_FAILURES = 3
 #: a function compiled for this many signatures runs on the host from then on
 MAX_SIGNATURES = 8
+#: ... and its calls took this long each on average (a shorter call gains nothing from an
+#: executable: calling one from the host costs ~20-50 µs here)
+MIN_CALL_SECONDS = 1e-4
+#: a call at depth without array work that took less than MIN_CALL_SECONDS lets this many
+#: later calls of the same body run on the host without asking the policy (the translated
+#: host code's call sites read `Function.host_skip`); the next one asks again
+SKIP_CALLS = 63
 #: a host call that has run this long without effects is restarted compiled ...
 LONG_SECONDS = 0.03
 #: ... unless its loops say it will be done sooner than tracing and compiling take
@@ -288,7 +295,7 @@ def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Fu
     if st.active:  # a recursive call: the outer activation is on the host
         st.recursive = True
         return _run_host(interp, m, fn, captures, full, kwargs)
-    now, eligible, where = _decide(rt, pol, st, f, args, kwargs, caller)
+    now, eligible, where, light = _decide(rt, pol, st, f, args, kwargs, caller)
     if now:
         done, out = _compiled(rt, pol, st, f, args, kwargs, where)
         if done:
@@ -299,6 +306,7 @@ def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Fu
     if frame is not None:
         pol.frames.append(frame)
     st.active += 1
+    fn.host_active += 1  # (translated host code runs calls of it here directly: recursion)
     try:
         return _run_host(interp, m, fn, captures, full, kwargs)
     except Retier as r:
@@ -312,8 +320,14 @@ def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Fu
         if frame is not None:
             pol.frames.pop()
         st.active -= 1
+        fn.host_active -= 1
+        if fn.recursed:
+            st.recursive = True
         st.calls += 1
-        st.host_seconds += time.perf_counter() - t0
+        dt = time.perf_counter() - t0
+        st.host_seconds += dt
+        if light and dt < MIN_CALL_SECONDS:
+            fn.host_skip = SKIP_CALLS
 
 
 def offload(rt: Any, f: Any, args: list, kwargs: dict | None) -> tuple[bool, Any]:
@@ -379,35 +393,37 @@ def _failed(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | 
 
 
 def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | None,
-            caller: Function) -> tuple[bool, bool, str]:
-    """(compile now, may move to the compile tier later, where the call is made)."""
+            caller: Function) -> tuple[bool, bool, str, bool]:
+    """(compile now, may move to the compile tier later, where the call is made, a call
+    at depth without array work: later ones like it may skip the policy while cheap)."""
     mode = rt.compile_mode
-    if mode == "never" or st.never:
-        return False, False, ""
     top = caller.name == "toplevel"
+    if mode == "never" or st.never:
+        return False, False, "", not top
     if not top and not st.user and not _is_user(caller):
-        return False, False, ""  # the library's own calls run as they are
+        return False, False, "", True  # the library's own calls run as they are
     where = "at top level" if top else f"in {caller.name}"
     if mode == "always":
         if top or _has_runtime_values(args) or st.globals_read:
             pol.note(st, f, args, kwargs, where, "compile", "ZYLA_COMPILE=always")
-            return True, True, where
-        return False, True, where
+            return True, True, where, False
+        return False, True, where, False
     need = 1 if top else BIG_ELEMENTS
     elems = _work(rt, st, f, args, kwargs, need)
     if elems >= need:
         why = "array work" if top else f"array work: at least {need:,} elements"
         pol.note(st, f, args, kwargs, where, "compile", why)
-        return True, True, where
+        return True, True, where, False
     if st.long or st.builds:
         why = "an earlier call ran long" if st.long else "compiled before"
         pol.note(st, f, args, kwargs, where, "compile", why)
-        return True, True, where
-    if st.calls >= HOT_CALLS and st.host_seconds >= HOT_SECONDS and not st.recursive:
+        return True, True, where, False
+    if (st.calls >= HOT_CALLS and st.host_seconds >= HOT_SECONDS and not st.recursive
+            and st.host_seconds >= MIN_CALL_SECONDS * st.calls):
         pol.note(st, f, args, kwargs, where, "compile",
                  f"hot: {st.calls} calls, {st.host_seconds:.2f} s in the interpreter")
-        return True, True, where
-    return False, True, where
+        return True, True, where, False
+    return False, True, where, not top and elems == 0
 
 
 def _time_left(loops: list[list[int]], elapsed: float) -> float | None:

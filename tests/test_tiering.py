@@ -171,7 +171,7 @@ def test_never_mode_runs_everything_on_the_host() -> None:
 HOT = """
 function wiggle(a)
     s = a
-    for i in 1:300
+    for i in 1:2000
         s = s + sin(s) * 0.001
     end
     s
@@ -190,6 +190,9 @@ r = driver(40)
 def test_a_hot_function_compiles_after_some_interpreted_calls(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tiering, "LONG_SECONDS", 1e9)  # the hot rule alone
+    # (40 calls of 2000 steps take ~40 ms on the translated host code: a lower bar than
+    # the policy's, so that the rule is what this test sees)
+    monkeypatch.setattr(tiering, "HOT_SECONDS", 0.002)
     z, got, want = run_both(HOT, ["r"])
     hot = decided(z, "wiggle", "compile (hot:")
     assert hot, tiering.decisions(z.rt)
@@ -210,7 +213,12 @@ g = gradient(slow, 0.25)[1]
 """
 
 
-def test_a_long_host_call_is_restarted_compiled() -> None:
+def test_a_long_host_call_is_restarted_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (30000 steps take ~15 ms on the translated host code: shorter than the policy's
+    # bars, which are lowered here so that the restart is what this test sees)
+    monkeypatch.setattr(tiering, "LONG_SECONDS", 0.003)
+    monkeypatch.setattr(tiering, "COMPILE_SECONDS", 0.0)
+    monkeypatch.setattr(tiering, "JAX_IMPORT_SECONDS", 0.0)
     z, got, want = run_both(LONG, ["r", "g"])
     assert decided(z, "slow", "restarted")
     assert decided(z, "gradient", "restarted")

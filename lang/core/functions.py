@@ -98,6 +98,10 @@ class GenericFunction(V.Atomic):
         self.methods: list[Method] = []
         self.jtype = V.JType(f"typeof({name})", V.FunctionT)
         self._cache: dict[tuple, Method] = {}
+        # methods found for exact Python argument types (one type, or a tuple of two or
+        # three) whose Julia types those determine: translated host code's call sites
+        # (lang.core.hostcode) dispatch through it
+        self.pycache: dict[Any, Method] = {}
 
     def add_method(self, m: Method) -> None:
         """Add or replace (same signature) a method, as redefinition does in Julia."""
@@ -115,6 +119,7 @@ class GenericFunction(V.Atomic):
         else:
             self.methods.append(m)
         self._cache.clear()
+        self.pycache.clear()
 
     def dispatch(self, types: list[V.JType]) -> Method:
         key = tuple(types)

@@ -47,6 +47,16 @@ _WATCH: list[Callable[[Any], None] | None] = [None]
 TICKS = 1024
 
 
+#: The host-code translator, `(interp, fn) -> Python function of fn's body arguments or
+#: None` (lang.core.hostcode installs it): bodies it translates run as Python code.
+_TRANSLATE: list[Callable[..., Any] | None] = [None]
+
+
+def set_translator(translate: Callable[..., Any] | None) -> None:
+    """Install (or remove) the translator of IR bodies into Python functions."""
+    _TRANSLATE[0] = translate
+
+
 def set_watch(watch: Callable[[Any], None] | None) -> None:
     """Install (or remove) the hook called every TICKS loop iterations and calls."""
     _WATCH[0] = watch
@@ -90,6 +100,9 @@ class Interpreter:
         self.effects = 0  # state changes a caller can see, so far (Primitive.effect, globals)
         self.ticks = 0  # loop iterations and function calls run so far
         self.loops: list[list[int]] = []  # [done, trip count or -1] of the running loops
+        # bodies run as translated Python code (lang.core.hostcode); a subclass that
+        # changes how ops run (the compile tier's tracer) walks them itself
+        self.translates = type(self) is Interpreter
 
     @contextmanager
     def host_only(self) -> Iterator[None]:
@@ -104,6 +117,14 @@ class Interpreter:
     # --- running functions -------------------------------------------------------------
 
     def run_function(self, fn: Function, args: list[Any]) -> Any:
+        code = fn.host_code
+        if code is not None and code[0] is self and code[1] is not None \
+                and len(args) == code[2]:
+            return code[1](*args)
+        if self.translates and _TRANSLATE[0] is not None:
+            run = _TRANSLATE[0](self, fn)
+            if run is not None and len(args) == len(fn.body.args):
+                return run(*args)
         self.ticks += 1
         if not self.ticks % TICKS and self.offload:
             self.watch()

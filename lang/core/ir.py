@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from grammar.ast import NOSPAN, Span
 from lang.core.show import jl_show
@@ -99,10 +99,29 @@ class Function(Atomic):
     self_arg: bool = False  # first positional parameter is a callable-struct receiver
     derived: bool = False  # made by a transform (AD's forward/adjoint/jvp), not lowered source
 
+    # run-time state, not part of the IR (dropped when pickled or copied): the host
+    # interpreter's translated code and run count (lang.core.hostcode); the tiering
+    # policy's activations of this body on the host, whether one called it again, and
+    # how many more calls of it may run on the host without asking the policy
+    host_code: ClassVar[Any] = None
+    host_runs: ClassVar[int] = 0
+    host_active: ClassVar[int] = 0
+    recursed: ClassVar[bool] = False
+    host_skip: ClassVar[int] = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        for k in _RUN_STATE:
+            state.pop(k, None)
+        return state
+
     def new_value(self, hint: str = "") -> Value:
         v = Value(self.counter, hint)
         self.counter += 1
         return v
+
+
+_RUN_STATE = ("host_code", "host_runs", "host_active", "recursed", "host_skip")
 
 
 def walk_ops(region: Region) -> Iterator[Op]:

@@ -169,6 +169,8 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
             if ta is int and tb is int and (kind == "arith" or kind == "cmp"):
                 out = fn(np, a, b)
                 return wrap_int64(out) if kind == "arith" else out
+            if ta is int and tb is int and fn in _PYTHON_INT_OPS:
+                return fn(np, a, b)  # (÷, rem, mod: exact on Python ints)
             if kind == "cmp":  # Python compares an int with a float exactly, as Julia does
                 return bool(fn(np, a, b))  # (2^53 + 1 > 2.0^53, not equal after rounding)
             if kind != "same" or (ta is float and tb is float):
@@ -443,7 +445,8 @@ def _rem(xp: Any, a: Any, b: Any) -> Any:
     if xp is np and type(a) is int and type(b) is int:
         if b == 0:
             raise ZylaError("DivideError", "integer division error")
-        return int(math.fmod(a, b))
+        r = abs(a) % abs(b)  # (exact: math.fmod would round a large Int64 to a Float64)
+        return -r if a < 0 else r
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
     _check_int_divisor(xp, d, b)
     with np.errstate(all="ignore"):  # rem(Inf, 2.0) is NaN, as in Julia
@@ -459,6 +462,10 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
     _check_int_divisor(xp, d, b)
     with np.errstate(all="ignore"):
         return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
+
+
+#: "same"-kind operations whose code computes Julia's Int64 result from Python ints
+_PYTHON_INT_OPS: frozenset = frozenset()
 
 
 def _exact_mod(a: int, b: int) -> int:
@@ -801,6 +808,8 @@ def _hx(f: Callable[..., Any]) -> Callable[..., Any]:
         return f(np, *args, **kw)
 
     run.__name__ = getattr(f, "__name__", "host")
+    run.over_xp = f  # type: ignore[attr-defined]  # (f(np, ...) is this: called directly
+    # by translated host code, lang.core.hostcode)
     return run
 
 
@@ -843,6 +852,7 @@ def wrap_to(x: Any, t: V.JType) -> Any:
     return N.host_scalar(d.type(v))
 
 
+_PYTHON_INT_OPS = frozenset((_intdiv, _rem, _mod))
 _rem_same = binary_elementwise(_rem, "same")
 numeric_prim("%", _rem_or_wrap, "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", _rem_same)
 numeric_prim("rem", _rem_or_wrap, "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", _rem_same)
@@ -938,23 +948,26 @@ def _unary(name: str) -> Callable[..., Any]:
     outside = DOMAINS.get(name)
     pole = _POLES.get(name)
 
+    # (math.cbrt(27.0) is 3.0000000000000004 here: numpy's is exact)
+    mfun = getattr(math, mathname, None) if name != "cbrt" else None
+
     def run(xp: Any, x: Any) -> Any:
+        if xp is np and (type(x) is float or type(x) is int):  # a Float64 or an Int64
+            if outside is not None and outside(x):
+                raise _domain_error(name, x)
+            if pole is not None and x == pole:
+                return -math.inf  # log(0.0) == -Inf, log1p(-1.0) == -Inf
+            try:
+                if mfun is None:
+                    raise ValueError
+                return mfun(x)
+            except (ValueError, OverflowError):
+                # IEEE results where Python raises: sinh(-1000.0) == -Inf, atanh(1.0) == Inf
+                with np.errstate(all="ignore"):
+                    return float(getattr(np, npname)(np.float64(x)))
         x = as_array(x, xp)
         d = N.float_dtype(N.dtype_of(x))
         if xp is np:
-            if type(x) is float or type(x) is int:
-                if outside is not None and outside(x):
-                    raise _domain_error(name, x)
-                if pole is not None and x == pole:
-                    return -math.inf  # log(0.0) == -Inf, log1p(-1.0) == -Inf
-                try:
-                    if name == "cbrt":  # (math.cbrt(27.0) is 3.0000000000000004 here)
-                        raise ValueError
-                    return getattr(math, mathname)(x)
-                except (ValueError, OverflowError):
-                    # IEEE results where Python raises: sinh(-1000.0) == -Inf, atanh(1.0) == Inf
-                    with np.errstate(all="ignore"):
-                        return float(getattr(np, npname)(np.float64(x)))
             xs = _np_cast(x, d)
             if outside is not None:
                 bad = outside(xs)

@@ -18,8 +18,8 @@ import numpy as np
 from grammar import ast as A
 from grammar.errors import LIBRARY_DIRS, SourceFile, ZylaError
 from grammar.parser import parse
-from lang.core import (  # noqa: F401  (primitives_*: their import registers their primitives)
-    builtins,
+from lang.core import (  # noqa: F401  (primitives_*: their import registers their primitives;
+    builtins,  # hostcode's installs the translator of bodies into Python)
     builtins_dict,
     builtins_io,
     builtins_iter,
@@ -27,6 +27,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     builtins_set,
     builtins_types,
     frontcache,
+    hostcode,
     modules,
     primitives,
     primitives_array,
@@ -36,6 +37,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     safety,
 )
 from lang.core import values as V
+from lang.core.bindings import Bindings, Watch
 from lang.core.builtins import iterate_value, translate_exception
 from lang.core.builtins_types import field_type, struct_params
 from lang.core.functions import Closure, GenericFunction, Method, typeof
@@ -66,8 +68,11 @@ class Runtime:
     """One program's world: globals, built-ins, the interpreter, loaded sources."""
 
     def __init__(self) -> None:
-        self.globals: dict[str, Any] = {}
-        self.builtins: dict[str, Any] = {}
+        # globals and built-ins tell translated code when a name it uses is rebound
+        self.watch = Watch()
+        self.globals: dict[str, Any] = Bindings(self.watch)
+        self.builtins: dict[str, Any] = Bindings(self.watch)
+        self.watch.spaces = (self.globals, self.builtins)
         self.modules: dict[str, V.ModuleValue] = {}
         self.sources: dict[str, SourceFile] = {}
         self.interp = Interpreter(self)
