@@ -452,27 +452,39 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
     pytypes = _PY_TYPES
     run_function = interp.run_function
 
+    def here(f: Any, body: Function, args: list) -> bool:
+        """Whether a call of `body` (a method or closure body) runs on this interpreter
+        now; False when the tiering policy must choose (`tiered_call`)."""
+        if not interp.offload or derived:
+            return True
+        if body.host_skip:  # (the policy said: cheap, runs here)
+            body.host_skip -= 1
+            return True
+        if body.host_active:  # (the policy would run it here: its outer activation is
+            body.recursed = True  # on the host)
+            return True
+        return False
+
     def call(f: Any, args: list, kwargs: dict | None) -> Any:
         """What Interpreter.op_call/op_callv do with the callee and its arguments."""
         tf = type(f)
         if tf is Primitive:
             return interp.call_primitive(f, args, kwargs)
-        if tf is GenericFunction and kwargs is None:
+        if kwargs is None and tf is GenericFunction:
             m = f.dispatch([pytypes[type(a)] if type(a) in pytypes else typeof(a)
                             for a in args])
             body = m.fn
             if body is not None and m.prim is None and m.impl is None:
-                if interp.offload and not derived:
-                    if body.host_skip:  # (the policy said: cheap, runs here)
-                        body.host_skip -= 1
-                    elif not body.host_active:
-                        return interp.tiered_call(f, args, None, caller)
-                    else:  # (the policy would run it here: its outer activation is on
-                        body.recursed = True  # the host)
+                if not here(f, body, args):
+                    return interp.tiered_call(f, args, None, caller)
                 if (not body.vararg and not body.nkw and not body.ncaptures
                         and len(args) == len(body.params)):
                     return run_function(body, args)
                 return interp.run_method_fn(body, [], args, None, m)
+        elif kwargs is None and tf is Closure and f.generic is None:
+            if not here(f, f.fn, args):
+                return interp.tiered_call(f, args, None, caller)
+            return interp.run_method_fn(f.fn, list(f.captures), args, None)
         if interp.offload and tf in tiered and not derived:
             return interp.tiered_call(f, args, kwargs, caller)
         return interp.call_value(f, args, kwargs)
