@@ -236,3 +236,13 @@ def test_run_state_is_not_part_of_the_ir() -> None:
     fn = z.rt.lookup("f").methods[0].fn
     assert fn.host_code is not None
     assert not {"host_code", "host_runs"} & set(fn.__getstate__())
+
+
+def test_closure_types_follow_julia() -> None:
+    """Closures of one lambda share a type when their captured values' types agree (as
+    in Julia, where the type is the lambda's, parameterised by the captures), so that
+    dispatch on them is cached once, not per closure made."""
+    z = Zyla()
+    z.eval("mk(a) = x -> x + a\nf1 = mk(1); f2 = mk(2); f3 = mk(2.0)")
+    assert z.eval("(typeof(f1) == typeof(f2), typeof(f1) == typeof(f3), f1 === f2)") == (
+        True, False, False)

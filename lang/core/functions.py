@@ -198,6 +198,25 @@ def method_error(name: str, types: list[V.JType], methods: list[Method]) -> Zyla
     return ZylaError("MethodError", msg, hint=hint)
 
 
+#: Python types whose values' Julia type they determine
+_PLAIN_TYPES = frozenset((int, float, bool, str, type(None)))
+
+
+def _type_key(x: Any) -> Any:
+    """A cheap stand-in for typeof(x), equal for values of equal Julia types: a closure
+    type's cache key (typeof of a tuple of closures would recur through their captures)."""
+    t = type(x)
+    if t in _PLAIN_TYPES:
+        return t
+    if t is np.ndarray:
+        return (x.dtype, x.ndim)
+    if t is Closure:
+        return x.jtype
+    if t is V.StructValue:
+        return x.type
+    return typeof(x)
+
+
 @dataclass(eq=False)
 class Closure:
     """A lambda or inner function with its captured values (leading IR parameters)."""
@@ -205,9 +224,23 @@ class Closure:
     fn: Function
     captures: tuple
     name: str = "#anon"
-    jtype: V.JType = field(default_factory=lambda: V.JType("#closure", V.FunctionT))
+    # its Julia type: one per definition (the lifted body) and types of the captured
+    # values, as in Julia, so that the closures one lambda makes share their dispatch
+    jtype: V.JType = None  # type: ignore[assignment]
     # methods: inner named functions can have several methods; lambdas have one
     generic: GenericFunction | None = None
+
+    def __post_init__(self) -> None:
+        if self.jtype is None:
+            types = self.fn.closure_types
+            if types is None:
+                types = self.fn.closure_types = {}
+            key = tuple([_type_key(c) for c in self.captures])
+            t = types.get(key)
+            if t is None:
+                t = types[key] = V.JType("#closure", V.FunctionT)
+            self.jtype = t
+
 
     def jl_show(self) -> str:
         return self.name

@@ -108,6 +108,7 @@ class Function(Atomic):
     host_active: ClassVar[int] = 0
     recursed: ClassVar[bool] = False
     host_skip: ClassVar[int] = 0
+    closure_types: ClassVar[Any] = None  # Julia types of closures of this body, by captures
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -121,7 +122,8 @@ class Function(Atomic):
         return v
 
 
-_RUN_STATE = ("host_code", "host_runs", "host_active", "recursed", "host_skip")
+_RUN_STATE = ("host_code", "host_runs", "host_active", "recursed", "host_skip",
+              "closure_types")
 
 
 def walk_ops(region: Region) -> Iterator[Op]:
