@@ -41,11 +41,12 @@ from typing import Any
 import numpy as np
 
 from backend.compile import _cache, compiled_call, prepare
+from backend.loop_hoist import free_values
 from grammar.errors import ZylaError, is_library_file
 from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, Method, call_label, typeof
 from lang.core.interp import loop_progress
-from lang.core.ir import Function, walk_ops
+from lang.core.ir import Function, Op, Region, Value, walk_ops
 from lang.core.structure import OffloadError
 
 #: array elements (arguments and globals read) that make a call at depth compile at once
@@ -99,6 +100,7 @@ class Policy:
         self.log: list[str] = []
         self.frames: list[Frame] = []  # host calls that may still move to the compile tier
         self.explain = os.environ.get("ZYLA_EXPLAIN", "") not in ("", "0")
+        self.loops: dict[int, LoopState] = {}  # loops replaced on the stack, by op id
 
     def of(self, fn: Function) -> Stats:
         st = self.stats.get(id(fn))
@@ -112,7 +114,9 @@ class Policy:
         if key in st.said:
             return
         st.said.add(key)
-        line = f"{call_label(f, args, kwargs)} {where}: {verdict} ({why})"
+        self.say(f"{call_label(f, args, kwargs)} {where}: {verdict} ({why})")
+
+    def say(self, line: str) -> None:
         self.log.append(line)
         if self.explain:
             print(f"zyla tier: {line}", file=sys.stderr, flush=True)
@@ -474,3 +478,89 @@ def watch(interp: Any) -> None:
         pol.note(fr.st, fr.f, fr.args, fr.kwargs, fr.where, "compile",
                  f"long: {now - fr.t0:.2f} s in the interpreter without effects, restarted")
         raise Retier(fr)
+
+
+# --- on-stack replacement of a long host loop ---------------------------------------------------
+
+@dataclass(eq=False)
+class LoopState:
+    """A host loop that on-stack replacement compiled (or failed to)."""
+
+    op: Op
+    closure: Closure  # the loop as a function of its free values, iteration and carried
+    free: list[int]  # the free values' ids, in the order of its parameters
+    builds: int = 0
+    never: str = ""
+
+
+def replace_loop(interp: Any, fn: Function, op: Op, t0: float, progress: list, rest: Any,
+                 env: dict[int, Any], carried: list) -> list | None:
+    """On-stack replacement (installed as lang.core.interp._OSR): a `for`/`while` loop of
+    host-run code that has run `LONG_SECONDS` runs the rest of its iterations compiled,
+    from where it stands (what ran before it, a print included, is not run again), unless
+    its progress says it ends before an executable would be built. Returns the loop's
+    results, or None to go on on the host (the compile tier refused it: a loop that writes
+    into an array it did not make, prints, ...; it is not tried again)."""
+    rt = interp.rt
+    if rt.compile_mode == "never":
+        return None
+    now = time.perf_counter()
+    if now - t0 < LONG_SECONDS:
+        return None
+    pol = policy(rt)
+    ls = pol.loops.get(id(op))
+    if ls is not None and ls.op is not op:
+        ls = None
+    if ls is not None and ls.never:
+        return None
+    if (ls is None or not ls.builds) and progress[1] > 0 and progress[0] > 0:
+        left = (now - t0) * (progress[1] - progress[0]) / progress[0]
+        if left < _compile_guess():
+            return None  # it will be done before an executable would be
+    where = f"{fn.name}: the loop at line {op.span.line}"
+    if ls is None:
+        ls = pol.loops[id(op)] = _loop_state(fn, op)
+    args = [env[i] for i in ls.free] + ([rest] if op.name == "for" else []) + list(carried)
+    builds = _cache(rt).builds
+    try:
+        out = compiled_call(rt, ls.closure, args)
+    except OffloadError as e:
+        ls.never = str(e)
+        pol.say(f"{where}: host (cannot compile: {e})")
+        return None
+    if _cache(rt).builds > builds:
+        ls.builds += 1
+        pol.say(f"{where}: compile (long loop: {now - t0:.2f} s in the interpreter, "
+                f"the rest of it replaced after {progress[0]} iterations)")
+        if ls.builds >= MAX_SIGNATURES:
+            ls.never = f"compiled for {ls.builds} signatures"
+    return list(out) if len(op.results) > 1 else [out]
+
+
+def _loop_state(fn: Function, op: Op) -> LoopState:
+    """The loop op as a function: its free values, then (a `for`) the rest of its
+    iteration, then its carried values, as parameters; its results, as a tuple when
+    there are several."""
+    free = sorted(free_values(op))
+    counter = max([fn.counter, *free, *(v.id for v in op.results)]) + 1
+
+    def new(hint: str = "") -> Value:
+        nonlocal counter
+        counter += 1
+        return Value(counter - 1, hint)
+
+    params = [Value(i, f"#{i}") for i in free]
+    rest = [new("#rest")] if op.name == "for" else []
+    inits = [new(f"#init{k}") for k in range(len(op.operands) - len(rest))]
+    results = [new() for _ in op.results]
+    ops = [Op(op.name, rest + inits, results, dict(op.attrs), op.regions, op.span)]
+    out = results[0]
+    if len(results) > 1:
+        out = new()
+        ops.append(Op("call", results, [out], {"fn": "tuple"}, span=op.span))
+    ops.append(Op("return", [out], span=op.span))
+    body = Region(params + rest + inits, ops)
+    name = f"{fn.name}#loop{op.span.line}"
+    loop = Function(name, body, [v.hint for v in body.args], span=op.span, file=fn.file,
+                    counter=counter)
+    return LoopState(op, Closure(loop, (), name), free)

@@ -371,3 +371,127 @@ def test_a_tuple_indexed_at_run_time_compiles(vals: list[float], k: int) -> None
     z.eval("function summed(v, k)\n s = 0.0\n for i in 1:k\n s += v[i]\n end\n s\nend\n")
     with pytest.raises(ZylaError, match="attempt to access"):
         compiled_call(z.rt, z.rt.lookup("summed"), [t, len(t) + 1])
+
+
+# --- on-stack replacement of a long host loop ---------------------------------------------------
+
+def quick_replacement(mp: pytest.MonkeyPatch) -> None:
+    """Policy bars low enough that a loop of a few thousand steps is replaced."""
+    mp.setattr(tiering, "LONG_SECONDS", 0.0)
+    mp.setattr(tiering, "COMPILE_SECONDS", 0.0)
+    mp.setattr(tiering, "JAX_IMPORT_SECONDS", 0.0)
+    mp.setattr(core_interp, "TICKS", 64)
+
+
+def replaced(z: Zyla, fname: str) -> list[str]:
+    return [d for d in tiering.decisions(z.rt)
+            if d.startswith(fname + ": the loop") and "replaced" in d]
+
+
+OSR = """
+function report(n, v)
+    println("start ", n)
+    s = 0.0
+    c = 0
+    for i in 1:n
+        s += sin(0.1i) * v[(i - 1) % length(v) + 1]
+        c += 1
+    end
+    k = 0
+    x = 1.0
+    while true
+        k += 1
+        x = x * 0.999 + 0.01
+        if k >= n
+            break
+        end
+    end
+    t = 0.0
+    for e in v
+        t += e * e
+    end
+    (s, c, k, x, t)
+end
+"""
+
+
+def test_a_long_loop_is_replaced_where_it_stands(capsys: pytest.CaptureFixture) -> None:
+    """A call that printed cannot be restarted; its long loops (a `for` over a range, a
+    `while` with `break`, a `for` over a vector) run the rest of their iterations
+    compiled, and the call's result equals the interpreter's."""
+    with pytest.MonkeyPatch.context() as mp:
+        quick_replacement(mp)
+        z = Zyla()
+        z.eval(OSR + "v = collect(1.0:3000.0)\nr = report(3000, v)")
+        got = z.eval("r")
+        assert len(replaced(z, "report")) == 3, tiering.decisions(z.rt)
+    assert capsys.readouterr().out == "start 3000\n"  # printed once: nothing replayed
+    host = Zyla()
+    host.rt.compile_mode = "never"
+    host.eval(OSR + "v = collect(1.0:3000.0)\nr = report(3000, v)")
+    want = host.eval("r")
+    assert got[1:3] == want[1:3]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_a_loop_that_writes_into_an_array_stays_on_the_host() -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        quick_replacement(mp)
+        z = Zyla()
+        z.eval("""
+function fill_squares(x)
+    println("go")
+    s = 0
+    for i in 1:length(x)
+        x[i] = i * i
+        s += i
+    end
+    s
+end
+x = zeros(2000)
+r = fill_squares(x)
+""")
+        assert z.eval("r") == 2001000
+        assert z.eval("x[2000]") == 4.0e6
+        assert any("the loop" in d and "cannot compile" in d for d in tiering.decisions(z.rt))
+
+
+@settings(max_examples=6, deadline=None, database=None, derandomize=True,
+          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 700), st.floats(-2, 2, allow_subnormal=False), st.integers(1, 9))
+def test_replaced_loops_equal_the_interpreter(n: int, w: float, stop: int) -> None:
+    """Wherever the replacement happens (every 64 steps here), the loop's results equal
+    the interpreter's: carried tuples, integers, a `break` out of the middle."""
+    src = f"""
+function walk(n, w)
+    println("")
+    a = 0.0
+    b = 0
+    for i in 1:n
+        a += cos(w * i)
+        b += i % {stop}
+        if b > 3 * i
+            break
+        end
+    end
+    acc = (0.0, 0)
+    for i in 1:n
+        x, y = acc
+        acc = (x + sin(w * i), y + 1)
+    end
+    (a, b, acc...)
+end
+"""
+    with pytest.MonkeyPatch.context() as mp:
+        quick_replacement(mp)
+        z = Zyla()
+        z.eval(src)
+        got = z.call("walk", n, w, tiered=True)
+        if n >= 200:  # (the second loop at least; the first may break early)
+            assert replaced(z, "walk"), tiering.decisions(z.rt)
+    host = Zyla()
+    host.rt.compile_mode = "never"
+    host.eval(src)
+    want = host.call("walk", n, w)
+    assert (got[1], got[3]) == (want[1], want[3])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

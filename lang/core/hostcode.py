@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -337,11 +338,25 @@ class _Gen:
             out = self.region(region, depth + 1)
             self.yield_to(depth + 1, targets, out[: len(targets)])
 
-    def loop_end(self, depth: int, progress: str | None) -> None:
-        if progress is not None:
-            self.emit(depth, f"{progress}[0] += 1")
+    def loop_end(self, op: Op, depth: int, progress: str, t0: str, it: str,
+                 carried: list[str]) -> None:
+        """The end of an iteration: progress, ticks, and every TICKS ticks the watch and
+        (a loop without tapes in code a transform did not derive) on-stack replacement,
+        which replaces the carried values with the loop's results and leaves it."""
+        self.emit(depth, f"{progress}[0] += 1")
         self.emit(depth, "I.ticks += 1")
-        self.emit(depth, f"if not I.ticks % {_interp.TICKS} and I.offload: I.watch()")
+        self.emit(depth, f"if not I.ticks % {_interp.TICKS} and I.offload:")
+        self.emit(depth + 1, "I.watch()")
+        if tape_count(op) or self.fn.derived or not carried:
+            return
+        o = self.bind("O", op)
+        env = "{" + ", ".join(f"{i}: v{i}" for i in sorted(_free_ids(op))) + "}"
+        out = self.temp()
+        self.emit(depth + 1, f"{out} = OSR({o}, {t0}, {progress}, {it}, {env}, "
+                             f"[{', '.join(carried)}])")
+        self.emit(depth + 1, f"if {out} is not None:")
+        self.emit(depth + 2, f"{', '.join(carried)}, = {out}")
+        self.emit(depth + 2, "break")
 
     def op_for(self, op: Op, depth: int) -> None:
         body = op.regions[0]
@@ -355,7 +370,9 @@ class _Gen:
         for t in recs:
             self.emit(depth, f"{t} = []")
         it = f"v{op.operands[0].id}"
+        t0 = self.temp()
         self.emit(depth, f"{prog} = [0, TRIP_COUNT({it})]")
+        self.emit(depth, f"{t0} = CLOCK()")
         self.emit(depth, f"I.loops.append({prog})")
         self.emit(depth, "try:")
         self.emit(depth + 1, f"for v{args[0].id} in ITERATE({it}):")
@@ -368,7 +385,7 @@ class _Gen:
             for a, name in zip(args[1:], carried, strict=False):
                 if a.hint in STOP_FLAGS:
                     self.emit(depth + 2, f"if {name} is True or {name} is NP_TRUE: break")
-        self.loop_end(depth + 2, prog)
+        self.loop_end(op, depth + 2, prog, t0, it, carried)
         self.emit(depth, "finally:")
         self.emit(depth + 1, "I.loops.pop()")
         self.yield_to(depth, [f"v{r.id}" for r in op.results],
@@ -382,7 +399,10 @@ class _Gen:
         recs = [self.temp() for _ in range(ntape)]
         for t in recs:
             self.emit(depth, f"{t} = []")
-        self.emit(depth, "I.loops.append([0, -1])")
+        prog, t0 = self.temp(), self.temp()
+        self.emit(depth, f"{prog} = [0, -1]")  # (a while loop's trip count is not known)
+        self.emit(depth, f"{t0} = CLOCK()")
+        self.emit(depth, f"I.loops.append({prog})")
         self.emit(depth, "try:")
         self.emit(depth + 1, "while True:")
         d = depth + 2
@@ -396,7 +416,7 @@ class _Gen:
         for t, v in zip(recs, out[n:], strict=False):
             self.emit(d, f"{t}.append({v})")
         self.yield_to(d, carried, out[:n])
-        self.loop_end(d, None)
+        self.loop_end(op, d, prog, t0, "None", carried)
         self.emit(depth, "finally:")
         self.emit(depth + 1, "I.loops.pop()")
         self.yield_to(depth, [f"v{r.id}" for r in op.results],
@@ -564,6 +584,19 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
                 return run_function(body, [a, b, c])
         return call_named(f, name, [a, b, c], None)
 
+    def osr(op: Op, t0: float, progress: list, it: Any, env: dict, carried: list) -> Any:
+        """The loop's results when the rest of it ran compiled (lang.core.interp._OSR),
+        or None to go on here."""
+        hook = _interp._OSR[0]
+        if hook is None:
+            return None
+        rest = None
+        if op.name == "for":
+            rest = _rest_of(it, progress[0])
+            if rest is None:
+                return None
+        return hook(interp, caller, op, t0, progress, rest, env, carried)
+
     iterate = rt.iterate
     Range = V.Range
 
@@ -577,8 +610,33 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "SETGLOBAL": rt.set_global, "ITERATE_ALL": rt.iterate_all, "ITERATE": iterate_fast,
             "TRIP_COUNT": _trip_count, "CONDITION": _condition, "TAPE": Tape, "UNSET": UNSET,
             "KW_SPLAT": _kw_splat, "CALL_NAMED": call_named, "CALL_VALUE": call,
-            "CALL1": call1, "CALL2": call2, "CALL3": call3,
+            "CALL1": call1, "CALL2": call2, "CALL3": call3, "OSR": osr,
+            "CLOCK": time.perf_counter,
             "OVERFLOW": _overflow}
+
+
+def _rest_of(it: Any, done: int) -> Any:
+    """What a `for` over `it` still iterates after `done` iterations, as a value a loop
+    can iterate (a range or a vector), or None for an iterator it cannot say."""
+    if type(it) is V.Range:
+        return V.Range(it.start + done * it.step, it.step, it.length - done, it.unit)
+    if type(it) is np.ndarray and it.dtype != object:
+        return np.ascontiguousarray(it.reshape(-1)[done:])
+    return None
+
+
+def _free_ids(op: Op) -> set[int]:
+    """Ids of the values an op's regions read that they do not define."""
+    used: set[int] = set()
+    defined: set[int] = set()
+    for r in op.regions:
+        defined.update(a.id for a in r.args)
+        for o in walk_ops(r):
+            used.update(v.id for v in o.operands)
+            defined.update(v.id for v in o.results)
+            for inner in o.regions:
+                defined.update(a.id for a in inner.args)
+    return used - defined
 
 
 def _condition(c: Any) -> bool:

@@ -57,6 +57,20 @@ def set_translator(translate: Callable[..., Any] | None) -> None:
     _TRANSLATE[0] = translate
 
 
+#: On-stack replacement of a long host loop, `(interp, fn, op, t0, progress, rest, env,
+#: carried) -> list | None`: given a `for`/`while` op of `fn` running on the host since
+#: `t0` (perf_counter), its progress entry, the rest of its iteration (`for`; None for a
+#: `while`), the values its regions read from around it (by value id) and its carried
+#: values now, it runs the rest of the loop compiled and returns the op's results, or
+#: returns None to let the host go on (lang.door.wiring installs the tiering policy's).
+_OSR: list[Callable[..., Any] | None] = [None]
+
+
+def set_osr(osr: Callable[..., Any] | None) -> None:
+    """Install (or remove) the on-stack replacement of long host loops."""
+    _OSR[0] = osr
+
+
 def set_watch(watch: Callable[[Any], None] | None) -> None:
     """Install (or remove) the hook called every TICKS loop iterations and calls."""
     _WATCH[0] = watch

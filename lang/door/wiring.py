@@ -8,7 +8,9 @@ door's own built-ins, to the language core through the core's registration point
   diagnostics, gradcheck and plots); `STARTUP_FILES` adds autodiff's library file `ad.jl`
   (`gradient`, `pullback`, `jacobian`, ... written in Zyla);
 - `lang.core.interp.set_offload`: the compile tier, and the tiering policy
-  (backend.tiering) that every call of a Zyla function made by host-run code goes through.
+  (backend.tiering) that every call of a Zyla function made by host-run code goes through;
+  `set_watch` and `set_osr`: the policy's restart of a long host call and on-stack
+  replacement of a long host loop.
 
 `Runtime` is the core's class, named here so that whoever makes one through the front
 door has the whole language.
@@ -38,6 +40,7 @@ core_runtime.INSTALLERS.extend([diagnostics.install, gradcheck.install, plots.in
 core_runtime.STARTUP_FILES.append("ad.jl")
 interp.set_offload(tiering.offload, tiering.tiered_call)
 interp.set_watch(tiering.watch)
+interp.set_osr(tiering.replace_loop)
 
 
 def new_runtime(filename: str, allow_shell: bool = False, allow_read: Sequence[str] = (),
