@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
@@ -33,6 +34,20 @@ from lang.core.primitives_array import (
 from lang.core.structure import OffloadError
 
 
+def _object_index_back(dz: Any, xa: np.ndarray, idx: tuple) -> np.ndarray:
+    """The cotangent of one element of an array of values: `nothing` everywhere but at
+    idx, where it is dz."""
+    out = np.empty(xa.shape, dtype=object)
+    if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in idx):
+        raise ZylaError("AD error", "the gradient of a slice of an array of arrays is not "
+                        "supported yet: index one element at a time")
+    if len(idx) == 1:
+        out.reshape(-1)[int(idx[0]) - 1] = dz
+    else:  # (host arrays hold Julia's axes reversed)
+        out[tuple(int(i) - 1 for i in reversed(idx))] = dz
+    return out
+
+
 def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
     """The cotangent of `x[idx...]`: zeros like x with dz added at idx (repeats add up)."""
     if isinstance(x, tuple):
@@ -41,6 +56,8 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
     if dz is None:
         return None
     xa = as_array(x, xp)
+    if xp is np and xa.dtype == object:  # an array of arrays (or structs): nothing but at idx
+        return _object_index_back(dz, xa, idx)
     d = N.dtype_of(xa) if N.dtype_of(xa).kind == "f" else N.F64
 
     if xp is np:

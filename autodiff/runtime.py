@@ -439,6 +439,12 @@ def accum(a: Any, b: Any) -> Any:
         return tuple(accum(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, Tape) and isinstance(b, Tape):
         return Tape([accum(x, y) for x, y in zip(a.items, b.items, strict=True)])
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == object
+            and b.dtype == object and a.shape == b.shape):  # cotangents of arrays of values
+        out = np.empty(a.shape, dtype=object)
+        for k, (x, y) in enumerate(zip(a.reshape(-1), b.reshape(-1), strict=True)):
+            out.reshape(-1)[k] = accum(x, y)
+        return out
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
         if a.names == b.names:
             return V.NamedTuple(a.names, tuple(accum(x, y)

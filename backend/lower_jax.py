@@ -298,6 +298,12 @@ class JaxInterpreter(Interpreter):
         skel = box[-1]
         y_skel, b_skel = skel[1]
         y_leaves_n = leaf_count(y_skel)
+        if any(o.ndim > 1 for o in outs[:y_leaves_n]):
+            # an array per element: stacked, it would read as one higher-dimensional array
+            # (`[a[:, j] for j in 1:n][2]` a number, not a column), as the primal
+            # broadcast refuses to: the host's array of arrays is the semantics
+            raise OffloadError("broadcasting a function whose results are arrays does not "
+                               "compile yet: it runs on the host")
         y = join(y_skel, [o.reshape(shape + o.shape[1:]) for o in outs[:y_leaves_n]])
         bb = BatchedBack(b_skel, list(outs[y_leaves_n:]), shape,
                          tuple(np.shape(a) for a in xs), tuple(str(N.dtype_of(a)) for a in xs))

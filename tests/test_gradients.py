@@ -841,6 +841,10 @@ NESTED = [
          end
          F(x, w) = sum(gradient(elems_d2, x)[1] .* w)
          """, args(arr(3), arr(3)), ("*", "^", "getindex")),
+    Case("columns_of_a_comprehension", """
+         F(m) = first([m[:, j] for j in 1:3][2]) * 2.0 +
+             sum(c -> first(c) * last(c), eachcol(m)) + [2 .* m[:, j] for j in 1:3][3][2]
+         """, args(arr(3, 3)), offload=False),
     Case("d2_nested_loops", """
          function nest_d2(y)
              s = y
@@ -1085,3 +1089,15 @@ def test_jacobians_and_keyword_methods_differentiate_again() -> None:
         np.testing.assert_allclose(z.call("hkw", x, compiled=compiled), 2.0 * np.eye(3))
         np.testing.assert_allclose(z.call("hprod", x, compiled=compiled),
                                    [[0, 2.0, -1.5], [2.0, 0, 0.5], [-1.5, 0.5, 0]])
+
+
+def test_an_array_of_arrays_from_a_comprehension_keeps_its_gradient() -> None:
+    """Where the compile tier would stack the comprehension's columns into one matrix
+    (its element 2 then a number) it refuses, and the host's gradient is the answer: a
+    `gradient` at top level tries the compile tier first (it once returned `nothing`)."""
+    z = Zyla()
+    z.eval("a = [1.0 2.0; 3.0 4.0]")
+    for src, want in [("a -> first([a[:, j] for j in 1:2][2])", [[0, 1], [0, 0]]),
+                      ("a -> sum(first, eachcol(a))", [[1, 1], [0, 0]]),
+                      ("a -> [a[:, j] for j in 1:2][2][2]", [[0, 0], [0, 1]])]:
+        np.testing.assert_array_equal(z.eval(f"gradient({src}, a)[1]"), want, err_msg=src)
