@@ -867,6 +867,10 @@ class _Run:
     def macro(self, pos: int, end: int, name: str) -> Emitted:
         """`@name args...` (a frame up to the end of the line) or `@name(args...)`."""
         full = self.text[pos:end]
+        if self.prev_type in (COLON, COMMA) and self.accepts(NAME) \
+                and not self.accepts(MACRONAME):
+            # a macro named in a `using M: @m, f` list: a name there, not a call
+            return self.token(NAME, full, pos, end)
         if end < self.n and self.text[end] == "(":
             return self.operand(MACRONAME_PAREN, full, pos, end)
         marker = self.operand_marker(pos)

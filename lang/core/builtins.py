@@ -1074,7 +1074,8 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
             if not (rt.globals.get(root) or rt.builtins.get(root)):
                 raise ZylaError("ArgumentError", f"Package {root} not found in current path",
                                 hint="Zyla ships Base, Test, Random, LinearAlgebra, Statistics, "
-                                "Printf, Flux, NNlib, Optimisers, Zygote, ChainRulesCore")
+                                "Printf, Flux, NNlib, Optimisers, Zygote, ChainRulesCore, "
+                                "MLUtils, OneHotArrays, StatsBase, Logging, JLD2, BSON, FileIO")
     return None
 
 
@@ -1101,7 +1102,8 @@ def _use_iterators(rt: Any, names: tuple, is_import: bool) -> None:
 _STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl",
                  "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl",
                  "Optimisers": "flux.jl", "ProgressMeter": "flux.jl", "MLUtils": "flux.jl",
-                 "OneHotArrays": "flux.jl", "StatsBase": "flux.jl", "MLDataDevices": "flux.jl"}
+                 "OneHotArrays": "flux.jl", "StatsBase": "flux.jl", "MLDataDevices": "flux.jl",
+                 "JLD2": "saving.jl", "BSON": "saving.jl", "FileIO": "saving.jl"}
 
 
 def _include(path: str) -> Any:

@@ -7,6 +7,8 @@
 - `Flux.@layer T ...`, `Flux.@functor T ...`: layers are plain structs here, whose
   gradients and optimiser state follow their fields already, so these declare nothing.
 - `@__DIR__`, `@__FILE__`: the directory and path of the source file being run.
+- `@save file a b` and `@load file a b` (JLD2's and BSON's): the named variables saved to
+  and assigned from a file of lang.core.saving's format.
 """
 
 from __future__ import annotations
@@ -82,7 +84,40 @@ def m_file(lo: Any, n: A.MacroCall) -> Value:
     return lo.const(_source_path(lo) or None)
 
 
+def _names(lo: Any, n: A.MacroCall, what: str) -> list[str]:
+    names = []
+    for a in n.args[1:]:
+        if not isinstance(a, A.Ident):
+            raise lo.err(f"@{what} takes a file and variable names", a)
+        names.append(a.name)
+    if not names:
+        raise lo.err(f"@{what} needs the names of the variables to {what}", n)
+    return names
+
+
+def m_save(lo: Any, n: A.MacroCall) -> Value:
+    names = _names(lo, n, "save")
+    call = A.Call(A.Ident("Core.save_values", span=n.span),
+                  [n.args[0], A.TupleLit([A.Literal(x, "String", span=n.span) for x in names],
+                                         span=n.span),
+                   A.TupleLit([A.Ident(x, span=n.span) for x in names], span=n.span)],
+                  span=n.span)
+    return lo.lower(call)
+
+
+def m_load(lo: Any, n: A.MacroCall) -> Value:
+    names = _names(lo, n, "load")
+    call = A.Call(A.Ident("Core.load_names", span=n.span),
+                  [n.args[0], A.TupleLit([A.Literal(x, "String", span=n.span) for x in names],
+                                         span=n.span)], span=n.span)
+    target = A.TupleLit([A.Ident(x, span=n.span) for x in names], span=n.span)
+    lo.lower(A.Assign(target, call, span=n.span))
+    return lo.const(None)
+
+
 FLUX_MACROS = {
+    "save": m_save,
+    "load": m_load,
     "showprogress": m_showprogress,
     "layer": m_declaration,
     "functor": m_declaration,

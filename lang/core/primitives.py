@@ -682,6 +682,9 @@ def jl_equal(a: Any, b: Any) -> bool:
     if isinstance(a, V.StructValue) and isinstance(b, V.StructValue):
         return a.type == b.type and not a.type.mutable and all(
             jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
+    if isinstance(a, dict) and isinstance(b, dict):  # the same pairs (keys by isequal)
+        return len(a) == len(b) and all(k in b and jl_equal(v, dict.__getitem__(b, k))
+                                        for k, v in a.items())
     return bool(a == b) if type(a) is type(b) else False
 
 

@@ -35,6 +35,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     primitives_int,
     primitives_nn,
     safety,
+    saving,
 )
 from lang.core import values as V
 from lang.core.bindings import Bindings, Watch
@@ -104,7 +105,7 @@ class Runtime:
             b[name] = p
         builtins.install(self)
         for extra in (builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
-                      builtins_random, modules, safety):
+                      builtins_random, modules, safety, saving):
             extra.install(self)
         for install in INSTALLERS:
             install(self)
@@ -112,7 +113,7 @@ class Runtime:
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
                   "DelimitedFiles", "Zyla", "OneHotArrays", "StatsBase", "MLDataDevices",
-                  "Losses", "Logging"):
+                  "Losses", "Logging", "JLD2", "BSON", "FileIO"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 
