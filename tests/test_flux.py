@@ -603,6 +603,33 @@ def test_adjust_changes_the_learning_rate(z: Zyla) -> None:
     np.testing.assert_allclose(z.eval("pa"), [0.5, 1.5])
 
 
+def test_freeze_and_thaw(z: Zyla) -> None:
+    """A frozen part of the state tree leaves its parameters as they are; thawed, they
+    move again; the rest moves throughout (Optimisers.freeze!/thaw!)."""
+    z.eval("""
+        fa, fb = [1.0, 2.0], [3.0]
+        sf = Flux.setup(Descent(0.5), (fa, fb))
+        Flux.freeze!(sf[1])
+        Flux.update!(sf, (fa, fb), ([1.0, 1.0], [2.0]))
+        Optimisers.thaw!(sf)
+        Flux.update!(sf, (fa, fb), ([1.0, 1.0], [2.0]))
+    """)
+    np.testing.assert_allclose(z.eval("fa"), [0.5, 1.5])  # one step, after the thaw
+    np.testing.assert_allclose(z.eval("fb"), [1.0])  # two steps
+
+
+def test_outputsize_and_autosize(z: Zyla) -> None:
+    z.eval("""
+        am = @autosize (12, 12, 2, 5) Chain(Conv((3, 3), _ => 4, relu), MaxPool((2, 2)),
+                                            Flux.flatten, Dense(_ => 3))
+        an = @autosize (6,) Chain(Dense(_ => 4, tanh), Dense(_ => 2))
+    """)
+    assert z.eval("size(am[4].weight)") == (3, 100)  # 12 -> 10 -> 5: 5 * 5 * 4
+    assert z.eval("Flux.outputsize(am, (12, 12, 2); padbatch=true)") == (3, 1)
+    assert z.eval("(size(an[1].weight), size(an[2].weight))") == ((4, 6), (2, 4))
+    assert z.eval("size(an(rand(Float32, 6, 7)))") == (2, 7)
+
+
 # --- data, training, progress --------------------------------------------------------------------
 
 

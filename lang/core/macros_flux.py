@@ -9,10 +9,14 @@
 - `@__DIR__`, `@__FILE__`: the directory and path of the source file being run.
 - `@save file a b` and `@load file a b` (JLD2's and BSON's): the named variables saved to
   and assigned from a file of lang.core.saving's format.
+- `@autosize (sizes...) Chain(l1, l2, ...)`: each `_` in a layer's arguments is the
+  feature size of what reaches that layer (`size(x, max(1, ndims(x) - 1))` of an input of
+  that size: Flux's rule), found by running the layers before it (`Flux.outputsize`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -115,7 +119,48 @@ def m_load(lo: Any, n: A.MacroCall) -> Value:
     return lo.const(None)
 
 
+def _fill_blanks(node: Any, dim: A.Node) -> Any:
+    """`node` with every `_` replaced by `dim` (a copy; inner lambdas keep theirs)."""
+    if isinstance(node, A.Ident) and node.name == "_":
+        return dim
+    if isinstance(node, A.Lambda) or not dataclasses.is_dataclass(node):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if isinstance(v, list):
+            changes[f.name] = [_fill_blanks(x, dim) for x in v]
+        elif isinstance(v, A.Node):
+            changes[f.name] = _fill_blanks(v, dim)
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def m_autosize(lo: Any, n: A.MacroCall) -> Value:
+    if len(n.args) != 2 or not (isinstance(n.args[1], A.Call)
+                                and isinstance(n.args[1].func, A.Ident)):
+        raise lo.err("@autosize takes an input size and a layer call, "
+                     "`@autosize (28, 28, 1, 32) Chain(...)`", n)
+    size, chain = n.args
+    sp = n.span
+    stmts: list[A.Node] = [A.Assign(A.Ident("autosize#size", span=sp), size, span=sp)]
+    layers = []
+    for k, layer in enumerate(chain.args):
+        name = A.Ident(f"autosize#layer{k}", span=sp)
+        dim = A.Call(A.Ident("Core.autosize_dim", span=sp), [A.Ident("autosize#size", span=sp)],
+                     span=sp)
+        stmts.append(A.Assign(name, _fill_blanks(layer, dim), span=sp))
+        stmts.append(A.Assign(A.Ident("autosize#size", span=sp),
+                              A.Call(A.Ident("Flux.outputsize", span=sp),
+                                     [name, A.Ident("autosize#size", span=sp)], span=sp),
+                              span=sp))
+        layers.append(name)
+    stmts.append(A.Call(chain.func, layers, chain.kwargs, span=chain.span))
+    thunk = A.Lambda([], A.Block(stmts, span=sp), span=sp)
+    return lo.lower(A.Call(thunk, [], span=sp))
+
+
 FLUX_MACROS = {
+    "autosize": m_autosize,
     "save": m_save,
     "load": m_load,
     "showprogress": m_showprogress,

@@ -1380,6 +1380,8 @@ def _opt_gather(state: Any, model: Any, grad: Any) -> tuple:
         if isinstance(s, V.StructValue):
             if not (is_array(x) and is_array(g)):  # host arrays, or traced in compiled code
                 raise mismatch()
+            if "frozen" in s.type.fields and s.getfield("frozen") is True:
+                return  # (Optimisers.freeze!)
             out.append((s, s.getfield("rule"), s.getfield("state"), x, g))
         elif isinstance(s, tuple):
             gs = g.values if isinstance(g, V.NamedTuple) else g

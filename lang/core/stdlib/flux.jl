@@ -894,7 +894,9 @@ Core.apply_rules(s::OptimiserStep) =
 mutable struct Leaf
     rule
     state
+    frozen::Bool  # Optimisers.freeze!: update! leaves its parameter as it is
 end
+Leaf(rule, state) = Leaf(rule, state, false)
 
 # Flux.setup(rule, model): a Leaf per trainable float array of the model (see Core.setup);
 # Optimisers.trainable(layer) names a layer's trainable fields (default: all of them)
@@ -920,6 +922,26 @@ adjust!(s::NamedTuple, η) = foreach(c -> adjust!(c, η), values(s))
 Core.with_eta(o::OptimiserChain, η) = OptimiserChain(map(r -> Core.with_eta(r, η), o.opts))
 Core.with_eta(o::Union{WeightDecay, ClipGrad, ClipNorm}, η) = o  # no learning rate
 Core.with_eta(o, η) = Functors.rebuild(o, (η, Core.tail(Functors.children(o))...))
+
+# Flux.outputsize(m, size; padbatch): the size of m's output for an input of that size
+# (computed by running m on zeros); @autosize's `_` is Core.autosize_dim of the size
+# reaching a layer: its feature dimension, the last but one (the only one of a vector)
+function outputsize(m, inputsize::Tuple; padbatch = false)
+    x = zeros(Float32, padbatch ? (inputsize..., 1) : inputsize)
+    size(m(x))
+end
+outputsize(m, inputsizes::Tuple...; padbatch = false) =
+    size(m(map(s -> zeros(Float32, padbatch ? (s..., 1) : s), inputsizes)...))
+Core.autosize_dim(sz::Tuple) = sz[max(1, length(sz) - 1)]
+
+# Optimisers.freeze!(tree) / thaw!(tree): the leaves of a state tree (or of a part of it,
+# `freeze!(state.layers[1])`) stop (start again) updating their parameters
+freeze!(s::Leaf) = (s.frozen = true; nothing)
+thaw!(s::Leaf) = (s.frozen = false; nothing)
+freeze!(s::Nothing) = nothing
+thaw!(s::Nothing) = nothing
+freeze!(s::Union{Tuple,NamedTuple}) = (foreach(freeze!, values(s)); nothing)
+thaw!(s::Union{Tuple,NamedTuple}) = (foreach(thaw!, values(s)); nothing)
 
 # Optimisers.update(state, model, grad): as update!, on copies (the originals unchanged)
 update(s, x, dx) = update!(deepcopy(s), deepcopy(x), dx)
