@@ -287,10 +287,19 @@ def _same_in_jax(f: Any) -> Any:
     return f
 
 
+_BOX_WRITES = ("Core.box", "Core.setbox")
+
+
 def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
                    kwargs: dict | None) -> tuple:
     if p.name == "broadcast":
         return _broadcast_pullback(interp, st, args, kwargs)
+    if p.name in _BOX_WRITES:  # a box the differentiated code makes or writes: marked
+        y = interp.call_primitive(p, args, kwargs)
+        box = y if p.name == "Core.box" else args[0]
+        if isinstance(box, V.Box):
+            box.differentiated = True
+        return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
     if p.pullback == "CHECKPOINT":
         # keep only the inputs now; the backward pass recomputes the forward with AD, drawing
         # the same random numbers (both runs draw from one snapshot of the generator)
@@ -822,6 +831,7 @@ def install(rt: Any) -> None:
         return _state(rt.interp).rule(p, bcast=True)
 
     ad_prim("Core.bcast_rule_of", bcast_rule_of)
+    ad_prim("Core.box_differentiated", lambda b: bool(getattr(b, "differentiated", False)))
     _ = (Interpreter, OP_HANDLERS)
 
 

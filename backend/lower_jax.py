@@ -35,7 +35,7 @@ from backend.recursion import NotFlat, flatten, run_machine, self_calls
 from grammar.errors import Unwind
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.builtins import _check_broadcast
+from lang.core.builtins import _check_broadcast, ref_call, unref_args
 from lang.core.builtins_random import KEY_INPUT
 from lang.core.functions import Closure, elementwise_primitive
 from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_count
@@ -226,7 +226,11 @@ class JaxInterpreter(Interpreter):
     def broadcast(self, f: Any, args: list) -> Any:
         n0 = self.flags_raised
         jnp = self.jnp
-        args = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a for a in args]
+        call = ref_call(args)
+        if call is not None:
+            return self.call_value(f, call)
+        args = [jnp.asarray(a.to_array()) if isinstance(a, V.Range) else a
+                for a in unref_args(args)]
         if not any(_is_array(a) for a in args):
             if any(isinstance(a, tuple) for a in args):
                 # over tuples (and scalars): a tuple of the calls, as on the host

@@ -160,7 +160,8 @@ _OPERATOR_CLASSES: dict[str, tuple[str, ...]] = {
     ELLIPSIS: ("...",),
 }
 #: Operator classes that also exist in a dotted (broadcasting) form `.op`.
-_DOTTABLE = (COMPOP, ELEMOF, PIPE, PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, NOT, SQRT)
+_DOTTABLE = (COMPOP, ELEMOF, PIPE, PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, NOT, SQRT,
+             PAIR)
 
 
 def _operator_table() -> dict[str, str]:

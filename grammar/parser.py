@@ -638,8 +638,9 @@ class _AstBuilder:
     def macro_space(self, c: Children) -> A.MacroCall:
         name = _macro_name(c[0])
         args = _nodes(c)
-        if name == "kwdef" and len(args) == 1 and isinstance(args[0], A.StructDef):
+        if name in ("kwdef", "with_kw") and len(args) == 1 and isinstance(args[0], A.StructDef):
             # `Base.@kwdef struct S a::Int = 1 end` → MacroCall("kwdef", [Kwarg("a", 1), S])
+            # (Parameters.@with_kw likewise)
             struct = args[0]
             _consume(struct)
             args = [*_session().take_defaults(struct), struct]

@@ -841,6 +841,10 @@ NESTED = [
          end
          F(x, w) = sum(gradient(elems_d2, x)[1] .* w)
          """, args(arr(3), arr(3)), ("*", "^", "getindex")),
+    Case("iterators_take_drop", """
+         F(x) = sum(Iterators.take(x, 2)) * 2.0 + sum(v -> v^2, Iterators.drop(x, 1)) +
+             sum(sin(v) for v in Iterators.take(x, 9))
+         """, args(arr(4)), offload=False),
     Case("columns_of_a_comprehension", """
          F(m) = first([m[:, j] for j in 1:3][2]) * 2.0 +
              sum(c -> first(c) * last(c), eachcol(m)) + [2 .* m[:, j] for j in 1:3][3][2]
@@ -1101,3 +1105,36 @@ def test_an_array_of_arrays_from_a_comprehension_keeps_its_gradient() -> None:
                       ("a -> sum(first, eachcol(a))", [[1, 1], [0, 0]]),
                       ("a -> [a[:, j] for j in 1:2][2][2]", [[0, 0], [0, 1]])]:
         np.testing.assert_array_equal(z.eval(f"gradient({src}, a)[1]"), want, err_msg=src)
+
+
+def test_a_gradient_through_a_reassigned_capture_is_refused() -> None:
+    """A closure or comprehension that reassigns a captured variable keeps it in a box,
+    which AD does not follow: a gradient that would flow through it is an error (it was
+    lost, silently), one that would not (a counter) is computed."""
+    from grammar.errors import ZylaError
+
+    z = Zyla()
+    with pytest.raises(ZylaError) as info:
+        z.eval("gradient(x -> (s = 0.0; sum([(s += v; s * v) for v in x])), [1.0, 2.0])")
+    assert "reassigns" in info.value.message
+    z.eval("""
+function counted(x)
+    n = 0
+    g = v -> (n += 1; v * 2)
+    sum(map(g, x)) + 0 * n
+end
+""")
+    np.testing.assert_array_equal(z.eval("gradient(counted, [1.0, 2.0])[1]"), [2.0, 2.0])
+    # a loop variable of the caller, captured by the differentiated closure, is boxed too
+    # (assigned in a loop, captured): a constant of the differentiation, not refused
+    z.eval("""
+function caller_loop(w)
+    out = nothing
+    for xx in [[3.0, 4.0]]
+        x_dev = xx .* 1.0
+        out = gradient(v -> sum(v .* x_dev), w)
+    end
+    out
+end
+""")
+    np.testing.assert_array_equal(z.eval("caller_loop([1.0, 2.0])[1]"), [3.0, 4.0])

@@ -55,6 +55,24 @@ CASES = [
      "2-element Vector{Int64} | 2×2 Matrix{Int64}"),
     ("r = Ref(1); r[] = 2; r[] += 3; println(r[], ' ', typeof(r))", "5 Ref{Int64}"),
     ("a = fill(3.0); a[] = 4.0; println(a[])", "4.0"),
+    # what real model files use (the model zoo's programs)
+    ("println(findfirst(x -> x > 1, [1, 2, 3]), findfirst([false, true]), "
+     "findlast(iseven, [2, 4, 5]), findfirst(==(9), [1]) === nothing)", "222true"),
+    ("println(Float32[x for x in 1:3], collect(Float32, -1:0.5:0))",
+     "Float32[1.0, 2.0, 3.0]Float32[-1.0, -0.5, 0.0]"),
+    ("struct Pt; a; b; end; println(getfield(Pt(1, 2), :b), getfield(Pt(1, 2), 1), "
+     "getfield((5, 6), 2))", "216"),
+    ("mk(::Type{T}, x) where T = T(x); println(mk(Float32, 2), ' ', typeof(mk(Float32, 2)))",
+     "2.0 Float32"),
+    ("p = (0:1) .=> [1.5, 2.5]; println(p, ' ', Dict([:a, :b] .=> [1, 2])[:b])",
+     "[0 => 1.5, 1 => 2.5] 2"),
+    ("println((+).(Ref(10), [1, 2]), ' ', length.(Ref([1, 2, 3])))", "[11, 12] 3"),
+    ("using Flux; o = AdamW(eta = 0.01, lambda = 0.1); println(o.eta, ' ', o.lambda, ' ', "
+     "Flux.get_device())", "0.01 0.1 CPUDevice()"),
+    ("using Parameters\n@with_kw struct Hyp\n lr::Float64 = 0.1\n n::Int = 3\nend\n"
+     "println(Hyp(n = 5).lr, ' ', Hyp(n = 5).n)", "0.1 5"),
+    ("using StatsBase; println(wsample(['a', 'b'], [0.0, 1.0]), ' ', wsample([1.0, 0.0]))",
+     "b 1"),
 ]
 
 
@@ -160,3 +178,16 @@ def test_sort_differentiates_through_its_permutation(vals: list[float]) -> None:
     want = np.empty_like(x)
     want[np.argsort(x, kind="stable")] = w  # each element's weight is its rank's
     np.testing.assert_allclose(g, want)
+
+
+def test_cd_moves_relative_paths_within_what_may_be_read(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "f.txt").write_text("hi")
+    monkeypatch.chdir(tmp_path)
+    z = Zyla()
+    assert z.eval('cd("sub"); (pwd(), read("f.txt", String))') == (str(tmp_path / "sub"), "hi")
+    with pytest.raises(ZylaError) as info:
+        z.eval('cd("/etc")')
+    assert info.value.kind == "SystemError"
+    assert os.getcwd() == str(tmp_path / "sub")

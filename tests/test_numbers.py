@@ -53,6 +53,30 @@ def test_host_values_are_julias(rt: Runtime, src: str, expected: object) -> None
     assert rt.run_source(src, "t.jl") == expected
 
 
+@pytest.mark.parametrize(("src", "expected"), [
+    # Bool beside a float: an exact additive identity and a strong zero
+    ("-0.0 + false", "-0.0"), ("false + -0.0", "-0.0"), ("false * Inf", "0.0"),
+    ("false * -1.0", "-0.0"), ("true * -Inf", "-Inf"), ("[-0.0, 1.0] .+ false", "[-0.0, 1.0]"),
+    ("[true, false] .* [Inf, -Inf]", "[Inf, -0.0]"), ("rem(9007199254740993, 2)", "1"),
+    # extremes ordered by isless: -0.0 before 0.0
+    ("findmin([0.0, -0.0])", "(-0.0, 2)"), ("findmax([-0.0, 0.0])", "(0.0, 2)"),
+    ("argmin([0.0, -0.0])", "2"), ("findmin([1.0, NaN, 0.5])", "(NaN, 2)"),
+])
+def test_signed_zeros_and_bools_as_julia(rt: Runtime, src: str, expected: str) -> None:
+    """Compared as printed (0.0 == -0.0 in Python), and the compiled value's signs and
+    numbers equal the host's (but for array literals of constants: XLA's constant folding
+    turns the -0.0 of `[-0.0, 1.0]` into 0.0, in JAX's programs too)."""
+    assert rt.run_source(f"repr({src})", "t.jl") == expected
+    if "[-0.0" in src:
+        return
+    rt.run_source(f"signed_zero_case() = {src}", "t.jl")
+    host = rt.run_source("signed_zero_case()", "t.jl")
+    compiled = compiled_call(rt, rt.lookup("signed_zero_case"), [])
+    hs, cs = (np.ravel(np.array(v, dtype=float)) for v in (host, compiled))
+    for h, c in zip(hs, cs, strict=True):
+        assert (math.isnan(h) and math.isnan(c)) or (h == c and np.signbit(h) == np.signbit(c))
+
+
 @pytest.mark.parametrize(("src", "kind"), [
     ("div(typemin(Int), -1)", "DivideError"), ("div.([1, 2], 0)", "DivideError"),
     ("1 ÷ 0", "DivideError"), ("log(-1.0)", "DomainError"), ("log.([1.0, -2.0])", "DomainError"),

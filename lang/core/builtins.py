@@ -438,10 +438,32 @@ def _pair(k: Any, v: Any) -> Any:
     return V.StructValue(V.apply_type(t, (typeof(k), typeof(v))), [k, v])
 
 
+def _is_ref(a: Any) -> bool:
+    return type(a) is V.StructValue and a.type.family.name == "Ref"
+
+
+def unref_args(args: Any) -> tuple:
+    """Broadcast arguments with each `Ref(x)` as the 1-tuple `(x,)`: one element, the
+    same for every call (`f.(Ref(model), xs)`), as Julia broadcasts a Ref."""
+    return tuple((a.fields[0],) if _is_ref(a) else a for a in args)
+
+
+def ref_call(args: Any) -> list | None:
+    """The call a broadcast over Refs and scalars only is (`length.(Ref(v))` is
+    `length(v)`: a 0-dimensional broadcast), or None when a collection takes part."""
+    if not any(_is_ref(a) for a in args) or any(
+            not _is_ref(a) and (is_array(a) or isinstance(a, (tuple, V.Range))) for a in args):
+        return None
+    return [a.fields[0] if _is_ref(a) else a for a in args]
+
+
 def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
     """Julia broadcasting on the host: vectorised for elementwise primitives and
     numeric type conversions, an element loop otherwise."""
-    args = tuple(as_array(a) if isinstance(a, V.Range) else a for a in args)
+    call = ref_call(args)
+    if call is not None:
+        return interp.call_value(f, call)
+    args = tuple(as_array(a) if isinstance(a, V.Range) else a for a in unref_args(args))
     if any(is_array(a) for a in args):
         # beside arrays, a tuple is a 1-d collection too (of its elements, whatever they are)
         args = tuple(as_array(a) if isinstance(a, tuple) else a for a in args)
@@ -1075,7 +1097,8 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
                 raise ZylaError("ArgumentError", f"Package {root} not found in current path",
                                 hint="Zyla ships Base, Test, Random, LinearAlgebra, Statistics, "
                                 "Printf, Flux, NNlib, Optimisers, Zygote, ChainRulesCore, "
-                                "MLUtils, OneHotArrays, StatsBase, Logging, JLD2, BSON, FileIO")
+                                "MLUtils, OneHotArrays, StatsBase, Logging, JLD2, BSON, FileIO, "
+                                "MLDatasets")
     return None
 
 
@@ -1103,7 +1126,8 @@ _STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl",
                  "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl",
                  "Optimisers": "flux.jl", "ProgressMeter": "flux.jl", "MLUtils": "flux.jl",
                  "OneHotArrays": "flux.jl", "StatsBase": "flux.jl", "MLDataDevices": "flux.jl",
-                 "JLD2": "saving.jl", "BSON": "saving.jl", "FileIO": "saving.jl"}
+                 "JLD2": "saving.jl", "BSON": "saving.jl", "FileIO": "saving.jl",
+                 "MLDatasets": "datasets.jl"}
 
 
 def _include(path: str) -> Any:
@@ -1456,6 +1480,11 @@ def install(rt: Any) -> None:
         "Test.do_test_broken": _do_test_broken, "Core.with_logger": _with_logger,
     }.items():
         host(name, f, interp=True)
+    # a captured variable a closure reassigns lives in a Box, which AD does not follow:
+    # a gradient through one that the differentiated code wrote is refused, if not zero
+    # (it was lost, silently)
+    b["Core.unbox"] = prim("Core.unbox", _unbox, HostOnly("runs on the host"),
+                           "(dz, z, b) -> (Core.boxed_back(dz, z, b),)", lambda *a, **k: V.AnyT)
     b["undef"] = UNDEF_INIT
     b["nothing"] = None
     b["Inf"] = math.inf

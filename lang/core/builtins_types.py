@@ -26,6 +26,10 @@ def static_param(name: str, vararg: bool, n: int, *rest: Any) -> Any:
     for k, (t, a) in enumerate(zip(sig, args, strict=False)):
         if not isinstance(t, (V.JType, V.TypeVar)):
             continue
+        if (isinstance(t, V.JType) and t.family is V.TypeT and t.params
+                and isinstance(t.params[0], V.TypeVar) and isinstance(a, V.JType)):
+            env.setdefault(t.params[0].name, a)  # `::Type{T}` of the type a: T is a
+            continue
         if vararg and k == n - 1:
             for x in a:
                 V.issubtype(typeof(x), t, env)

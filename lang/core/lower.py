@@ -299,7 +299,7 @@ class Lowerer:
 
         tvs = {t: TypeVar(t) for t in tvnames}
         types = [self._type_value(p.type, tvs) for p in allp]
-        vals = [self.read(p.name, p) if p.name else self.const(None) for p in allp]
+        vals = [self.read(p.name or f"#unused{i}", p) for i, p in enumerate(allp)]
         vararg = bool(allp) and allp[-1].vararg
         for t in wanted:
             v = self.call("Core.static_param",

@@ -271,6 +271,7 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "noinline": m_passthrough,
     **FLUX_MACROS,  # @showprogress, Flux.@layer/@functor, @__DIR__, @__FILE__
     "kwdef": m_kwdef,
+    "with_kw": m_kwdef,  # Parameters.@with_kw: fields with defaults, as Base.@kwdef
     "printf": m_printf,
     "sprintf": m_sprintf,
     "ignore_derivatives": m_ignore,

@@ -334,9 +334,36 @@ def is_array(a: Any) -> bool:
 
 # --- arithmetic ------------------------------------------------------------------------------
 
-_add = binary_elementwise(lambda xp, a, b: a + b, "arith")
+def _bool_beside_float(op: str, base: Callable[..., Any]) -> Callable[..., Any]:
+    """Julia's Bool beside a float is an exact additive identity and a strong zero:
+    `-0.0 + false` is -0.0 and `false * Inf` is 0.0 (promoting false to 0.0 would give
+    0.0 and NaN); every other pair of operands goes to `base`."""
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        ta, tb = type(a), type(b)
+        if (ta is float or ta is int) and (tb is float or tb is int):
+            return base(xp, a, b)  # (the common case, first)
+        da, db = N.dtype_of(a), N.dtype_of(b)
+        if (da == N.BOOL) == (db == N.BOOL) or N.OBJ in (da, db):
+            return base(xp, a, b)
+        flag, f = (a, b) if da == N.BOOL else (b, a)
+        if N.dtype_of(f).kind != "f":
+            return base(xp, a, b)
+        flag, f = as_array(flag, xp), as_array(f, xp)
+        if op == "+":
+            out = xp.where(flag, f + xp.ones_like(f), f)
+        else:
+            out = xp.where(flag, f, xp.copysign(xp.zeros_like(f), f))
+        if xp is np and not is_array(a) and not is_array(b):
+            return _result(np.asarray(out, dtype=N.dtype_of(f))[()], xp)
+        return out
+
+    return run
+
+
+_add = _bool_beside_float("+", binary_elementwise(lambda xp, a, b: a + b, "arith"))
 _sub = binary_elementwise(lambda xp, a, b: a - b, "arith")
-_mul = binary_elementwise(lambda xp, a, b: a * b, "arith")
+_mul = _bool_beside_float("*", binary_elementwise(lambda xp, a, b: a * b, "arith"))
 _div = binary_elementwise(lambda xp, a, b: a / b, "float")
 _lt = binary_elementwise(lambda xp, a, b: a < b, "cmp")
 _le = binary_elementwise(lambda xp, a, b: a <= b, "cmp")

@@ -207,20 +207,29 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
     return run
 
 
+def _extreme_index(xp: Any, np_name: str, flat: Any) -> Any:
+    """The 0-based index argmin/argmax of a flat array picks, as Julia's does: the first
+    extreme element, ordered by isless (-0.0 before 0.0; numpy takes them as equal)."""
+    i = getattr(xp, np_name)(flat)
+    if N.dtype_of(flat).kind == "f" and flat.shape[0] > 0:
+        sign = xp.signbit(flat)
+        better = (flat == 0) & (sign if np_name == "argmin" else ~sign)
+        i = xp.where((flat[i] == 0) & xp.any(better), xp.argmax(better), i)
+    return i
+
+
 def _argext(np_name: str) -> Any:
     def run(xp: Any, x: Any) -> Any:
-        x = as_array(x, xp)
-        flat = xp.reshape(x, (-1,))
-        return _result(getattr(xp, np_name)(flat) + 1, xp)
+        flat = xp.reshape(as_array(x, xp), (-1,))
+        return _result(_extreme_index(xp, np_name, flat) + 1, xp)
 
     return run
 
 
 def _findext(np_name: str) -> Any:
     def run(xp: Any, x: Any) -> Any:
-        x = as_array(x, xp)
-        flat = xp.reshape(x, (-1,))
-        i = getattr(xp, np_name)(flat)
+        flat = xp.reshape(as_array(x, xp), (-1,))
+        i = _extreme_index(xp, np_name, flat)
         return (_result(flat[i], xp), _result(i + 1, xp))
 
     return run

@@ -320,6 +320,11 @@ for _name in ("findmax", "findmin", "argmax", "argmin"):
 # d the tuple of the arguments' tangents (zeros where they have none), or a marker
 # ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
 FORWARD: dict[str, str] = {
+    # boxes (captured variables a closure reassigns) do not carry tangents: putting a
+    # value with a tangent in one is refused, so what comes out has none
+    "Core.box": "noforward",
+    "Core.setbox": "noforward",
+    "Core.unbox": "(d, z, b) -> nothing",
     "acosh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .- 1)",
     "asinh": "(d, z, x) -> d[1] ./ sqrt.(x .^ 2 .+ 1)",
     "atanh": "(d, z, x) -> d[1] ./ (1 .- x .^ 2)",

@@ -26,6 +26,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     builtins_random,
     builtins_set,
     builtins_types,
+    datasets,
     frontcache,
     hostcode,
     modules,
@@ -105,7 +106,7 @@ class Runtime:
             b[name] = p
         builtins.install(self)
         for extra in (builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
-                      builtins_random, modules, safety, saving):
+                      builtins_random, modules, safety, saving, datasets):
             extra.install(self)
         for install in INSTALLERS:
             install(self)
@@ -113,7 +114,7 @@ class Runtime:
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
                   "DelimitedFiles", "Zyla", "OneHotArrays", "StatsBase", "MLDataDevices",
-                  "Losses", "Logging", "JLD2", "BSON", "FileIO"):
+                  "Losses", "Logging", "JLD2", "BSON", "FileIO", "MLDatasets", "Parameters"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 

@@ -155,13 +155,32 @@ def _may_read(full: Path) -> bool:
     """Named by --allow-read, or below the program's folder or the current folder (not
     the file system's root), not hidden below it, and not in a system tree."""
     pol = _current_policy()
-    if _under_any(full, pol.allow_read):
+    if _under_any(full, pol.allow_read) or _under_any(full, data_roots()):
         return True
     if _under_any(full, list(SYSTEM_TREES)):
         return False
     roots = [r for r in (pol.cwd, pol.program_dir)
              if r is not None and len(r.parts) > 1 and _under(full, r)]
     return bool(roots) and not any(p.startswith(".") for p in _below(full, roots))
+
+
+def data_roots() -> list[Path]:
+    """The datasets folder the user named in $ZYLA_DATA (readable like --allow-read)."""
+    env = os.environ.get("ZYLA_DATA", "").strip()
+    return [_real(env)] if env else []
+
+
+def change_directory(path: Any = None) -> None:
+    """Julia's `cd(dir)` (`cd()`: the home folder): the process's current folder, which
+    relative paths start from, becomes `dir` — a folder the program may read. What the
+    program may write does not move with it (the folder the run started in)."""
+    full = _resolve(os.path.expanduser("~") if path is None else path)
+    if not full.is_dir():
+        raise ZylaError("IOError", f"cd({str(path)!r}): no such directory")
+    if not _may_read(full / "_"):
+        raise _refused(path, full, "changing to the folder", "read")
+    os.chdir(full)
+    return None
 
 
 def writable(path: Any, what: str = "writing") -> str:
@@ -341,6 +360,9 @@ def install(rt: Any) -> None:
     """Register `run` and `Cmd` in the runtime's built-ins."""
     host_only = HostOnly("external commands run on the host")
     rt.builtins["Cmd"] = prim("Cmd", make_cmd, host_only, NONDIFF, lambda *a, **k: CmdT)
+    rt.builtins["cd"] = prim("cd", change_directory, host_only, NONDIFF,
+                             lambda *a, **k: V.NothingT)
+    rt.builtins["pwd"] = prim("pwd", os.getcwd, host_only, NONDIFF, lambda *a, **k: V.StringT)
     rt.builtins["run"] = prim("run", lambda cmd: run_cmd(rt, cmd), host_only, NONDIFF,
                               lambda *a, **k: V.NothingT)
     policy(rt)

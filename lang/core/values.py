@@ -496,6 +496,9 @@ class Box:
 
     value: Any = None
     defined: bool = False
+    # made or written by code being differentiated (autodiff.runtime marks it): AD does not
+    # follow such a box's contents, so a cotangent through it is refused
+    differentiated: bool = False
 
 
 @dataclass(eq=False)

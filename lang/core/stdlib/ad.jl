@@ -222,3 +222,43 @@ Core.extremes_back(dz, z, xs) = ntuple(i -> Core.first_hit(xs, z, i) ? dz : zero
 # (written without `all` over a closure, so that it compiles: i is known when tracing)
 Core.first_hit(xs, z, i) = (xs[i] == z) & !Core.hit_before(xs, z, i - 1)
 Core.hit_before(xs, z, k) = k < 1 ? false : (xs[k] == z) | Core.hit_before(xs, z, k - 1)
+
+# Iterators.take/drop of an array, differentiated: the elements they keep, as an array
+# (the primal, undifferentiated, stays lazy); the cotangent goes back to those positions
+ChainRulesCore.rrule(::typeof(Iterators.take), x::AbstractArray, n::Integer) =
+    (x[1:min(n, length(x))], dy -> (NoTangent(), Core.range_back(dy, x, 1, min(n, length(x))),
+                                    NoTangent()))
+ChainRulesCore.rrule(::typeof(Iterators.drop), x::AbstractArray, n::Integer) =
+    (x[min(n, length(x))+1:end], dy -> (NoTangent(),
+                                        Core.range_back(dy, x, min(n, length(x)) + 1, length(x)),
+                                        NoTangent()))
+Core.range_back(dy::Nothing, x, lo, hi) = nothing
+function Core.range_back(dy, x, lo, hi)
+    g = zeros(float(eltype(x)), size(x))
+    g[lo:hi] = dy
+    g
+end
+
+# the cotangent of a boxed variable's read (lang/core/builtins.py: Core.unbox): AD does not
+# follow what the differentiated code wrote into a box, so a cotangent through such a box
+# that is not zero is refused; a box written before (a loop variable of the caller that a
+# closure captures) is a constant of the differentiation, and an integer box (a counter)
+# takes none, as integers computed by rounding take none
+Core.boxed_back(dz, z, b) = Core.box_differentiated(b) ? Core.boxed_back(dz, z) : nothing
+Core.boxed_back(dz::Nothing, z) = nothing
+Core.boxed_back(dz, z::Union{Integer, AbstractArray{<:Integer}}) = nothing
+Core.boxed_back(dz::Number, z) = iszero(dz) ? nothing : Core.boxed_refused()
+Core.boxed_back(dz::AbstractArray{<:Number}, z) =
+    all(iszero, dz) ? nothing : Core.boxed_refused()
+Core.boxed_back(dz, z) = Core.boxed_refused()
+Core.boxed_refused() = error("differentiating through a variable that a closure or " *
+    "comprehension reassigns (`s += x` inside `x -> ...` or `[... for ...]`) is not " *
+    "supported: accumulate with a loop, or with sum(...), instead")
+
+# ... and in forward mode: the kept elements of x and of its tangent
+ChainRulesCore.frule(Δ, ::typeof(Iterators.take), x::AbstractArray, n::Integer) =
+    (x[1:min(n, length(x))], Core.range_fwd(Δ[2], 1, min(n, length(x))))
+ChainRulesCore.frule(Δ, ::typeof(Iterators.drop), x::AbstractArray, n::Integer) =
+    (x[min(n, length(x))+1:end], Core.range_fwd(Δ[2], min(n, length(x)) + 1, length(x)))
+Core.range_fwd(d::AbstractArray, lo, hi) = d[lo:hi]
+Core.range_fwd(d, lo, hi) = d

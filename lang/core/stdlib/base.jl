@@ -523,3 +523,29 @@ function sort!(x::AbstractVector; kws...)
     end
     x
 end
+
+# findfirst/findlast: the first (last) index where a predicate holds, or where a Bool
+# array is true; nothing when there is none
+function findfirst(f, A)
+    for i in eachindex(A)
+        f(A[i]) && return i
+    end
+    nothing
+end
+findfirst(A::AbstractArray{Bool}) = findfirst(identity, A)
+function findlast(f, A)
+    for i in reverse(eachindex(A))
+        f(A[i]) && return i
+    end
+    nothing
+end
+findlast(A::AbstractArray{Bool}) = findlast(identity, A)
+
+
+# getfield(x, name or position): a struct's (NamedTuple's, Tuple's) field
+getfield(x, name::Symbol) = getproperty(x, name)
+getfield(x::Tuple, i::Integer) = x[i]
+getfield(x, i::Integer) = getproperty(x, fieldnames(typeof(x))[i])
+
+# collect(T, itr), and so T[x for x in itr]: the elements of itr as a Vector{T}
+collect(T::Type, itr) = Core.typed_vect(T, collect(itr)...)

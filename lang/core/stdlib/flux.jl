@@ -702,6 +702,17 @@ end
 # Random.bitrand, StatsBase.sample (uniform draws; `replace=false` draws distinct ones)
 bitrand(dims::Integer...) = rand(Bool, dims...)
 sample(a::AbstractArray) = a[rand(1:length(a))]
+# StatsBase.wsample(a, w): one element of a, drawn with probabilities proportional to w
+function wsample(a, w)
+    r = rand() * sum(w)
+    c = zero(r)
+    for i in eachindex(w)
+        c += w[i]
+        r <= c && return a[i]
+    end
+    a[end]
+end
+wsample(w) = wsample(1:length(w), w)
 function sample(a::AbstractArray, n::Integer; replace::Bool=true)
     if replace
         return [a[rand(1:length(a))] for _ in 1:n]
@@ -801,7 +812,8 @@ struct AdamW
     lambda
     epsilon
 end
-AdamW(η=0.001, β=(0.9, 0.999), λ=0.0, ϵ=1.0e-8) = AdamW(η, β, λ, ϵ)
+AdamW(η=0.001, β=(0.9, 0.999), λ=0.0, ϵ=1.0e-8; eta=η, beta=β, lambda=λ, epsilon=ϵ) =
+    AdamW(eta, beta, lambda, epsilon)
 
 struct WeightDecay
     lambda
@@ -1002,6 +1014,7 @@ struct CPUDevice end
 cpu_device() = CPUDevice()
 gpu_device(args...; kws...) = CPUDevice()
 get_device(x) = CPUDevice()
+get_device() = CPUDevice()  # (the best device of this process: the CPU here)
 
 # --- training ------------------------------------------------------------------------------------
 
