@@ -15,6 +15,7 @@ import contextlib
 import io
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -191,32 +192,27 @@ adder(a) = x -> x + a
 
 # --- what a translated body must see change ---------------------------------------------------
 
-def test_redefined_method_is_seen() -> None:
+#: (definitions and warm-up calls, the function they translate, then changes: each an
+#: evaluated change and what an expression gives after it)
+CHANGES = [
+    ("g(x) = 1\nf(x) = g(x) + 0\nf(1); f(1)", "f",
+     [("g(x) = 2", "f(1)", 2), ("g(x::Float64) = 3", "(f(1), f(1.0))", (2, 3))]),
+    ("c = 1\nread_c() = c\nread_c(); read_c()", "read_c",
+     [("c = 5", "read_c()", 5), ('c = "s"', "read_c()", "s")]),
+    ("op = sin\napply_op(x) = op(x)\napply_op(0.0); apply_op(0.0)", "apply_op",
+     [("op = cos", "apply_op(0.0)", 1.0)]),
+]
+
+
+@pytest.mark.parametrize("setup, name, changes", CHANGES,
+                         ids=["redefined method", "reassigned global", "rebound callee"])
+def test_a_change_after_translation_is_seen(setup: str, name: str, changes: list) -> None:
     z = Zyla()
-    z.eval("g(x) = 1\nf(x) = g(x) + 0\nf(1); f(1)")
-    assert translated(z, "f")
-    z.eval("g(x) = 2")
-    assert z.eval("f(1)") == 2
-    z.eval("g(x::Float64) = 3")
-    assert z.eval("(f(1), f(1.0))") == (2, 3)
-
-
-def test_reassigned_global_is_seen() -> None:
-    z = Zyla()
-    z.eval("c = 1\nread_c() = c\nread_c(); read_c()")
-    assert translated(z, "read_c")
-    z.eval("c = 5")
-    assert z.eval("read_c()") == 5
-    z.eval("c = \"s\"")
-    assert z.eval("read_c()") == "s"
-
-
-def test_rebound_callee_name_is_seen() -> None:
-    z = Zyla()
-    z.eval("op = sin\napply_op(x) = op(x)\napply_op(0.0); apply_op(0.0)")
-    assert translated(z, "apply_op")
-    z.eval("op = cos")
-    assert z.eval("apply_op(0.0)") == 1.0
+    z.eval(setup)
+    assert translated(z, name)
+    for change, expr, want in changes:
+        z.eval(change)
+        assert z.eval(expr) == want, change
 
 
 def test_operator_extended_for_a_new_type() -> None:

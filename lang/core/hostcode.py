@@ -244,8 +244,10 @@ class _Gen:
         if not plain or type(now) is not Primitive:
             n = len(op.operands)
             if plain and 1 <= n <= 3 and len(op.results) == 1:
-                vals = ", ".join(f"v{v.id}" for v in op.operands)
-                general = f"CALL{n}({s}, {name!r}, {vals})"
+                vals = [f"v{v.id}" for v in op.operands]
+                types = [f"type({v})" for v in vals]
+                key = types[0] if n == 1 else f"({', '.join(types)})"
+                general = f"CALL_TYPED({s}, {name!r}, {key}, {', '.join(vals)})"
             self.assign(op, depth, general)
             return
         p = self.bind("P", now)
@@ -525,64 +527,27 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
         f.pycache[key] = m
         return m
 
-    # call sites of one, two or three positional arguments: the method for their Python
-    # types, then what `call` would do with it (written out in each: a call of a Zyla
-    # function from translated code costs a Python call less)
-    def call1(f: Any, name: str, a: Any) -> Any:
+    def call_typed(f: Any, name: str, key: Any, *args: Any) -> Any:
+        """A call site of one to three positional arguments, given their Python types
+        (`key`: the type, or the tuple of them): the method cached for those types, then
+        what `call` would do with it, written out (a Zyla call from translated code costs
+        one Python call less)."""
         if type(f) is GenericFunction:
-            m = f.pycache.get(type(a)) or cached(f, type(a), [a])
+            m = f.pycache.get(key) or cached(f, key, list(args))
             if m is not None:
                 body = m.fn
                 if interp.offload and not derived:
                     if body.host_skip:  # (the policy said: cheap, runs here)
                         body.host_skip -= 1
                     elif not body.host_active:
-                        return interp.tiered_call(f, [a], None, caller)
+                        return interp.tiered_call(f, list(args), None, caller)
                     else:
                         body.recursed = True
                 code = body.host_code
                 if code is not None and code[0] is interp and code[1] is not None:
-                    return code[1](a)
-                return run_function(body, [a])
-        return call_named(f, name, [a], None)
-
-    def call2(f: Any, name: str, a: Any, b: Any) -> Any:
-        if type(f) is GenericFunction:
-            key = (type(a), type(b))
-            m = f.pycache.get(key) or cached(f, key, [a, b])
-            if m is not None:
-                body = m.fn
-                if interp.offload and not derived:
-                    if body.host_skip:  # (the policy said: cheap, runs here)
-                        body.host_skip -= 1
-                    elif not body.host_active:
-                        return interp.tiered_call(f, [a, b], None, caller)
-                    else:
-                        body.recursed = True
-                code = body.host_code
-                if code is not None and code[0] is interp and code[1] is not None:
-                    return code[1](a, b)
-                return run_function(body, [a, b])
-        return call_named(f, name, [a, b], None)
-
-    def call3(f: Any, name: str, a: Any, b: Any, c: Any) -> Any:
-        if type(f) is GenericFunction:
-            key = (type(a), type(b), type(c))
-            m = f.pycache.get(key) or cached(f, key, [a, b, c])
-            if m is not None:
-                body = m.fn
-                if interp.offload and not derived:
-                    if body.host_skip:  # (the policy said: cheap, runs here)
-                        body.host_skip -= 1
-                    elif not body.host_active:
-                        return interp.tiered_call(f, [a, b, c], None, caller)
-                    else:
-                        body.recursed = True
-                code = body.host_code
-                if code is not None and code[0] is interp and code[1] is not None:
-                    return code[1](a, b, c)
-                return run_function(body, [a, b, c])
-        return call_named(f, name, [a, b, c], None)
+                    return code[1](*args)
+                return run_function(body, list(args))
+        return call_named(f, name, list(args), None)
 
     def osr(op: Op, t0: float, progress: list, it: Any, env: dict, carried: list) -> Any:
         """The loop's results when the rest of it ran compiled (lang.core.interp._OSR),
@@ -610,7 +575,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "SETGLOBAL": rt.set_global, "ITERATE_ALL": rt.iterate_all, "ITERATE": iterate_fast,
             "TRIP_COUNT": _trip_count, "CONDITION": _condition, "TAPE": Tape, "UNSET": UNSET,
             "KW_SPLAT": _kw_splat, "CALL_NAMED": call_named, "CALL_VALUE": call,
-            "CALL1": call1, "CALL2": call2, "CALL3": call3, "OSR": osr,
+            "CALL_TYPED": call_typed, "OSR": osr,
             "CLOCK": time.perf_counter,
             "OVERFLOW": _overflow}
 
