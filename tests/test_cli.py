@@ -324,3 +324,15 @@ def test_debug_env_allows_traceback(runs: dict[str, Result]) -> None:
     assert "ERROR:" in res.stderr
     assert "dbg.jl:2:" in res.stderr
     assert "Traceback" in res.stderr
+
+
+def test_a_program_reads_its_standard_input(tmp_path: Path) -> None:
+    """`readline()`, `readline(stdin)`, `readlines(stdin)` and `read(stdin, String)` read
+    what the user pipes in (Zygote's README reads a number this way)."""
+    (tmp_path / "in.jl").write_text('a = readline()\nb = readline(stdin; keep = true)\n'
+                                    'rest = readlines(stdin)\nprint(a, "|", b, "|", rest)\n')
+    res = subprocess.run(zyla_cmd() + ["run", "in.jl"], cwd=tmp_path, env=clean_env(),
+                         input="one\ntwo\nthree\nfour\n", capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == 'one|two\n|["three", "four"]'

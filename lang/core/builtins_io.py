@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
 from lang.core.functions import GenericFunction, typeof
@@ -113,6 +114,29 @@ def custom_show(x: Any) -> str | None:
 CUSTOM_SHOW.append(custom_show)
 
 
+class Stdin:
+    """Julia's `stdin`: what the user piped or typed into the program (read, never
+    written; the permission gate is for files)."""
+
+    jtype = V.JType("Base.TTY", V.AnyT)
+
+    def jl_show(self) -> str:
+        return "Base.TTY(RawFD(0) open, 0 bytes waiting)"
+
+
+STDIN = Stdin()
+
+
+def _readline(io: Any = STDIN, keep: bool = False) -> str:
+    """`readline()` / `readline(stdin)`: the next line of standard input ("" at its end),
+    without its newline unless `keep`."""
+    if io is not STDIN:
+        raise ZylaError("MethodError", "readline: only readline(stdin) is supported; "
+                        "read a file with readlines(path)")
+    line = sys.stdin.readline()
+    return line if keep else line.rstrip("\n").rstrip("\r")
+
+
 def install(rt: Any) -> None:
     """Register the IO built-ins in `rt.builtins` (replacing the stdout-only printers)."""
     rt.jl_stdout = IOStream("stdout", lambda: rt.stdout)
@@ -176,5 +200,7 @@ def install(rt: Any) -> None:
                       lambda *a, **k: V.StringT)
     b["IO"] = IOT
     b["stdout"] = rt.jl_stdout
+    b["stdin"] = STDIN
+    host("readline", _readline)
     b["stderr"] = IOStream("stderr", lambda: sys.stderr)
     b["devnull"] = DevNull()

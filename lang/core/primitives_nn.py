@@ -44,6 +44,7 @@ from grammar.errors import ZylaError
 from lang.core import choices, safety
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.builtins_io import STDIN
 from lang.core.builtins_random import GLOBAL_RNG, uniform_jax
 from lang.core.primitives import (
     INFER_BY_LOWERING,
@@ -1584,13 +1585,15 @@ def _host(name: str, f: Callable[..., Any], reason: str, needs_interp: bool = Fa
 
 def _read_text(path: Any, t: Any = None) -> Any:
     """`read(path, String)`: a whole text file as a String."""
+    if path is STDIN and (t is None or t is V.StringT):
+        return sys.stdin.read()
     if not isinstance(path, str) or (t is not None and t is not V.StringT):
         raise ZylaError("MethodError", "read: only read(path::String, String) is supported")
     return safety.read_text(path)
 
 
-def _readlines(path: Any) -> Any:
-    """`readlines(path)`: the lines of a text file, without their newlines."""
+def _readlines(path: Any = STDIN) -> Any:
+    """`readlines(path)`: the lines of a text file (or of `stdin`), without their newlines."""
     text = _read_text(path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
