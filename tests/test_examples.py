@@ -43,6 +43,7 @@ METRICS = {
     "char_rnn.jl": (r"trained .* loss ([\d.]+)$", lambda v: v < 3.5),
     "vgg.jl": (r"→ ([\d.]+)", lambda v: v < 2.4),
     "micro.jl": (r"(all results as in perf.jl)", lambda v: True),
+    "finetune_digits.jl": (r"test accuracy ([\d.]+)%$", lambda v: v >= 75),
 }
 
 
