@@ -73,6 +73,8 @@ CASES = [
      "println(Hyp(n = 5).lr, ' ', Hyp(n = 5).n)", "0.1 5"),
     ("using StatsBase; println(wsample(['a', 'b'], [0.0, 1.0]), ' ', wsample([1.0, 0.0]))",
      "b 1"),
+    ("using Flux; x = [1.0, 2.0]; Flux.Optimise.update!(x, [0.5, 0.5]); println(x)",
+     "[0.5, 1.5]"),
 ]
 
 

@@ -114,7 +114,8 @@ class Runtime:
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
                   "DelimitedFiles", "Zyla", "OneHotArrays", "StatsBase", "MLDataDevices",
-                  "Losses", "Logging", "JLD2", "BSON", "FileIO", "MLDatasets", "Parameters"):
+                  "Losses", "Logging", "JLD2", "BSON", "FileIO", "MLDatasets", "Parameters",
+                  "Optimise"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 

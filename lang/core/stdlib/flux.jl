@@ -60,8 +60,14 @@ Core.to_eltype(T, x::AbstractArray) = eltype(x) <: AbstractFloat && eltype(x) !=
 f32(m) = fmap(x -> Core.to_eltype(Float32, x), m)
 f64(m) = fmap(x -> Core.to_eltype(Float64, x), m)
 
-params(m) = error("Flux.params (implicit parameters) is not supported: take explicit gradients, ",
-                  "gradient(m -> loss(m, x, y), model), and update with Flux.setup/Flux.update!")
+params(ms...) = error("Flux.params (implicit parameters, removed in Flux 0.15) is not supported: ",
+                      "take explicit gradients, gradient(m -> loss(m, x, y), model), and update ",
+                      "with Flux.setup/Flux.update!")
+# Flux ≤ 0.14's Flux.Optimise.update!(x, Δ) on one array: x .-= Δ, as it was
+function update!(x::AbstractArray, dx::AbstractArray)
+    x .-= dx
+    x
+end
 reset!(m) = error("Flux.reset! belongs to Flux's old Recur API; Zyla implements the explicit-state ",
                   "recurrent layers of Flux 0.15: rnn(x, h), with initialstates(rnn)")
 
