@@ -13,8 +13,11 @@ Zyla function.
 Contract: a translated body computes what `Interpreter.run_function` computes for it,
 raises the same errors located at the same ops (the innermost op, then the ops around
 it), counts the same ticks, effects and loop progress, and offers the same calls to the
-tiering policy. A body with an op this module does not know that has regions, or one
-Python cannot compile (its nesting limits), keeps running on the interpreter loop.
+tiering policy — but those the policy has said run here (`Function.host_active`: its
+outer activation is on the host; `Function.host_skip`: a cheap call) — and, every TICKS
+iterations, a long loop to on-stack replacement (lang.core.interp.set_osr). A body with an
+op this module does not know that has regions, or one Python cannot compile (its nesting
+limits), keeps running on the interpreter loop.
 """
 
 from __future__ import annotations
