@@ -75,6 +75,7 @@ CASES = [
      "b 1"),
     ("using Flux; x = [1.0, 2.0]; Flux.Optimise.update!(x, [0.5, 0.5]); println(x)",
      "[0.5, 1.5]"),
+    ('using MLUtils; println(chunk("abcdefg", 3), numobs("abc"))', '["abc", "def", "g"]3'),
 ]
 
 

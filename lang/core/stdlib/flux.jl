@@ -743,6 +743,9 @@ function splitobs(data; at=0.7, shuffle::Bool=false)
 end
 splitobs(n::Integer; at=0.7, shuffle::Bool=false) = splitobs(collect(1:n); at=at, shuffle=shuffle)
 shuffleobs(data) = getobs(data, randperm(numobs(data)))
+# a String's observations are its characters (getobs of a range: a String)
+numobs(x::AbstractString) = length(x)
+getobs(x::AbstractString, i) = x[i]
 # chunk(x, n): n parts of nearly equal size along the last dimension; chunk(x; size)
 chunk(x, n::Integer) = chunk(x; size=cld(numobs(x), n))
 function chunk(x; size::Integer)
