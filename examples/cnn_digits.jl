@@ -12,12 +12,7 @@ include("digits_data.jl")
 fast = "--fast" in ARGS
 epochs = fast ? 2 : 12
 
-X, labels = load_digits(digits_path())
-Random.seed!(1)
-Xtrain, ytrain, Xtest, ytest = split_digits(X, labels, randperm(length(labels)))
-# Flux's image layout: width × height × channels × batch
-images(X) = reshape(X, 8, 8, 1, size(X, 2))
-xtrain, xtest = images(Xtrain), images(Xtest)
+xtrain, ytrain, xtest, ytest = digit_images()  # 8×8×1×N images, Flux's layout
 Ytrain = Flux.onehotbatch(ytrain, 0:9)
 
 Random.seed!(0)

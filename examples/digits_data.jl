@@ -1,5 +1,5 @@
 # The 8×8 handwritten digits (data/digits.csv, see data/README.md): a reader and a fixed
-# train/test split, shared by mlp_digits.jl and cnn_digits.jl.
+# train/test split, shared by mlp_digits.jl, cnn_digits.jl and finetune_digits.jl.
 using Random
 
 """
@@ -25,6 +25,20 @@ permutation of the samples, e.g. `randperm` after `Random.seed!(1)`).
 function split_digits(X, labels, perm; ntest=450)
     test, train = perm[1:ntest], perm[ntest+1:end]
     X[:, train], labels[train], X[:, test], labels[test]
+end
+
+"""
+    digit_images() -> (xtrain, ytrain, xtest, ytest)
+
+The digits split as above (the permutation drawn after `Random.seed!(1)`), the images in
+Flux's layout: width × height × channels × batch (8×8×1×N).
+"""
+function digit_images()
+    X, labels = load_digits(digits_path())
+    Random.seed!(1)
+    Xtrain, ytrain, Xtest, ytest = split_digits(X, labels, randperm(length(labels)))
+    images(X) = reshape(X, 8, 8, 1, size(X, 2))
+    images(Xtrain), ytrain, images(Xtest), ytest
 end
 
 digits_path() = joinpath(@__DIR__, "..", "data", "digits.csv")
