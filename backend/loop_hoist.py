@@ -19,7 +19,7 @@ loop (a called function's `v[1] += 1`, an argument's element) is refused by the 
 
 from __future__ import annotations
 
-from lang.core.ir import Op, Region
+from lang.core.ir import Op, Region, defined_in, free_values
 
 PURE_CALLS = {
     "+", "-", "*", "/", "^", "<", "<=", ">", ">=", "==", "!=", "!", "abs", "abs2", "sqrt",
@@ -35,7 +35,7 @@ _LOOPS = ("for", "while")
 def invariant_loops(body: Region) -> tuple[list[Op], list[Op]]:
     """The loop ops at the top level of `body` that are invariant (see the module
     docstring), and the invariant ops (in body order) whose results they need."""
-    defined = _defined_in(body)
+    defined = defined_in(body)
     invariant: set[int] = set()  # ids of values that do not change between iterations
     inv_ops: list[Op] = []
     loops: list[Op] = []
@@ -69,30 +69,3 @@ def _pure(op: Op) -> bool:
     if op.name not in _PURE_OPS:
         return False
     return all(_pure(o) for r in op.regions for o in r.ops)
-
-
-def _defined_in(region: Region) -> set[int]:
-    """Ids of the values a region defines (its arguments and its ops' results, nested)."""
-    out = {a.id for a in region.args}
-    for op in region.ops:
-        out.update(r.id for r in op.results)
-        for r in op.regions:
-            out |= _defined_in(r)
-    return out
-
-
-def free_values(op: Op) -> set[int]:
-    """Ids of the values an op's regions read that they do not define."""
-    used: set[int] = set()
-    inner: set[int] = set()
-    for r in op.regions:
-        inner |= _defined_in(r)
-        _uses(r, used)
-    return used - inner
-
-
-def _uses(region: Region, out: set[int]) -> None:
-    for op in region.ops:
-        out.update(v.id for v in op.operands)
-        for r in op.regions:
-            _uses(r, out)

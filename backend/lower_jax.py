@@ -30,7 +30,7 @@ import numpy as np
 
 from autodiff.runtime import _make_closure, back_call, iter_cot, pullback_call
 from backend.loop_exits import LeadingExits, leading_exits
-from backend.loop_hoist import free_values, invariant_loops
+from backend.loop_hoist import invariant_loops
 from backend.recursion import NotFlat, flatten, run_machine, self_calls
 from grammar.errors import Unwind
 from lang.core import numeric as N
@@ -39,7 +39,7 @@ from lang.core.builtins import _check_broadcast, ref_call, unref_args
 from lang.core.builtins_random import KEY_INPUT
 from lang.core.functions import Closure, elementwise_primitive
 from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_count
-from lang.core.ir import Function, Op, Region
+from lang.core.ir import Function, Op, Region, free_values
 from lang.core.lower import COLON
 from lang.core.primitives import DOMAINS, HostOnly, Primitive, jl_size, unbroadcast
 from lang.core.primitives_array import MUTATING, bounds_error, is_cartesian_index

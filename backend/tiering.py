@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 
 from backend.compile import _cache, compiled_call, prepare
-from backend.loop_hoist import free_values
 from grammar.errors import ZylaError, is_library_file
 from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, Method, call_label, typeof
@@ -519,7 +518,7 @@ def replace_loop(interp: Any, fn: Function, op: Op, t0: float, progress: list, r
             return None  # it will be done before an executable would be
     where = f"{fn.name}: the loop at line {op.span.line}"
     if ls is None:
-        ls = pol.loops[id(op)] = _loop_state(fn, op)
+        ls = pol.loops[id(op)] = _loop_state(fn, op, sorted(env))
     args = [env[i] for i in ls.free] + ([rest] if op.name == "for" else []) + list(carried)
     builds = _cache(rt).builds
     try:
@@ -537,11 +536,10 @@ def replace_loop(interp: Any, fn: Function, op: Op, t0: float, progress: list, r
     return list(out) if len(op.results) > 1 else [out]
 
 
-def _loop_state(fn: Function, op: Op) -> LoopState:
-    """The loop op as a function: its free values, then (a `for`) the rest of its
-    iteration, then its carried values, as parameters; its results, as a tuple when
-    there are several."""
-    free = sorted(free_values(op))
+def _loop_state(fn: Function, op: Op, free: list[int]) -> LoopState:
+    """The loop op as a function: its free values (`free`, the ids of the values its
+    regions read from around it), then (a `for`) the rest of its iteration, then its
+    carried values, as parameters; its results, as a tuple when there are several."""
     counter = max([fn.counter, *free, *(v.id for v in op.results)]) + 1
 
     def new(hint: str = "") -> Value:

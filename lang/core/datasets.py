@@ -14,6 +14,7 @@ is image n with x (the column) first, MLDatasets' WHN convention.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ def _read(path: Path) -> bytes:
     data = safety.read_bytes(str(path), "reading a dataset")
     if path.suffix == ".gz":
         limit = safety.max_read_bytes()
-        with gzip.GzipFile(fileobj=__import__("io").BytesIO(data)) as g:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as g:
             data = g.read(limit + 1)
         if len(data) > limit:
             raise ZylaError("SystemError", f"{path}: more than {limit} bytes once unpacked")

@@ -46,7 +46,7 @@ from lang.core.interp import (
     set_translator,
     tape_count,
 )
-from lang.core.ir import Function, Op, Region, walk_ops
+from lang.core.ir import Function, Op, Region, free_values, walk_ops
 from lang.core.primitives import PRIMITIVES, Primitive, wrap_int64
 
 #: ZYLA_HOSTCODE=0 runs every body on the interpreter loop (the reference the
@@ -244,21 +244,19 @@ class _Gen:
         now = self.rt.watch.resolve(name)
         args, kwargs = self.args(op, 0)
         general = f"CALL_NAMED({s}, {name!r}, {args}, {kwargs})"
+        vals = [f"v{v.id}" for v in op.operands]
         if not plain or type(now) is not Primitive:
-            n = len(op.operands)
-            if plain and 1 <= n <= 3 and len(op.results) == 1:
-                vals = [f"v{v.id}" for v in op.operands]
+            if plain and 1 <= len(vals) <= 3 and len(op.results) == 1:
                 types = [f"type({v})" for v in vals]
-                key = types[0] if n == 1 else f"({', '.join(types)})"
+                key = types[0] if len(vals) == 1 else f"({', '.join(types)})"
                 general = f"CALL_TYPED({s}, {name!r}, {key}, {', '.join(vals)})"
             self.assign(op, depth, general)
             return
-        p = self.bind("P", now)
-        vals = [f"v{v.id}" for v in op.operands]
-        r = f"v{op.results[0].id}" if len(op.results) == 1 else self.temp()
-        if now.effect or now.needs_interp or len(op.results) > 1:
+        if now.effect or now.needs_interp or len(op.results) != 1:
             self.assign(op, depth, general)
             return
+        p = self.bind("P", now)
+        r = f"v{op.results[0].id}"
         over_xp = getattr(now.host, "over_xp", None)
         if over_xp is not None:  # host is `f(np, args...)`: called so, a Python call less
             direct = f"{self.bind('H', over_xp)}(NP, {', '.join(vals)})"
@@ -355,7 +353,7 @@ class _Gen:
         if tape_count(op) or self.fn.derived or not carried:
             return
         o = self.bind("O", op)
-        env = "{" + ", ".join(f"{i}: v{i}" for i in sorted(_free_ids(op))) + "}"
+        env = "{" + ", ".join(f"{i}: v{i}" for i in sorted(free_values(op))) + "}"
         out = self.temp()
         self.emit(depth + 1, f"{out} = OSR({o}, {t0}, {progress}, {it}, {env}, "
                              f"[{', '.join(carried)}])")
@@ -593,20 +591,6 @@ def _rest_of(it: Any, done: int) -> Any:
     return None
 
 
-def _free_ids(op: Op) -> set[int]:
-    """Ids of the values an op's regions read that they do not define."""
-    used: set[int] = set()
-    defined: set[int] = set()
-    for r in op.regions:
-        defined.update(a.id for a in r.args)
-        for o in walk_ops(r):
-            used.update(v.id for v in o.operands)
-            defined.update(v.id for v in o.results)
-            for inner in o.regions:
-                defined.update(a.id for a in inner.args)
-    return used - defined
-
-
 def _condition(c: Any) -> bool:
     if isinstance(c, (bool, np.bool_)):
         return bool(c)
@@ -667,7 +651,7 @@ def code_for(interp: Any, fn: Function) -> Callable[..., Any] | None:
     if not ENABLED or not wanted(fn):
         return None
     run = translate(interp, fn)
-    fn.host_code = (interp, run, len(fn.body.args))
+    fn.host_code = (interp, run)
     return run
 
 

@@ -131,12 +131,9 @@ class Interpreter:
     # --- running functions -------------------------------------------------------------
 
     def run_function(self, fn: Function, args: list[Any]) -> Any:
-        code = fn.host_code
-        if code is not None and code[0] is self and code[1] is not None \
-                and len(args) == code[2]:
-            return code[1](*args)
         if self.translates and _TRANSLATE[0] is not None:
-            run = _TRANSLATE[0](self, fn)
+            code = fn.host_code  # (interp, translated body or None), once decided
+            run = code[1] if code is not None and code[0] is self else _TRANSLATE[0](self, fn)
             if run is not None and len(args) == len(fn.body.args):
                 return run(*args)
         self.ticks += 1

@@ -134,6 +134,33 @@ def walk_ops(region: Region) -> Iterator[Op]:
             yield from walk_ops(r)
 
 
+def defined_in(region: Region) -> set[int]:
+    """Ids of the values a region defines (its arguments and its ops' results, nested)."""
+    out = {a.id for a in region.args}
+    for op in region.ops:
+        out.update(r.id for r in op.results)
+        for r in op.regions:
+            out |= defined_in(r)
+    return out
+
+
+def free_values(op: Op) -> set[int]:
+    """Ids of the values an op's regions read that they do not define."""
+    used: set[int] = set()
+    inner: set[int] = set()
+    for r in op.regions:
+        inner |= defined_in(r)
+        _uses(r, used)
+    return used - inner
+
+
+def _uses(region: Region, out: set[int]) -> None:
+    for op in region.ops:
+        out.update(v.id for v in op.operands)
+        for r in op.regions:
+            _uses(r, out)
+
+
 # --- printer ----------------------------------------------------------------------------
 
 

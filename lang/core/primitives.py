@@ -491,10 +491,6 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
         return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
 
 
-#: "same"-kind operations whose code computes Julia's Int64 result from Python ints
-_PYTHON_INT_OPS: frozenset = frozenset()
-
-
 def _exact_mod(a: int, b: int) -> int:
     if b == 0:
         raise ZylaError("DivideError", "integer division error")
@@ -882,6 +878,8 @@ def wrap_to(x: Any, t: V.JType) -> Any:
     return N.host_scalar(d.type(v))
 
 
+#: "same"-kind operations whose code computes Julia's Int64 result from Python ints
+#: (binary_elementwise's fast path reads it when called)
 _PYTHON_INT_OPS = frozenset((_intdiv, _rem, _mod))
 _rem_same = binary_elementwise(_rem, "same")
 numeric_prim("%", _rem_or_wrap, "(dz, z, x, y) -> (dz, -dz .* trunc.(x ./ y))", _rem_same)
