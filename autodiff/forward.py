@@ -38,7 +38,14 @@ from autodiff.reverse import NO_TANGENT_RESULTS, ADError
 from autodiff.rules import frule_for
 from autodiff.runtime import NO_TANGENT, _is_zero, forward_callable
 from grammar.errors import ZylaError
-from lang.core import current, primitives, primitives_array, primitives_base, primitives_nn
+from lang.core import (
+    current,
+    primitives,
+    primitives_array,
+    primitives_base,
+    primitives_nest,
+    primitives_nn,
+)
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_random import host_rng_scope
@@ -986,7 +993,7 @@ def install(rt: Any) -> None:
     plain("Core.tangent_out", tangent_out, tangent_out)
 
     for table in (primitives.FORWARD, primitives_array.FORWARD, primitives_base.FORWARD,
-                  primitives_nn.FORWARD, rules.FORWARD, FORWARD):
+                  primitives_nn.FORWARD, primitives_nest.FORWARD, rules.FORWARD, FORWARD):
         for name, src in table.items():
             p = PRIMITIVES.get(name)
             if p is not None:

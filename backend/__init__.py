@@ -11,4 +11,9 @@
 - `costmodel.py`: chooses among a primitive's lowering forms by measurement (installed
   as `lang.core.choices`' chooser); `sharding.py`: several devices; `dumps.py`:
   `@code_typed`, `@code_hlo`; `notice.py`: "compiling ..." notices.
+- `nests.py`: loop nests rewritten into tensor operations (an IR pass registered in
+  `lang.core.ir.IR_PASSES`, so importing the backend turns it on).
 """
+
+from backend import nests  # noqa: F401  (registers the loop-nest pass)
+

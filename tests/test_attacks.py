@@ -213,7 +213,7 @@ def test_the_user_path_gets_bounds_errors(checked_rt: Any, call: str) -> None:
 INBOUNDS = """
 function plain(x)
     s = 0.0
-    for i in 1:length(x)
+    @sequential for i in 1:length(x)  # (a mapped loop checks its bounds once, up front)
         s += x[i]
     end
     s
@@ -221,7 +221,7 @@ end
 function marked(x)
     s = 0.0
     y = similar(x)
-    @inbounds for i in 1:length(x)
+    @inbounds @sequential for i in 1:length(x)
         s += x[i]
         y[i] = 2x[i]
     end
@@ -229,7 +229,7 @@ function marked(x)
 end
 function inner(x)  # a function made inside @inbounds is checked (Julia: the same)
     s = 0.0
-    @inbounds for i in 1:length(x)
+    @inbounds @sequential for i in 1:length(x)
         s += (j -> x[j])(i)
     end
     s

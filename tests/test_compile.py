@@ -699,7 +699,7 @@ function alias!(x)
     return sum(x)
 end
 function loopw!(x)
-    for i in 1:length(x)
+    @sequential for i in 1:length(x)
         x[i] = 2.0 * x[i]
     end
     return x
@@ -1100,7 +1100,7 @@ def test_exit_tested_loops_agree_on_drawn_inputs(exits_z: Zyla, zr: float, zi: f
 HOIST_SRC = """
 function pisum_like(reps, n, a)
     s = 0.0
-    for j in 1:reps
+    @sequential for j in 1:reps
         s = 0.0
         for k in 1:n
             s += a / (k * k)
@@ -1110,7 +1110,7 @@ function pisum_like(reps, n, a)
 end
 function reads_outer(reps, n)
     t = 0.0
-    for j in 1:reps
+    @sequential for j in 1:reps
         s = 0.0
         for k in 1:n
             s += j / k
@@ -1121,7 +1121,7 @@ function reads_outer(reps, n)
 end
 function writes_outer(reps, n)
     M = zeros(n)
-    for j in 1:reps
+    @sequential for j in 1:reps
         for i in 1:n
             M[i] += 1.0
         end
@@ -1131,7 +1131,7 @@ end
 function outer_writes(n)
     v = ones(n)
     t = 0.0
-    for j in 1:3
+    @sequential for j in 1:3
         s = 0.0
         for i in 1:n
             s += v[i]
@@ -1144,7 +1144,7 @@ end
 outer_writes5() = outer_writes(5)
 function draws_inside(reps)
     v = zeros(reps)
-    for j in 1:reps
+    @sequential for j in 1:reps
         s = 0.0
         for k in 1:3
             s += rand()

@@ -515,6 +515,24 @@ STRUCTURED = [
          """, args(arr(4), fl(), arr(2)),
          ("Core.setindex_fn", "Core.setindex_broadcast_fn", "Core.broadcast_assign_fn",
           "identity")),
+    Case("nest_matmul", """
+         function F(A, B, v)
+             r = copy(v)
+             C = zeros(size(A, 1), size(B, 2))
+             for j in 1:size(B, 2), i in 1:size(A, 1)
+                 s = 0.0
+                 for p in 1:size(A, 2)
+                     s += A[i, p] * B[p, j]
+                 end
+                 C[i, j] = s
+             end
+             for i in axes(C, 1), j in axes(C, 2)
+                 r[i] += sin(C[i, j])
+             end
+             sum(C .^ 2) + sum(r .* r)
+         end
+         """, args(arr(3, 2), arr(2, 3), arr(3)),
+         ("Core.contract1", "Core.contract2", "Core.nest_read", "Core.nest_write")),
     Case("push_append", """
          function F(x, s, v)
              y = copy(x)
@@ -752,6 +770,29 @@ NESTED = [
          F(x, w) = sum(gradient(g_index, x)[1] .* w)
          """, args(arr(3), arr(3)),
          ("Core.getindex_back", "Core.vect_back", "Core.setindex_fn", "Core.zero_at")),
+    # loop nests mapped to tensor operations (backend/nests.py): the first order goes
+    # through the contractions, affine reads and writes; the second through their rules'
+    # own rules (a read's pullback is a scatter, whose pullback is a read again)
+    Case("d2_nest_sum", """
+         function cube_sum(A)
+             s = 0.0
+             for i in 1:size(A, 1), j in 1:size(A, 2)
+                 s += A[i, j] * A[i, j] * sin(A[i, j])
+             end
+             s
+         end
+         F(A, W) = sum(gradient(cube_sum, A)[1] .* W)
+         """, args(arr(3, 2), arr(3, 2)), ("Core.contract2", "Core.nest_read_back")),
+    Case("d2_nest_write", """
+         function cube_write(A)
+             C = zeros(size(A))
+             for j in 1:size(A, 2), i in 1:size(A, 1)
+                 C[i, j] = A[i, j] ^ 3
+             end
+             sum(C .* C)
+         end
+         F(A, W) = sum(gradient(cube_write, A)[1] .* W)
+         """, args(arr(3, 2), arr(3, 2)), ("Core.nest_zero_at", "Core.nest_read_back")),
     Case("d2_repeat", "F(x, w) = sum(gradient(y -> sum(repeat(y, 2) .^ 3) + "
                       "sum(repeat(y; inner=2) .^ 3), x)[1] .* w)",
          args(arr(3), arr(3)), ("Core.repeat_outer_back", "Core.repeat_inner_back")),

@@ -24,7 +24,7 @@ from grammar.ast import Span
 from grammar.errors import SourceFile, ZylaError
 from grammar.parser import parse
 from lang.core.functions import GenericFunction
-from lang.core.ir import Function, Op, Region, Value, format_function, format_module
+from lang.core.ir import IR_PASSES, Function, Op, Region, Value, format_function, format_module
 from lang.core.irparse import IRLiteral, parse_function, parse_module
 from lang.core.lower import COLON, UNDEF, Lowerer
 from lang.core.values import (
@@ -171,6 +171,30 @@ struct Affine
 end
 (m::Affine)(x) = m.W * x .+ m.b
 """,
+    # loop nests as the nest pass (backend/nests.py) rewrites them: a matmul mapped to one
+    # contraction, and a prefix sum it must leave alone, with the reason
+    "nest_matmul": """
+function f(C, A, B)
+    for j in 1:size(B, 2), i in 1:size(A, 1)
+        s = 0.0
+        for p in 1:size(A, 2)
+            s += A[i, p] * B[p, j]
+        end
+        C[i, j] = s
+    end
+    C
+end
+""",
+    "nest_prefix": """
+function f(y, x)
+    s = 0.0
+    for i in eachindex(x)
+        s += x[i]
+        y[i] = s
+    end
+    y
+end
+""",
     "selfref": """
 struct Link
     val::Int
@@ -186,9 +210,17 @@ AD_CASES = ("ifelse", "for", "while")
 
 
 def lower_source(name: str, text: str) -> list[Function]:
-    """One thunk per top-level statement, lowered with a fresh Lowerer (no runtime)."""
+    """One thunk per top-level statement, lowered with a fresh Lowerer (no runtime). The
+    registered IR passes run on the `nest_` cases only: the others show the lowering
+    itself (their loops would otherwise be rewritten into tensor operations)."""
     lo = Lowerer(SourceFile(f"{name}.jl", text))
-    return [lo.lower_toplevel(st) for st in parse(text, f"{name}.jl").stmts]
+    saved = list(IR_PASSES)
+    if not name.startswith("nest_"):
+        IR_PASSES.clear()
+    try:
+        return [lo.lower_toplevel(st) for st in parse(text, f"{name}.jl").stmts]
+    finally:
+        IR_PASSES[:] = saved
 
 
 @cache

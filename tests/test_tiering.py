@@ -203,7 +203,7 @@ def test_a_hot_function_compiles_after_some_interpreted_calls(
 LONG = """
 function slow(w)
     s = 0.0
-    for i in 1:30000
+    @sequential for i in 1:30000
         s += sin(w * i) / i
     end
     s
@@ -442,7 +442,7 @@ def test_a_loop_that_writes_into_an_array_stays_on_the_host() -> None:
 function fill_squares(x)
     println("go")
     s = 0
-    for i in 1:length(x)
+    @sequential for i in 1:length(x)
         x[i] = i * i
         s += i
     end

@@ -27,7 +27,7 @@ Values of the IR text form are `%N`; the printer and `lang.core.irparse` round-t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -76,6 +76,10 @@ class Region:
 
 
 TERMINATORS = ("yield", "return")
+
+#: passes run on every lowered body (`Lowerer.lower_method`/`lower_toplevel`), in order: a
+#: higher floor registers its IR-to-IR rewrites here (backend/nests.py)
+IR_PASSES: list[Callable[[Function], None]] = []
 
 
 @dataclass(eq=False)

@@ -25,7 +25,7 @@ from grammar import ast as A
 from grammar.errors import SourceFile, ZylaError
 from lang.core import literals, macros
 from lang.core import values as V
-from lang.core.ir import Function, Op, Region, Value
+from lang.core.ir import IR_PASSES, Function, Op, Region, Value
 from lang.core.scans import (
     assigned_names,
     bound_names,
@@ -41,6 +41,12 @@ from lang.core.scans import (
     target_names,
 )
 from lang.core.values import AnyT, Int64T, SelfRef, Symbol, TypeVar
+
+
+def run_passes(fn: Function) -> None:
+    """The registered IR passes (lang.core.ir.IR_PASSES) over a lowered body."""
+    for p in IR_PASSES:
+        p(fn)
 
 
 class Undef:
@@ -146,6 +152,8 @@ class Lowerer:
         # when compiled (Julia's @inbounds covers the code it encloses, not the functions
         # that code defines or calls)
         self.inbounds_fn: Function | None = None
+        # the function whose loops are inside `@sequential` now (kept as written)
+        self.sequential_fn: Function | None = None
 
     def gname(self, name: str) -> str:
         """The global binding a plain name refers to: `f` inside `module M` is `M.f`
@@ -159,6 +167,8 @@ class Lowerer:
     def emit(self, opname: str, operands: list[Value], nresults: int = 1,
              span: A.Span | None = None, regions: list[Region] | None = None, **attrs: Any) -> Op:
         results = [self.sc.fn.new_value() for _ in range(nresults)]
+        if opname == "for" and self.sequential_fn is self.sc.fn:
+            attrs["sequential"] = True
         op = Op(opname, list(operands), results, attrs, regions or [], span or A.NOSPAN)
         assert self.sc.region is not None
         self.sc.region.ops.append(op)
@@ -198,6 +208,7 @@ class Lowerer:
                             "compile", stmt.span, self.source,
                             hint="split it into smaller expressions") from None
         self.emit("return", [v], 0)
+        run_passes(fn)
         return fn
 
     def lower_method(self, name: str, params: list[A.Param], kwparams: list[A.Param],
@@ -284,6 +295,7 @@ class Lowerer:
             self.emit("return", [v], 0)
         finally:
             self.sc = outer
+        run_passes(fn)
         return fn
 
     def _bind_static_params(self, tvnames: tuple[str, ...], allp: list[A.Param],

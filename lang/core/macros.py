@@ -170,6 +170,18 @@ def m_inbounds(lo: Any, n: A.MacroCall) -> Value:
         lo.inbounds_fn = saved
 
 
+def m_sequential(lo: Any, n: A.MacroCall) -> Value:
+    """`@sequential for ... end`: the loops of ex run as written, one iteration after the
+    other, never rewritten into tensor operations (backend/nests.py), so a sum adds its
+    terms in the loop's order."""
+    saved = lo.sequential_fn
+    lo.sequential_fn = lo.sc.fn
+    try:
+        return lo.lower(n.args[-1])
+    finally:
+        lo.sequential_fn = saved
+
+
 def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
     """`Base.@kwdef struct S a::Int = 1; b end`: the struct, plus the keyword constructor
     `S(; a = 1, b) = S(a, b)` (a field without a default is a required keyword)."""
@@ -265,6 +277,7 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     ".": m_dot,
     "__dot__": m_dot,
     "inbounds": m_inbounds,
+    "sequential": m_sequential,
     "views": m_passthrough,
     "view": m_passthrough,
     "inline": m_passthrough,

@@ -34,6 +34,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     primitives_array,
     primitives_base,
     primitives_int,
+    primitives_nest,
     primitives_nn,
     safety,
     saving,

@@ -1,0 +1,440 @@
+"""Tensor primitives that a mapped loop nest is rewritten into (backend/nests.py).
+
+A nest of R `for` loops over integer ranges is evaluated as tensors of rank R: axis `a`
+(numpy order, outer loop first) runs over the iterations of loop `a`, and a value that
+does not depend on loop `a` has size 1 there. The box of the nest is the tuple `rs` of the
+loops' ranges (`V.Range`), the same in every call below.
+
+An affine access `A[f_1, ..., f_d]` is given by `cs`, one tuple of R integer coefficients
+per index, and `offs`, one Int offset per index: in iteration `t` (0-based per axis),
+index k is `offs[k] + sum_a cs[k][a] * rs[a][t_a]` (1-based, Julia's). One index on an
+array of several dimensions is a linear (column-major) index.
+
+- `Core.nest_read(A, rs, cs, offs)`: the tensor of `A` at the access, size 1 on the axes
+  no index uses.
+- `Core.nest_write(C, v, rs, cs, offs)`: C with the access set to v (broadcast over the
+  access's axes, converted to C's element type); on the host it writes in place and
+  returns C, as `Core.setindex_fn` does. The access must be injective (the rewrite proves
+  it); the predicate below has checked bounds and aliasing.
+- `Core.contract1(red, rs, like, x)` and `Core.contract2(red, rs, like, x, y)`: the sum
+  over the axes `red` of x (or of x*y), each summed axis running over its full length
+  `lens[a]` even where the operands have size 1 there (a term that does not depend on a
+  summed loop is added once per iteration). The element type is that of `like + x*y`
+  (`like` is the accumulator it is added to); the result is broadcast to `like`'s shape
+  when `like` is an array; it is a scalar when `like` is one and every axis is summed.
+  The products are Julia's (two factors at most, each product rounded once); only the
+  order of the sum differs from the loop's, as under `@simd`. Their pullbacks are again
+  contractions, so nested AD composes.
+- `Core.nest_affine(rs, c, off)`: the Int tensor of an affine expression of the loop
+  variables (a loop variable used as a value).
+- `Core.nest_ok(spec, rs, arrays, offs, vals)`: whether the mapped form computes what the
+  loop would, for these values: the ranges are integer ranges known now and not empty, the
+  arrays numeric, every access in bounds, no written array shares memory with another
+  array of the nest, accumulated arrays have a float element type, no intermediate tensor
+  is larger than `MAX_ELEMENTS`, and the scalars the nest computes with are numbers.
+  `ZYLA_NESTS=0` makes it always false (every nest runs as written).
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import ZylaError
+from lang.core import numeric as N
+from lang.core import values as V
+from lang.core.primitives import NONDIFF, _hx, _jx, _result, is_array, prim
+from lang.core.primitives_array import MUTATING
+
+#: the largest tensor a mapped nest may make (elements); above it the loop runs as written
+MAX_ELEMENTS = 1 << 26
+#: "auto" maps every legal nest, "off" (ZYLA_NESTS=0) none
+MODE = ["off" if os.environ.get("ZYLA_NESTS", "") in ("0", "off") else "auto"]
+
+
+# --- the box and the accesses -----------------------------------------------------------------
+
+def _box(rs: tuple) -> list[tuple[int, int, int]]:
+    return [(int(r.start), int(r.step), int(r.length)) for r in rs]
+
+
+def _index_arrays(rs: tuple, cs: tuple, offs: tuple) -> list[np.ndarray]:
+    """Per index, its 0-based values over the box, as an int array of rank R."""
+    box = _box(rs)
+    R = len(box)
+    out = []
+    for c, off in zip(cs, offs, strict=True):
+        base = int(off) - 1 + sum(k * s for k, (s, _, _) in zip(c, box, strict=True))
+        idx = np.full((1,) * R, base, dtype=np.int64)
+        for a, k in enumerate(c):
+            if k:
+                shape = [1] * R
+                shape[a] = box[a][2]
+                idx = idx + (np.arange(box[a][2], dtype=np.int64) * (k * box[a][1])).reshape(shape)
+        out.append(idx)
+    return out
+
+
+def _slices(x: Any, rs: tuple, cs: tuple, offs: tuple) -> tuple | None:
+    """The access as basic indexing of x: (key, loop axis of each kept numpy axis, numpy
+    axes to flip), or None when some index uses several loops or a loop is used twice."""
+    if len(cs) != x.ndim:
+        return None
+    box = _box(rs)
+    used: set[int] = set()
+    key: list[Any] = []
+    axes: list[int] = []
+    flips: list[int] = []
+    for c, off in reversed(list(zip(cs, offs, strict=True))):  # numpy axes: Julia's reversed
+        nz = [a for a, k in enumerate(c) if k]
+        if len(nz) > 1 or (nz and nz[0] in used):
+            return None
+        if not nz:
+            key.append(int(off) - 1)
+            continue
+        a = nz[0]
+        used.add(a)
+        start, step, n = box[a]
+        first = int(off) - 1 + c[a] * start
+        stride = c[a] * step
+        last = first + stride * (n - 1)
+        lo, s = (first, stride) if stride > 0 else (last, -stride)
+        if s != stride:
+            flips.append(len(axes))
+        key.append(slice(lo, lo + s * (n - 1) + 1, s))
+        axes.append(a)
+    return tuple(key), axes, flips
+
+
+def _rank_r(xp: Any, y: Any, axes: list[int], flips: list[int], R: int) -> Any:
+    """A basic-indexing result (numpy axes for the loops `axes`) as a rank-R tensor."""
+    for f in flips:
+        y = xp.flip(y, axis=f)
+    order = sorted(range(len(axes)), key=lambda i: axes[i])
+    y = xp.transpose(y, order) if order != list(range(len(axes))) else y
+    shape = [1] * R
+    for a in axes:
+        shape[a] = y.shape[sorted(axes).index(a)]
+    return xp.reshape(y, tuple(shape))
+
+
+def _from_rank_r(xp: Any, v: Any, axes: list[int], flips: list[int], R: int,
+                 lens: list[int]) -> Any:
+    """The inverse of _rank_r: a rank-R tensor (broadcast to the access) in the numpy
+    order of a basic-indexing key."""
+    full = tuple(lens[a] if a in axes else 1 for a in range(R))
+    v = xp.broadcast_to(v, full)
+    v = xp.reshape(v, tuple(lens[a] for a in sorted(axes)))
+    srt = sorted(axes)
+    order = [srt.index(a) for a in axes]
+    v = xp.transpose(v, order) if order != list(range(len(axes))) else v
+    for f in flips:
+        v = xp.flip(v, axis=f)
+    return v
+
+
+def _key(x: Any, rs: tuple, cs: tuple, offs: tuple) -> tuple[Any, bool]:
+    """The advanced-indexing key of the access into x, and whether it indexes x's flat
+    (column-major) view."""
+    idx = _index_arrays(rs, cs, offs)
+    if len(cs) == 1 and x.ndim != 1:
+        return idx[0], True
+    return tuple(reversed(idx)), False
+
+
+def nest_read(xp: Any, x: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
+    R = len(rs)
+    fast = _slices(x, rs, cs, offs)
+    if fast is not None:
+        key, axes, flips = fast
+        return _rank_r(xp, x[key], axes, flips, R)
+    key, flat = _key(x, rs, cs, offs)
+    src = xp.reshape(x, (-1,)) if flat else x
+    return src[key]
+
+
+def _float_like(x: Any) -> np.dtype:
+    d = N.dtype_of(x)
+    return d if N.is_float_dtype(d) else N.F64
+
+
+def nest_read_back(xp: Any, dz: Any, x: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
+    """The cotangent of nest_read: zeros like x with dz added at the access."""
+    if dz is None:
+        return None
+    d = _float_like(x)
+    R = len(rs)
+    dz = xp.asarray(dz, dtype=d)
+    fast = _slices(x, rs, cs, offs)
+    if fast is not None:
+        key, axes, flips = fast
+        v = _from_rank_r(xp, dz, axes, flips, R, [n for _, _, n in _box(rs)])
+        if xp is np:
+            out = np.zeros(x.shape, dtype=d)
+            out[key] = v
+            return out
+        return xp.zeros(x.shape, dtype=d).at[key].set(v)
+    key, flat = _key(x, rs, cs, offs)
+    shape = (int(np.prod(x.shape)),) if flat else x.shape
+    full = np.broadcast_shapes(*[k.shape for k in (key if isinstance(key, tuple) else (key,))])
+    dz = xp.broadcast_to(dz, full)
+    if xp is np:
+        out = np.zeros(shape, dtype=d)
+        np.add.at(out, key, dz)
+    else:
+        out = xp.zeros(shape, dtype=d).at[key].add(dz)
+    return xp.reshape(out, x.shape) if flat else out
+
+
+def _exact_values(xp: Any, v: Any, d: np.dtype) -> Any:
+    """v converted to element type d, as setindex! converts (InexactError if a float is not
+    an integer of d)."""
+    vd = N.dtype_of(v)
+    if vd == d:
+        return v
+    if d.kind in "iub" and vd.kind == "f":
+        if xp is not np:
+            from lang.core.structure import OffloadError
+
+            raise OffloadError("a mapped loop writes floats into an integer array (checked "
+                               "for InexactError on the host)")
+        arr = np.asarray(v)
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            first = float(arr.reshape(-1)[int(np.argmax(bad.reshape(-1)))])
+            raise ZylaError("InexactError", f"{V.DTYPE_TO_JTYPE[d]}({first})")
+    return N.cast(v, d, xp) if xp is np else xp.asarray(v, dtype=d)
+
+
+def nest_write(xp: Any, x: Any, v: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
+    R = len(rs)
+    lens = [n for _, _, n in _box(rs)]
+    v = _exact_values(xp, v, N.dtype_of(x))
+    if xp is not np:
+        x = xp.asarray(x)
+    fast = _slices(x, rs, cs, offs)
+    if fast is not None:
+        key, axes, flips = fast
+        vals = _from_rank_r(xp, xp.asarray(v, dtype=x.dtype), axes, flips, R, lens)
+        if xp is np:
+            x[key] = vals
+            return x
+        return x.at[key].set(vals)
+    key, flat = _key(x, rs, cs, offs)
+    full = np.broadcast_shapes(*[k.shape for k in (key if isinstance(key, tuple) else (key,))])
+    vals = xp.broadcast_to(xp.asarray(v, dtype=x.dtype), full)
+    if xp is np:
+        (x.reshape(-1) if flat else x)[key] = vals
+        return x
+    if flat:
+        return x.reshape(-1).at[key].set(vals).reshape(x.shape)
+    return x.at[key].set(vals)
+
+
+def nest_zero_at(xp: Any, dz: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
+    """dz with the access set to zero (the cotangent of the array a write overwrote)."""
+    if dz is None:
+        return None
+    out = np.array(dz, copy=True) if xp is np else dz
+    return nest_write(xp, out, 0.0 if N.is_float_dtype(N.dtype_of(dz)) else 0, rs, cs, offs)
+
+
+# --- contractions -----------------------------------------------------------------------------
+
+def _rank(xp: Any, x: Any, R: int) -> Any:
+    if N.is_scalar(x) and getattr(x, "ndim", 0) == 0:
+        return xp.reshape(xp.asarray(x), (1,) * R)
+    return x
+
+
+def contract(xp: Any, red: tuple, rs: tuple, like: Any, *xs: Any) -> Any:
+    lens = [n for _, _, n in _box(rs)]
+    R = len(lens)
+    red = tuple(int(a) for a in red)
+    dts = [N.dtype_of(x) for x in xs]
+    pdt = dts[0] if len(dts) == 1 else N.arith_dtype(dts[0], dts[1])
+    if pdt == N.BOOL:
+        pdt = N.I64
+    adt = N.arith_dtype(N.dtype_of(like), pdt)
+    ops = [_rank(xp, x, R) for x in xs]
+    out_shape = [1] * R
+    for a in range(R):
+        if a not in red and any(o.shape[a] != 1 for o in ops):
+            out_shape[a] = int(lens[a])
+    if pdt == adt and adt.kind in "fi" and len(ops) <= 2:
+        # one einsum: no product tensor is made (the matmul of a loop is one dot)
+        letters = string.ascii_letters
+        lone = [a for a in red if lens[a] != 1 and all(o.shape[a] == 1 for o in ops)]
+        if lone:  # a summed loop no operand depends on: each iteration adds the term again
+            shape = list(ops[0].shape)
+            for a in lone:
+                shape[a] = int(lens[a])
+            ops[0] = xp.broadcast_to(ops[0], tuple(shape))
+        subs = []
+        sq = []
+        for o in ops:
+            keep = [a for a in range(R) if o.shape[a] != 1]
+            subs.append("".join(letters[a] for a in keep))
+            sq.append(xp.reshape(o, tuple(o.shape[a] for a in keep)))
+        outs = [a for a in range(R) if out_shape[a] != 1]
+        spec = ",".join(subs) + "->" + "".join(letters[a] for a in outs)
+        if xp is np:
+            r = np.einsum(spec, *[np.asarray(s, dtype=adt) for s in sq], optimize=len(sq) > 1)
+        else:
+            r = xp.einsum(spec, *sq)
+        r = xp.reshape(r, tuple(out_shape))
+    else:
+        # the products in their own type, then summed in the accumulator's (Julia adds
+        # each Float32 product to a Float64 sum after rounding it)
+        p = ops[0] if len(ops) == 1 else xp.multiply(ops[0], ops[1])
+        if N.dtype_of(p) != pdt:
+            p = p.astype(pdt)
+        full = tuple(int(lens[a]) if a in red else p.shape[a] for a in range(R))
+        p = xp.broadcast_to(p.astype(adt), full)
+        r = xp.sum(p, axis=red, keepdims=True) if red else p
+        if r.shape != tuple(out_shape):
+            r = xp.broadcast_to(r, tuple(out_shape))
+        r = r.astype(adt)
+    if is_array(like) and getattr(like, "ndim", 0) == R and tuple(like.shape) != tuple(r.shape):
+        r = xp.broadcast_to(r, np.broadcast_shapes(tuple(like.shape), tuple(r.shape)))
+    if not is_array(like) and len(red) == R:
+        r = xp.reshape(r, ())
+        return _result(r[()] if xp is np else r, xp)
+    return r
+
+
+def unit_axes(xp: Any, x: Any, rs: tuple) -> tuple:
+    """The axes along which x does not vary (all of them for a scalar)."""
+    if not is_array(x) or getattr(x, "ndim", 0) == 0:
+        return tuple(range(len(rs)))
+    return tuple(a for a in range(len(rs)) if x.shape[a] == 1)
+
+
+def nest_affine(xp: Any, rs: tuple, c: tuple, off: Any) -> Any:
+    (idx,) = _index_arrays(rs, (c,), (off,))
+    return xp.asarray(idx + 1)
+
+
+# --- the predicate ----------------------------------------------------------------------------
+
+def _concrete_int(x: Any) -> bool:
+    return (type(x) is int) or isinstance(x, np.integer)
+
+
+def _numeric_array(x: Any) -> bool:
+    if isinstance(x, (V.Range, tuple, str)) or not hasattr(x, "shape") or x.ndim == 0:
+        return False
+    return np.dtype(x.dtype).kind in "fiub"
+
+
+def _same_memory(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.shares_memory(a, b))
+    return False
+
+
+def nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) -> bool:
+    """See the module docstring. spec = (accesses, tensors): each access is (array
+    position, kind "r"/"w"/"a", coefficients per index, offset position per index); each
+    tensor a tuple of the axes an intermediate tensor spans. Counts its answers in STATS."""
+    ok = _nest_ok(spec, rs, arrays, offs, vals)
+    STATS["mapped" if ok else "as written"] += 1
+    return ok
+
+
+#: how many nests this process ran as tensor operations and as written
+STATS = {"mapped": 0, "as written": 0}
+
+
+def _nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) -> bool:
+    if MODE[0] == "off":
+        return False
+    accesses, tensors = spec
+    for r in rs:
+        if not isinstance(r, V.Range) or not (_concrete_int(r.start) and _concrete_int(r.step)):
+            return False
+        if not _concrete_int(r.length) or r.length < 1:
+            return False
+    if not all(_concrete_int(o) for o in offs):
+        return False
+    if not all(_numeric_array(a) for a in arrays):
+        return False
+    for v in vals:
+        if isinstance(v, bool) or not (isinstance(v, (int, float, np.number))
+                                       or (hasattr(v, "dtype") and getattr(v, "ndim", 1) == 0
+                                           and np.dtype(v.dtype).kind in "fiub")):
+            return False
+    box = _box(rs)
+    lens = [n for _, _, n in box]
+    for t in tensors:
+        if int(np.prod([lens[a] for a in t])) > MAX_ELEMENTS:
+            return False
+    written: set[int] = set()
+    for pos, kind, cs, opos in accesses:
+        x = arrays[pos]
+        size = list(reversed(x.shape))  # Julia's dimensions
+        if len(cs) == 1 and len(size) != 1:
+            size = [int(np.prod(size))]
+        elif len(cs) != len(size):
+            return False
+        for c, o, n in zip(cs, opos, size, strict=True):
+            lo = hi = int(offs[o])
+            for k, (s, st, ln) in zip(c, box, strict=True):
+                ends = (k * s, k * (s + st * (ln - 1)))
+                lo += min(ends)
+                hi += max(ends)
+            if lo < 1 or hi > n:
+                return False
+        if kind != "r":
+            written.add(pos)
+            if kind == "a" and np.dtype(x.dtype).kind != "f":
+                return False
+    for w in written:
+        if any(p != w and _same_memory(arrays[w], arrays[p]) for p in range(len(arrays))):
+            return False
+    return True
+
+
+# --- registration -----------------------------------------------------------------------------
+
+_ACCESS = "rs, cs, offs"
+prim("Core.nest_read", _hx(nest_read), _jx(nest_read),
+     f"(dz, z, x, {_ACCESS}) -> (Core.nest_read_back(dz, x, {_ACCESS}), nothing, nothing, "
+     "nothing)")
+prim("Core.nest_read_back", _hx(nest_read_back), _jx(nest_read_back),
+     f"(ddx, z, dz, x, {_ACCESS}) -> (Core.nest_read(ddx, {_ACCESS}), nothing, nothing, "
+     "nothing, nothing)")
+prim("Core.nest_write", _hx(nest_write), _jx(nest_write),
+     f"(dz, z, x, v, {_ACCESS}) -> (Core.nest_zero_at(dz, {_ACCESS}), "
+     f"Core.unbroadcast(v, Core.nest_read(dz, {_ACCESS})), nothing, nothing, nothing)")
+prim("Core.nest_zero_at", _hx(nest_zero_at), _jx(nest_zero_at),
+     f"(ddz, z, dz, {_ACCESS}) -> (Core.nest_zero_at(ddz, {_ACCESS}), nothing, nothing, "
+     "nothing)")
+prim("Core.contract1", _hx(contract), _jx(contract),
+     "(dz, z, red, rs, like, x) -> (nothing, nothing, nothing, "
+     "Core.contract1(Core.unit_axes(x, rs), rs, x, dz))")
+prim("Core.contract2", _hx(contract), _jx(contract),
+     "(dz, z, red, rs, like, x, y) -> (nothing, nothing, nothing, "
+     "Core.contract2(Core.unit_axes(x, rs), rs, x, dz, y), "
+     "Core.contract2(Core.unit_axes(y, rs), rs, y, dz, x))")
+prim("Core.unit_axes", _hx(unit_axes), _jx(unit_axes), NONDIFF)
+prim("Core.nest_affine", _hx(nest_affine), _jx(nest_affine), NONDIFF)
+prim("Core.nest_ok", nest_ok, nest_ok, NONDIFF)
+MUTATING.add("Core.nest_write")
+
+#: forward-mode rules (merged into lang.core.primitives_base.FORWARD)
+FORWARD = {
+    "Core.nest_read": f"(d, z, x, {_ACCESS}) -> Core.nest_read(d[1], {_ACCESS})",
+    "Core.nest_read_back": f"(d, z, dz, x, {_ACCESS}) -> Core.nest_read_back(d[1], x, {_ACCESS})",
+    "Core.nest_write": f"(d, z, x, v, {_ACCESS}) -> Core.nest_write(Core.nest_zero_at(d[1], "
+                       f"{_ACCESS}), d[2], {_ACCESS})",
+    "Core.nest_zero_at": f"(d, z, dz, {_ACCESS}) -> Core.nest_zero_at(d[1], {_ACCESS})",
+    "Core.contract1": "(d, z, red, rs, like, x) -> Core.contract1(red, rs, z, d[4])",
+    "Core.contract2": "(d, z, red, rs, like, x, y) -> Core.contract2(red, rs, z, d[4], y) "
+                      ".+ Core.contract2(red, rs, z, x, d[5])",
+}
