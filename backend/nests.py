@@ -38,6 +38,7 @@ keeps a loop as written.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,7 +61,7 @@ SAFE_BEFORE = frozenset({
 })
 #: calls that only ask an array's shape (which the nest's writes do not change)
 SHAPE_QUERIES = frozenset({"size", "length", "axes", "eachindex", "Core.endof", "firstindex",
-                           "lastindex", "ndims"})
+                           "lastindex", "ndims", "eltype"})
 MAX_LOOPS = 12
 
 
@@ -101,6 +102,17 @@ class Ten:
 
 
 @dataclass(frozen=True)
+class Win:
+    """A read whose index slides a window (`x[i + di]`), not gathered yet: summed against
+    another factor it is one `Core.contract_read`."""
+
+    array: Value
+    cs: Value
+    offs: Value
+    axes: frozenset[int]
+
+
+@dataclass(frozen=True)
 class Prod:
     """x * y, not made yet (a sum of it is a contraction)."""
 
@@ -132,6 +144,7 @@ class Rec:
     """An array carried through the nest: its value before, its writes and reads."""
 
     base: Value
+    name: str = ""
     writes: list = field(default_factory=list)  # (forms, enclosing axes, kind)
     reads: list = field(default_factory=list)  # (forms, enclosing axes, after a write)
     result: Any = None
@@ -167,11 +180,13 @@ class Mapper:
     """Rewrites one nest (see the module docstring). `run` returns the ops that replace
     the outer loop, or raises Refuse."""
 
-    def __init__(self, fn: Function, outer: Op, loops: list[Op]) -> None:
+    def __init__(self, fn: Function, outer: Op, loops: list[Op],
+                 order: tuple[int, ...] | None = None) -> None:
+        """`order[k]` is the tensor axis of the k-th loop (outer first, the default)."""
         self.fn = fn
         self.outer = outer
         self.span = outer.span
-        self.axis_of = {id(op): k for k, op in enumerate(loops)}
+        self.axis_of = {id(op): (order[k] if order else k) for k, op in enumerate(loops)}
         self.R = len(loops)
         self.env: dict[int, Any] = {}
         self.pre: list[Op] = []
@@ -186,6 +201,7 @@ class Mapper:
         self.tensors: list[tuple[int, ...]] = []
         self.globals: dict[str, Value] = {}
         self.consts: dict[tuple, Value] = {}
+        self.names: dict[int, str] = {}  # tensor axis -> its loop variable
         self.inner_ids = _defined(outer)
         self.summary: list[str] = []
 
@@ -251,6 +267,9 @@ class Mapper:
             return self.elementwise("*", [s.x, s.y])
         if isinstance(s, Rd):
             return s.ten.v, s.ten.axes
+        if isinstance(s, Win):
+            self.tensors.append(tuple(sorted(s.axes)))
+            return self.call("Core.nest_read", [s.array, self.rsv, s.cs, s.offs]), s.axes
         if isinstance(s, AccW):
             return self.elementwise(s.fn, [s.rd, s.e])
         raise Refuse("a running sum is read inside its loop (a value carried from one "
@@ -318,6 +337,7 @@ class Mapper:
         body = op.regions[0]
         iv, *carried = body.args
         self.env[iv.id] = Aff(((a, 1),))
+        self.names[a] = iv.hint or f"loop {a + 1}"
         enc = enc + (a,)
         kinds: list[str] = []
         owned: list[Any] = []
@@ -328,7 +348,7 @@ class Mapper:
                 if isinstance(init, ArrSt):
                     self.env[c.id] = init
                 elif isinstance(init, Inv) and init.early:
-                    rec = Rec(init.v)
+                    rec = Rec(init.v, c.hint or init.v.hint or "an array")
                     owned.append(rec)
                     self.env[c.id] = ArrSt(rec)
                 else:
@@ -480,8 +500,10 @@ class Mapper:
             raise Refuse("the loop indexes a value it computes (an array of arrays, or a "
                          "data-dependent read)")
         cs, offs = self.access(arr.v, "r", forms)
-        self.tensors.append(tuple(sorted(axes)))
         self.summary.append(f"reads {arr.v.hint or 'an array'}")
+        if any(len(f.coefs) > 1 for f in forms):
+            return Win(arr.v, cs, offs, axes)
+        self.tensors.append(tuple(sorted(axes)))
         return Ten(self.call("Core.nest_read", [arr.v, self.rsv, cs, offs]), axes)
 
     def write(self, arr: Any, v: Any, idx: list[Any], enc: tuple[int, ...]) -> ArrSt:
@@ -503,14 +525,14 @@ class Mapper:
             c, cax = self.contract(rest, like.v, v.e)
             value, _ = self.elementwise(v.fn, [like, Ten(c, cax | like.axes)])
             kind = "a" if rest else "w"
-            self.summary.append(f"accumulates into {rec.base.hint or 'an array'}")
+            self.summary.append(f"accumulates into {rec.name}")
         else:
             if rest:
                 raise Refuse("an array element is overwritten in every iteration of an inner "
                              "loop (only the last write would count)")
             value, _ = self.value(v)
             kind = "w"
-            self.summary.append(f"writes {rec.base.hint or 'an array'}")
+            self.summary.append(f"writes {rec.name}")
         for rforms, renc, after in rec.reads:
             if after or rforms != forms or renc != enc:
                 raise Refuse("an array the loop writes is also read at another element")
@@ -528,6 +550,13 @@ class Mapper:
         """The sum of e over the axes red (added to `like` by the caller), and the axes
         the sum still varies along."""
         red_c = self.const(tuple(sorted(red)))
+        if isinstance(e, Prod) and isinstance(e.x, Win) != isinstance(e.y, Win):
+            w, other = (e.x, e.y) if isinstance(e.x, Win) else (e.y, e.x)
+            y, ya = self.value(other)
+            self.summary.append(f"a window of {w.array.hint or 'an array'} summed against "
+                                + (other_hint(other) or "a factor"))
+            c = self.call("Core.contract_read", [red_c, self.rsv, like, w.array, w.cs, w.offs, y])
+            return c, (w.axes | ya) - frozenset(red)
         if isinstance(e, Prod):
             (x, xa), (y, ya) = self.value(e.x), self.value(e.y)
             c = self.call("Core.contract2", [red_c, self.rsv, like, x, y])
@@ -547,8 +576,12 @@ class Mapper:
         c, cax = self.contract(acc.axes, init, e)
         v, ax = self.elementwise(fn, [Ten(init, iax), Ten(c, cax | iax)])
         acc.root.result = Ten(v, ax)
-        self.summary.append("sums over " + ", ".join(f"loop {a + 1}" for a in acc.axes))
+        self.summary.append("sums over " + ", ".join(self.names[a] for a in acc.axes))
         return Done(acc.root)
+
+
+def other_hint(s: Any) -> str:
+    return s.v.hint if isinstance(s, (Ten, Inv)) else ""
 
 
 def _add(f: Aff, g: Aff, sign: int) -> Aff:
@@ -621,6 +654,54 @@ def _loops(op: Op) -> list[Op]:
     return out
 
 
+def best_order(accesses: list[tuple], R: int) -> tuple[int, ...]:
+    """The tensor axis of each loop: an order in which the arrays the nest reads and
+    writes are already laid out (each array's axes in storage order appear in increasing
+    tensor axes), so reads and writes are slices, not transposes (XLA on the CPU does not
+    fold a transpose into a dot: the matrix-vector loop would copy its matrix). Arrays of
+    more dimensions weigh more; ties keep the loops' order. Nests of more than 6 loops
+    keep the loops' order."""
+    ident = tuple(range(R))
+    if R > 6:
+        return ident
+    seqs = []
+    for _pos, _kind, cs, _offs in accesses:
+        seq = []
+        for c in reversed(cs):  # numpy (storage) order: Julia's dimensions reversed
+            nz = [a for a, k in enumerate(c) if k]
+            if len(nz) == 1:
+                seq.append(nz[0])
+        if len(seq) > 1:
+            seqs.append(seq)
+
+    def cost(order: tuple[int, ...]) -> int:
+        return sum(4 ** len(seq) for seq in seqs
+                   if any(order[a] >= order[b] for a, b in zip(seq, seq[1:], strict=False)))
+
+    best = ident
+    for perm in itertools.permutations(range(R)):
+        if cost(perm) < cost(best):
+            best = perm
+    return best
+
+
+def nest_report(rt: Any, file: str) -> list[str]:
+    """One line per loop nest of the functions `file` defines: where it is, and whether it
+    was mapped (to what) or why not (for `zyla explain`)."""
+    out = []
+    seen: set[int] = set()
+    for name, g in list(rt.globals.items()):
+        for m in getattr(g, "methods", None) or []:
+            fn = getattr(m, "fn", None)
+            if not isinstance(fn, Function) or fn.file != file or id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for op in walk_ops(fn.body):
+                if "nest" in op.attrs:
+                    out.append(f"{name} (line {op.span.line}): {op.attrs['nest']}")
+    return out
+
+
 def map_nests(fn: Function) -> None:
     """The IR pass: rewrite every mappable outermost nest of fn (see the module docstring)."""
     _region(fn, fn.body)
@@ -632,7 +713,12 @@ def _region(fn: Function, region: Region) -> None:
         op = region.ops[k]
         if op.name == "for" and op.results and not op.attrs.get("sequential"):
             try:
-                new = Mapper(fn, op, _loops(op)).run()
+                loops = _loops(op)
+                first = Mapper(fn, op, loops)
+                new = first.run()
+                order = best_order(first.accesses, first.R)
+                if order != tuple(range(first.R)):
+                    new = Mapper(fn, op, loops, order).run()
             except Refuse as e:
                 op.attrs["nest"] = f"not mapped: {e}"
             else:

@@ -533,6 +533,19 @@ STRUCTURED = [
          end
          """, args(arr(3, 2), arr(2, 3), arr(3)),
          ("Core.contract1", "Core.contract2", "Core.nest_read", "Core.nest_write")),
+    Case("nest_window", """
+         function F(x, w)
+             y = zeros(size(x, 1) - 1, size(x, 2) - 1)
+             for j in 1:size(y, 2), i in 1:size(y, 1)
+                 s = 0.0
+                 for dj in 1:2, di in 1:2
+                     s += x[i + di - 1, j + dj - 1] * w[di, dj]
+                 end
+                 y[i, j] = s
+             end
+             sum(sin.(y))
+         end
+         """, args(arr(4, 3), arr(2, 2)), ("Core.contract_read",)),
     Case("push_append", """
          function F(x, s, v)
              y = copy(x)
@@ -783,6 +796,16 @@ NESTED = [
          end
          F(A, W) = sum(gradient(cube_sum, A)[1] .* W)
          """, args(arr(3, 2), arr(3, 2)), ("Core.contract2", "Core.nest_read_back")),
+    Case("d2_nest_window", """
+         function window_sum(x, w)
+             s = 0.0
+             for i in 1:length(x) - 1, d in 1:2
+                 s += x[i + d - 1] * w[d]
+             end
+             s ^ 2
+         end
+         F(x, w, v) = sum(gradient(window_sum, x, w)[1] .* v)
+         """, args(arr(4), arr(2), arr(4)), ("Core.contract_read", "Core.nest_read_back")),
     Case("d2_nest_write", """
          function cube_write(A)
              C = zeros(size(A))

@@ -34,6 +34,7 @@ import copyreg
 import gc
 import hashlib
 import hmac
+import inspect
 import io
 import os
 import pickle
@@ -47,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from lang.core import lower, values
-from lang.core.ir import Function
+from lang.core.ir import IR_PASSES, Function
 from lang.core.values import JType
 
 #: Bumped when the stored layout changes.
@@ -92,10 +93,15 @@ def enabled() -> bool:
 
 
 def _frontend_files() -> list[Path]:
-    """The files whose text decides the IR a library file lowers to."""
+    """The files whose text decides the IR a library file lowers to (with the modules of
+    the IR passes a higher floor registered, lang.core.ir.IR_PASSES)."""
     files = list((_ROOT / "lang" / "core").glob("*.py")) + list((_ROOT / "grammar").glob("*.py"))
     files += list((_ROOT / "grammar").glob("*.lark"))
-    return sorted(f for f in files if not f.name.startswith("."))  # not editors' lock files
+    for p in IR_PASSES:
+        src = inspect.getsourcefile(p)
+        if src is not None:
+            files.append(Path(src).resolve())
+    return sorted(set(f for f in files if not f.name.startswith(".")))  # not editors' locks
 
 
 def compute_frontend_hash() -> str:
@@ -108,7 +114,8 @@ def compute_frontend_hash() -> str:
              f"lark {lark.__version__} numpy {numpy.__version__} "
              f"pickle {pickle.HIGHEST_PROTOCOL}\n".encode())
     for f in _frontend_files():
-        h.update(f.relative_to(_ROOT).as_posix().encode() + b"\0")
+        name = f.relative_to(_ROOT).as_posix() if f.is_relative_to(_ROOT) else f.name
+        h.update(name.encode() + b"\0")
         h.update(f.read_bytes())
         h.update(b"\0")
     return h.hexdigest()

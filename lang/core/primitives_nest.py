@@ -37,6 +37,7 @@ array of several dimensions is a linear (column-major) index.
 
 from __future__ import annotations
 
+import itertools
 import os
 import string
 from typing import Any
@@ -44,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
+from lang.core import choices
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, _hx, _jx, _result, is_array, prim
@@ -282,7 +284,12 @@ def contract(xp: Any, red: tuple, rs: tuple, like: Any, *xs: Any) -> Any:
         outs = [a for a in range(R) if out_shape[a] != 1]
         spec = ",".join(subs) + "->" + "".join(letters[a] for a in outs)
         if xp is np:
-            r = np.einsum(spec, *[np.asarray(s, dtype=adt) for s in sq], optimize=len(sq) > 1)
+            ops_np = [np.asarray(s, dtype=adt) for s in sq]
+            # small: numpy's own loop (no path search); large: through BLAS
+            work = int(np.prod([lens[a] for a in range(R)
+                                if any(o.shape[a] != 1 for o in ops) or a in lone]))
+            big = len(ops_np) == 2 and work > 1 << 17
+            r = np.einsum(spec, *ops_np, optimize=["einsum_path", (0, 1)] if big else False)
         else:
             r = xp.einsum(spec, *sq)
         r = xp.reshape(r, tuple(out_shape))
@@ -298,12 +305,99 @@ def contract(xp: Any, red: tuple, rs: tuple, like: Any, *xs: Any) -> Any:
         if r.shape != tuple(out_shape):
             r = xp.broadcast_to(r, tuple(out_shape))
         r = r.astype(adt)
+    return _finish(xp, r, red, rs, like)
+
+
+# --- a contraction with a window read ---------------------------------------------------------
+
+def _window_axes(red: tuple, cs: tuple) -> list[int]:
+    """The summed axes an index of the read shares with another loop (`x[i + di]`)."""
+    return sorted({a for c in cs for a, k in enumerate(c)
+                   if k and a in red and sum(1 for kk in c if kk) > 1})
+
+
+def _shifted_ok(red: tuple, rs: tuple, cs: tuple, x: Any, y: Any, like: Any) -> bool:
+    win = _window_axes(red, cs)
+    if not win or set(win) != set(int(a) for a in red) or not is_array(y):
+        return False
+    box = _box(rs)
+    if int(np.prod([box[a][2] for a in win])) > 64:
+        return False
+    cs2 = tuple(tuple(0 if a in win else k for a, k in enumerate(c)) for c in cs)
+    if _slices(x, rs, cs2, (1,) * len(cs)) is None:
+        return False
+    pdt = N.arith_dtype(N.dtype_of(x), N.dtype_of(y))
+    return N.arith_dtype(N.dtype_of(like), pdt) == pdt
+
+
+def _shifted(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: tuple,
+             y: Any) -> Any:
+    """sum over the window of (x's slice at each window position) * (y there): one slice
+    and one multiply-add per position, no gathered copy of x (as the shifted-slices
+    lowering of a convolution)."""
+    box = _box(rs)
+    R = len(box)
+    win = _window_axes(red, cs)
+    cs2 = tuple(tuple(0 if a in win else k for a, k in enumerate(c)) for c in cs)
+    acc = None
+    for pos in itertools.product(*[range(box[a][2]) for a in win]):
+        offs2 = tuple(int(o) + sum(c[a] * (box[a][0] + box[a][1] * p) for a, p in zip(win, pos,
+                                                                                      strict=True))
+                      for c, o in zip(cs, offs, strict=True))
+        xs = nest_read(xp, x, rs, cs2, offs2)
+        key = tuple(pos[win.index(a)] if a in win and y.shape[a] != 1 else slice(None)
+                    for a in range(R))
+        ys = xp.expand_dims(y[key], tuple(win)) if win else y
+        term = xs * ys
+        acc = term if acc is None else acc + term
+    return _finish(xp, acc, red, rs, like)
+
+
+def _finish(xp: Any, r: Any, red: tuple, rs: tuple, like: Any) -> Any:
+    """A summed tensor broadcast to `like` (or a scalar), as `contract` returns it."""
+    R = len(rs)
     if is_array(like) and getattr(like, "ndim", 0) == R and tuple(like.shape) != tuple(r.shape):
         r = xp.broadcast_to(r, np.broadcast_shapes(tuple(like.shape), tuple(r.shape)))
-    if not is_array(like) and len(red) == R:
+    if not is_array(like) and all(n == 1 for n in r.shape):
         r = xp.reshape(r, ())
         return _result(r[()] if xp is np else r, xp)
     return r
+
+
+def _gather(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: tuple,
+            y: Any) -> Any:
+    return contract(xp, red, rs, like, nest_read(xp, x, rs, cs, offs), y)
+
+
+READ_LOWERINGS = {"gather": _gather, "shifted": _shifted}
+
+
+def contract_read(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: tuple,
+                  y: Any) -> Any:
+    """contract2(red, rs, like, nest_read(x, rs, cs, offs), y), where the read slides a
+    window (`x[i + di, j + dj] * w[di, dj]`): compiled, the cost model picks between
+    gathering the windows and summing shifted slices (lang.core.choices)."""
+    red = tuple(int(a) for a in red)
+    shifted = _shifted_ok(red, rs, cs, x, y, like)
+    if not shifted:
+        return _gather(xp, red, rs, like, x, cs, offs, y)
+    if xp is np:  # (numpy: the slices are views, the shifted form makes no copy)
+        return _shifted(xp, red, rs, like, x, cs, offs, y)
+    box = _box(rs)
+    work = 2.0 * float(np.prod([n for _, _, n in box]))
+    key = (f"x={tuple(x.shape)} y={tuple(y.shape)} {np.dtype(x.dtype).name} cs={cs} "
+           f"box={tuple(n for _, _, n in box)} red={red}")
+    zero = np.zeros((), dtype=N.dtype_of(like))
+
+    def build(name: str) -> Any:
+        return lambda a, b: READ_LOWERINGS[name](xp, red, rs, zero, a, cs, offs, b)
+
+    name = choices.choose("Core.contract_read", key, build,
+                          [(tuple(x.shape), x.dtype), (tuple(y.shape), y.dtype)], work)
+    return READ_LOWERINGS[name](xp, red, rs, like, x, cs, offs, y)
+
+
+choices.offer("Core.contract_read", tuple(READ_LOWERINGS), "shifted", "ZYLA_NEST_LOWERING")
 
 
 def unit_axes(xp: Any, x: Any, rs: tuple) -> tuple:
@@ -334,7 +428,7 @@ def _same_memory(a: Any, b: Any) -> bool:
     if a is b:
         return True
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return bool(np.shares_memory(a, b))
+        return bool(np.may_share_memory(a, b))  # (bounds only: a false alarm runs the loop)
     return False
 
 
@@ -354,7 +448,6 @@ STATS = {"mapped": 0, "as written": 0}
 def _nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) -> bool:
     if MODE[0] == "off":
         return False
-    accesses, tensors = spec
     for r in rs:
         if not isinstance(r, V.Range) or not (_concrete_int(r.start) and _concrete_int(r.step)):
             return False
@@ -369,33 +462,55 @@ def _nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) ->
                                        or (hasattr(v, "dtype") and getattr(v, "ndim", 1) == 0
                                            and np.dtype(v.dtype).kind in "fiub")):
             return False
-    box = _box(rs)
+    # the checks that depend on sizes and offsets only, remembered per nest
+    key = (tuple((int(r.start), int(r.step), int(r.length)) for r in rs),
+           tuple((tuple(a.shape), np.dtype(a.dtype).kind) for a in arrays),
+           tuple(int(o) for o in offs))
+    entry = _CHECKED.get(id(spec))
+    if entry is None or entry[0] is not spec:
+        entry = _CHECKED[id(spec)] = (spec, {})
+    ok = entry[1].get(key)
+    if ok is None:
+        ok = _fits(spec, key)
+        if len(entry[1]) < 64:
+            entry[1][key] = ok
+    if not ok:
+        return False
+    written = {pos for pos, kind, _, _ in spec[0] if kind != "r"}
+    for w in written:
+        if any(p != w and _same_memory(arrays[w], arrays[p]) for p in range(len(arrays))):
+            return False
+    return True
+
+
+#: per nest (the id of its spec, and the spec), the sizes and offsets already checked
+_CHECKED: dict[int, tuple[tuple, dict]] = {}
+
+
+def _fits(spec: tuple, key: tuple) -> bool:
+    """Bounds, tensor sizes and element types for these ranges, shapes and offsets."""
+    accesses, tensors = spec
+    box, shapes, offs = key
     lens = [n for _, _, n in box]
     for t in tensors:
         if int(np.prod([lens[a] for a in t])) > MAX_ELEMENTS:
             return False
-    written: set[int] = set()
     for pos, kind, cs, opos in accesses:
-        x = arrays[pos]
-        size = list(reversed(x.shape))  # Julia's dimensions
+        shape, dkind = shapes[pos]
+        size = list(reversed(shape))  # Julia's dimensions
         if len(cs) == 1 and len(size) != 1:
             size = [int(np.prod(size))]
         elif len(cs) != len(size):
             return False
         for c, o, n in zip(cs, opos, size, strict=True):
-            lo = hi = int(offs[o])
+            lo = hi = offs[o]
             for k, (s, st, ln) in zip(c, box, strict=True):
                 ends = (k * s, k * (s + st * (ln - 1)))
                 lo += min(ends)
                 hi += max(ends)
             if lo < 1 or hi > n:
                 return False
-        if kind != "r":
-            written.add(pos)
-            if kind == "a" and np.dtype(x.dtype).kind != "f":
-                return False
-    for w in written:
-        if any(p != w and _same_memory(arrays[w], arrays[p]) for p in range(len(arrays))):
+        if kind == "a" and dkind != "f":
             return False
     return True
 
@@ -422,6 +537,12 @@ prim("Core.contract2", _hx(contract), _jx(contract),
      "(dz, z, red, rs, like, x, y) -> (nothing, nothing, nothing, "
      "Core.contract2(Core.unit_axes(x, rs), rs, x, dz, y), "
      "Core.contract2(Core.unit_axes(y, rs), rs, y, dz, x))")
+_READ = "Core.nest_read(x, rs, cs, offs)"
+prim("Core.contract_read", _hx(contract_read), _jx(contract_read),
+     "(dz, z, red, rs, like, x, cs, offs, y) -> (nothing, nothing, nothing, "
+     f"Core.nest_read_back(Core.contract2(Core.unit_axes({_READ}, rs), rs, {_READ}, dz, y), "
+     "x, rs, cs, offs), nothing, nothing, "
+     "Core.contract_read(Core.unit_axes(y, rs), rs, y, x, cs, offs, dz))")
 prim("Core.unit_axes", _hx(unit_axes), _jx(unit_axes), NONDIFF)
 prim("Core.nest_affine", _hx(nest_affine), _jx(nest_affine), NONDIFF)
 prim("Core.nest_ok", nest_ok, nest_ok, NONDIFF)
@@ -435,6 +556,9 @@ FORWARD = {
                        f"{_ACCESS}), d[2], {_ACCESS})",
     "Core.nest_zero_at": f"(d, z, dz, {_ACCESS}) -> Core.nest_zero_at(d[1], {_ACCESS})",
     "Core.contract1": "(d, z, red, rs, like, x) -> Core.contract1(red, rs, z, d[4])",
+    "Core.contract_read": "(d, z, red, rs, like, x, cs, offs, y) -> "
+                          "Core.contract_read(red, rs, z, d[4], cs, offs, y) .+ "
+                          "Core.contract_read(red, rs, z, x, cs, offs, d[7])",
     "Core.contract2": "(d, z, red, rs, like, x, y) -> Core.contract2(red, rs, z, d[4], y) "
                       ".+ Core.contract2(red, rs, z, x, d[5])",
 }

@@ -29,6 +29,7 @@ from typing import Any
 
 from backend import compile as backend_compile
 from backend import tiering
+from backend.nests import nest_report
 from backend.sharding import request_host_devices
 from grammar.errors import ZylaError, decode_source
 from lang.door.diagnostics import explain_source, flush_stdout, report
@@ -187,6 +188,10 @@ def explain(path: str, call: str | None) -> int:
         lines = tiering.decisions(rt)
         print("where the calls ran (each decision the first time it was made):")
         print("\n".join("  " + ln for ln in lines) if lines else "  every call on the host")
+        nests = nest_report(rt, path)
+        if nests:
+            print("loop nests (docs/NESTS.md):")
+            print("\n".join("  " + ln for ln in nests))
         if call is not None:
             print(explain_source(rt, call))
 

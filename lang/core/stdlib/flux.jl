@@ -112,6 +112,23 @@ Core.expand(n, x::Integer) = ntuple(i -> x, n)
 Core.expand(n, x::Tuple) = x
 
 conv(x, w; stride=1, pad=0, dilation=1, flipped=false) = Core.conv(x, w, stride, pad, dilation, flipped)
+# NNlib's batched product, C[:, :, k] = A[:, :, k] * B[:, :, k], written as the loop nest
+# it is: the nest pass (backend/nests.py) makes it one batched dot
+function batched_mul(A::AbstractArray, B::AbstractArray)
+    ndims(A) == 3 && ndims(B) == 3 ||
+        throw(ArgumentError("batched_mul takes two 3-dimensional arrays"))
+    size(A, 2) == size(B, 1) && size(A, 3) == size(B, 3) ||
+        throw(DimensionMismatch("batched_mul: sizes $(size(A)) and $(size(B)) do not match"))
+    C = zeros(promote_type(eltype(A), eltype(B)), size(A, 1), size(B, 2), size(A, 3))
+    for k in axes(A, 3), j in axes(B, 2), i in axes(A, 1)
+        s = zero(eltype(C))
+        for p in axes(A, 2)
+            s += A[i, p, k] * B[p, j, k]
+        end
+        C[i, j, k] = s
+    end
+    C
+end
 maxpool(x, k::Tuple; pad=0, stride=k) = Core.maxpool(x, k, stride, pad)
 meanpool(x, k::Tuple; pad=0, stride=k) = Core.meanpool(x, k, stride, pad)
 
