@@ -3,12 +3,15 @@
 #     zyla run loopnests.jl N REPS
 # prints `name_ms T` lines: medians over REPS calls after a warm-up call, and `check_NAME d`
 # lines (the largest difference between the two forms). The `_seq` rows run the loops under
-# @sequential: as they were compiled before nests were mapped (one call each).
+# @sequential: as they were compiled before nests were mapped (one call each). With a third
+# argument `plain` only the kernels run (the bench runs that under ZYLA_NESTS=0, where
+# every loop runs as written).
 using Flux
 using Statistics
 
 n = length(ARGS) > 0 ? parse(Int, ARGS[1]) : 256
 reps = length(ARGS) > 1 ? parse(Int, ARGS[2]) : 15
+plain = length(ARGS) > 2 && ARGS[3] == "plain"
 
 function loop_matmul(A, B)
     C = zeros(size(A, 1), size(B, 2))
@@ -111,6 +114,7 @@ report("conv", loop_conv, op_conv, X, W)
 b = max(2, n ÷ 8)
 A3 = randn(n ÷ 4, n ÷ 4, b); B3 = randn(n ÷ 4, n ÷ 4, b)
 println("batched_loop_ms ", median_ms(loop_batched, A3, B3))
+plain && exit(0)
 gl, go = loop_grad(A, B), op_grad(A, B)
 println("check_grad ", max(maximum(abs.(gl[1] .- go[1])), maximum(abs.(gl[2] .- go[2]))))
 println("grad_loop_ms ", median_ms(loop_grad, A, B))
