@@ -63,6 +63,8 @@ SAFE_BEFORE = frozenset({
 SHAPE_QUERIES = frozenset({"size", "length", "axes", "eachindex", "Core.endof", "firstindex",
                            "lastindex", "ndims", "eltype"})
 MAX_LOOPS = 12
+#: how a carried value may be updated to be mapped as a reduction
+REDUCTIONS = ("+", "-", "max", "min")
 
 
 class Refuse(Exception):
@@ -566,17 +568,39 @@ class Mapper:
 
     def reduce(self, fn: str, args: list[Any]) -> Done:
         accs = [s for s in args if isinstance(s, Acc)]
-        if fn not in ("+", "-") or len(args) != 2 or len(accs) != 1 or (
+        if fn not in REDUCTIONS or len(args) != 2 or len(accs) != 1 or (
                 fn == "-" and not isinstance(args[0], Acc)):
-            raise Refuse(f"a carried value is updated by `{fn}` (only `+=` and `-=` sums are "
-                         "mapped)")
+            raise Refuse(f"a carried value is updated by `{fn}` (sums `s += e`, `s -= e` and "
+                         "`m = max(m, e)`, `min` are mapped)")
         acc = accs[0]
         e = args[1] if args[0] is acc else args[0]
         init, iax = self.value(acc.root.init)
+        if fn in ("max", "min"):
+            return self.extremum(fn, acc, init, iax, e)
         c, cax = self.contract(acc.axes, init, e)
         v, ax = self.elementwise(fn, [Ten(init, iax), Ten(c, cax | iax)])
         acc.root.result = Ten(v, ax)
         self.summary.append("sums over " + ", ".join(self.names[a] for a in acc.axes))
+        return Done(acc.root)
+
+
+    def extremum(self, fn: str, acc: Acc, init: Value, iax: frozenset, e: Any) -> Done:
+        """`m = max(m, e)` over the loops of acc: `max(init, maximum(e; dims))`, reducing
+        only the dimensions e varies along (the largest of equal terms is that term)."""
+        t, tax = self.value(e)
+        red = sorted(a for a in acc.axes if a in tax)
+        whole = Ten(t, tax)
+        if red:
+            name = "maximum" if fn == "max" else "minimum"
+            if set(red) == tax and not iax:  # every axis: a number, as the loop's
+                r = self.call(name, [t])
+            else:  # Julia's dimension of tensor axis a is R - a (storage reversed)
+                dims = self.const(tuple(self.R - a for a in red))
+                r = self._op(self.ten, "call", [t, dims], fn=name, kw=("dims",), splat=())
+            whole = Ten(r, tax - frozenset(red))
+        v, ax = self.elementwise(fn, [Ten(init, iax), whole])
+        acc.root.result = Ten(v, ax)
+        self.summary.append(f"{fn} over " + ", ".join(self.names[a] for a in acc.axes))
         return Done(acc.root)
 
 
@@ -620,7 +644,7 @@ def _kind(body: Region, c: Value, init: Any) -> str:
     if len(uses) != 1:
         raise Refuse("a carried value is used more than once in the loop body")
     op = uses[0]
-    if op.name == "call" and op.attrs.get("fn") in ("+", "-") and op in body.ops:
+    if op.name == "call" and op.attrs.get("fn") in REDUCTIONS and op in body.ops:
         return "sum"
     if op.name == "for" and op in body.ops:
         k = [i for i, x in enumerate(op.operands[1:]) if x is c]

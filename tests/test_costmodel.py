@@ -506,9 +506,9 @@ end
 """
 
 
-@pytest.mark.parametrize("name", ["gather", "shifted"])
+@pytest.mark.parametrize("name", ["gather", "shifted", "conv"])
 def test_a_window_loop_with_each_forced_lowering(name: str) -> None:
-    """The two lowerings of a window summed against a factor (`Core.contract_read`), forced
+    """The three lowerings of a window summed against a factor (`Core.contract_read`), forced
     in turn: the compiled value and gradient match the host's."""
     z = Zyla()
     z.eval(WINDOW_LOOP + f"window_{name}(x, w) = window_loss(x, w)")

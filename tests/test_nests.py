@@ -3,11 +3,12 @@ written.
 
 Each program defines the same function twice: `f` (its nest mapped) and `g` (the same
 body under `@sequential`, run as written). Random nests (hypothesis: matmul-like
-contractions with offsets, reductions over one or two loops, accumulation into an array,
+contractions with offsets, sums over one or two loops, accumulation into an array, maxima,
 elementwise maps with reversed and shifted indices, 1-d windows; Float64, Float32 and
 Int64 data) must agree on the host and compiled: integers exactly, floats within the
 rounding a reordered sum may change (a bound from the number of terms and their sizes).
-Fixed cases: nests that must not be mapped (a prefix sum, a data-dependent index, a write
+Row maxima and minima (`m = max(m, e)`) are mapped too. Fixed cases: nests that must not
+be mapped (a prefix sum, a data-dependent index, a write
 that aliases a read, an argument passed twice) give the loop's own values, each with its
 reason in the IR; an out-of-bounds nest raises Julia's BoundsError; a float written into
 an integer array raises InexactError; the gradient of a loop matmul is that of `A * B`.
@@ -94,7 +95,7 @@ def nests(draw: Any) -> tuple[str, list[Any], int, Any]:
     dtype = _TYPES[tname]
     expr = draw(st.sampled_from([e for e, ints in _EXPRS.items() if ints or tname != "Int64"]))
     zero = "zero(eltype(A))"
-    kind = draw(st.sampled_from(["matmul", "total", "rows", "map", "window"]))
+    kind = draw(st.sampled_from(["matmul", "total", "rows", "map", "window", "extremum"]))
     n, k, m = (draw(st.integers(1, 4)) for _ in range(3))
     if kind == "matmul":
         oa, ob = draw(st.integers(0, 1)), draw(st.integers(0, 1))
@@ -124,6 +125,24 @@ function f(A, B)
     s
 end"""
         return src, [_data(draw, dtype, (m, n)), _data(draw, dtype, (n, m))], n * m, dtype
+    if kind == "extremum":
+        e = expr.format(a="A[i, j]", b="x[j]")
+        op = draw(st.sampled_from(["max", "min"]))
+        start = "typemin" if op == "max" else "typemax"
+        order = draw(st.sampled_from(["m, {e}", "{e}, m"])).format(e=e)
+        src = f"""
+function f(r, A, x)
+    for i in axes(A, 1)
+        m = {start}(eltype(A))
+        for j in axes(A, 2)
+            m = {op}({order})
+        end
+        r[i] = m
+    end
+    r
+end"""
+        return src, [np.zeros(n, dtype=dtype), _data(draw, dtype, (m, n)),
+                     _data(draw, dtype, (m,))], 1, dtype
     if kind == "rows":
         e = expr.format(a="A[i, j]", b="x[j]")
         src = f"""
@@ -166,7 +185,7 @@ end"""
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["host", "compiled"])
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=nests())
 def test_random_nests_agree_with_the_loops_as_written(compiled: bool, case: Any) -> None:
@@ -323,3 +342,36 @@ def test_sequential_keeps_the_loop_and_zyla_nests_0_runs_it() -> None:
         assert primitives_nest.STATS["as written"] == before + 1
     finally:
         primitives_nest.MODE[0] = saved
+
+
+CUMROWS = """
+function f(X, k)
+    out = zeros(size(X, 1))
+    acc = 0.0
+    for t in 1:size(X, 1)
+        s = 0.0
+        for j in 1:size(X, 2)
+            s += X[t + k, j] * X[t + k, j]
+        end
+        acc += s
+        out[t] = acc
+    end
+    out
+end
+"""
+
+
+def test_a_nest_inside_a_compiled_loop_is_mapped_with_a_traced_offset() -> None:
+    """The outer loop carries a running sum (left as written); the inner sum reads row
+    `t + k` of X, an offset known only when the executable runs: mapped, with its bounds
+    checked at run time (out of bounds, the call runs again on the host: BoundsError)."""
+    z = runtime(both(CUMROWS))
+    assert mapped_ir(z, "f")[0].startswith("not mapped")
+    x = np.arange(1.0, 13.0).reshape(3, 4)  # Julia 4×3
+    before = primitives_nest.STATS["mapped"]
+    got = call(z, "f", [x, 0], True)
+    assert primitives_nest.STATS["mapped"] > before  # (decided once, when tracing)
+    np.testing.assert_allclose(got, call(z, "g", [x, 0], False), rtol=1e-14)
+    with pytest.raises(ZylaError) as e:
+        call(z, "f", [x, 1], True)  # (row 5 of 4: the check fails, the host raises)
+    assert e.value.kind == "BoundsError" and "[5, 1]" in e.value.message

@@ -63,28 +63,29 @@ def _box(rs: tuple) -> list[tuple[int, int, int]]:
     return [(int(r.start), int(r.step), int(r.length)) for r in rs]
 
 
-def _index_arrays(rs: tuple, cs: tuple, offs: tuple) -> list[np.ndarray]:
-    """Per index, its 0-based values over the box, as an int array of rank R."""
+def _index_arrays(rs: tuple, cs: tuple, offs: tuple) -> list[Any]:
+    """Per index, its 0-based values over the box, as an int array of rank R (a traced
+    one where the offset is traced: an index of a compiled loop around the nest)."""
     box = _box(rs)
     R = len(box)
-    out = []
+    out: list[Any] = []
     for c, off in zip(cs, offs, strict=True):
-        base = int(off) - 1 + sum(k * s for k, (s, _, _) in zip(c, box, strict=True))
+        base = -1 + sum(k * s for k, (s, _, _) in zip(c, box, strict=True))
         idx = np.full((1,) * R, base, dtype=np.int64)
         for a, k in enumerate(c):
             if k:
                 shape = [1] * R
                 shape[a] = box[a][2]
                 idx = idx + (np.arange(box[a][2], dtype=np.int64) * (k * box[a][1])).reshape(shape)
-        out.append(idx)
+        out.append(idx + int(off) if _concrete_int(off) else N.jax_numpy().asarray(idx) + off)
     return out
 
 
 def _slices(x: Any, rs: tuple, cs: tuple, offs: tuple) -> tuple | None:
     """The access as basic indexing of x: (key, loop axis of each kept numpy axis, numpy
     axes to flip), or None when some index uses several loops or a loop is used twice."""
-    if len(cs) != x.ndim:
-        return None
+    if len(cs) != x.ndim or not all(_concrete_int(o) for o in offs):
+        return None  # (an offset traced: the general gather or scatter)
     box = _box(rs)
     used: set[int] = set()
     key: list[Any] = []
@@ -316,7 +317,10 @@ def _window_axes(red: tuple, cs: tuple) -> list[int]:
                    if k and a in red and sum(1 for kk in c if kk) > 1})
 
 
-def _shifted_ok(red: tuple, rs: tuple, cs: tuple, x: Any, y: Any, like: Any) -> bool:
+def _shifted_ok(red: tuple, rs: tuple, cs: tuple, x: Any, y: Any, like: Any,
+                offs: tuple) -> bool:
+    if not all(_concrete_int(o) for o in offs):
+        return False
     win = _window_axes(red, cs)
     if not win or set(win) != set(int(a) for a in red) or not is_array(y):
         return False
@@ -345,9 +349,9 @@ def _shifted(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs:
                                                                                       strict=True))
                       for c, o in zip(cs, offs, strict=True))
         xs = nest_read(xp, x, rs, cs2, offs2)
-        key = tuple(pos[win.index(a)] if a in win and y.shape[a] != 1 else slice(None)
-                    for a in range(R))
-        ys = xp.expand_dims(y[key], tuple(win)) if win else y
+        taken = [a for a in win if y.shape[a] != 1]  # (y's axes of length 1 broadcast)
+        key = tuple(pos[win.index(a)] if a in taken else slice(None) for a in range(R))
+        ys = xp.expand_dims(y[key], tuple(taken)) if taken else y
         term = xs * ys
         acc = term if acc is None else acc + term
     return _finish(xp, acc, red, rs, like)
@@ -369,31 +373,93 @@ def _gather(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: 
     return contract(xp, red, rs, like, nest_read(xp, x, rs, cs, offs), y)
 
 
-READ_LOWERINGS = {"gather": _gather, "shifted": _shifted}
+def _conv_plan(red: tuple, rs: tuple, cs: tuple, x: Any, y: Any, like: Any,
+               offs: tuple) -> list[tuple[int, int]] | None:
+    """When the nest is a cross-correlation (each index of x is `o + w` of one outer and
+    one window loop, unit steps, y varying along window loops only, floats): per numpy axis
+    of x, its (outer axis, window axis); else None."""
+    if not all(_concrete_int(o) for o in offs) or not is_array(y):
+        return None
+    win = _window_axes(red, cs)
+    if not win or set(win) != set(red):
+        return None
+    pdt = N.arith_dtype(N.dtype_of(x), N.dtype_of(y))
+    if pdt.kind != "f" or N.arith_dtype(N.dtype_of(like), pdt) != pdt:
+        return None
+    box = _box(rs)
+    plan = []
+    for c in reversed(cs):  # numpy order
+        nz = [(a, k) for a, k in enumerate(c) if k]
+        if len(nz) != 2 or any(k != 1 for _, k in nz):
+            return None
+        (a1, _), (a2, _) = nz
+        w_, o_ = (a1, a2) if a1 in win else (a2, a1)
+        if w_ not in win or o_ in red:
+            return None
+        plan.append((o_, w_))
+    outs, wins = [o for o, _ in plan], [w for _, w in plan]
+    if len(set(outs)) != len(outs) or sorted(wins) != sorted(win):
+        return None
+    if any(box[a][1] != 1 for a in outs + wins):
+        return None
+    if any(y.shape[a] != 1 for a in range(len(box)) if a not in win):
+        return None
+    return plan
+
+
+def _conv(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: tuple,
+          y: Any) -> Any:
+    """The nest as one XLA convolution (no flip: Julia's loop is a cross-correlation)."""
+    from jax import lax
+
+    plan = _conv_plan(red, rs, cs, x, y, like, offs)
+    assert plan is not None
+    box = _box(rs)
+    R = len(box)
+    key = []
+    for (o, w), off in zip(plan, reversed(offs), strict=True):
+        first = int(off) - 1 + box[o][0] + box[w][0]
+        key.append(slice(first, first + box[o][2] + box[w][2] - 1))
+    lhs = x[tuple(key)]
+    wins = [w for _, w in plan]
+    full = tuple(box[a][2] if a in wins else 1 for a in range(R))
+    ker = xp.reshape(xp.broadcast_to(y, full), tuple(box[a][2] for a in sorted(wins)))
+    order = [sorted(wins).index(w) for w in wins]
+    ker = xp.transpose(ker, order) if order != list(range(len(wins))) else ker
+    out = lax.conv_general_dilated(lhs[None, None], ker[None, None].astype(lhs.dtype),
+                                   (1,) * len(plan), "VALID",
+                                   precision=lax.Precision.HIGHEST)[0, 0]
+    r = _rank_r(xp, out, [o for o, _ in plan], [], R)
+    return _finish(xp, r.astype(N.dtype_of(like)) if is_array(like) else r, red, rs, like)
+
+
+READ_LOWERINGS = {"gather": _gather, "shifted": _shifted, "conv": _conv}
 
 
 def contract_read(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: tuple,
                   y: Any) -> Any:
     """contract2(red, rs, like, nest_read(x, rs, cs, offs), y), where the read slides a
-    window (`x[i + di, j + dj] * w[di, dj]`): compiled, the cost model picks between
-    gathering the windows and summing shifted slices (lang.core.choices)."""
+    window (`x[i + di, j + dj] * w[di, dj]`): compiled, the cost model picks among
+    gathering the windows, summing shifted slices and one XLA convolution
+    (lang.core.choices); on the host, shifted slices (numpy views) where they apply."""
     red = tuple(int(a) for a in red)
-    shifted = _shifted_ok(red, rs, cs, x, y, like)
-    if not shifted:
-        return _gather(xp, red, rs, like, x, cs, offs, y)
-    if xp is np:  # (numpy: the slices are views, the shifted form makes no copy)
-        return _shifted(xp, red, rs, like, x, cs, offs, y)
+    can = {"gather": True, "shifted": _shifted_ok(red, rs, cs, x, y, like, offs),
+           "conv": xp is not np and _conv_plan(red, rs, cs, x, y, like, offs) is not None}
+    if xp is np or sum(can.values()) == 1:
+        name = "shifted" if can["shifted"] else "gather"
+        return READ_LOWERINGS[name](xp, red, rs, like, x, cs, offs, y)
     box = _box(rs)
     work = 2.0 * float(np.prod([n for _, _, n in box]))
     key = (f"x={tuple(x.shape)} y={tuple(y.shape)} {np.dtype(x.dtype).name} cs={cs} "
-           f"box={tuple(n for _, _, n in box)} red={red}")
+           f"box={tuple(n for _, _, n in box)} red={red} offs={tuple(int(o) for o in offs)}")
     zero = np.zeros((), dtype=N.dtype_of(like))
 
     def build(name: str) -> Any:
         return lambda a, b: READ_LOWERINGS[name](xp, red, rs, zero, a, cs, offs, b)
 
     name = choices.choose("Core.contract_read", key, build,
-                          [(tuple(x.shape), x.dtype), (tuple(y.shape), y.dtype)], work)
+                          [(tuple(x.shape), x.dtype), (tuple(y.shape), y.dtype)], work,
+                          applicable=lambda n: can[n])
     return READ_LOWERINGS[name](xp, red, rs, like, x, cs, offs, y)
 
 
@@ -432,11 +498,15 @@ def _same_memory(a: Any, b: Any) -> bool:
     return False
 
 
-def nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) -> bool:
+def nest_ok(interp: Any, spec: tuple, rs: tuple, arrays: tuple, offs: tuple,
+            vals: tuple) -> bool:
     """See the module docstring. spec = (accesses, tensors): each access is (array
     position, kind "r"/"w"/"a", coefficients per index, offset position per index); each
-    tensor a tuple of the axes an intermediate tensor spans. Counts its answers in STATS."""
-    ok = _nest_ok(spec, rs, arrays, offs, vals)
+    tensor a tuple of the axes an intermediate tensor spans. Counts its answers in STATS.
+    Compiled, an offset may be traced (the index of a compiled loop around the nest): its
+    accesses are then bounds-checked when the executable runs (`interp.check`: on a
+    failure the call runs again on the host, where the loop raises Julia's error)."""
+    ok = _nest_ok(interp, spec, rs, arrays, offs, vals)
     STATS["mapped" if ok else "as written"] += 1
     return ok
 
@@ -445,7 +515,8 @@ def nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) -> 
 STATS = {"mapped": 0, "as written": 0}
 
 
-def _nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) -> bool:
+def _nest_ok(interp: Any, spec: tuple, rs: tuple, arrays: tuple, offs: tuple,
+             vals: tuple) -> bool:
     if MODE[0] == "off":
         return False
     for r in rs:
@@ -453,7 +524,10 @@ def _nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) ->
             return False
         if not _concrete_int(r.length) or r.length < 1:
             return False
-    if not all(_concrete_int(o) for o in offs):
+    traced = [k for k, o in enumerate(offs) if not _concrete_int(o)]
+    if traced and not (hasattr(interp, "check") and all(
+            getattr(offs[k], "ndim", 1) == 0 and np.dtype(offs[k].dtype).kind == "i"
+            for k in traced)):
         return False
     if not all(_numeric_array(a) for a in arrays):
         return False
@@ -465,7 +539,7 @@ def _nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) ->
     # the checks that depend on sizes and offsets only, remembered per nest
     key = (tuple((int(r.start), int(r.step), int(r.length)) for r in rs),
            tuple((tuple(a.shape), np.dtype(a.dtype).kind) for a in arrays),
-           tuple(int(o) for o in offs))
+           tuple(int(o) if _concrete_int(o) else None for o in offs))
     entry = _CHECKED.get(id(spec))
     if entry is None or entry[0] is not spec:
         entry = _CHECKED[id(spec)] = (spec, {})
@@ -480,7 +554,36 @@ def _nest_ok(spec: tuple, rs: tuple, arrays: tuple, offs: tuple, vals: tuple) ->
     for w in written:
         if any(p != w and _same_memory(arrays[w], arrays[p]) for p in range(len(arrays))):
             return False
+    if traced:
+        interp.check(_out_of_bounds(spec, key, arrays, offs))
     return True
+
+
+def _span(c: tuple, box: tuple) -> tuple[int, int]:
+    """The least and greatest of sum_a c[a] * (loop a's values) over the box."""
+    lo = hi = 0
+    for k, (s, st, ln) in zip(c, box, strict=True):
+        ends = (k * s, k * (s + st * (ln - 1)))
+        lo += min(ends)
+        hi += max(ends)
+    return lo, hi
+
+
+def _sizes(shape: tuple, cs: tuple) -> list[int]:
+    size = list(reversed(shape))  # Julia's dimensions
+    return [int(np.prod(size))] if len(cs) == 1 and len(size) != 1 else size
+
+
+def _out_of_bounds(spec: tuple, key: tuple, arrays: tuple, offs: tuple) -> Any:
+    """Whether an access with a traced offset leaves its array (a traced Bool)."""
+    box = key[0]
+    failed: Any = False
+    for pos, _kind, cs, opos in spec[0]:
+        for c, o, n in zip(cs, opos, _sizes(tuple(arrays[pos].shape), cs), strict=True):
+            if key[2][o] is None:
+                lo, hi = _span(c, box)
+                failed = failed | (offs[o] + lo < 1) | (offs[o] + hi > n)
+    return failed
 
 
 #: per nest (the id of its spec, and the spec), the sizes and offsets already checked
@@ -497,18 +600,14 @@ def _fits(spec: tuple, key: tuple) -> bool:
             return False
     for pos, kind, cs, opos in accesses:
         shape, dkind = shapes[pos]
-        size = list(reversed(shape))  # Julia's dimensions
-        if len(cs) == 1 and len(size) != 1:
-            size = [int(np.prod(size))]
-        elif len(cs) != len(size):
+        size = _sizes(shape, cs)
+        if len(cs) != len(size):
             return False
         for c, o, n in zip(cs, opos, size, strict=True):
-            lo = hi = offs[o]
-            for k, (s, st, ln) in zip(c, box, strict=True):
-                ends = (k * s, k * (s + st * (ln - 1)))
-                lo += min(ends)
-                hi += max(ends)
-            if lo < 1 or hi > n:
+            if offs[o] is None:
+                continue  # (traced: checked when the executable runs)
+            lo, hi = _span(c, box)
+            if offs[o] + lo < 1 or offs[o] + hi > n:
                 return False
         if kind == "a" and dkind != "f":
             return False
@@ -545,7 +644,7 @@ prim("Core.contract_read", _hx(contract_read), _jx(contract_read),
      "Core.contract_read(Core.unit_axes(y, rs), rs, y, x, cs, offs, dz))")
 prim("Core.unit_axes", _hx(unit_axes), _jx(unit_axes), NONDIFF)
 prim("Core.nest_affine", _hx(nest_affine), _jx(nest_affine), NONDIFF)
-prim("Core.nest_ok", nest_ok, nest_ok, NONDIFF)
+prim("Core.nest_ok", nest_ok, nest_ok, NONDIFF, needs_interp=True)
 MUTATING.add("Core.nest_write")
 
 #: forward-mode rules (merged into lang.core.primitives_base.FORWARD)
