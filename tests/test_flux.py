@@ -603,6 +603,52 @@ def test_adjust_changes_the_learning_rate(z: Zyla) -> None:
     np.testing.assert_allclose(z.eval("pa"), [0.5, 1.5])
 
 
+def test_a_chain_iterates_over_its_layers(z: Zyla) -> None:
+    z.eval("""
+        cm = Chain(Dense(2 => 3, relu), Dense(3 => 1))
+        shapes = [size(l.weight) for l in cm]
+        n = 0
+        for l in cm
+            n += length(l.bias)
+        end
+    """)
+    assert list(z.eval("shapes")) == [(3, 2), (1, 3)]
+    assert z.eval("n") == 4
+    assert z.eval("size(cm[end].weight)") == (1, 3)
+    assert z.eval("length(cm)") == 2
+
+
+def test_a_users_rule_subtypes_abstract_rule(z: Zyla) -> None:
+    """Optimisers.jl's interface for a new rule: a subtype of AbstractRule with `init`
+    (the state of a parameter) and `apply!` (the new state and the step); with an
+    OptimiserChain too. The steps are checked against the rule written out by hand."""
+    z.eval("""
+        struct DecayDescent <: Optimisers.AbstractRule
+            eta::Float64
+        end
+        Optimisers.init(o::DecayDescent, x::AbstractArray) = 1
+        function Optimisers.apply!(o::DecayDescent, state, x, dx)
+            η = o.eta / sqrt(state)
+            return state + 1, η .* dx
+        end
+        ra = [1.0, 2.0]
+        sr = Optimisers.setup(DecayDescent(0.5), (ra,))
+        for k in 1:3
+            Optimisers.update!(sr, (ra,), ([1.0, -2.0],))
+        end
+        rb = [1.0]
+        sc = Optimisers.setup(OptimiserChain(ClipGrad(0.25), DecayDescent(1.0)), (rb,))
+        Optimisers.update!(sc, (rb,), ([3.0],))
+        Optimisers.update!(sc, (rb,), ([3.0],))
+    """)
+    steps = sum(0.5 / np.sqrt(k) for k in (1, 2, 3))
+    np.testing.assert_allclose(z.eval("ra"), [1.0 - steps, 2.0 + 2 * steps])
+    assert z.eval("sr[1].state") == 4
+    assert z.eval("DecayDescent(0.1) isa Optimisers.AbstractRule") is True
+    assert z.eval("Adam() isa Optimisers.AbstractRule") is True
+    np.testing.assert_allclose(z.eval("rb"), [1.0 - 0.25 - 0.25 / np.sqrt(2)])
+
+
 def test_freeze_and_thaw(z: Zyla) -> None:
     """A frozen part of the state tree leaves its parameters as they are; thawed, they
     move again; the rest moves throughout (Optimisers.freeze!/thaw!)."""

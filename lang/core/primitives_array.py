@@ -128,7 +128,9 @@ def _length(xp: Any, x: Any) -> int:
         return x.jl_length()
     if N.is_scalar(x):
         return 1
-    raise ZylaError("MethodError", f"no method matching length({x!r})")
+    from lang.core.functions import typeof
+
+    raise ZylaError("MethodError", f"no method matching length(::{V.type_name(typeof(x))})")
 
 
 def _reshape(xp: Any, x: Any, *dims: Any) -> Any:

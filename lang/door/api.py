@@ -53,7 +53,10 @@ def from_zyla(x: Any) -> Any:
     """A Zyla host value as Python/numpy (arrays get numpy shape = Julia size)."""
     if isinstance(x, np.ndarray):
         if x.dtype == object:
-            return np.array([from_zyla(v) for v in x.reshape(-1)], dtype=object).reshape(x.shape).T
+            out = np.empty(x.size, dtype=object)
+            for i, v in enumerate(x.reshape(-1)):  # (one by one: tuples stay elements)
+                out[i] = from_zyla(v)
+            return out.reshape(x.shape).T
         return np.ascontiguousarray(np.transpose(x))
     if isinstance(x, V.Range):
         return x.to_array()

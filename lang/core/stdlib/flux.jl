@@ -183,6 +183,12 @@ Base.getindex(c::Chain, r::AbstractRange) = Chain(c.layers[r])
 Base.length(c::Chain) = length(c.layers)
 Base.first(c::Chain) = c.layers[1]
 Base.last(c::Chain) = c.layers[length(c.layers)]
+Base.lastindex(c::Chain) = length(c.layers)
+Core.endof(c::Chain, k, n) = length(c.layers)  # (`model[end]`)
+Base.firstindex(c::Chain) = 1
+# a Chain iterates over its layers (`for l in model`, `[f(l) for l in model]`)
+iterate(c::Chain) = iterate(c.layers)
+iterate(c::Chain, i) = iterate(c.layers, i)
 
 struct SkipConnection
     layers
@@ -798,31 +804,38 @@ fill_like(x::AbstractArray, v, T::Type=typeof(v), dims=size(x)) = fill(T(v), dim
 # parameters in one call, compiled like a top-level call, then subtracts the steps from
 # the parameters in place and keeps the new states in the mutable `Leaf`s of the tree.
 
-struct Descent
+# Optimisers.AbstractRule: a rule of the user's is a subtype with `Optimisers.init(rule, x)`
+# (its state for a parameter array) and `Optimisers.apply!(rule, state, x, dx) ->
+# (state′, step)`, written in Zyla like the rules here, so they compile and compose
+abstract type AbstractRule end
+Core.opt_init(o::AbstractRule, x) = init(o, x)
+Core.opt_apply(o::AbstractRule, st, x, dx) = apply!(o, st, x, dx)
+
+struct Descent <: AbstractRule
     eta
 end
 Descent() = Descent(0.1)
 
-struct Momentum
+struct Momentum <: AbstractRule
     eta
     rho
 end
 Momentum(η=0.01, ρ=0.9) = Momentum(η, ρ)
 
-struct Nesterov
+struct Nesterov <: AbstractRule
     eta
     rho
 end
 Nesterov(η=0.001, ρ=0.9) = Nesterov(η, ρ)
 
-struct RMSProp
+struct RMSProp <: AbstractRule
     eta
     rho
     epsilon
 end
 RMSProp(η=0.001, ρ=0.9, ϵ=1.0e-8) = RMSProp(η, ρ, ϵ)
 
-struct Adam
+struct Adam <: AbstractRule
     eta
     beta
     epsilon
@@ -832,7 +845,7 @@ ADAM = Adam
 
 # AdamW with the decay coupled to the learning rate (Optimisers.jl's default):
 # x ← x - η (Adam direction + λ x)
-struct AdamW
+struct AdamW <: AbstractRule
     eta
     beta
     lambda
@@ -841,22 +854,22 @@ end
 AdamW(η=0.001, β=(0.9, 0.999), λ=0.0, ϵ=1.0e-8; eta=η, beta=β, lambda=λ, epsilon=ϵ) =
     AdamW(eta, beta, lambda, epsilon)
 
-struct WeightDecay
+struct WeightDecay <: AbstractRule
     lambda
 end
 WeightDecay() = WeightDecay(5.0e-4)
 
-struct ClipGrad
+struct ClipGrad <: AbstractRule
     delta
 end
 ClipGrad() = ClipGrad(10.0)
 
-struct ClipNorm
+struct ClipNorm <: AbstractRule
     omega
 end
 ClipNorm() = ClipNorm(10.0)
 
-struct OptimiserChain
+struct OptimiserChain <: AbstractRule
     opts
 end
 OptimiserChain(opts...) = OptimiserChain(opts)
