@@ -303,6 +303,16 @@ end""")
     assert e.value.kind == "BoundsError"
 
 
+def test_an_integer_that_does_not_fit_is_inexact() -> None:
+    z = runtime("function f(y, x)\n for i in eachindex(x)\n y[i] = x[i] * 2\n end\n y\nend")
+    for target, bad in ((np.uint8, "trunc(UInt8, 300)"), (np.bool_, "Bool(300)")):
+        with pytest.raises(ZylaError) as e:
+            call(z, "f", [np.zeros(3, dtype=target), np.array([0, 150, 1])], False)
+        assert e.value.kind == "InexactError" and bad in e.value.message, e.value.message
+    np.testing.assert_array_equal(
+        call(z, "f", [np.zeros(2, dtype=np.uint8), np.array([3, 100])], False), [6, 200])
+
+
 def test_a_float_into_an_integer_array_is_inexact() -> None:
     z = runtime("function f(y, x)\n for i in eachindex(x)\n y[i] = x[i] / 2\n end\n y\nend")
     with pytest.raises(ZylaError) as e:
@@ -375,3 +385,32 @@ def test_a_nest_inside_a_compiled_loop_is_mapped_with_a_traced_offset() -> None:
     with pytest.raises(ZylaError) as e:
         call(z, "f", [x, 1], True)  # (row 5 of 4: the check fails, the host raises)
     assert e.value.kind == "BoundsError" and "[5, 1]" in e.value.message
+
+
+SMALL_TYPES = """
+function f(x, y)
+    s = 0
+    for i in eachindex(x)
+        s += x[i] * y[i]
+    end
+    s
+end
+function h(x)
+    s = 0
+    for i in eachindex(x)
+        s += x[i]
+    end
+    s
+end
+"""
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["host", "compiled"])
+def test_bools_and_small_integers_sum_as_julia_does(compiled: bool) -> None:
+    """A sum of Bools counts them (Int); UInt8 products wrap in UInt8 before the Int sum."""
+    z = runtime(SMALL_TYPES)
+    bools = np.array([True, False, True, True])
+    assert call(z, "h", [bools], compiled) == 3
+    assert call(z, "f", [bools, bools], compiled) == 3
+    u8 = np.array([200, 3, 17], dtype=np.uint8)
+    assert call(z, "f", [u8, u8], compiled) == 64 + 9 + 33  # 40000 % 256, 9, 289 % 256

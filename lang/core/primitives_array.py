@@ -560,14 +560,35 @@ def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
         raise dim_mismatch(str(e)) from None
 
 
+def inexact(d: np.dtype, value: Any) -> ZylaError:
+    """Julia's InexactError for a value the element type d cannot hold: `Int64(2.5)`,
+    `Bool(2)`, `trunc(UInt8, 300)` (an integer narrowed)."""
+    name = V.DTYPE_TO_JTYPE[d]
+    if d.kind == "b" or isinstance(value, (float, np.floating)):
+        return ZylaError("InexactError", f"{name}({value})")
+    return ZylaError("InexactError", f"trunc({name}, {value})")
+
+
+def unfit(a: np.ndarray, d: np.dtype) -> np.ndarray:
+    """Where the elements of a (numbers) are not values of the integer or Bool type d."""
+    lo, hi = (0, 1) if d.kind == "b" else (np.iinfo(d).min, np.iinfo(d).max)
+    with np.errstate(invalid="ignore"):
+        bad = (a < lo) | (a > hi)
+        if a.dtype.kind == "f":
+            bad |= ~np.isfinite(a) | (a != np.round(a))
+    return bad
+
+
 def _convert_elem(v: Any, d: np.dtype) -> Any:
+    vd = N.dtype_of(v)
+    if d.kind in "iub" and vd.kind in "iubf" and vd != d and not np.can_cast(vd, d, "safe"):
+        a = np.asarray(v)
+        bad = unfit(a, d)
+        if bad.any():
+            first = a.reshape(-1)[int(np.argmax(bad.reshape(-1)))]
+            raise inexact(d, float(first) if vd.kind == "f" else int(first))
     if is_array(v):
-        vd = N.dtype_of(v)
-        if d.kind in "iu" and vd.kind == "f" and not np.all(np.mod(v, 1) == 0):
-            raise ZylaError("InexactError", f"cannot convert to {V.DTYPE_TO_JTYPE[d]}")
         return np.asarray(v).astype(d)
-    if d.kind in "iu" and isinstance(v, (float, np.floating)) and not float(v).is_integer():
-        raise ZylaError("InexactError", f"Int64({v})")
     return d.type(v)
 
 

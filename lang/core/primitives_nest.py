@@ -49,7 +49,7 @@ from lang.core import choices
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, _hx, _jx, _result, is_array, prim
-from lang.core.primitives_array import MUTATING
+from lang.core.primitives_array import MUTATING, inexact, unfit
 
 #: the largest tensor a mapped nest may make (elements); above it the loop runs as written
 MAX_ELEMENTS = 1 << 26
@@ -193,23 +193,25 @@ def nest_read_back(xp: Any, dz: Any, x: Any, rs: tuple, cs: tuple, offs: tuple) 
 
 
 def _exact_values(xp: Any, v: Any, d: np.dtype) -> Any:
-    """v converted to element type d, as setindex! converts (InexactError if a float is not
-    an integer of d)."""
+    """v converted to element type d, as setindex! converts: InexactError for a value d
+    cannot hold (2.5 or 300 into UInt8, 2 into Bool); floats narrow by rounding."""
     vd = N.dtype_of(v)
-    if vd == d:
-        return v
-    if d.kind in "iub" and vd.kind == "f":
-        if xp is not np:
-            from lang.core.structure import OffloadError
+    if vd == d or d.kind == "f" or (vd.kind in "iub" and np.can_cast(vd, d, "safe")):
+        return N.cast(v, d, xp) if xp is np else xp.asarray(v, dtype=d)
+    if d.kind not in "iub":
+        raise ZylaError("MethodError", f"cannot convert {V.DTYPE_TO_JTYPE.get(vd, vd)} to "
+                        f"{V.DTYPE_TO_JTYPE.get(d, d)}")
+    if xp is not np:
+        from lang.core.structure import OffloadError
 
-            raise OffloadError("a mapped loop writes floats into an integer array (checked "
-                               "for InexactError on the host)")
-        arr = np.asarray(v)
-        bad = ~np.isfinite(arr) | (arr != np.round(arr))
-        if bad.any():
-            first = float(arr.reshape(-1)[int(np.argmax(bad.reshape(-1)))])
-            raise ZylaError("InexactError", f"{V.DTYPE_TO_JTYPE[d]}({first})")
-    return N.cast(v, d, xp) if xp is np else xp.asarray(v, dtype=d)
+        raise OffloadError("a mapped loop writes values its array's element type may not hold "
+                           "(checked for InexactError on the host)")
+    arr = np.asarray(v)
+    bad = unfit(arr, d)
+    if bad.any():
+        first = arr.reshape(-1)[int(np.argmax(bad.reshape(-1)))]
+        raise inexact(d, float(first) if vd.kind == "f" else int(first))
+    return N.cast(v, d, xp)
 
 
 def nest_write(xp: Any, x: Any, v: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
@@ -291,8 +293,8 @@ def contract(xp: Any, red: tuple, rs: tuple, like: Any, *xs: Any) -> Any:
                                 if any(o.shape[a] != 1 for o in ops) or a in lone]))
             big = len(ops_np) == 2 and work > 1 << 17
             r = np.einsum(spec, *ops_np, optimize=["einsum_path", (0, 1)] if big else False)
-        else:
-            r = xp.einsum(spec, *sq)
+        else:  # (in the accumulator's type: a sum of Bools counts them)
+            r = xp.einsum(spec, *[s.astype(adt) if s.dtype != adt else s for s in sq])
         r = xp.reshape(r, tuple(out_shape))
     else:
         # the products in their own type, then summed in the accumulator's (Julia adds
