@@ -178,6 +178,9 @@ def _to_host(x: Any) -> Any:
     writable array would otherwise cost (a gradient of VGG19's 143M parameters: about a
     second on this machine). A later call that writes such an array in place donates a
     copy of the buffer, not the buffer (_run). Others are copied."""
+    if not getattr(x, "is_fully_addressable", True):  # (spread over several processes)
+        a = S.distributed.to_host(x)
+        return N.host_scalar(a[()]) if a.ndim == 0 else a
     a = np.asarray(x)  # on the CPU, a read-only view (JAX arrays are immutable)
     if a.ndim == 0:
         return N.host_scalar(a[()])

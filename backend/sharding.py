@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from backend import distributed
 from grammar.errors import ZylaError
 from lang.core import values as V
 from lang.core.functions import typeof
@@ -54,32 +55,34 @@ def request_host_devices(n: int) -> None:
 
 
 def mesh() -> Any:
-    """The active mesh, or None when running on one device (the default)."""
+    """The active mesh, or None when running on one device (the default). With several
+    processes (backend.distributed) it spans every process's devices."""
     global _mesh
-    if _requested <= 1:
+    if device_count() <= 1:
         return None
     if _mesh is None:
         import jax
         from jax.sharding import Mesh
 
         devices = jax.devices()
-        if len(devices) < _requested:
+        if len(devices) < device_count():
             raise ZylaError(
                 "ArgumentError",
                 f"--devices {_requested}: only {len(devices)} device(s) are available "
                 f"({devices[0].platform}); on CPU, set XLA_FLAGS="
                 f"--xla_force_host_platform_device_count={_requested} before JAX starts")
-        _mesh = Mesh(np.array(devices[:_requested]), (AXIS,))
+        _mesh = Mesh(np.array(devices[:device_count()]), (AXIS,))
     return _mesh
 
 
 def active() -> bool:
     """Whether compiled calls run sharded over several devices."""
-    return _requested > 1
+    return device_count() > 1
 
 
 def device_count() -> int:
-    return _requested
+    """The devices of the mesh: this process's, times the processes of the job."""
+    return _requested * distributed.process_count()
 
 
 def spec_for(x: Any, marked: bool) -> Any:
@@ -94,7 +97,7 @@ def spec_for(x: Any, marked: bool) -> Any:
             raise ZylaError(
                 "DimensionMismatch",
                 f"shard_batch: the batch dimension ({n}) must be divisible by the number of "
-                f"devices ({_requested})")
+                f"devices ({device_count()})")
         return NamedSharding(m, PartitionSpec(AXIS))
     return NamedSharding(m, PartitionSpec())
 
@@ -130,3 +133,7 @@ def _constrain(xp: Any, x: Any) -> Any:
 prim("Zyla.shard_batch", mark, lambda x: _constrain(None, x), "(dy, y, x) -> (dy,)",
      lambda *a: V.AnyT)
 prim("Zyla.ndevices", device_count, device_count, NONDIFF, lambda *a: V.Int64T)
+prim("Zyla.nprocesses", distributed.process_count, distributed.process_count, NONDIFF,
+     lambda *a: V.Int64T)
+prim("Zyla.process_index", distributed.process_index, distributed.process_index, NONDIFF,
+     lambda *a: V.Int64T)

@@ -41,6 +41,11 @@ USAGE = """\
 usage: zyla [PERMISSIONS]                         start the REPL
        zyla [PERMISSIONS] run FILE.jl [ARGS...]   run a program
        zyla run --devices N FILE.jl [ARGS...]     ... data-parallel over N devices (SHARDING.md)
+       zyla run --processes P [--devices N] FILE.jl [ARGS...]
+                                                  ... over P processes of N devices each
+       zyla --coordinator HOST:PORT --process-id I --num-processes P run FILE.jl [ARGS...]
+                                                  ... as process I of a job another
+                                                  launcher started (SLURM, mpirun)
        zyla [PERMISSIONS] FILE.jl [ARGS...]       the same
        zyla -e CODE                               evaluate CODE
        zyla explain FILE.jl ['f(x)']              where FILE's calls ran and why; does f(x)
@@ -280,14 +285,51 @@ def _leading_options(argv: list[str], opts: dict) -> tuple[list[str], str | None
                 return argv, f"{flag} needs paths: {flag}=PATH[,PATH...]"
             opts[flag[2:].replace("-", "_")].extend(p for p in paths.split(",") if p)
             argv = argv[1:]
-        elif arg == "--devices":
-            if len(argv) < 2 or not argv[1].isdigit() or int(argv[1]) < 1:
-                return argv, "--devices needs a positive number of devices"
-            opts["devices"] = int(argv[1])
+        elif arg in _COUNTS:
+            if len(argv) < 2 or not argv[1].isdigit() or int(argv[1]) < _COUNTS[arg][0]:
+                return argv, f"{arg} needs {_COUNTS[arg][1]}"
+            opts[arg[2:].replace("-", "_")] = int(argv[1])
+            argv = argv[2:]
+        elif arg == "--coordinator":
+            if len(argv) < 2 or ":" not in argv[1]:
+                return argv, "--coordinator needs HOST:PORT (process 0's address)"
+            opts["coordinator"] = argv[1]
             argv = argv[2:]
         else:
             break
     return argv, None
+
+
+#: options that take a count: the least value, and what the error says is needed
+_COUNTS = {"--devices": (1, "a positive number of devices"),
+           "--processes": (1, "a positive number of processes"),
+           "--process-id": (0, "this process's number (0, 1, ...)"),
+           "--num-processes": (1, "the number of processes of the job")}
+
+
+def _job(opts: dict) -> str | None:
+    """`--coordinator HOST:PORT --process-id I --num-processes P`: join that job before the
+    program runs (lang.door.processes); the error, if the options do not fit together."""
+    given = [opts[k] is not None for k in ("coordinator", "process_id", "num_processes")]
+    if not any(given):
+        return None
+    if not all(given):
+        return "--coordinator, --process-id and --num-processes go together"
+    if opts["process_id"] >= opts["num_processes"]:
+        return "--process-id must be less than --num-processes"
+    from lang.door import processes
+
+    processes.join(opts["coordinator"], opts["num_processes"], opts["process_id"])
+    return None
+
+
+def _permission_options(opts: dict) -> list[str]:
+    """The permission options as they were given (for the processes of a job)."""
+    out = ["--allow-shell"] if opts["allow_shell"] else []
+    for k in ("allow_read", "allow_write"):
+        if opts[k]:
+            out.append(f"--{k.replace('_', '-')}={','.join(opts[k])}")
+    return out
 
 
 def _use_devices(n: int | None) -> None:
@@ -300,7 +342,9 @@ def _use_devices(n: int | None) -> None:
 
 def dispatch(argv: list[str]) -> int:
     """Run the command line `argv` (without the program name); the exit status."""
-    opts: dict = {"allow_shell": False, "allow_read": [], "allow_write": [], "devices": None}
+    opts: dict = {"allow_shell": False, "allow_read": [], "allow_write": [], "devices": None,
+                  "processes": None, "coordinator": None, "process_id": None,
+                  "num_processes": None}
     argv, err = _leading_options(argv, opts)
     if err:
         return usage(err)
@@ -321,7 +365,15 @@ def dispatch(argv: list[str]) -> int:
             return usage(err)
         if not rest:
             return usage("run needs a file")
+        if opts["processes"] is not None and opts["processes"] > 1:
+            from lang.door import processes
+
+            return processes.launch(rest, opts["processes"], opts["devices"],
+                                    _permission_options(opts))
         _use_devices(opts["devices"])
+        err = _job(opts)
+        if err:
+            return usage(err)
         perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write")}
         return run_file(rest[0], rest[1:], **perms)
     if cmd == "-e":

@@ -1,0 +1,138 @@
+"""Several processes (`zyla run --processes P`, backend/distributed.py, lang/door/processes.py)
+on JAX's distributed runtime with the CPU's gloo collectives, on this machine.
+
+A data-parallel training program run as 2 processes × 2 devices gives the loss, the
+gradient and five Adam steps of the same program on one device (to Float32 rounding), its
+mesh spans the four devices of both processes and its step's HLO holds the all-reduce; a job
+whose process is killed mid-run ends, with an error naming that process, within 60 s;
+the options of a job another launcher started are checked.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROGRAM = """
+using Flux
+Random.seed!(7)
+model = Chain(Dense(4 => 8, tanh), Dense(8 => 2))
+x = Zyla.shard_batch(randn(Float32, 4, 8))
+y = Zyla.shard_batch(randn(Float32, 2, 8))
+loss(m, x, y) = Flux.mse(m(x), y)
+opt = Flux.setup(Adam(0.01), model)
+println("devices ", Zyla.ndevices(), " ", Zyla.nprocesses())
+g = gradient(m -> loss(m, x, y), model)[1]
+println("loss0 ", loss(model, x, y))
+println("grad ", sum(g.layers[1].weight), " ", sum(g.layers[2].bias))
+function step!(m, opt, x, y)
+    l, gs = Flux.withgradient(mm -> loss(mm, x, y), m)
+    Flux.update!(opt, m, gs[1])
+    l
+end
+for i in 1:5
+    println("step ", step!(model, opt, x, y))
+end
+println("w ", sum(model.layers[1].weight), " ", sum(model.layers[2].weight))
+@code_hlo step!(model, opt, x, y)
+"""
+
+
+def zyla(*args: str, timeout: int = 240) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_COMPILE", "XLA_FLAGS")}
+    return subprocess.run([sys.executable, "-m", "lang.door.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT, env=env)
+
+
+def numbers(out: str) -> dict[str, list[float]]:
+    got = {}
+    for line in out.splitlines():
+        key, *vals = line.split() or [""]
+        if key in ("loss0", "grad", "step", "w"):
+            got.setdefault(key, []).extend(float(v) for v in vals)
+    return got
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    p = tmp_path_factory.mktemp("dist") / "train.jl"
+    p.write_text(PROGRAM)
+    return p
+
+
+def test_two_processes_of_two_devices_train_as_one_device(program: Path) -> None:
+    one = zyla("run", str(program))
+    assert one.returncode == 0, one.stderr[-3000:]
+    job = zyla("run", "--processes", "2", "--devices", "2", str(program))
+    assert job.returncode == 0, job.stderr[-3000:]
+    assert "devices 1 1" in one.stdout
+    assert "devices 4 2" in job.stdout  # the mesh spans both processes' devices
+    assert job.stdout.count("loss0") == 1  # only process 0 prints
+    assert "all-reduce" in job.stdout  # the gradient's sum over the batch spans processes
+    a, b = numbers(one.stdout), numbers(job.stdout)
+    assert a.keys() == b.keys() == {"loss0", "grad", "step", "w"}
+    for k in a:
+        assert len(a[k]) == len(b[k])
+        for u, v in zip(a[k], b[k], strict=True):
+            assert v == pytest.approx(u, rel=1e-5, abs=1e-6), (k, a[k], b[k])
+
+
+def test_a_killed_process_ends_the_job_with_an_error(tmp_path: Path) -> None:
+    prog = tmp_path / "long.jl"
+    prog.write_text('x = Zyla.shard_batch(randn(4, 8))\nf(x) = sum(x .^ 2)\n'
+                    'println("ready")\nfor i in 1:10^9\n    f(x)\nend\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_COMPILE", "XLA_FLAGS")}
+    job = subprocess.Popen([sys.executable, "-m", "lang.door.cli", "run", "--processes", "2",
+                            "--devices", "2", str(prog)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    assert job.stdout is not None
+    assert job.stdout.readline().strip() == "ready"
+    victim = _process_of(prog, 1)
+    os.kill(victim, signal.SIGKILL)
+    t0 = time.monotonic()
+    try:
+        _, err = job.communicate(timeout=60)
+    finally:
+        job.kill()
+    assert time.monotonic() - t0 < 60
+    assert job.returncode == 1
+    assert "ERROR: process 1 of 2 was killed" in err
+    assert _process_of(prog, 0, missing_ok=True) is None  # the other one was stopped
+
+
+def _process_of(prog: Path, index: int, missing_ok: bool = False) -> int | None:
+    """The pid of the job's process `index` running `prog` (from /proc)."""
+    for _ in range(200):
+        for d in Path("/proc").iterdir():
+            if not d.name.isdigit():
+                continue
+            try:
+                argv = (d / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if str(prog).encode() in argv and b"--process-id" in argv:
+                if argv[argv.index(b"--process-id") + 1] == str(index).encode():
+                    return int(d.name)
+        if missing_ok:
+            return None
+        time.sleep(0.05)
+    raise AssertionError(f"process {index} of the job not found")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--coordinator", "localhost:1", "run", "x.jl"], "go together"),
+    (["--coordinator", "localhost:1", "--process-id", "2", "--num-processes", "2", "run",
+      "x.jl"], "less than"),
+    (["--processes", "0", "run", "x.jl"], "positive number of processes"),
+])
+def test_job_options_are_checked(args: list[str], says: str) -> None:
+    r = zyla(*args, timeout=60)
+    assert r.returncode != 0 and says in r.stderr + r.stdout
