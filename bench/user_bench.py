@@ -24,12 +24,14 @@ USER = BENCH / "user"
 
 
 def zyla_run(program: str, *args: Any, timeout: int = 900,
-             env_extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Run bench/user/PROGRAM through `zyla run` with ARGS; its `key value` lines."""
+             env_extra: dict[str, str] | None = None,
+             options: tuple[str, ...] = ()) -> dict[str, str]:
+    """Run bench/user/PROGRAM through `zyla run [OPTIONS]` with ARGS; its `key value`
+    lines."""
     env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
     env.update(env_extra or {})
     env["ZYLA_XLA_CACHE"] = "off"  # every compile a user's first run pays is timed
-    cmd = [sys.executable, "-m", "lang.door.cli", "run", str(USER / program)]
+    cmd = [sys.executable, "-m", "lang.door.cli", "run", *options, str(USER / program)]
     p = subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True,
                        timeout=timeout, cwd=ROOT, env=env)
     if p.returncode != 0:
@@ -222,7 +224,21 @@ def nest_rows(quick: bool, reps: int) -> list[Row]:
     return rows
 
 
+def process_rows(quick: bool, reps: int) -> list[Row]:
+    """The MLP step data-parallel over two devices: of two processes (one device each, on
+    JAX's distributed runtime) against one process's two devices: the cost of the process
+    boundary (no target)."""
+    n = max(5, reps)
+    two = zyla_run("mlp_step.jl", n, "shard", options=("--processes", "2", "--devices", "1"))
+    one = zyla_run("mlp_step.jl", n, "shard", options=("--devices", "2"))
+    assert math.isclose(float(two["loss"]), float(one["loss"]), rel_tol=1e-3), (two, one)
+    return [row("user", "MLP 784-512-512-10, batch 128, SGD step split over 2 devices: "
+                "2 processes × 1 device vs 1 process × 2 devices (`zyla run`)",
+                float(two["function_ms"]), float(one["function_ms"]), "ms",
+                peer_name="1 process")]
+
+
 def bench_user(quick: bool, reps: int) -> list[Row]:
     np.random.seed(0)
     return (scalar_rows(quick) + mlp_rows(quick, reps) + vgg_rows(quick, reps)
-            + nest_rows(quick, reps))
+            + nest_rows(quick, reps) + process_rows(quick, reps))

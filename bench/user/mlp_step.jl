@@ -1,7 +1,8 @@
 # An MLP trained with SGD, written as a user writes it: the model is a global, the step
 # a function, and the steps are timed with @elapsed inside a function (the user path) and
 # at top level (the path calls written at top level always took). `zyla run mlp_step.jl N`
-# times N steps each way and prints the medians in milliseconds.
+# times N steps each way and prints the medians in milliseconds; `zyla run --devices 2
+# mlp_step.jl N shard` splits the batch over the devices (also of several processes).
 using Flux, Random, Statistics
 
 nsteps = length(ARGS) > 0 ? parse(Int, ARGS[1]) : 20
@@ -9,6 +10,10 @@ Random.seed!(1)
 model = Chain(Dense(784 => 512, relu), Dense(512 => 512, relu), Dense(512 => 10))
 x = randn(Float32, 784, 128)
 y = Flux.onehotbatch(rand(0:9, 128), 0:9)
+if length(ARGS) > 1 && ARGS[2] == "shard"  # data-parallel: the batch split over the devices
+    x = Zyla.shard_batch(x)
+    y = Zyla.shard_batch(Float32.(y))
+end
 
 loss(m, x, y) = Flux.logitcrossentropy(m(x), y)
 sgd(l, g::Nothing, η) = l
