@@ -158,28 +158,29 @@ def m_passthrough(lo: Any, n: A.MacroCall) -> Value:
     return lo.lower(n.args[-1])
 
 
+def _lowered_marked(lo: Any, n: A.MacroCall, attr: str) -> Value:
+    """The macro's expression lowered with the lowerer's `attr` set to the function being
+    lowered (code inside the macro, not the functions it makes, is marked)."""
+    saved = getattr(lo, attr)
+    setattr(lo, attr, lo.sc.fn)
+    try:
+        return lo.lower(n.args[-1])
+    finally:
+        setattr(lo, attr, saved)
+
+
 def m_inbounds(lo: Any, n: A.MacroCall) -> Value:
     """`@inbounds ex`: ex's own indexing is not bounds-checked when compiled (an index
     out of bounds is then undefined behaviour, as in Julia; the interpreter still checks,
     which Julia allows)."""
-    saved = lo.inbounds_fn
-    lo.inbounds_fn = lo.sc.fn
-    try:
-        return lo.lower(n.args[-1])
-    finally:
-        lo.inbounds_fn = saved
+    return _lowered_marked(lo, n, "inbounds_fn")
 
 
 def m_sequential(lo: Any, n: A.MacroCall) -> Value:
     """`@sequential for ... end`: the loops of ex run as written, one iteration after the
     other, never rewritten into tensor operations (backend/nests.py), so a sum adds its
     terms in the loop's order."""
-    saved = lo.sequential_fn
-    lo.sequential_fn = lo.sc.fn
-    try:
-        return lo.lower(n.args[-1])
-    finally:
-        lo.sequential_fn = saved
+    return _lowered_marked(lo, n, "sequential_fn")
 
 
 def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
