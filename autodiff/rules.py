@@ -369,4 +369,5 @@ FORWARD: dict[str, str] = {
     "Core.with_rng": "SPECIAL",
     "Core.tape_zip": "noforward",
     "Zyla.shard_batch": "(d, z, x) -> d[1]",
+    "Zyla.shard": "(d, z, x, dims) -> d[1]",
 }

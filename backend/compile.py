@@ -313,7 +313,7 @@ def _extra(rt: Any, leaves: list) -> Any:
                      for i, x in enumerate(leaves))
     marks = None
     if S.active():
-        marks = tuple(i for i, x in enumerate(leaves) if S.is_marked(x))
+        marks = tuple((i, S.mark_of(x)) for i, x in enumerate(leaves) if S.is_marked(x))
     if dups is None and marks is None:
         return world
     return (world, dups, marks)
@@ -567,8 +567,7 @@ def _place(host_in: list) -> list:
     arrays batch-sharded and the rest replicated."""
     if not S.active():
         return [device_leaf(x) for x in host_in]
-    return [device_leaf(x, S.spec_for(x, S.is_marked(x))) if _is_array(x) else device_leaf(x)
-            for x in host_in]
+    return [device_leaf(x, S.spec_for(x)) if _is_array(x) else device_leaf(x) for x in host_in]
 
 
 def _arguments(entry: Entry, inputs: list) -> tuple:

@@ -31,13 +31,17 @@ from grammar.errors import ZylaError
 from lang.core import values as V
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, prim
+from lang.core.show import jl_show
 
 AXIS = "batch"
+MODEL = "model"
 
 _requested: int = 1
+_model: int = 1  # devices along the mesh's "model" axis (--model M); 1: a one-axis mesh
 _mesh: Any = None
-# ids of host arrays marked as batch-sharded, dropped when the array dies
-_MARKED: dict[int, weakref.ref] = {}
+# ids of host arrays marked as split (with their PartitionSpec entries in numpy axis
+# order: ("batch",) for shard_batch), dropped when the array dies
+_MARKED: dict[int, tuple[weakref.ref, tuple]] = {}
 
 
 def request_host_devices(n: int) -> None:
@@ -54,9 +58,21 @@ def request_host_devices(n: int) -> None:
     _mesh = None
 
 
+def request_model_split(m: int) -> None:
+    """`--model M`: a two-axis mesh, ("batch", "model"), with M devices along "model"
+    (the devices' count must be a multiple of M)."""
+    global _model, _mesh
+    if m < 1 or _requested % m:
+        raise ZylaError("ArgumentError", f"--model {m}: the number of devices "
+                        f"({_requested}) must be a multiple of it")
+    _model = m
+    _mesh = None
+
+
 def mesh() -> Any:
     """The active mesh, or None when running on one device (the default). With several
-    processes (backend.distributed) it spans every process's devices."""
+    processes (backend.distributed) it spans every process's devices; with --model M it
+    has two axes, ("batch", "model")."""
     global _mesh
     if device_count() <= 1:
         return None
@@ -71,7 +87,11 @@ def mesh() -> Any:
                 f"--devices {_requested}: only {len(devices)} device(s) are available "
                 f"({devices[0].platform}); on CPU, set XLA_FLAGS="
                 f"--xla_force_host_platform_device_count={_requested} before JAX starts")
-        _mesh = Mesh(np.array(devices[:device_count()]), (AXIS,))
+        grid = np.array(devices[:device_count()])
+        if _model > 1:
+            _mesh = Mesh(grid.reshape(device_count() // _model, _model), (AXIS, MODEL))
+        else:
+            _mesh = Mesh(grid, (AXIS,))
     return _mesh
 
 
@@ -85,26 +105,51 @@ def device_count() -> int:
     return _requested * distributed.process_count()
 
 
-def spec_for(x: Any, marked: bool) -> Any:
-    """The NamedSharding of an input: batch-sharded along numpy axis 0 if marked, else
-    replicated."""
+def spec_for(x: Any, marked: bool | None = None) -> Any:
+    """The NamedSharding of an input: as its mark says (split along the mesh axes it
+    names: `shard_batch`'s is the batch axis, numpy axis 0), else replicated. Each split
+    dimension must divide evenly; the error names the dimension (Julia's) and the size."""
     from jax.sharding import NamedSharding, PartitionSpec
 
     m = mesh()
-    if marked and np.ndim(x) > 0:
-        n = np.shape(x)[0]
-        if n % _requested:
+    spec = mark_of(x) if marked is None or marked else None
+    if marked and spec is None:
+        spec = (AXIS,)
+    if spec is None or np.ndim(x) == 0:
+        return NamedSharding(m, PartitionSpec())
+    shape = np.shape(x)
+    for axis, name in enumerate(spec):
+        if name is None:
+            continue
+        parts = int(m.shape[name])
+        if shape[axis] % parts:
+            what = "shard_batch: the batch dimension" if spec == (AXIS,) else (
+                f"Zyla.shard: dimension {np.ndim(x) - axis} of a {_size_text(x)} array")
             raise ZylaError(
                 "DimensionMismatch",
-                f"shard_batch: the batch dimension ({n}) must be divisible by the number of "
-                f"devices ({device_count()})")
-        return NamedSharding(m, PartitionSpec(AXIS))
-    return NamedSharding(m, PartitionSpec())
+                f"{what} ({shape[axis]}) must be divisible by the number of devices along "
+                f"`{name}` ({parts})")
+    return NamedSharding(m, PartitionSpec(*spec))
+
+
+def _size_text(x: Any) -> str:
+    return "×".join(str(n) for n in reversed(np.shape(x)))
+
+
+def mark_of(x: Any) -> tuple | None:
+    """The split an array was marked with (numpy axis order), or None."""
+    hit = _MARKED.get(id(x))
+    return hit[1] if hit is not None and hit[0]() is x else None
 
 
 def is_marked(x: Any) -> bool:
-    ref = _MARKED.get(id(x))
-    return ref is not None and ref() is x
+    return mark_of(x) is not None
+
+
+def _remember_mark(x: Any, spec: tuple) -> Any:
+    key = id(x)
+    _MARKED[key] = (weakref.ref(x, lambda _r, k=key: _MARKED.pop(k, None)), spec)
+    return x
 
 
 def mark(x: Any) -> Any:
@@ -112,26 +157,53 @@ def mark(x: Any) -> Any:
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         raise ZylaError("MethodError", "shard_batch needs an array whose last dimension is "
                         f"the batch, got a {V.type_name(_typeof(x))}")
-    key = id(x)
-    _MARKED[key] = weakref.ref(x, lambda _r, k=key: _MARKED.pop(k, None))
-    return x
+    return _remember_mark(x, (AXIS,))
+
+
+def shard(x: Any, dims: Any) -> Any:
+    """`Zyla.shard(W, (:model, nothing))` on the host: split W's dimensions along the named
+    mesh axes (one entry per Julia dimension, `nothing` for a whole one); return W."""
+    if not isinstance(x, np.ndarray) or x.ndim == 0:
+        raise ZylaError("MethodError", "Zyla.shard needs an array, got a "
+                        f"{V.type_name(_typeof(x))}")
+    names = dims if isinstance(dims, tuple) else (dims,)
+    if len(names) != x.ndim:
+        raise ZylaError("DimensionMismatch", f"Zyla.shard: a {_size_text(x)} array needs one "
+                        f"entry per dimension ({x.ndim}), got {len(names)}")
+    spec = []
+    for n in reversed(names):  # numpy axes: Julia's dimensions reversed
+        if n is None:
+            spec.append(None)
+        elif isinstance(n, V.Symbol) and str(n.name) in (AXIS, MODEL):
+            spec.append(str(n.name))
+        else:
+            raise ZylaError("ArgumentError", "Zyla.shard: each entry is :batch, :model or "
+                            f"nothing, got {jl_show(n)}")
+    return _remember_mark(x, tuple(spec))
 
 
 def _typeof(x: Any) -> Any:
     return typeof(x)
 
 
-def _constrain(xp: Any, x: Any) -> Any:
-    """`shard_batch` inside compiled code: a sharding constraint (nothing on one device)."""
+def _constrain(xp: Any, x: Any, spec: tuple | None = None) -> Any:
+    """`shard_batch`/`shard` inside compiled code: a sharding constraint (nothing on one
+    device)."""
     if not active() or np.ndim(x) == 0:
         return x
     import jax
+    from jax.sharding import NamedSharding, PartitionSpec
 
-    return jax.lax.with_sharding_constraint(x, spec_for(x, True))
+    return jax.lax.with_sharding_constraint(
+        x, spec_for(x, True) if spec is None else NamedSharding(mesh(), PartitionSpec(*spec)))
 
 
 prim("Zyla.shard_batch", mark, lambda x: _constrain(None, x), "(dy, y, x) -> (dy,)",
      lambda *a: V.AnyT)
+prim("Zyla.shard", shard, lambda x, dims: x if not active() else _constrain(
+    None, x, tuple(None if n is None else str(n.name) for n in reversed(
+        dims if isinstance(dims, tuple) else (dims,)))),
+     "(dy, y, x, dims) -> (dy, nothing)", lambda *a: V.AnyT)
 prim("Zyla.ndevices", device_count, device_count, NONDIFF, lambda *a: V.Int64T)
 prim("Zyla.nprocesses", distributed.process_count, distributed.process_count, NONDIFF,
      lambda *a: V.Int64T)

@@ -136,3 +136,54 @@ def _process_of(prog: Path, index: int, missing_ok: bool = False) -> int | None:
 def test_job_options_are_checked(args: list[str], says: str) -> None:
     r = zyla(*args, timeout=60)
     assert r.returncode != 0 and says in r.stderr + r.stdout
+
+
+MODEL_PARALLEL = """
+using Flux
+Random.seed!(3)
+W = randn(Float32, 8, 4)
+b = zeros(Float32, 8)
+V = randn(Float32, 2, 8)
+Zyla.shard(W, (:model, nothing))
+Zyla.shard(V, (nothing, :model))
+x = Zyla.shard_batch(randn(Float32, 4, 6))
+loss(W, b, V, x) = sum(abs2, V * tanh.(W * x .+ b))
+g = gradient(loss, W, b, V, x)
+println("devices ", Zyla.ndevices())
+println("loss0 ", loss(W, b, V, x))
+println("grad ", sum(g[1]), " ", sum(abs, g[1]), " ", sum(g[3]), " ", sum(abs, g[3]))
+@code_hlo loss(W, b, V, x)
+"""
+
+
+def test_a_weight_split_over_the_model_axis_has_the_one_device_gradient(
+        tmp_path: Path) -> None:
+    """A 2-D mesh (`--devices 4 --model 2`: batch 2 × model 2): W's rows and V's columns
+    split over `model`, x's batch over `batch`; the partitioned executable holds each
+    device's quarter or half (its parameters' shapes), and loss and gradients are the
+    one-device ones."""
+    prog = tmp_path / "mp.jl"
+    prog.write_text(MODEL_PARALLEL)
+    one = zyla("run", str(prog))
+    two = zyla("run", "--devices", "4", "--model", "2", str(prog))
+    assert one.returncode == 0 and two.returncode == 0, two.stderr[-3000:]
+    assert "devices 4" in two.stdout
+    entry = next(ln for ln in two.stdout.splitlines() if ln.startswith("ENTRY"))
+    # W (8×4) split along its first dimension by 2 → numpy [4, 4]; V (2×8) along its
+    # second → [4, 2]; x (4×6) along the batch by 2 → [3, 4]
+    for shape in ("f32[4,4]", "f32[4,2]", "f32[3,4]"):
+        assert shape in entry, entry
+    a, b = numbers(one.stdout), numbers(two.stdout)
+    for k in ("loss0", "grad"):
+        for u, v in zip(a[k], b[k], strict=True):
+            assert v == pytest.approx(u, rel=1e-5, abs=1e-5), (k, a[k], b[k])
+
+
+def test_a_split_that_does_not_divide_names_the_array_and_dimension(tmp_path: Path) -> None:
+    prog = tmp_path / "bad.jl"
+    prog.write_text("W = Zyla.shard(randn(3, 4), (:model, nothing))\n"
+                    "f(W) = sum(W .^ 2)\nprintln(f(W))\n")
+    r = zyla("run", "--devices", "4", "--model", "2", str(prog))
+    assert r.returncode == 1
+    assert "dimension 1 of a 3×4 array (3) must be divisible by the number of devices " \
+           "along `model` (2)" in r.stderr

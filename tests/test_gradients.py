@@ -399,6 +399,9 @@ ARRAYS = [
     Case("shard_batch", """
          F(X) = sum(Zyla.shard_batch(X) .^ 2 .* X)
          """, args(arr(2, 4)), ("Zyla.shard_batch",)),
+    Case("shard", """
+         F(W, x) = sum(tanh.(Zyla.shard(W, (:model, nothing)) * x))
+         """, args(arr(2, 4), arr(4)), ("Zyla.shard",)),
     Case("getindex", """
          F(a, A) = a[2] * a[1] + A[2, 3] ^ 2 + A[end, 1] + A[5] * a[end] + sum(a[2:3] .^ 2) +
              sum(A[:, 2] .* A[1, :][1:2]) + sum(A[1, 2:end] .^ 3) +

@@ -30,7 +30,7 @@ from typing import Any
 from backend import compile as backend_compile
 from backend import tiering
 from backend.nests import nest_report
-from backend.sharding import request_host_devices
+from backend.sharding import request_host_devices, request_model_split
 from grammar.errors import ZylaError, decode_source
 from lang.door.diagnostics import explain_source, flush_stdout, report
 from lang.door.gradcheck import Collector, run_property, specs_from_signature
@@ -41,6 +41,7 @@ USAGE = """\
 usage: zyla [PERMISSIONS]                         start the REPL
        zyla [PERMISSIONS] run FILE.jl [ARGS...]   run a program
        zyla run --devices N FILE.jl [ARGS...]     ... data-parallel over N devices (SHARDING.md)
+       zyla run --devices N --model M FILE.jl     ... a batch × model mesh (M along model)
        zyla run --processes P [--devices N] FILE.jl [ARGS...]
                                                   ... over P processes of N devices each
        zyla --coordinator HOST:PORT --process-id I --num-processes P run FILE.jl [ARGS...]
@@ -302,6 +303,7 @@ def _leading_options(argv: list[str], opts: dict) -> tuple[list[str], str | None
 
 #: options that take a count: the least value, and what the error says is needed
 _COUNTS = {"--devices": (1, "a positive number of devices"),
+           "--model": (1, "the number of devices along the mesh's model axis"),
            "--processes": (1, "a positive number of processes"),
            "--process-id": (0, "this process's number (0, 1, ...)"),
            "--num-processes": (1, "the number of processes of the job")}
@@ -332,19 +334,26 @@ def _permission_options(opts: dict) -> list[str]:
     return out
 
 
-def _use_devices(n: int | None) -> None:
+def _model_option(opts: dict) -> list[str]:
+    return ["--model", str(opts["model"])] if opts["model"] is not None else []
+
+
+def _use_devices(n: int | None, model: int | None = None) -> None:
     """`--devices N`: run compiled calls data-parallel over N devices (backend.sharding);
-    on CPU, XLA simulates them, which must be asked for before JAX starts."""
+    on CPU, XLA simulates them, which must be asked for before JAX starts. `--model M`:
+    M of them along a second mesh axis, "model" (`Zyla.shard(W, (:model, nothing))`)."""
     backend_compile.PERSISTENT_DEFAULT = True  # zyla run: keep XLA executables between runs
     if n is not None and n > 1:
         request_host_devices(n)
+    if model is not None and model > 1:
+        request_model_split(model)
 
 
 def dispatch(argv: list[str]) -> int:
     """Run the command line `argv` (without the program name); the exit status."""
     opts: dict = {"allow_shell": False, "allow_read": [], "allow_write": [], "devices": None,
                   "processes": None, "coordinator": None, "process_id": None,
-                  "num_processes": None}
+                  "num_processes": None, "model": None}
     argv, err = _leading_options(argv, opts)
     if err:
         return usage(err)
@@ -369,8 +378,8 @@ def dispatch(argv: list[str]) -> int:
             from lang.door import processes
 
             return processes.launch(rest, opts["processes"], opts["devices"],
-                                    _permission_options(opts))
-        _use_devices(opts["devices"])
+                                    _permission_options(opts) + _model_option(opts))
+        _use_devices(opts["devices"], opts["model"])
         err = _job(opts)
         if err:
             return usage(err)
