@@ -187,3 +187,87 @@ def test_a_split_that_does_not_divide_names_the_array_and_dimension(tmp_path: Pa
     assert r.returncode == 1
     assert "dimension 1 of a 3×4 array (3) must be divisible by the number of devices " \
            "along `model` (2)" in r.stderr
+
+
+@pytest.mark.parametrize("process_id, says", [
+    ("1", "cannot reach the job's coordinator at localhost:"),
+    ("0", "the job did not start: 2 processes were to join at localhost:"),
+])
+def test_a_job_that_does_not_come_together_ends_with_an_error(
+        tmp_path: Path, process_id: str, says: str) -> None:
+    """No coordinator to reach (process 1), or a peer that never comes (process 0): a
+    clear error within the join timeout, not JAX's abort with a C++ stack trace."""
+    import socket
+
+    with socket.socket() as s:  # (a port nothing listens on)
+        s.bind(("localhost", 0))
+        port = s.getsockname()[1]
+    prog = tmp_path / "one.jl"
+    prog.write_text("println(1)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_COMPILE", "XLA_FLAGS")}
+    env["ZYLA_JOIN_TIMEOUT"] = "3"
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "lang.door.cli", "--coordinator",
+                        f"localhost:{port}", "--process-id", process_id, "--num-processes", "2",
+                        "run", str(prog)], capture_output=True, text=True, timeout=60,
+                       cwd=ROOT, env=env)
+    assert time.monotonic() - t0 < 30
+    assert r.returncode == 1 and says in r.stderr, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and "stack trace" not in r.stderr
+
+
+CHECKPOINT_SAVE = """
+using Flux, JLD2
+Random.seed!(7)
+model = Chain(Dense(4 => 8, tanh), Dense(8 => 2))
+x = Zyla.shard_batch(randn(Float32, 4, 8))
+y = Zyla.shard_batch(randn(Float32, 2, 8))
+loss(m, x, y) = Flux.mse(m(x), y)
+opt = Flux.setup(Adam(0.01), model)
+for i in 1:3
+    g = gradient(m -> loss(m, x, y), model)[1]
+    Flux.update!(opt, model, g)
+end
+jldsave("ckpt.jld2"; model_state = Flux.state(model), opt_state = opt)
+println("loss0 ", loss(model, x, y))
+"""
+
+CHECKPOINT_LOAD = """
+using Flux, JLD2
+Random.seed!(7)
+model = Chain(Dense(4 => 8, tanh), Dense(8 => 2))
+x = randn(Float32, 4, 8)
+y = randn(Float32, 2, 8)
+loss(m, x, y) = Flux.mse(m(x), y)
+Flux.loadmodel!(model, JLD2.load("ckpt.jld2", "model_state"))
+opt = JLD2.load("ckpt.jld2", "opt_state")
+println("loss0 ", loss(model, x, y))
+g = gradient(m -> loss(m, x, y), model)[1]
+Flux.update!(opt, model, g)
+println("step ", loss(model, x, y))
+"""
+
+
+def test_a_checkpoint_of_a_job_restores_on_one_process(tmp_path: Path) -> None:
+    """Model and Adam state saved by a 2-process job (only process 0 writes the file)
+    load in a one-process run: the same loss, and the next step goes on as a one-device
+    run's fourth step would (the same seed and data)."""
+    (tmp_path / "save.jl").write_text(CHECKPOINT_SAVE)
+    (tmp_path / "load.jl").write_text(CHECKPOINT_LOAD)
+    (tmp_path / "four.jl").write_text(PROGRAM)
+    env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_COMPILE", "XLA_FLAGS")}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "lang.door.cli", *args],
+                              capture_output=True, text=True, timeout=240, cwd=tmp_path,
+                              env=env)
+
+    job = run("run", "--processes", "2", "--devices", "2", "save.jl")
+    assert job.returncode == 0, job.stderr[-3000:]
+    assert [p.name for p in tmp_path.glob("*.jld2")] == ["ckpt.jld2"]
+    back = run("run", "load.jl")
+    assert back.returncode == 0, back.stderr[-3000:]
+    saved, loaded = numbers(job.stdout), numbers(back.stdout)
+    assert loaded["loss0"][0] == pytest.approx(saved["loss0"][0], rel=1e-6)
+    one = numbers(run("run", "four.jl").stdout)  # steps 1-5 on one device
+    assert loaded["step"][0] == pytest.approx(one["step"][4], rel=1e-5)

@@ -201,7 +201,26 @@ def writable(path: Any, what: str = "writing") -> str:
                         hint="a program may not write files that other programs run, nor "
                              "hidden ones; name the file itself with --allow-write=PATH if "
                              "you mean it")
+    if SCRATCH[0] is not None:  # (a process of a job other than 0: its writes go nowhere)
+        target = Path(SCRATCH[0]) / full.relative_to(full.anchor)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return str(target)
     return str(full)
+
+
+#: a folder of this process's own (`scratch_writes`): where the files it writes go instead
+SCRATCH: list[str | None] = [None]
+
+
+def scratch_writes() -> None:
+    """From now on, files this process writes go to a private folder removed at exit (the
+    processes of a job other than process 0: the job's files are process 0's)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    SCRATCH[0] = tempfile.mkdtemp(prefix="zyla-process-")
+    atexit.register(shutil.rmtree, SCRATCH[0], True)
 
 
 def _executed_or_hidden(full: Path, below: tuple[str, ...]) -> str | None:

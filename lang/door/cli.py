@@ -321,7 +321,11 @@ def _job(opts: dict) -> str | None:
         return "--process-id must be less than --num-processes"
     from lang.door import processes
 
-    processes.join(opts["coordinator"], opts["num_processes"], opts["process_id"])
+    try:
+        processes.join(opts["coordinator"], opts["num_processes"], opts["process_id"])
+    except ZylaError as e:
+        report(e)
+        raise SystemExit(1) from None
     return None
 
 

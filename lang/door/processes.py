@@ -4,13 +4,15 @@
 number and the job's size (`--coordinator HOST:PORT --process-id I --num-processes P`:
 the options a process of a job started by another launcher, such as SLURM or mpirun, is
 given directly), and one random seed for all, so that they compute the same host values.
-Process 0 prints; the others' output goes nowhere. The launcher waits for them: when one
+Process 0 prints and writes files; the others' output goes nowhere and the files they
+write go to a private folder removed when they end. The launcher waits for them: when one
 ends with an error (or is killed), it stops the others and reports which one failed, so
 a job never hangs on a dead peer.
 
 `join` is a process's side: it joins the job (backend.distributed.initialize) before the
 program runs, seeds the global random number generator with the job's seed and, in
-every process but 0, sends standard output to nowhere.
+every process but 0, sends standard output to nowhere and the files it writes to a
+scratch folder (lang.core.safety.scratch_writes).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import time
 
 from backend import distributed
-from lang.core import builtins_random
+from lang.core import builtins_random, safety
 
 #: the job's seed, passed from the launcher to its processes
 SEED_VARIABLE = "ZYLA_PROCESS_SEED"
@@ -93,6 +95,7 @@ def join(coordinator: str, num_processes: int, process_id: int) -> None:
     if seed is not None:
         builtins_random.GLOBAL_RNG[0] = builtins_random.RNG(int(seed))
     if process_id != 0:
+        safety.scratch_writes()
         sys.stdout.flush()
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
