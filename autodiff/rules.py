@@ -370,4 +370,5 @@ FORWARD: dict[str, str] = {
     "Core.tape_zip": "noforward",
     "Zyla.shard_batch": "(d, z, x) -> d[1]",
     "Zyla.shard": "(d, z, x, dims) -> d[1]",
+    "Zyla.local_batch": "(d, z, x) -> d[1]",
 }

@@ -313,7 +313,7 @@ def _extra(rt: Any, leaves: list) -> Any:
                      for i, x in enumerate(leaves))
     marks = None
     if S.active():
-        marks = tuple((i, S.mark_of(x)) for i, x in enumerate(leaves) if S.is_marked(x))
+        marks = tuple((i, S.mark_key(x)) for i, x in enumerate(leaves) if S.is_marked(x))
     if dups is None and marks is None:
         return world
     return (world, dups, marks)
@@ -567,7 +567,15 @@ def _place(host_in: list) -> list:
     arrays batch-sharded and the rest replicated."""
     if not S.active():
         return [device_leaf(x) for x in host_in]
-    return [device_leaf(x, S.spec_for(x)) if _is_array(x) else device_leaf(x) for x in host_in]
+    return [_local_leaf(x) if S.is_local(x) else
+            device_leaf(x, S.spec_for(x)) if _is_array(x) else device_leaf(x) for x in host_in]
+
+
+def _local_leaf(x: np.ndarray) -> Any:
+    """A local batch as the job's global array: each process supplies its part."""
+    import jax
+
+    return jax.make_array_from_process_local_data(S.spec_for(x), x, S.global_shape(x))
 
 
 def _arguments(entry: Entry, inputs: list) -> tuple:
@@ -831,7 +839,7 @@ def _abstract(x: Any) -> Any:
     if type(x) is float:
         return jax.ShapeDtypeStruct((), np.float64, weak_type=True)
     a = np.asarray(x)
-    return jax.ShapeDtypeStruct(a.shape, a.dtype)
+    return jax.ShapeDtypeStruct(S.global_shape(x) if S.is_local(x) else a.shape, a.dtype)
 
 
 def _strong(x: Any) -> Any:

@@ -42,6 +42,8 @@ _mesh: Any = None
 # ids of host arrays marked as split (with their PartitionSpec entries in numpy axis
 # order: ("batch",) for shard_batch), dropped when the array dies
 _MARKED: dict[int, tuple[weakref.ref, tuple]] = {}
+# ids of marked arrays that hold only this process's part of the batch (`local_batch`)
+_LOCAL: set[int] = set()
 
 
 def request_host_devices(n: int) -> None:
@@ -117,7 +119,7 @@ def spec_for(x: Any, marked: bool | None = None) -> Any:
         spec = (AXIS,)
     if spec is None or np.ndim(x) == 0:
         return NamedSharding(m, PartitionSpec())
-    shape = np.shape(x)
+    shape = global_shape(x)
     for axis, name in enumerate(spec):
         if name is None:
             continue
@@ -146,10 +148,63 @@ def is_marked(x: Any) -> bool:
     return mark_of(x) is not None
 
 
-def _remember_mark(x: Any, spec: tuple) -> Any:
+def _remember_mark(x: Any, spec: tuple, local: bool = False) -> Any:
     key = id(x)
-    _MARKED[key] = (weakref.ref(x, lambda _r, k=key: _MARKED.pop(k, None)), spec)
+
+    def forget(_r: Any, k: int = key) -> None:
+        _MARKED.pop(k, None)
+        _LOCAL.discard(k)
+
+    _MARKED[key] = (weakref.ref(x, forget), spec)
+    if local:
+        _LOCAL.add(key)
+    else:
+        _LOCAL.discard(key)
     return x
+
+
+def is_local(x: Any) -> bool:
+    """Whether x holds only this process's part of the batch (`Zyla.local_batch`)."""
+    return id(x) in _LOCAL and is_marked(x)
+
+
+def mark_key(x: Any) -> tuple:
+    """What of an array's mark a compiled signature depends on."""
+    return (mark_of(x), is_local(x))
+
+
+def global_shape(x: Any) -> tuple[int, ...]:
+    """The shape of the job's array x is a part of: for a local batch, its batch axis
+    times the processes; else x's own."""
+    shape = tuple(np.shape(x))
+    if is_local(x) and shape:
+        return (shape[0] * distributed.process_count(),) + shape[1:]
+    return shape
+
+
+def local_batch(x: Any) -> Any:
+    """`Zyla.local_batch(x)` on the host: x is this process's part of a batch split over
+    the job's processes (the parts of processes 0, 1, ... in order along the batch, Julia's
+    last dimension); compiled calls see the whole batch. One process: `shard_batch`."""
+    mark(x)
+    return _remember_mark(x, (AXIS,), local=distributed.process_count() > 1)
+
+
+def process_part(x: Any) -> Any:
+    """`Zyla.process_part(data)`: this process's share of the observations (the last
+    dimension) of an array, or of each array of a tuple: the `index`-th of `processes`
+    equal blocks (the count must divide evenly)."""
+    if isinstance(x, tuple):
+        return tuple(process_part(v) for v in x)
+    if not isinstance(x, np.ndarray) or x.ndim == 0:
+        raise ZylaError("MethodError", "Zyla.process_part needs arrays, got a "
+                        f"{V.type_name(_typeof(x))}")
+    p, i = distributed.process_count(), distributed.process_index()
+    n = x.shape[0]
+    if n % p:
+        raise ZylaError("DimensionMismatch", f"Zyla.process_part: {n} observations do not "
+                        f"split evenly over {p} processes")
+    return np.ascontiguousarray(x[i * (n // p):(i + 1) * (n // p)])
 
 
 def mark(x: Any) -> Any:
@@ -204,6 +259,9 @@ prim("Zyla.shard", shard, lambda x, dims: x if not active() else _constrain(
     None, x, tuple(None if n is None else str(n.name) for n in reversed(
         dims if isinstance(dims, tuple) else (dims,)))),
      "(dy, y, x, dims) -> (dy, nothing)", lambda *a: V.AnyT)
+prim("Zyla.local_batch", local_batch, lambda x: _constrain(None, x), "(dy, y, x) -> (dy,)",
+     lambda *a: V.AnyT)
+prim("Zyla.process_part", process_part, lambda x: x, NONDIFF, lambda *a: V.AnyT)
 prim("Zyla.ndevices", device_count, device_count, NONDIFF, lambda *a: V.Int64T)
 prim("Zyla.nprocesses", distributed.process_count, distributed.process_count, NONDIFF,
      lambda *a: V.Int64T)

@@ -271,3 +271,42 @@ def test_a_checkpoint_of_a_job_restores_on_one_process(tmp_path: Path) -> None:
     assert loaded["loss0"][0] == pytest.approx(saved["loss0"][0], rel=1e-6)
     one = numbers(run("run", "four.jl").stdout)  # steps 1-5 on one device
     assert loaded["step"][0] == pytest.approx(one["step"][4], rel=1e-5)
+
+
+LOCAL_BATCH = """
+using Flux
+Random.seed!(7)
+model = Chain(Dense(4 => 8, tanh), Dense(8 => 2))
+X = randn(Float32, 4, 8)
+Y = randn(Float32, 2, 8)
+xl, yl = Zyla.process_part((X, Y))
+x = Zyla.local_batch(xl)
+y = Zyla.local_batch(yl)
+println("local ", size(x, 2), " of ", size(X, 2))
+loss(m, x, y) = Flux.mse(m(x), y)
+opt = Flux.setup(Adam(0.01), model)
+function step!(m, opt, x, y)
+    l, gs = Flux.withgradient(mm -> loss(mm, x, y), m)
+    Flux.update!(opt, m, gs[1])
+    l
+end
+for i in 1:5
+    println("step ", step!(model, opt, x, y))
+end
+"""
+
+
+def test_each_process_holds_its_part_of_the_batch(tmp_path: Path) -> None:
+    """`Zyla.process_part` gives each process its block of the observations and
+    `Zyla.local_batch` makes the parts one batch of the job: five Adam steps equal the
+    one-process run on the whole batch."""
+    prog = tmp_path / "local.jl"
+    prog.write_text(LOCAL_BATCH)
+    one = zyla("run", str(prog))
+    job = zyla("run", "--processes", "2", "--devices", "2", str(prog))
+    assert one.returncode == 0 and job.returncode == 0, job.stderr[-3000:]
+    assert "local 8 of 8" in one.stdout and "local 4 of 8" in job.stdout
+    a, b = numbers(one.stdout)["step"], numbers(job.stdout)["step"]
+    assert len(a) == len(b) == 5
+    for u, v in zip(a, b, strict=True):
+        assert v == pytest.approx(u, rel=1e-5)

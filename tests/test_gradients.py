@@ -399,6 +399,9 @@ ARRAYS = [
     Case("shard_batch", """
          F(X) = sum(Zyla.shard_batch(X) .^ 2 .* X)
          """, args(arr(2, 4)), ("Zyla.shard_batch",)),
+    Case("local_batch", """
+         F(X) = sum(Zyla.local_batch(X) .^ 2 .* X)
+         """, args(arr(2, 4)), ("Zyla.local_batch",)),
     Case("shard", """
          F(W, x) = sum(tanh.(Zyla.shard(W, (:model, nothing)) * x))
          """, args(arr(2, 4), arr(4)), ("Zyla.shard",)),
