@@ -125,8 +125,9 @@ def spec_for(x: Any, marked: bool | None = None) -> Any:
             continue
         parts = int(m.shape[name])
         if shape[axis] % parts:
-            what = "shard_batch: the batch dimension" if spec == (AXIS,) else (
-                f"Zyla.shard: dimension {np.ndim(x) - axis} of a {_size_text(x)} array")
+            what = (f"shard_batch: the batch dimension (the last) of a {_size_text(x)} array"
+                    if spec == (AXIS,) else
+                    f"Zyla.shard: dimension {np.ndim(x) - axis} of a {_size_text(x)} array")
             raise ZylaError(
                 "DimensionMismatch",
                 f"{what} ({shape[axis]}) must be divisible by the number of devices along "

@@ -123,6 +123,8 @@ def test_batch_not_divisible_is_a_clear_error(tmp_path: Path) -> None:
     res = run_zyla(["run", "--devices", "4", str(path)], 4)
     assert res.returncode == 1
     assert "ERROR:" in res.stderr and "divisible" in res.stderr, res.stderr
+    # which array (its size) and which dimension
+    assert "the batch dimension (the last) of a 3×10 array (10)" in res.stderr, res.stderr
     assert "Traceback" not in res.stderr
 
 
