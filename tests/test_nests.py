@@ -414,3 +414,25 @@ def test_bools_and_small_integers_sum_as_julia_does(compiled: bool) -> None:
     assert call(z, "f", [bools, bools], compiled) == 3
     u8 = np.array([200, 3, 17], dtype=np.uint8)
     assert call(z, "f", [u8, u8], compiled) == 64 + 9 + 33  # 40000 % 256, 9, 289 % 256
+
+
+def test_simd_and_fastmath_loops_run_and_are_mapped() -> None:
+    """Julia's `@inbounds @simd for` and `@fastmath for` (which allow a reordered sum)."""
+    z = runtime("""
+function f(x)
+    s = 0.0
+    @inbounds @simd for i in eachindex(x)
+        s += x[i]
+    end
+    s
+end
+function g(x)
+    s = 0.0
+    @fastmath for i in eachindex(x)
+        s += x[i] ^ 2
+    end
+    s
+end""")
+    assert mapped_ir(z, "f")[0].startswith("mapped") and mapped_ir(z, "g")[0].startswith("mapped")
+    assert call(z, "f", [np.array([1.0, 2.0, 3.0])], False) == 6.0
+    assert call(z, "g", [np.array([1.0, 2.0])], True) == 5.0

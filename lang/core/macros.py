@@ -279,6 +279,10 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "__dot__": m_dot,
     "inbounds": m_inbounds,
     "sequential": m_sequential,
+    # @simd lets the sum of a loop be reordered, which a mapped nest may do anyway
+    # (backend/nests.py); @fastmath allows, not requires, relaxed floating point
+    "simd": m_passthrough,
+    "fastmath": m_passthrough,
     "views": m_passthrough,
     "view": m_passthrough,
     "inline": m_passthrough,
