@@ -436,3 +436,30 @@ end""")
     assert mapped_ir(z, "f")[0].startswith("mapped") and mapped_ir(z, "g")[0].startswith("mapped")
     assert call(z, "f", [np.array([1.0, 2.0, 3.0])], False) == 6.0
     assert call(z, "g", [np.array([1.0, 2.0])], True) == 5.0
+
+
+def test_a_window_sum_started_from_integers_keeps_its_float_type() -> None:
+    """`s = x0[i]` (Int) plus a Float64 window sum is a Float64, whichever lowering the
+    cost model takes (the convolution's result was once converted to Int: 2.5 became 2)."""
+    from backend import costmodel as CM
+
+    z = runtime(both("""
+function f(y, x0, x, w)
+    for i in eachindex(x0)
+        s = x0[i]
+        for d in 1:2
+            s += x[i + d - 1] * w[d]
+        end
+        y[i] = s
+    end
+    y
+end"""))
+    args = [np.zeros(3), np.array([1, 2, 3]), np.array([0.5, 0.25, 0.125, 1.0]),
+            np.array([1.0, 2.0])]
+    want = call(z, "g", args, False)
+    for name in ("gather", "shifted", "conv"):
+        z.rt.run_source(f"f_{name}(y, x0, x, w) = f(y, x0, x, w)", "alias.jl")
+        with CM.force(**{"Core.contract_read": name}):
+            got = C.compiled_call(z.rt, z.rt.lookup(f"f_{name}"), [a.copy() for a in args])
+        np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=name)
+    np.testing.assert_allclose(want, [2.0, 2.5, 5.125])

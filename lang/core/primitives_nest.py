@@ -431,8 +431,7 @@ def _conv(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: tu
     out = lax.conv_general_dilated(lhs[None, None], ker[None, None].astype(lhs.dtype),
                                    (1,) * len(plan), "VALID",
                                    precision=lax.Precision.HIGHEST)[0, 0]
-    r = _rank_r(xp, out, [o for o, _ in plan], [], R)
-    return _finish(xp, r.astype(N.dtype_of(like)) if is_array(like) else r, red, rs, like)
+    return _finish(xp, _rank_r(xp, out, [o for o, _ in plan], [], R), red, rs, like)
 
 
 READ_LOWERINGS = {"gather": _gather, "shifted": _shifted, "conv": _conv}
