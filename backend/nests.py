@@ -42,7 +42,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from lang.core.ir import IR_PASSES, Function, Op, Region, Value, walk_ops
+from lang.core.ir import IR_PASSES, Function, Op, Region, Value, defined_in, walk_ops
 from lang.core.primitives import PRIMITIVES
 
 #: primitives a mapped body may apply elementwise: pure, and unable to throw on numbers
@@ -75,11 +75,10 @@ class Refuse(Exception):
 
 @dataclass(frozen=True)
 class Inv:
-    """A value that does not change inside the nest: v is defined before the test
-    (`early`) or inside the tensor form."""
+    """A value that does not change inside the nest (defined before the test, or inside
+    the tensor form: `Mapper.is_early` tells which)."""
 
     v: Value
-    early: bool = True
 
 
 @dataclass(frozen=True)
@@ -147,9 +146,9 @@ class Rec:
 
     base: Value
     name: str = ""
-    writes: list = field(default_factory=list)  # (forms, enclosing axes, kind)
+    # (forms, enclosing axes, kind, value, coefficients, offsets): one at the most
+    writes: list = field(default_factory=list)
     reads: list = field(default_factory=list)  # (forms, enclosing axes, after a write)
-    result: Any = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +192,8 @@ class Mapper:
         self.env: dict[int, Any] = {}
         self.pre: list[Op] = []
         self.ten: list[Op] = []
-        self.early: set[int] = set()  # ids of values defined before the test (or outside)
+        self.early: set[int] = set()  # ids of values made before the test
+        self.late: set[int] = set()  # ids of values made in the tensor form
         self.ranges: list[Value | None] = [None] * self.R
         self.rsv = fn.new_value("ranges")
         self.arrays: list[Value] = []
@@ -204,15 +204,14 @@ class Mapper:
         self.globals: dict[str, Value] = {}
         self.consts: dict[tuple, Value] = {}
         self.names: dict[int, str] = {}  # tensor axis -> its loop variable
-        self.inner_ids = _defined(outer)
+        self.inner_ids = set().union(*(defined_in(r) for r in outer.regions))
         self.summary: list[str] = []
 
     # emitting
     def _op(self, into: list[Op], opname: str, operands: list[Value], **attrs: Any) -> Value:
         r = self.fn.new_value()
         into.append(Op(opname, list(operands), [r], attrs, [], self.span))
-        if into is self.pre:
-            self.early.add(r.id)
+        (self.early if into is self.pre else self.late).add(r.id)
         return r
 
     def const(self, v: Any) -> Value:
@@ -230,7 +229,8 @@ class Mapper:
         return self.globals[name]
 
     def is_early(self, v: Value) -> bool:
-        return v.id in self.early or v.id not in self.inner_ids
+        """Whether v exists before the test: made there, or outside the nest."""
+        return v.id in self.early or (v.id not in self.inner_ids and v.id not in self.late)
 
     # symbols
     def sym(self, v: Value) -> Any:
@@ -244,7 +244,7 @@ class Mapper:
     def aff(self, s: Any) -> Aff | None:
         if isinstance(s, Aff):
             return s
-        if isinstance(s, Inv) and s.early:
+        if isinstance(s, Inv) and self.is_early(s.v):
             return Aff((), 0, ((1, s.v),))
         return None
 
@@ -319,8 +319,7 @@ class Mapper:
         tup = [self.call("tuple", list(xs), early=True) for xs in (self.arrays, self.offs,
                                                                     self.vals)]
         ok = self.call("Core.nest_ok", [self.const(spec), self.rsv] + tup, early=True)
-        lit = self.fn  # the loop as written, with new result values
-        res = [lit.new_value(r.hint) for r in op.results]
+        res = [self.fn.new_value(r.hint) for r in op.results]  # (the loop as written)
         plain = Op("for", list(op.operands), res, dict(op.attrs), op.regions, op.span)
         literal = Region([], [plain, Op("yield", res, [], {}, [], op.span)])
         tensor = Region([], self.ten + [Op("yield", finals, [], {}, [], op.span)])
@@ -349,7 +348,7 @@ class Mapper:
             if kind == "array":
                 if isinstance(init, ArrSt):
                     self.env[c.id] = init
-                elif isinstance(init, Inv) and init.early:
+                elif isinstance(init, Inv) and self.is_early(init.v):
                     rec = Rec(init.v, c.hint or init.v.hint or "an array")
                     owned.append(rec)
                     self.env[c.id] = ArrSt(rec)
@@ -546,7 +545,7 @@ class Mapper:
         if not rec.writes:
             return Inv(rec.base)
         _forms, _enc, _kind, value, cs, offs = rec.writes[0]
-        return Inv(self.call("Core.nest_write", [rec.base, value, self.rsv, cs, offs]), False)
+        return Inv(self.call("Core.nest_write", [rec.base, value, self.rsv, cs, offs]))
 
     def contract(self, red: tuple[int, ...], like: Value, e: Any) -> tuple[Value, frozenset]:
         """The sum of e over the axes red (added to `like` by the caller), and the axes
@@ -582,7 +581,6 @@ class Mapper:
         acc.root.result = Ten(v, ax)
         self.summary.append("sums over " + ", ".join(self.names[a] for a in acc.axes))
         return Done(acc.root)
-
 
     def extremum(self, fn: str, acc: Acc, init: Value, iax: frozenset, e: Any) -> Done:
         """`m = max(m, e)` over the loops of acc: `max(init, maximum(e; dims))`, reducing
@@ -651,17 +649,6 @@ def _kind(body: Region, c: Value, init: Any) -> str:
         if len(k) == 1:
             return _kind(op.regions[0], op.regions[0].args[1 + k[0]], None)
     raise Refuse("a carried value is not a sum (`s += ...`) or an array written by index")
-
-
-def _defined(op: Op) -> set[int]:
-    out: set[int] = set()
-    for r in op.regions:
-        out.update(a.id for a in r.args)
-        for o in walk_ops(r):
-            out.update(x.id for x in o.results)
-            for rr in o.regions:
-                out.update(a.id for a in rr.args)
-    return out
 
 
 def _loops(op: Op) -> list[Op]:

@@ -187,8 +187,7 @@ def local_batch(x: Any) -> Any:
     """`Zyla.local_batch(x)` on the host: x is this process's part of a batch split over
     the job's processes (the parts of processes 0, 1, ... in order along the batch, Julia's
     last dimension); compiled calls see the whole batch. One process: `shard_batch`."""
-    mark(x)
-    return _remember_mark(x, (AXIS,), local=distributed.process_count() > 1)
+    return mark(x, local=distributed.process_count() > 1)
 
 
 def process_part(x: Any) -> Any:
@@ -199,7 +198,7 @@ def process_part(x: Any) -> Any:
         return tuple(process_part(v) for v in x)
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         raise ZylaError("MethodError", "Zyla.process_part needs arrays, got a "
-                        f"{V.type_name(_typeof(x))}")
+                        f"{V.type_name(typeof(x))}")
     p, i = distributed.process_count(), distributed.process_index()
     n = x.shape[0]
     if n % p:
@@ -208,12 +207,13 @@ def process_part(x: Any) -> Any:
     return np.ascontiguousarray(x[i * (n // p):(i + 1) * (n // p)])
 
 
-def mark(x: Any) -> Any:
-    """`Zyla.shard_batch(x)` on the host: mark the array object, return it."""
+def mark(x: Any, local: bool = False) -> Any:
+    """`Zyla.shard_batch(x)` on the host: mark the array object, return it (`local`: x is
+    this process's part of the batch, see local_batch)."""
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         raise ZylaError("MethodError", "shard_batch needs an array whose last dimension is "
-                        f"the batch, got a {V.type_name(_typeof(x))}")
-    return _remember_mark(x, (AXIS,))
+                        f"the batch, got a {V.type_name(typeof(x))}")
+    return _remember_mark(x, (AXIS,), local)
 
 
 def shard(x: Any, dims: Any) -> Any:
@@ -221,11 +221,16 @@ def shard(x: Any, dims: Any) -> Any:
     mesh axes (one entry per Julia dimension, `nothing` for a whole one); return W."""
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         raise ZylaError("MethodError", "Zyla.shard needs an array, got a "
-                        f"{V.type_name(_typeof(x))}")
+                        f"{V.type_name(typeof(x))}")
+    return _remember_mark(x, _shard_spec(x, dims))
+
+
+def _shard_spec(x: Any, dims: Any) -> tuple:
+    """Zyla.shard's entries (Julia's dimension order) as a PartitionSpec's (numpy order)."""
     names = dims if isinstance(dims, tuple) else (dims,)
-    if len(names) != x.ndim:
+    if len(names) != np.ndim(x):
         raise ZylaError("DimensionMismatch", f"Zyla.shard: a {_size_text(x)} array needs one "
-                        f"entry per dimension ({x.ndim}), got {len(names)}")
+                        f"entry per dimension ({np.ndim(x)}), got {len(names)}")
     spec = []
     for n in reversed(names):  # numpy axes: Julia's dimensions reversed
         if n is None:
@@ -235,11 +240,7 @@ def shard(x: Any, dims: Any) -> Any:
         else:
             raise ZylaError("ArgumentError", "Zyla.shard: each entry is :batch, :model or "
                             f"nothing, got {jl_show(n)}")
-    return _remember_mark(x, tuple(spec))
-
-
-def _typeof(x: Any) -> Any:
-    return typeof(x)
+    return tuple(spec)
 
 
 def _constrain(xp: Any, x: Any, spec: tuple | None = None) -> Any:
@@ -256,9 +257,8 @@ def _constrain(xp: Any, x: Any, spec: tuple | None = None) -> Any:
 
 prim("Zyla.shard_batch", mark, lambda x: _constrain(None, x), "(dy, y, x) -> (dy,)",
      lambda *a: V.AnyT)
-prim("Zyla.shard", shard, lambda x, dims: x if not active() else _constrain(
-    None, x, tuple(None if n is None else str(n.name) for n in reversed(
-        dims if isinstance(dims, tuple) else (dims,)))),
+prim("Zyla.shard", shard,
+     lambda x, dims: _constrain(None, x, _shard_spec(x, dims)) if active() else x,
      "(dy, y, x, dims) -> (dy, nothing)", lambda *a: V.AnyT)
 prim("Zyla.local_batch", local_batch, lambda x: _constrain(None, x), "(dy, y, x) -> (dy,)",
      lambda *a: V.AnyT)

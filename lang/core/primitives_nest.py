@@ -44,12 +44,11 @@ from typing import Any
 
 import numpy as np
 
-from grammar.errors import ZylaError
 from lang.core import choices
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, _hx, _jx, _result, is_array, prim
-from lang.core.primitives_array import MUTATING, inexact, unfit
+from lang.core.primitives_array import MUTATING, _convert_elem
 
 #: the largest tensor a mapped nest may make (elements); above it the loop runs as written
 MAX_ELEMENTS = 1 << 26
@@ -139,13 +138,14 @@ def _from_rank_r(xp: Any, v: Any, axes: list[int], flips: list[int], R: int,
     return v
 
 
-def _key(x: Any, rs: tuple, cs: tuple, offs: tuple) -> tuple[Any, bool]:
-    """The advanced-indexing key of the access into x, and whether it indexes x's flat
-    (column-major) view."""
+def _key(x: Any, rs: tuple, cs: tuple, offs: tuple) -> tuple[Any, bool, tuple]:
+    """The advanced-indexing key of the access into x, whether it indexes x's flat
+    (column-major) view, and the shape of what it selects."""
     idx = _index_arrays(rs, cs, offs)
+    shape = np.broadcast_shapes(*[k.shape for k in idx])
     if len(cs) == 1 and x.ndim != 1:
-        return idx[0], True
-    return tuple(reversed(idx)), False
+        return idx[0], True, shape
+    return tuple(reversed(idx)), False, shape
 
 
 def nest_read(xp: Any, x: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
@@ -154,7 +154,7 @@ def nest_read(xp: Any, x: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
     if fast is not None:
         key, axes, flips = fast
         return _rank_r(xp, x[key], axes, flips, R)
-    key, flat = _key(x, rs, cs, offs)
+    key, flat, _ = _key(x, rs, cs, offs)
     src = xp.reshape(x, (-1,)) if flat else x
     return src[key]
 
@@ -180,9 +180,8 @@ def nest_read_back(xp: Any, dz: Any, x: Any, rs: tuple, cs: tuple, offs: tuple) 
             out[key] = v
             return out
         return xp.zeros(x.shape, dtype=d).at[key].set(v)
-    key, flat = _key(x, rs, cs, offs)
+    key, flat, full = _key(x, rs, cs, offs)
     shape = (int(np.prod(x.shape)),) if flat else x.shape
-    full = np.broadcast_shapes(*[k.shape for k in (key if isinstance(key, tuple) else (key,))])
     dz = xp.broadcast_to(dz, full)
     if xp is np:
         out = np.zeros(shape, dtype=d)
@@ -193,25 +192,17 @@ def nest_read_back(xp: Any, dz: Any, x: Any, rs: tuple, cs: tuple, offs: tuple) 
 
 
 def _exact_values(xp: Any, v: Any, d: np.dtype) -> Any:
-    """v converted to element type d, as setindex! converts: InexactError for a value d
-    cannot hold (2.5 or 300 into UInt8, 2 into Bool); floats narrow by rounding."""
+    """v converted to element type d, as setindex! converts (on the host, the same
+    conversion as `setindex!`'s: InexactError for 2.5 or 300 into UInt8, 2 into Bool)."""
+    if xp is np:
+        return _convert_elem(v, d)
     vd = N.dtype_of(v)
     if vd == d or d.kind == "f" or (vd.kind in "iub" and np.can_cast(vd, d, "safe")):
-        return N.cast(v, d, xp) if xp is np else xp.asarray(v, dtype=d)
-    if d.kind not in "iub":
-        raise ZylaError("MethodError", f"cannot convert {V.DTYPE_TO_JTYPE.get(vd, vd)} to "
-                        f"{V.DTYPE_TO_JTYPE.get(d, d)}")
-    if xp is not np:
-        from lang.core.structure import OffloadError
+        return xp.asarray(v, dtype=d)
+    from lang.core.structure import OffloadError
 
-        raise OffloadError("a mapped loop writes values its array's element type may not hold "
-                           "(checked for InexactError on the host)")
-    arr = np.asarray(v)
-    bad = unfit(arr, d)
-    if bad.any():
-        first = arr.reshape(-1)[int(np.argmax(bad.reshape(-1)))]
-        raise inexact(d, float(first) if vd.kind == "f" else int(first))
-    return N.cast(v, d, xp)
+    raise OffloadError("a mapped loop writes values its array's element type may not hold "
+                       "(checked for InexactError on the host)")
 
 
 def nest_write(xp: Any, x: Any, v: Any, rs: tuple, cs: tuple, offs: tuple) -> Any:
@@ -228,8 +219,7 @@ def nest_write(xp: Any, x: Any, v: Any, rs: tuple, cs: tuple, offs: tuple) -> An
             x[key] = vals
             return x
         return x.at[key].set(vals)
-    key, flat = _key(x, rs, cs, offs)
-    full = np.broadcast_shapes(*[k.shape for k in (key if isinstance(key, tuple) else (key,))])
+    key, flat, full = _key(x, rs, cs, offs)
     vals = xp.broadcast_to(xp.asarray(v, dtype=x.dtype), full)
     if xp is np:
         (x.reshape(-1) if flat else x)[key] = vals
@@ -319,21 +309,30 @@ def _window_axes(red: tuple, cs: tuple) -> list[int]:
                    if k and a in red and sum(1 for kk in c if kk) > 1})
 
 
+def _window_of(red: tuple, cs: tuple, x: Any, y: Any, like: Any,
+               offs: tuple) -> list[int] | None:
+    """The window axes, when the shifted and convolution forms can take the nest: known
+    offsets, an array y, every summed axis a window axis, and products of the sum's own
+    type (no Float32 product summed in Float64)."""
+    if not all(_concrete_int(o) for o in offs) or not is_array(y):
+        return None
+    win = _window_axes(red, cs)
+    if not win or set(win) != set(int(a) for a in red):
+        return None
+    pdt = N.arith_dtype(N.dtype_of(x), N.dtype_of(y))
+    return win if N.arith_dtype(N.dtype_of(like), pdt) == pdt else None
+
+
 def _shifted_ok(red: tuple, rs: tuple, cs: tuple, x: Any, y: Any, like: Any,
                 offs: tuple) -> bool:
-    if not all(_concrete_int(o) for o in offs):
-        return False
-    win = _window_axes(red, cs)
-    if not win or set(win) != set(int(a) for a in red) or not is_array(y):
+    win = _window_of(red, cs, x, y, like, offs)
+    if win is None:
         return False
     box = _box(rs)
     if int(np.prod([box[a][2] for a in win])) > 64:
         return False
     cs2 = tuple(tuple(0 if a in win else k for a, k in enumerate(c)) for c in cs)
-    if _slices(x, rs, cs2, (1,) * len(cs)) is None:
-        return False
-    pdt = N.arith_dtype(N.dtype_of(x), N.dtype_of(y))
-    return N.arith_dtype(N.dtype_of(like), pdt) == pdt
+    return _slices(x, rs, cs2, (1,) * len(cs)) is not None
 
 
 def _shifted(xp: Any, red: tuple, rs: tuple, like: Any, x: Any, cs: tuple, offs: tuple,
@@ -380,13 +379,8 @@ def _conv_plan(red: tuple, rs: tuple, cs: tuple, x: Any, y: Any, like: Any,
     """When the nest is a cross-correlation (each index of x is `o + w` of one outer and
     one window loop, unit steps, y varying along window loops only, floats): per numpy axis
     of x, its (outer axis, window axis); else None."""
-    if not all(_concrete_int(o) for o in offs) or not is_array(y):
-        return None
-    win = _window_axes(red, cs)
-    if not win or set(win) != set(red):
-        return None
-    pdt = N.arith_dtype(N.dtype_of(x), N.dtype_of(y))
-    if pdt.kind != "f" or N.arith_dtype(N.dtype_of(like), pdt) != pdt:
+    win = _window_of(red, cs, x, y, like, offs)
+    if win is None or N.arith_dtype(N.dtype_of(x), N.dtype_of(y)).kind != "f":
         return None
     box = _box(rs)
     plan = []
