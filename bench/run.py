@@ -256,9 +256,10 @@ def main() -> int:
         "machine": _machine(), "versions": _versions(), "commit": _commit(),
         "load0": load0, "load1": _load(), "groups": ", ".join(timing),
         "reps": reps, "vgg_reps": vgg_reps,
-        "gpu": ("none in this run (CPU only). VGG19 batch 100 on an H200 (session 7, "
-                "bench/gpu.py): 63.7 ms, IEEE Float32, against plain JAX's 77.6 ms at the "
-                "same precision and the paper's 230 ms on a TPU; see docs/PERFORMANCE.md, GPU"
+        "gpu": ("none in this run (CPU only). VGG19 forward, batch 100, on an H200 "
+                "(session 13, bench/gpu_user.sh), through `zyla run` as a user writes it: "
+                "12.4 ms with TensorFloat-32 (plain JAX 12.7–12.9 ms), 84 ms in IEEE Float32 "
+                "(JAX 102–108 ms); the paper's 230 ms on a TPU; see docs/PERFORMANCE.md, GPU"
                 if jax.default_backend() == "cpu" else jax.default_backend()),
         "costmodel": cm, "errors": errors,
     }

@@ -29,7 +29,8 @@ from jax import lax
 
 from backend import costmodel as CM
 from lang.core import primitives_nn as P
-from lang.door.api import Zyla
+from lang.core.structure import OffloadError
+from lang.door.api import Zyla, to_zyla
 
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
@@ -522,3 +523,32 @@ def test_a_window_loop_with_each_forced_lowering(name: str) -> None:
     np.testing.assert_allclose(got_v, host_v, rtol=1e-12)
     for g, r in zip(got_g, host_g, strict=True):
         np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["barrier", "fold"])
+def test_conv_kernel_flip_modes_agree(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Flux's Conv reverses its kernel; "barrier" hands XLA the reversed kernel behind an
+    optimisation barrier (a forward convolution for cuDNN), "fold" lets XLA fold the
+    reverse into the convolution. Both compiled gradients are the host's."""
+    from backend.compile import lower_text
+
+    monkeypatch.setenv("ZYLA_CONV_FLIP", mode)
+    z = Zyla()
+    z.eval(FLUX_MODEL)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal((3, 3, 2, 3)), rng.standard_normal(3),
+            rng.standard_normal((3, 3, 3, 2)), rng.standard_normal((9, 12, 2, 2))]
+    for g, r in zip(z.gradient("cm_loss", *args, compiled=True), z.gradient("cm_loss", *args),
+                    strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-9)
+    text = lower_text(z.rt, z.rt.lookup("cm_loss"), [to_zyla(a) for a in args], optimized=False)
+    assert ("optimization_barrier" in text) == (mode == "barrier")
+
+
+def test_conv_kernel_flip_mode_unknown_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compile names the setting (a call the policy offloads then runs on the host)."""
+    monkeypatch.setenv("ZYLA_CONV_FLIP", "sideways")
+    z = Zyla()
+    z.eval("using Flux\nf(w, x) = sum(Flux.conv(x, w))")
+    with pytest.raises(OffloadError, match="ZYLA_CONV_FLIP='sideways': expected one of auto"):
+        z.call("f", np.ones((2, 2, 1, 1)), np.ones((4, 4, 1, 1)), compiled=True)

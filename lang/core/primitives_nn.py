@@ -177,6 +177,42 @@ def _flip(xp: Any, w: Any, flipped: bool) -> Any:
     return xp.flip(w, axis=tuple(range(2, w.ndim)))
 
 
+# How the compiled forward convolution receives a true convolution's reversed kernel:
+# "fold" leaves the reverse for XLA to fold into the convolution, "barrier" materialises
+# it behind an optimisation barrier. XLA's GPU pipeline turns a convolution of a reversed
+# kernel into cuDNN's backward-input convolution, which gets no bias/activation fusion;
+# behind the barrier cuDNN sees a forward convolution. Measured on an H200 (VGG19, batch
+# 100, docs/PERFORMANCE.md "GPU"): with TensorFloat-32 the barrier wins (14.8 against
+# 17.8 ms), in IEEE Float32 the fold does (64 against 104 ms: cuDNN's backward-input
+# kernels are the faster ones at that precision). "auto": the barrier on a GPU whose
+# Float32 products may use TensorFloat-32, the fold elsewhere. Read when a convolution
+# is traced.
+CONV_FLIP_MODES = ("auto", "barrier", "fold")
+
+
+def _conv_flip_mode() -> str:
+    mode = os.environ.get("ZYLA_CONV_FLIP", "auto").strip().lower() or "auto"
+    if mode not in CONV_FLIP_MODES:
+        raise ZylaError(
+            "ArgumentError",
+            f"ZYLA_CONV_FLIP={mode!r}: expected one of {', '.join(CONV_FLIP_MODES)}",
+        )
+    if mode == "auto":
+        import jax
+
+        tf32 = N.matmul_precision() != "highest"
+        return "barrier" if tf32 and jax.default_backend() == "gpu" else "fold"
+    return mode
+
+
+def _forward_kernel(xp: Any, w: Any, flipped: bool) -> Any:
+    """The kernel the forward convolution correlates with (see `_conv_flip_mode`)."""
+    wc = _flip(xp, w, flipped)
+    if flipped or xp is np or _conv_flip_mode() == "fold":
+        return wc
+    return _lax().optimization_barrier(wc)
+
+
 # --- convolution: shifted slices (both tiers) ------------------------------------------------
 
 
@@ -550,7 +586,7 @@ def conv(
     """NNlib's `conv(x, w; stride, pad, dilation, flipped)` (see the module docstring)."""
     x, w = _float_arrays(xp, x, w)
     g = _geometry(x, w, stride, pad, dil)
-    wc = _flip(xp, w, flipped)
+    wc = _forward_kernel(xp, w, flipped)
     if xp is np:
         return _xcorr_slices(np, x, wc, g)
     return conv_lowering("conv", x, wc, g, tuple(x.shape), tuple(w.shape))
