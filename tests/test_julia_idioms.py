@@ -43,6 +43,13 @@ CASES = [
     ("h(x, v) = x + length(v); println(h.([1, 2], ([10, 20, 30],)))", "[4, 5]"),
     ("x = [1.0, 2.0]; f(x) = broadcast(sum, (x, x)); println(f(x))", "(3.0, 3.0)"),
     ("println(typeof(exp10(1f0)), ' ', exp10(2))", "Float32 100.0"),
+    # range in its keyword and positional forms
+    ("println(range(0, 1, length=5), ' ', range(1, 10, 4), ' ', range(1; length=3))",
+     "0.0:0.25:1.0 1.0:3.0:10.0 1:3"),
+    ("println(range(1, 10; step=3), ' ', range(stop=10, length=3), ' ', range(2, 4))",
+     "1:3:10 8:10 2:4"),
+    ("r = range(0, 2; length=5); println(length(r), ' ', r[end], ' ', collect(r)[2])",
+     "5 2.0 0.5"),
     # small Base functions
     ("println(only([3]), ' ', something(nothing, 2), ' ', trues(2), falses(1))",
      "3 2 Bool[1, 1]Bool[0]"),

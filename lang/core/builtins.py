@@ -1123,7 +1123,8 @@ def _use_iterators(rt: Any, names: tuple, is_import: bool) -> None:
 
 
 _STDLIB_FILES = {"LinearAlgebra": "linalg.jl", "GradCheck": "gradcheck.jl",
-                 "UnicodePlots": "unicodeplots.jl", "Flux": "flux.jl", "NNlib": "flux.jl",
+                 "UnicodePlots": "unicodeplots.jl", "Plots": "plots.jl", "Flux": "flux.jl",
+                 "NNlib": "flux.jl",
                  "Optimisers": "flux.jl", "ProgressMeter": "flux.jl", "MLUtils": "flux.jl",
                  "OneHotArrays": "flux.jl", "StatsBase": "flux.jl", "MLDataDevices": "flux.jl",
                  "JLD2": "saving.jl", "BSON": "saving.jl", "FileIO": "saving.jl",

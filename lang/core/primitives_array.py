@@ -700,6 +700,16 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
     return V.Range(start, step, max(0, n), unit=False)
 
 
+def _range_len(xp: Any, start: Any, step: Any, n: Any) -> Any:
+    """`Core.range_len(start, step, n)`: the range of n elements start, start + step, ...
+    (what `range(...; length)` builds once its step is known)."""
+    if isinstance(n, (int, np.integer)) and n < 0:
+        raise ZylaError("ArgumentError", f"length cannot be negative, got {int(n)}")
+    if isinstance(n, (int, np.integer)):
+        n = int(n)
+    return V.Range(start, step, n, unit=False)
+
+
 def _eltype(xp: Any, x: Any) -> Any:
     """`eltype(x)` of a collection or a collection type: an array's element type, a
     Dict's Pair{K,V}, a String's Char, a tuple's common type (typejoin)."""
@@ -799,6 +809,7 @@ numeric("getindex", getindex,
         "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
 numeric("Core.endof", endof, NONDIFF)
 numeric(":", _range, NONDIFF)
+numeric("Core.range_len", _range_len, NONDIFF)
 numeric("Core.unbroadcast", lambda xp, x, dx: _unbroadcast(xp, x, dx),
         "(dz, z, x, dx) -> (nothing, Core.broadcast_to(dz, dx))")
 

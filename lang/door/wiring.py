@@ -28,13 +28,14 @@ from backend import dumps, sharding, tiering  # noqa: F401  (sharding: Zyla.shar
 from lang.core import interp
 from lang.core import runtime as core_runtime
 from lang.core.safety import configure
-from lang.door import diagnostics, gradcheck, plots
+from lang.door import diagnostics, figures, gradcheck, plots
 
 Runtime = core_runtime.Runtime
 
 # in this order: autodiff's primitives before its rules, its rules before forward mode
 # (which attaches the forward rules of every primitive registered by then)
 core_runtime.INSTALLERS.extend([diagnostics.install, gradcheck.install, plots.install,
+                                figures.install,
                                 ad_runtime.install, ad_rules.install, ad_forward.install,
                                 dumps.install])
 core_runtime.STARTUP_FILES.append("ad.jl")

@@ -317,6 +317,42 @@ Iterators.product(a, b) = [(x, y) for x in a, y in b]
 Iterators.product(a, b, c) = [(x, y, z) for x in a, y in b, z in c]
 view(A, I...) = getindex(A, I...)
 
+# --- ranges ---------------------------------------------------------------------------------
+
+# `range(start, stop, length)`, `range(start, stop; length | step)`, `range(start; stop,
+# length, step)` and `range(; ...)`: as Julia, a given length with both ends makes a
+# floating-point range; start and length alone a unit range of start's type
+range(start, stop, len::Integer) = Core.range_ends(start, stop, len)
+range(start, stop; length=nothing, step=nothing) = Core.range_kw(start, step, stop, length)
+range(start; stop=nothing, length=nothing, step=nothing) = Core.range_kw(start, step, stop, length)
+range(; start=nothing, stop=nothing, length=nothing, step=nothing) =
+    Core.range_kw(start, step, stop, length)
+
+function Core.range_ends(start, stop, len)
+    a, b = float(start), float(stop)
+    len == 1 && a != b && throw(ArgumentError("range($start, stop=$stop, length=$len): endpoints differ"))
+    Core.range_len(promote(a, b)[1], len <= 1 ? zero(promote(a, b)[1]) : (b - a) / (len - 1), len)
+end
+
+function Core.range_kw(start, step, stop, len)
+    if start !== nothing && stop !== nothing
+        len !== nothing && step !== nothing &&
+            throw(ArgumentError("too many arguments specified; try passing only one of `stop` or `length`"))
+        len !== nothing && return Core.range_ends(start, stop, len)
+        return step === nothing ? (start:stop) : (start:step:stop)
+    end
+    len === nothing &&
+        throw(ArgumentError("range needs two of start, stop and length (or step with one of them)"))
+    if start !== nothing
+        step === nothing && start isa Integer && return start:(start + len - 1)
+        return Core.range_len(start, step === nothing ? oneunit(start) : step, len)
+    end
+    stop === nothing && throw(ArgumentError("range needs start or stop with length"))
+    s = step === nothing ? oneunit(stop) : step
+    step === nothing && stop isa Integer && return (stop - len + 1):stop
+    Core.range_len(stop - (len - 1) * s, s, len)
+end
+
 # --- shapes ---------------------------------------------------------------------------------
 
 dropdims(x; dims) = reshape(x, Core.dropdims_size(size(x), dims))
