@@ -1,5 +1,6 @@
 # The 8×8 handwritten digits (data/digits.csv, see data/README.md): a reader and a fixed
-# train/test split, shared by mlp_digits.jl, cnn_digits.jl and finetune_digits.jl.
+# train/test split, shared by mlp_digits.jl, cnn_digits.jl, finetune_digits.jl,
+# conv_autosize.jl and vae.jl.
 using Random
 
 """

@@ -898,7 +898,7 @@ def _call_parts(raw: _RawArgs) -> tuple[list[A.Node], list[A.Kwarg], tuple[Span,
                 problem = problem or (item.span, "invalid keyword argument")
             else:
                 kwargs.append(kw)
-        elif isinstance(item, A.Ident):  # `f(; x)` means `f(; x=x)`
+        elif isinstance(item, (A.Ident, A.Dot)):  # `f(; x, a.y)` means `f(; x=x, y=a.y)`
             kwargs.append(A.Kwarg(item.name, item, span=item.span))
         elif isinstance(item, A.Splat):
             kwargs.append(A.Kwarg(None, item, span=item.span))

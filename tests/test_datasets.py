@@ -103,3 +103,32 @@ def test_data_folder_from_the_environment(tmp_path: Path, monkeypatch: pytest.Mo
         Runtime().run_source(f'using MLDatasets\nMNIST(:test; dir = "{tmp_path}/store/MNIST")',
                              "e.jl")
     assert info.value.kind == "SystemError" and "not allowed" in info.value.message
+
+
+def test_missing_files_are_caught_as_system_errors(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   images: tuple) -> None:
+    """A program falls back to its own copy when the user has no MNIST: the error is a
+    `SystemError` value (Julia's fields; the runtime's message is its `prefix`)."""
+    imgs, labels = images
+    _mnist(tmp_path / "mine", imgs, labels, "test")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ZYLA_DATA", raising=False)
+    rt = Runtime()
+    src = """using MLDatasets
+    caught = nothing
+    d = try
+        MNIST(split = :test)
+    catch e
+        e isa SystemError || rethrow()
+        global caught = e
+        MNIST(split = :test, dir = "mine")
+    end
+    """
+    rt.run_source(src, "s.jl")
+    assert rt.run_source("length(d)", "s.jl") == 6
+    prefix, shown = rt.run_source("(caught.prefix, sprint(showerror, caught))", "s.jl")
+    assert "t10k-images-idx3-ubyte" in prefix and shown == f"SystemError: {prefix}"
+    assert rt.run_source('sprint(showerror, SystemError("opening file", 2))', "s.jl") == (
+        "SystemError: opening file: No such file or directory")
+    assert rt.run_source('SystemError("x").errnum', "s.jl") == 0

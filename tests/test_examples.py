@@ -34,6 +34,9 @@ COMPILED = {
     "xor.jl": {"withgradient": 180},
     "char_rnn.jl": {"lossgrad": 30},
     "vgg.jl": {"forward": 4, "lossgrad": 4},
+    "mlp_mnist.jl": {"gradient": 100},
+    "conv_autosize.jl": {"withgradient": 120},
+    "vae.jl": {"withgradient": 240},
 }
 METRICS = {
     "cnn_digits.jl": (r"test accuracy ([\d.]+)%$", lambda v: v >= 80),
@@ -44,6 +47,10 @@ METRICS = {
     "vgg.jl": (r"→ ([\d.]+)", lambda v: v < 2.4),
     "micro.jl": (r"(all results as in perf.jl)", lambda v: True),
     "finetune_digits.jl": (r"test accuracy ([\d.]+)%$", lambda v: v >= 75),
+    "mlp_mnist.jl": (r"test accuracy ([\d.]+)%$", lambda v: v >= 85),
+    "conv_autosize.jl": (r"test accuracy ([\d.]+)%$", lambda v: v >= 85),
+    # the negative ELBO per test image after training; predicting the mean image scores 27.1
+    "vae.jl": (r"test loss [\d.]+ → ([\d.]+)$", lambda v: v < 28),
 }
 
 

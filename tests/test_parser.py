@@ -407,6 +407,9 @@ def test_calls_and_keyword_arguments() -> None:
     assert one("f(x, k=1)") == C(I("f"), x, kwargs=[A.Kwarg("k", N(1))])
     assert one("f(xs...)") == C(I("f"), A.Splat(I("xs")))
     assert one("f(; k)") == C(I("f"), kwargs=[A.Kwarg("k", I("k"))])
+    # Julia's implicit keyword names: `f(; k, a.h)` is `f(; k=k, h=a.h)`
+    assert one("f(; k, a.h)") == C(I("f"), kwargs=[A.Kwarg("k", I("k")),
+                                                   A.Kwarg("h", A.Dot(a, "h"))])
     assert one("f(x; kws...)") == C(I("f"), x, kwargs=[A.Kwarg(None, A.Splat(I("kws")))])
     assert one("f()") == C(I("f"))
     assert one("f(a,)") == C(I("f"), a)

@@ -123,6 +123,23 @@ def test_compiled_dropout_step_uses_one_mask_forward_and_backward() -> None:
     assert not np.array_equal(gr, z.call("g", x, compiled=True))
 
 
+def test_compiled_dropout_inside_a_model_argument() -> None:
+    """A Dropout layer of a model passed to the executable (its `p` is then a traced
+    field, as in `withgradient(m -> loss(m(x)), model)`) draws its mask in compiled code."""
+    z = Zyla()
+    z.eval("""
+        using Flux, Random
+        Random.seed!(3)
+        model = Chain(Dropout(0.25))
+        Flux.trainmode!(model)
+        gx(m, x) = gradient(x -> sum(m(x) .* x), x)[1]
+    """)
+    x = np.full((200, 50), 2.0, dtype=np.float32)
+    gr = z.call("gx", z.rt.lookup("model"), x, compiled=True)
+    assert set(np.unique(gr)) == {0.0, np.float32(2 * 2.0 / 0.75)}
+    assert abs((gr == 0).mean() - 0.25) < 0.02
+
+
 def test_what_stays_on_the_host_says_why(z: Zyla) -> None:
     assert sorted(z.call("perm", 10)) == list(range(1, 11))
     # not folded into a constant of the executable: refused, with the reason

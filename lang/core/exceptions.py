@@ -11,6 +11,7 @@ said. A value thrown with `throw(x)` is caught as itself.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from grammar.errors import ZylaError
@@ -44,7 +45,8 @@ def exception_value(e: ZylaError) -> Any:
     if e.value is not None:
         return e.value
     t = _exception_type(e.kind)
-    fields = [e.message if f == "msg" else None for f in t.fields]
+    # the runtime's message goes to the field Julia keeps it in (`msg`; SystemError's `prefix`)
+    fields = [e.message if f in ("msg", "prefix") else None for f in t.fields]
     v = V.StructValue(t, fields)
     v.zyla_message = e.message  # type: ignore[attr-defined]
     return v
@@ -78,6 +80,8 @@ _MESSAGES = {
     "InexactError": lambda v: "InexactError: "
                               f"{_print(_field(v, 'func'))}({_print(_field(v, 'T'))}, "
                               f"{_show(_field(v, 'val'))})",
+    "SystemError": lambda v: f"SystemError: {_print(_field(v, 'prefix'))}"
+    + (f": {os.strerror(int(_field(v, 'errnum')))}" if _field(v, "errnum") else ""),
     "BoundsError": lambda v: "BoundsError" if _field(v, "a") is None else
     f"BoundsError: attempt to access {_show(_field(v, 'a'))} at index [{_print(_field(v, 'i'))}]",
 }

@@ -1191,9 +1191,15 @@ def _dropout_mask(xp: Any, interp: Any, x: Any, p: Any) -> Any:
     """Dropout's mask for an array like x: zeros with probability p, else 1/(1-p). The host
     draws from the global RNG; compiled code draws inside the executable, from the key its
     call takes from the global RNG (lang.core.builtins_random), so a seed makes both tiers
-    reproducible (each with its own numbers)."""
+    reproducible (each with its own numbers). In compiled code p may be traced (a
+    Dropout layer's field when the model is an argument of the executable): the mask is
+    then computed from its value (checked in range by the layer's constructor)."""
     x = as_array(x, xp)
     d = N.float_dtype(N.dtype_of(x))
+    if xp is not np and hasattr(p, "aval"):
+        tp = xp.asarray(p, dtype=d)
+        keep = uniform_jax(interp, tuple(x.shape), d) >= tp  # never true when p == 1
+        return xp.where(keep, 1 / (1 - tp), xp.asarray(0, dtype=d))
     p = float(p)
     if not 0 <= p <= 1:
         raise ZylaError("ArgumentError", f"dropout probability must be in [0, 1], got {p}")
