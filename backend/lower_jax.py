@@ -784,12 +784,12 @@ class JaxInterpreter(Interpreter):
             # the index is computed from a counter in the carry: no n-element constant and no
             # per-iteration output when nothing is recorded
             dt = N.dtype_of(it.start)
-            start, stride = it.start, it.step
+            rng = it
             xs = None
             n = it.length
 
             def elem(k: Any, x: Any) -> Any:
-                return self.jnp.asarray(start + k * stride, dtype=dt)
+                return self.jnp.asarray(rng.at(k, self.jnp), dtype=dt)
         elif _is_array(it):
             xs = self.jnp.reshape(self.jnp.asarray(it), (-1,))
             dt = np.int32
@@ -1037,7 +1037,7 @@ class JaxInterpreter(Interpreter):
         jnp = self.jnp
 
         def step(vals: tuple, k: Any) -> list:
-            x = r.start + k * r.step
+            x = r.at(k, jnp)
             env2 = dict(env)
             for a, v in zip(body.args, [x] + list(vals), strict=False):
                 env2[a.id] = v

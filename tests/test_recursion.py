@@ -197,7 +197,9 @@ def test_a_long_chain_traces_under_pythons_default_recursion_limit() -> None:
         got = compiled(z, "run", x)
     finally:
         sys.setrecursionlimit(old)
-    np.testing.assert_allclose(got, z.call("run", x), rtol=1e-5)
+    # 80 Float32 layers, numpy's tanh and products on the host against XLA's: a few ulps
+    # a layer (Float32's eps is 1.2e-7)
+    np.testing.assert_allclose(got, z.call("run", x), rtol=1e-4)
 
 
 def test_a_recursive_pullback_is_refused_quickly(z: Zyla) -> None:

@@ -158,7 +158,7 @@ def _rand_jax(interp: Any, *args: Any) -> Any:
         r = args[0]
         shape = _static_shape(tuple(reversed(args[1:])))
         k = jax.random.randint(interp.rng_key(), shape, 0, r.length, dtype=jnp.int64)
-        return jnp.asarray(r.start + k * r.step, dtype=N.dtype_of(r.start))
+        return jnp.asarray(r.at(k, jnp), dtype=N.dtype_of(r.start))
     if args and (hasattr(args[0], "shape") and np.ndim(args[0]) > 0):
         flat = jnp.reshape(jnp.asarray(args[0]), (-1,))
         return flat[jax.random.randint(interp.rng_key(), (), 0, flat.shape[0])]

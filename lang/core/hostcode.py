@@ -585,7 +585,7 @@ def _rest_of(it: Any, done: int) -> Any:
     """What a `for` over `it` still iterates after `done` iterations, as a value a loop
     can iterate (a range or a vector), or None for an iterator it cannot say."""
     if type(it) is V.Range:
-        return V.Range(it.start + done * it.step, it.step, it.length - done, it.unit)
+        return it.drop(done)
     if type(it) is np.ndarray and it.dtype != object:
         return np.ascontiguousarray(it.reshape(-1)[done:])
     return None

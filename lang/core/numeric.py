@@ -12,6 +12,28 @@ from typing import Any
 
 import numpy as np
 
+
+def _round_each_product() -> None:
+    """Julia rounds `a * b` before `+ c`; XLA:CPU always lets LLVM fuse the two into one
+    fused multiply-add (rounded once), and no setting turns only that off, so 27% of
+    `s * 0.9 + t` came out one bit away from Julia's. Its code generator is limited to
+    AVX (no FMA instructions) before JAX starts, unless ZYLA_FMA=1 allows the fusion
+    (JAX's own behaviour, faster in small products and loops: docs/PERFORMANCE.md) or
+    XLA_FLAGS already names an instruction set. Only x86-64 has that choice."""
+    import os
+    import platform
+
+    if os.environ.get("ZYLA_FMA", "0").strip() not in ("", "0"):
+        return
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_cpu_max_isa" not in flags:
+        os.environ["XLA_FLAGS"] = (flags + " --xla_cpu_max_isa=AVX").strip()
+
+
+_round_each_product()
+
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)
 I64 = np.dtype(np.int64)

@@ -364,7 +364,23 @@ def _bool_beside_float(op: str, base: Callable[..., Any]) -> Callable[..., Any]:
 _add = _bool_beside_float("+", binary_elementwise(lambda xp, a, b: a + b, "arith"))
 _sub = binary_elementwise(lambda xp, a, b: a - b, "arith")
 _mul = _bool_beside_float("*", binary_elementwise(lambda xp, a, b: a * b, "arith"))
-_div = binary_elementwise(lambda xp, a, b: a / b, "float")
+def _true_divide(xp: Any, a: Any, b: Any) -> Any:
+    """a / b, each element rounded once as Julia's `/`. XLA rewrites a division by a
+    constant, and by a broadcast divisor, into a multiplication by a rounded reciprocal
+    (3.0 / 10 would be 0.30000000000000004), and while tracing a constant is not told
+    from a value: compiled, the divisor is broadcast to the result's shape behind an
+    optimisation barrier, which XLA removes after those rewrites (the broadcast still
+    fuses into the division)."""
+    if xp is np:
+        return a / b
+    from jax import lax
+
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    b = xp.asarray(b)
+    return a / lax.optimization_barrier(b if b.shape == shape else xp.broadcast_to(b, shape))
+
+
+_div = binary_elementwise(_true_divide, "float")
 _lt = binary_elementwise(lambda xp, a, b: a < b, "cmp")
 _le = binary_elementwise(lambda xp, a, b: a <= b, "cmp")
 _gt = binary_elementwise(lambda xp, a, b: a > b, "cmp")

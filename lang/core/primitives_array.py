@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import current
+from lang.core import current, ranges
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import typeof
@@ -431,7 +431,7 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
     if isinstance(x, V.Range):
         if len(idx) == 1 and xp is not np and getattr(idx[0], "ndim", None) == 0 and hasattr(
                 idx[0], "aval"):  # a traced index (unchecked, as for arrays): r[i]
-            return x.start + (idx[0] - 1) * x.step
+            return x.at(idx[0] - 1, xp)
         if len(idx) == 1 and isinstance(idx[0], (int, np.integer)) and not isinstance(idx[0], bool):
             i = idx[0]
             if not 1 <= i <= x.length:
@@ -441,7 +441,7 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
             r = idx[0]
             if r.length > 0 and not (1 <= r.start <= x.length and 1 <= r.last <= x.length):
                 raise bounds_error(x, idx)
-            return V.Range(x[r.start - 1], x.step * r.step, r.length, x.unit and r.step == 1)
+            return x.sub(r.start - 1, r.step, r.length)
         x = as_array(x, xp)
     if not hasattr(x, "shape"):
         if idx == () or idx == (1,):
@@ -696,18 +696,44 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
         return V.Range(int(start), int(step), int(n), unit=c is None)
     d = N.float_dtype(N.promote(N.promote(N.dtype_of(start), N.dtype_of(step)), N.dtype_of(stop)))
     start, step, stop = (N.cast(v, d, np) for v in (start, step, stop))
-    n = int(np.floor((stop - start) / step + 1e-10)) + 1
-    return V.Range(start, step, max(0, n), unit=False)
+    start, step, n, exact = ranges.colon(start, step, stop, d.type)
+    return V.Range(N.cast(start, d, np), N.cast(step, d, np), n, False, exact)
+
+
+def _known_length(n: Any) -> int:
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        raise ZylaError("ArgumentError", "range: the length must be an integer known before "
+                        "compiled code runs")
+    if n < 0:
+        raise ZylaError("ArgumentError", f"length cannot be negative, got {int(n)}")
+    return int(n)
+
+
+def _float_type(*xs: Any) -> np.dtype:
+    d = N.dtype_of(xs[0])
+    for x in xs[1:]:
+        d = N.promote(d, N.dtype_of(x))
+    return N.float_dtype(d)
 
 
 def _range_len(xp: Any, start: Any, step: Any, n: Any) -> Any:
-    """`Core.range_len(start, step, n)`: the range of n elements start, start + step, ...
-    (what `range(...; length)` builds once its step is known)."""
-    if isinstance(n, (int, np.integer)) and n < 0:
-        raise ZylaError("ArgumentError", f"length cannot be negative, got {int(n)}")
-    if isinstance(n, (int, np.integer)):
-        n = int(n)
-    return V.Range(start, step, n, unit=False)
+    """`Core.range_len(start, step, n)`: n elements start, start + step, ... (`range(start;
+    step, length)`); float ones as Julia computes them (lang.core.ranges)."""
+    n = _known_length(n)
+    if all(N.dtype_of(v).kind in "iub" for v in (start, step)):
+        return V.Range(start, step, n, unit=False)
+    d = _float_type(start, step)
+    start, step, n, exact = ranges.start_step_length(start, step, n, d.type)
+    return V.Range(N.cast(start, d, np), N.cast(step, d, np), n, False, exact)
+
+
+def _range_ends(xp: Any, start: Any, stop: Any, n: Any) -> Any:
+    """`Core.range_ends(start, stop, n)`: `range(start, stop; length = n)`, a float range
+    with both ends exact (lang.core.ranges)."""
+    n = _known_length(n)
+    d = _float_type(start, stop)
+    start, step, n, exact = ranges.linspace(start, stop, n, d.type)
+    return V.Range(N.cast(start, d, np), N.cast(step, d, np), n, False, exact)
 
 
 def _eltype(xp: Any, x: Any) -> Any:
@@ -810,6 +836,7 @@ numeric("getindex", getindex,
 numeric("Core.endof", endof, NONDIFF)
 numeric(":", _range, NONDIFF)
 numeric("Core.range_len", _range_len, NONDIFF)
+numeric("Core.range_ends", _range_ends, NONDIFF)
 numeric("Core.unbroadcast", lambda xp, x, dx: _unbroadcast(xp, x, dx),
         "(dz, z, x, dx) -> (nothing, Core.broadcast_to(dz, dx))")
 

@@ -125,7 +125,7 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
     if isinstance(v, V.Range):
         # a range's Python-int bounds stay static (its length decides shapes)
         return ("range", v.unit, _split(v.start, leaves, True), _split(v.step, leaves, True),
-                _split(v.length, leaves, True))
+                _split(v.length, leaves, True), v.exact)
     if isinstance(v, StackedTape):
         leaves.extend(v.leaves)
         # a static count (a loop of static trip count) stays static: the walk over the tape
@@ -194,7 +194,7 @@ def _join(s: Any, it: Any) -> Any:
     if k == "closure":
         return Closure(_unid(s[1]), tuple(_join(c, it) for c in s[4]), s[2], generic=_unid(s[3]))
     if k == "range":
-        return V.Range(_join(s[2], it), _join(s[3], it), _join(s[4], it), s[1])
+        return V.Range(_join(s[2], it), _join(s[3], it), _join(s[4], it), s[1], s[5])
     if k == "stacked":
         leaves = [next(it) for _ in range(s[4])] if False else None
         count = None
@@ -259,8 +259,8 @@ def unify(a: Any, b: Any) -> Any:
     if ka == kb == "closure" and a[1] == b[1] and len(a[4]) == len(b[4]):
         return ("closure", a[1], a[2], a[3],
                 tuple(unify(x, y) for x, y in zip(a[4], b[4], strict=True)))
-    if ka == kb == "range" and a[1] == b[1]:
-        return ("range", a[1], unify(a[2], b[2]), unify(a[3], b[3]), unify(a[4], b[4]))
+    if ka == kb == "range" and a[1] == b[1] and a[5] == b[5]:
+        return ("range", a[1], unify(a[2], b[2]), unify(a[3], b[3]), unify(a[4], b[4]), a[5])
     if ka == "union" or kb == "union" or ka == "closure" or kb == "closure":
         return ("union", ("num", np.dtype(np.int32).str), (a, b))
     raise OffloadError(f"a value has different types on two paths: {describe(a)} vs {describe(b)}")
@@ -303,7 +303,7 @@ def zeros_for(target: Any, out: list, jnp: Any) -> None:
         for c in target[4]:
             zeros_for(c, out, jnp)
     elif k == "range":
-        for c in target[2:]:
+        for c in target[2:5]:
             zeros_for(c, out, jnp)
     elif k == "union":
         zeros_for(target[1], out, jnp)
@@ -384,7 +384,7 @@ def leaf_count(s: Any) -> int:
     if k == "closure":
         return sum(leaf_count(c) for c in s[4])
     if k == "range":
-        return sum(leaf_count(c) for c in s[2:])
+        return sum(leaf_count(c) for c in s[2:5])
     if k == "union":
         return leaf_count(s[1]) + sum(leaf_count(a) for a in s[2])
     if k == "stacked":

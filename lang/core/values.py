@@ -453,30 +453,102 @@ class NamedTuple:
 @dataclass
 class Range:
     """`start:step:stop` over Int64 (UnitRange when step == 1, else StepRange) or over
-    floats (StepRangeLen). `length` is the number of elements."""
+    floats (StepRangeLen). `length` is the number of elements.
+
+    A float range built from known values also has `exact = (a, b, d)`, integers with
+    element k equal to (a + k*b)/d rounded once to the range's type, as Julia computes
+    its float ranges (lang.core.ranges says how they are found); without it element k
+    is `start + k*step` (integer ranges, and float bounds known only when compiled code
+    runs)."""
 
     start: Any
     step: Any
     length: int
     unit: bool = False
+    exact: tuple | None = None
 
     def __getitem__(self, k: int) -> Any:  # 0-based
-        return self.start + k * self.step
+        if self.exact is None:
+            return self.start + k * self.step
+        a, b, d = self.exact
+        return type(self.start)((a + k * b) / d)  # int / int: correctly rounded
 
     def __iter__(self) -> Iterator[Any]:
         for k in range(self.length):
-            yield self.start + k * self.step
+            yield self[k]
 
     def __len__(self) -> int:
         return self.length
 
     @property
     def last(self) -> Any:
-        return self.start + (self.length - 1) * self.step
+        return self[self.length - 1]
+
+    def _exact_in_int64(self) -> bool:
+        a, b, d = self.exact
+        n = max(int(self.length), 1)
+        return max(abs(a), abs(a + (n - 1) * b)) < 2 ** 53 and 0 < d < 2 ** 53
 
     def to_array(self) -> np.ndarray:
         dt = dtype_of_scalar(self.start)
-        return np.array([self[k] for k in range(self.length)], dtype=dt)
+        if self.exact is None:
+            return np.array([self[k] for k in range(self.length)], dtype=dt)
+        a, b, d = self.exact
+        if self._exact_in_int64():
+            num = a + np.arange(self.length, dtype=np.int64) * b
+            return (num.astype(np.float64) / float(d)).astype(dt)
+        return np.array([(a + k * b) / d for k in range(self.length)]).astype(dt)
+
+    def at(self, k: Any, xp: Any) -> Any:
+        """Element k (0-based; a traced integer in compiled code) computed with xp."""
+        if self.exact is None:
+            return self.start + k * self.step
+        a, b, d = self.exact
+        dt = dtype_of_scalar(self.start)
+        if self._exact_in_int64():
+            num = xp.asarray(k, dtype=np.int64) * b + a
+            den: Any = float(d)
+            if xp is not np:  # XLA would multiply by a rounded 1/d (primitives._true_divide)
+                from jax import lax
+
+                den = lax.optimization_barrier(xp.asarray(den))
+            return (num.astype(np.float64) / den).astype(dt)
+        # double-double: start and step to twice the precision, k*step without rounding
+        start, step = Fraction(a, d), Fraction(b, d)
+        s_hi, t_hi = float(start), float(step)
+        s_lo, t_lo = float(start - Fraction(s_hi)), float(step - Fraction(t_hi))
+        kf = xp.asarray(k, dtype=np.float64)
+        p = kf * t_hi
+        err = _product_error(xp, kf, t_hi, p)
+        s = s_hi + p
+        bb = s - s_hi
+        e2 = (s_hi - (s - bb)) + (p - bb)
+        return (s + (e2 + (err + (kf * t_lo + s_lo)))).astype(dt)
+
+    def drop(self, k: int) -> Range:
+        """The range without its first k elements."""
+        exact = None if self.exact is None else (
+            self.exact[0] + k * self.exact[1], self.exact[1], self.exact[2])
+        return Range(self[k] if exact is not None else self.start + k * self.step,
+                     self.step, self.length - k, self.unit, exact)
+
+    def sub(self, first: int, stride: int, n: int) -> Range:
+        """Elements first, first + stride, ... (n of them; 0-based first) as a range."""
+        exact = None if self.exact is None else (
+            self.exact[0] + first * self.exact[1], self.exact[1] * stride, self.exact[2])
+        return Range(self[first], self.step * stride, n, self.unit and stride == 1, exact)
+
+
+def _product_error(xp: Any, x: Any, y: float, p: Any) -> Any:
+    """x*y - p exactly, for p = fl(x*y) (Dekker's product, without a fused multiply-add)."""
+    split = 134217729.0  # 2^27 + 1
+    cx = split * x
+    xh = cx - (cx - x)
+    xl = x - xh
+    cy = split * y
+    yh = cy - (cy - y)
+    yl = y - yh
+    return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
 
 
 @dataclass(eq=False)

@@ -62,7 +62,8 @@ environment: ZYLA_DEBUG=1 (Python tracebacks), ZYLA_COMPILE=auto|never|always,
              lowered standard library; default $XDG_CACHE_HOME/zyla/frontend),
              ZYLA_MATMUL_PRECISION=highest|high|default (Float32 products and
              convolutions; default highest, IEEE Float32 as in Julia; on a GPU
-             `default` allows TensorFloat-32)"""
+             `default` allows TensorFloat-32), ZYLA_FMA=1 (let XLA fuse a * b + c
+             into one rounding: faster, but not Julia's last bit; default off)"""
 
 VERSION = "zyla 0.1.0"
 

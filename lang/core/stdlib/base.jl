@@ -305,6 +305,14 @@ end
 struct SingularException <: Exception
     msg
 end
+# a failed operation on a file or the system (a missing file, a refused read): Julia's
+# fields; a runtime error of this kind is caught with its message as `prefix`
+struct SystemError <: Exception
+    prefix
+    errnum
+    extrainfo
+end
+SystemError(prefix, errnum=0) = SystemError(prefix, errnum, nothing)
 showerror(io, e) = print(io, Core.error_message(e))
 
 # --- iteration ------------------------------------------------------------------------------
@@ -327,12 +335,6 @@ range(start, stop; length=nothing, step=nothing) = Core.range_kw(start, step, st
 range(start; stop=nothing, length=nothing, step=nothing) = Core.range_kw(start, step, stop, length)
 range(; start=nothing, stop=nothing, length=nothing, step=nothing) =
     Core.range_kw(start, step, stop, length)
-
-function Core.range_ends(start, stop, len)
-    a, b = float(start), float(stop)
-    len == 1 && a != b && throw(ArgumentError("range($start, stop=$stop, length=$len): endpoints differ"))
-    Core.range_len(promote(a, b)[1], len <= 1 ? zero(promote(a, b)[1]) : (b - a) / (len - 1), len)
-end
 
 function Core.range_kw(start, step, stop, len)
     if start !== nothing && stop !== nothing
