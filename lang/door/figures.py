@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import current, safety
+from lang.core import current
 from lang.core import values as V
 from lang.core.builtins import _warn_once
 from lang.core.primitives import NONDIFF, HostOnly, prim
@@ -361,12 +361,7 @@ def savefig(*args: Any) -> None:
     else:
         raise ZylaError("ArgumentError", f"savefig: unsupported file type {ext or '(none)'} "
                         f"of {path!r}", hint="use .png, .svg, .pdf or .txt")
-    target = safety.writable(path)
-    try:
-        with open(target, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise ZylaError("SystemError", f"writing {path!r}: {e.strerror}") from None
+    U.write_file(path, data)
     return None
 
 

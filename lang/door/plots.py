@@ -278,14 +278,19 @@ def savefig(p: Any, path: Any) -> None:
         raise ZylaError("MethodError", "savefig expects a plot")
     if not isinstance(path, str) or not path:
         raise ZylaError("ArgumentError", "savefig needs a file name")
-    data = png_bytes(p) if path.lower().endswith(".png") else (p.render() + "\n").encode()
+    write_file(path, png_bytes(p) if path.lower().endswith(".png") else
+               (p.render() + "\n").encode())
+    return None
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write a drawing's bytes to `path` through the permission gate (lang.core.safety)."""
     target = safety.writable(path)
     try:
         with open(target, "wb") as f:
             f.write(data)
     except OSError as e:
         raise ZylaError("SystemError", f"writing {path!r}: {e.strerror}") from None
-    return None
 
 
 # ---- PNG ----------------------------------------------------------------------------------------
