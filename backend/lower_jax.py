@@ -132,6 +132,9 @@ class JaxInterpreter(Interpreter):
         self.self_recursive: dict[int, bool] = {}
         # per function being traced: the control depth each of its activations began at
         self.activations: dict[int, list[int]] = {}
+        # per function being traced: the arguments of its activations whose arguments are
+        # all known scalars (a call repeating one of them recurses without end)
+        self.static_calls: dict[int, list[tuple]] = {}
         self.inline_limits: dict[int, int] = {}  # functions inlined after a refusal
         import jax
         from jax import lax
@@ -473,11 +476,19 @@ class JaxInterpreter(Interpreter):
                                "traced condition or loop: a recursion whose depth the data "
                                "decide compiles only as a function calling itself directly, "
                                "without differentiation")
+        static = _static_key(args)
+        calls = self.static_calls.setdefault(id(fn), [])
+        if static is not None and static in calls:
+            self.exits_not_taken, self.hoisted = saved
+            raise OffloadError(f"`{fn.name}` calls itself with the same arguments: a "
+                               "recursion without end (the host run reports it)")
         entered.append(self.control_depth)
+        calls.append(static)
         try:
             return super().run_function(fn, args)
         finally:
             entered.pop()
+            calls.pop()
             self.exits_not_taken, self.hoisted = saved
 
     def run_method_fn(self, fn: Function, captures: list, args: list, kwargs: dict | None,
@@ -1262,6 +1273,25 @@ class JaxInterpreter(Interpreter):
 
 MAX_TRACED_RECURSION = 64  # see run_function
 MAX_INLINED_RECURSION = 8  # see run_method_fn
+
+
+_STATIC_SCALARS = (int, float, bool, str, V.Symbol, V.Char, type(None))
+
+
+def _static_key(args: list) -> tuple | None:
+    """The arguments of a call as a key when every one is a known scalar or a traced
+    (immutable) value, else None: a call with the same key computes the same thing."""
+    from jax.core import Tracer
+
+    key = []
+    for a in args:
+        if type(a) in _STATIC_SCALARS:
+            key.append((type(a), a))
+        elif isinstance(a, Tracer):
+            key.append(("traced", id(a)))
+        else:
+            return None
+    return tuple(key)
 
 
 _INLINE = 1 << 30  # a control depth no trace reaches: inline every recursive call

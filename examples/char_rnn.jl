@@ -62,8 +62,8 @@ function sample(model, start::Char, n)
     c = start
     out = Char[c]
     for i in 1:n
-        state = cell(Float32.(Flux.onehot(index[c], 1:V)), state)
-        p = softmax(dense(state[1]))
+        h, state = cell(Float32.(Flux.onehot(index[c], 1:V)), state)
+        p = softmax(dense(h))
         r = rand()
         k = 1
         while k < V && r > p[k]

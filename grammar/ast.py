@@ -235,12 +235,16 @@ class Comprehension(Node):
 
 @dataclass
 class Param(Node):
-    """A parameter: `x`, `x::T`, `x=default`, `xs...`, `::T` (name None), `x::T...`."""
+    """A parameter: `x`, `x::T`, `x=default`, `xs...`, `::T` (name None), `x::T...`.
+    A destructured parameter, `(a, b)` or `(; a, b)` (also `(a, b)::T`), keeps its
+    pattern (a `TupleLit` or `NamedTupleLit`) in `pattern`; the parser names it `#argI`
+    (I its position) and starts the body by unpacking it into local variables."""
 
     name: str | None
     type: Node | None = None
     default: Node | None = None
     vararg: bool = False
+    pattern: Node | None = None
 
 
 @dataclass

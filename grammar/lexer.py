@@ -72,6 +72,8 @@ STRING, CHAR, SYMBOL = "STRING", "CHAR", "SYMBOL"
 MACRONAME, MACRONAME_PAREN, MACRO_END = "MACRONAME", "MACRONAME_PAREN", "MACRO_END"
 NL = "_NL"
 COMMA, PSEMI, ROWSEP, HSEP, JUXT = "COMMA", "PSEMI", "ROWSEP", "HSEP", "JUXT"
+#: `;;` inside `[...]`: concatenation along the second dimension (`[1;2;;3;4]`)
+DSEMI = "DSEMI"
 #: a juxtaposition right after the number exponent of `^`: `2^3x` is `2^(3x)`
 POWJUXT = "POWJUXT"
 LPAREN, CALL_LPAREN, DOT_LPAREN, RPAREN = "LPAREN", "CALL_LPAREN", "DOT_LPAREN", "RPAREN"
@@ -972,7 +974,14 @@ class _Run:
         elif kind == PAREN or kind == CALL:
             out.append(self.token(PSEMI, ";", pos, pos + 1))
         elif kind == VECT or kind == INDEX:
-            out.append(self.token(ROWSEP, ";", pos, pos + 1))
+            text = self.text
+            if text.startswith(";;", pos + 1):
+                raise self.error("concatenation along the third dimension or beyond (`;;;`) "
+                                 "is not supported", self.span(pos))
+            if text.startswith(";", pos + 1):
+                out.append(self.token(DSEMI, ";;", pos, pos + 2))
+            else:
+                out.append(self.token(ROWSEP, ";", pos, pos + 1))
         else:
             raise self.error('unexpected ";" inside "{ }"', self.span(pos))
         return out

@@ -137,7 +137,7 @@ class _RawArgs:
 class _Brackets:
     """The inside of `[...]`: a comma list, rows of a matrix, or a comprehension."""
 
-    kind: str  # "list" | "rows" | "comp"
+    kind: str  # "list" | "rows" | "comp" | "cat2" (`[a;;b]`: items are the parts)
     items: list[Any]
     comp: A.Comprehension | None = None
 
@@ -311,12 +311,14 @@ class _AstBuilder:
         if isinstance(lhs, A.Block) and len(lhs.stmts) >= 2:
             # `(a; b = 1) -> ...`: positional parameters, then keyword ones
             kws = [_param(x) for x in lhs.stmts[1:]]
-            return A.Lambda(_lambda_params(lhs.stmts[0]), c[2], kws, span=lhs.span)
+            params = _lambda_params(lhs.stmts[0])
+            return A.Lambda(params, _destructure(params, c[2]), kws, span=lhs.span)
         if isinstance(lhs, A.NamedTupleLit):  # `(; b = 1) -> ...`: keywords only
             kws = [_param(A.Assign(A.Ident(k, span=v.span), v, span=v.span))
                    for k, v in zip(lhs.names, lhs.values, strict=True)]
             return A.Lambda([], c[2], kws, span=lhs.span)
-        return A.Lambda(_lambda_params(lhs), c[2], span=lhs.span)
+        params = _lambda_params(lhs)
+        return A.Lambda(params, _destructure(params, c[2]), span=lhs.span)
 
     def where_(self, c: Children) -> _Where:
         params = c[2] if isinstance(c[2], list) else [c[2]]
@@ -406,6 +408,9 @@ class _AstBuilder:
             return A.Index(obj, br.items, span=obj.span)
         if br.kind == "rows":
             return A.MatrixLit(br.items, obj, span=obj.span)
+        if br.kind == "cat2":  # `T[a;;b]` is `Matrix{T}([a;;b])`
+            return A.Call(A.Curly(A.Ident("Matrix", span=obj.span), [obj], span=obj.span),
+                          [_cat2(br.items, obj.span)], span=obj.span)
         assert br.comp is not None
         br.comp.generator = True  # T[f(x) for x in xs] == collect(T, (f(x) for x in xs))
         return A.Call(A.Ident("collect", span=obj.span), [obj, br.comp], span=obj.span)
@@ -593,6 +598,8 @@ class _AstBuilder:
             return A.VectorLit(br.items, span=span)
         if br.kind == "rows":
             return A.MatrixLit(br.items, span=span)
+        if br.kind == "cat2":
+            return _cat2(br.items, span)
         assert br.comp is not None
         br.comp.span = span
         return br.comp
@@ -609,6 +616,17 @@ class _AstBuilder:
     def b_rows(self, c: Children) -> _Brackets:
         rows = [x if isinstance(x, list) else [x] for x in _nodes(c)]
         return _Brackets("rows", rows)
+
+    def b_cat2(self, c: Children) -> _Brackets:
+        return _Brackets("cat2", _nodes(c))
+
+    def cat_part(self, c: Children) -> A.Node:
+        """A part of `[a;b;;c;d]`: a lone element, or what `[...]` of the part would be."""
+        nodes = _nodes(c)
+        if len(nodes) == 1 and not isinstance(nodes[0], list):
+            return nodes[0]
+        rows = [x if isinstance(x, list) else [x] for x in nodes]
+        return A.MatrixLit(rows, span=_span(rows[0][0]))
 
     def row(self, c: Children) -> list[A.Node]:
         return _nodes(c)
@@ -723,10 +741,20 @@ class _AstBuilder:
 
     def do_block(self, c: Children) -> A.Lambda:
         params = [x for x in c if isinstance(x, A.Param)]
-        return A.Lambda(params, _body(c[-2], c[0]), span=_span(c[0]))
+        return A.Lambda(params, _destructure(params, _body(c[-2], c[0])), span=_span(c[0]))
 
     def do_param(self, c: Children) -> A.Param:
         return A.Param(str(c[0]), c[2] if len(c) > 2 else None, span=_span(c[0]))
+
+    def do_pattern(self, c: Children) -> A.Param:
+        """`do (k, v)`: a destructured parameter (`(x)` is just `x`)."""
+        item = c[0]
+        if isinstance(item, A.Ident):
+            return A.Param(item.name, span=item.span)
+        if not _is_pattern(item):
+            raise _error("invalid do-block parameter: expected a name or a destructuring "
+                         "pattern such as `(k, v)`", item)
+        return A.Param(None, pattern=item, span=item.span)
 
     def struct_e(self, c: Children) -> A.StructDef:
         head: _TypeHead = c[1]
@@ -819,6 +847,13 @@ def _body(block: A.Block, keyword: Token) -> A.Block:
     if not block.stmts:
         block.span = _span(keyword)
     return block
+
+
+def _cat2(parts: list[A.Node], span: Span) -> A.Call:
+    """`[a;b;;c;d]`, `[x;;]`: Julia's concatenation along dimension 2 (`;;`), the parts
+    between `;;`s concatenated as `[...]` would (`a;b` vertically), then side by side:
+    `Base.hcat(parts...)`, so that `[1.0;;]` is a 1×1 matrix and `[v;;]` a column."""
+    return A.Call(A.Dot(A.Ident("Base", span=span), "hcat", span=span), parts, span=span)
 
 
 def _names_of(node: A.Node) -> list[A.Node]:
@@ -940,9 +975,73 @@ def _param(item: Any) -> A.Param:
         return A.Param(None, item.type, span=item.span)
     if isinstance(item, A.Splat):
         param = _param(item.value)
+        if param.pattern is not None:
+            raise _error("a destructured parameter cannot be a vararg", item)
         param.vararg = True
         return param
+    if _is_pattern(item):  # `f((a, b)) = ...`, `((k, v),) -> ...`, `f((; a, b)) = ...`
+        return A.Param(None, pattern=item, span=item.span)
+    if isinstance(item, A.TypeAssert) and _is_pattern(item.value):  # `f((a, b)::Tuple)`
+        return A.Param(None, item.type, pattern=item.value, span=item.span)
     raise _error("invalid parameter: expected a name, `name::Type` or `::Type`", item)
+
+
+def _is_pattern(node: A.Node) -> bool:
+    """A destructuring pattern: a tuple of names, `_` and nested patterns, or a named
+    tuple of bare names `(; a, b)` (Julia's property destructuring)."""
+    if isinstance(node, A.TupleLit):
+        return bool(node.items) and all(
+            isinstance(x, A.Ident) or _is_pattern(x)
+            or (isinstance(x, A.Splat) and isinstance(x.value, A.Ident)) for x in node.items)
+    if isinstance(node, A.NamedTupleLit):
+        return bool(node.names) and all(isinstance(v, A.Ident) and v.name == k
+                                        for k, v in zip(node.names, node.values, strict=True))
+    return False
+
+
+def _destructure(params: list[A.Param], body: A.Node) -> A.Node:
+    """The body of a method or lambda whose destructured parameters (`Param.pattern`)
+    are named `#argI` and unpacked on entry, as Julia lowers them: `g((a, b)) = a + b`
+    is `g(#arg0) = (local a, b; (a, b) = #arg0; a + b)`, and `(; a, b)` unpacks
+    `a = #arg0.a; b = #arg0.b`. The unpacked names are local to the function (a closure
+    does not assign the enclosing function's variables of the same names)."""
+    pre: list[A.Node] = []
+    names: list[A.Node] = []
+    for i, p in enumerate(params):
+        if p.pattern is not None:
+            p.name = f"#arg{i}"
+            _unpack(p.pattern, A.Ident(p.name, span=p.span), pre, names)
+    if not pre:
+        return body
+    stmts = body.stmts if isinstance(body, A.Block) else [body]
+    return A.Block([A.Local(names, span=pre[0].span), *pre, *stmts], span=body.span)
+
+
+def _unpack(pattern: A.Node, src: A.Ident, pre: list[A.Node], names: list[A.Node]) -> None:
+    """Statements (onto `pre`) that unpack `src` by `pattern`, and the names they bind."""
+    span = pattern.span
+    if isinstance(pattern, A.NamedTupleLit):
+        for k in pattern.names:
+            names.append(A.Ident(k, span=span))
+            pre.append(A.Assign(A.Ident(k, span=span), A.Dot(src, k, span=span), span=span))
+        return
+    items: list[A.Node] = []
+    nested: list[tuple[A.Node, A.Ident]] = []
+    for j, x in enumerate(pattern.items):
+        if isinstance(x, A.Splat):
+            raise _error("slurping (`x...`) in a destructured parameter is not supported", x)
+        if isinstance(x, A.Ident):
+            if x.name != "_":
+                names.append(x)
+            items.append(x)
+        else:
+            tmp = A.Ident(f"{src.name}_{j}", span=x.span)
+            names.append(tmp)
+            items.append(tmp)
+            nested.append((x, tmp))
+    pre.append(A.Assign(A.TupleLit(items, span=span), src, span=span))
+    for x, tmp in nested:
+        _unpack(x, tmp, pre, names)
 
 
 def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
@@ -978,6 +1077,10 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
             raise _error("invalid method name", sig.func)
     params = [_param(p) for p in raw.positional]
     kwparams = [_param(p) for p in raw.keyword]
+    for p in kwparams:
+        if p.pattern is not None:
+            raise _error("a keyword argument cannot be destructured", p)
+    body = _destructure(params, body)
     return A.FunctionDef(name, params, body, kwparams, receiver, where, return_type,
                          type_params, span=span)
 
@@ -990,7 +1093,8 @@ def _long_function(sig: A.Node, body: A.Block, span: Span) -> A.Node:
     if isinstance(sig, A.Ident) and not _session().was_grouped(sig):
         raise _error(f'a function without methods (`function {sig.name} end`) is not '
                      "supported", sig)
-    return A.Lambda(_lambda_params(sig), body, span=span)
+    params = _lambda_params(sig)
+    return A.Lambda(params, _destructure(params, body), span=span)
 
 
 def _lambda_params(lhs: A.Node) -> list[A.Param]:

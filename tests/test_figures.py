@@ -136,3 +136,10 @@ def test_writing_needs_permission(tmp_path: Path) -> None:
         r.run_source(f'plot([1.0]); savefig("{tmp_path}/no.png")', "p.jl")
     assert info.value.kind == "SystemError" and "is not allowed" in str(info.value)
     assert not (tmp_path / "no.png").exists()
+
+
+def test_axis_attribute_tuples(rt: Runtime) -> None:
+    p = rt.run_source('plot([1.0, 10.0, 100.0]; xaxis=(:log10, "iteration"), yaxis="loss")',
+                      "p.jl")
+    a = p.panels[0].attrs
+    assert (a["xscale"], a["xlabel"], a["ylabel"]) == ("log10", "iteration", "loss")

@@ -473,8 +473,8 @@ def test_recurrent_cells_and_layers(z: Zyla) -> None:
             state = initialstates(cell)
             hs = []
             for t in 1:size(xs, 2)
-                state = cell(xs[:, t, :], state)
-                push!(hs, state isa Tuple ? state[1] : state)
+                h, state = cell(xs[:, t, :], state)  # Flux 0.16: (output, new state)
+                push!(hs, h)
             end
             hs
         end
@@ -492,8 +492,11 @@ def test_recurrent_cells_and_layers(z: Zyla) -> None:
             f"all(isapprox({layer}(xs)[:, t, :], hs[t]; rtol=1e-6) for t in 1:5)"
         )
     z.rt.compile_mode = "auto"
-    h, c = z.eval("LSTMCell(3 => 4)(rand(Float32, 3))")
-    assert h.shape == (4,) and c.shape == (4,)
+    h, (h2, c) = z.eval("LSTMCell(3 => 4)(rand(Float32, 3))")
+    assert h.shape == (4,) and c.shape == (4,) and (h == h2).all()
+    # return_state: the outputs and the last state, which equals the last output for a GRU
+    y, hl = z.eval("GRU(3 => 4; return_state = true)(xs)")
+    assert y.shape == (4, 5, 2) and (hl == y[:, 4, :]).all()  # numpy (batch, len, out)
     g_host = z.rt.interp.call_value(
         z.rt.lookup("gradient"), [z.rt.lookup("lstm_loss"), z.rt.lookup("lstm"), z.rt.lookup("xs")]
     )
@@ -782,3 +785,32 @@ def test_compiled_calls_see_in_place_updates(z: Zyla) -> None:
     """)
     host = z.rt.interp.call_value(z.rt.lookup("lu"), [z.rt.lookup("mu"), z.rt.lookup("xu")])
     assert z.eval("compiled_loss") == pytest.approx(float(host), rel=1e-5)
+
+
+def test_flux016_recurrence_wrapper_and_the_removed_positional_form(z: Zyla) -> None:
+    """Recurrence(cell) runs any cell over time as LSTM does; LSTM(2, 3) (Flux ≤ 0.14) is a
+    clear error naming the form that replaced it, not a layer built from two integers."""
+    y1, y2 = z.eval("Random.seed!(3); c = LSTMCell(2 => 3); xr = rand(Float32, 2, 4, 3);"
+                    " (Recurrence(c)(xr), LSTM(c)(xr))")
+    assert y1.shape == (3, 4, 3) and (y1 == y2).all()
+    with pytest.raises(ZylaError, match=r"write LSTM\(2 => 3\)"):
+        z.eval("LSTM(2, 3)")
+
+
+def test_trainstep_is_one_step_of_train(z: Zyla) -> None:
+    """Flux.trainstep!(loss, model, batch, state) (Flux 0.16.11, also with a do block):
+    the loss before the step, and the model updated as one train! step updates it."""
+    out = z.eval("""
+        Random.seed!(4)
+        m1 = Dense(2 => 1); m2 = deepcopy(m1)
+        xb, yb = rand(Float32, 2, 8), rand(Float32, 1, 8)
+        s1, s2 = Flux.setup(Descent(0.1), m1), Flux.setup(Descent(0.1), m2)
+        l0 = Flux.mse(m1(xb), yb)
+        l = Flux.trainstep!(m1, (xb, yb), s1) do m, x, y
+            Flux.mse(m(x), y)
+        end
+        Flux.train!((m, x, y) -> Flux.mse(m(x), y), m2, [(xb, yb)], s2)
+        (l, l0, m1.weight, m2.weight)
+    """)
+    assert out[0] == pytest.approx(out[1], rel=1e-6)
+    np.testing.assert_allclose(out[2], out[3], rtol=1e-6)

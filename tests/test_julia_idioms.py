@@ -83,6 +83,34 @@ CASES = [
     ("using Flux; x = [1.0, 2.0]; Flux.Optimise.update!(x, [0.5, 0.5]); println(x)",
      "[0.5, 1.5]"),
     ('using MLUtils; println(chunk("abcdefg", 3), numobs("abc"))', '["abc", "def", "g"]3'),
+    # keyword arguments of a dotted call reach every call, evaluated once (issue 18)
+    ("println(isapprox.([1.0, 2.0], [1.0, 2.1]; atol = 0.2), round.([1.234, 5.678]; digits = 1))",
+     "Bool[1, 1][1.2, 5.7]"),
+    ("x = [1.234, 5.678]; println(@. round(x * 2; digits = 1) + 1, ' ', round.(x, digits = 2))",
+     "[3.5, 12.4] [1.23, 5.68]"),
+    ("s(x; a = 1.0) = x * sum(a); y = [1.0, 2.0]; println(@. s(y; a = y * 2))", "[6.0, 12.0]"),
+    ("c = Ref(0); k() = (c[] += 1; 0.5); println(isapprox.([1.0, 2.0], [1.2, 2.4]; atol = k()), "
+     "' ', c[])", "Bool[1, 1] 1"),
+    ("kw = (digits = 2,); s(x, y; a = 1) = a * x + y; println(round.([1.2345]; kw...), ' ', "
+     "s.([1, 2], 10; a = 3))", "[1.23] [13, 16]"),
+    # argument destructuring (issue 18)
+    ("g((a, b)) = a + b; h((a, b), c) = a * b + c; println(g((1, 2)), ' ', h((2, 3), 4), ' ', "
+     "map(((k, v),) -> k * v, [(1, 2), (3, 4)]))", "3 10 [2, 12]"),
+    ("q = ((x, y),) -> x + y; f((; a, b)) = a - b; println(q((1, 2)), ' ', f((b = 2, a = 5)))",
+     "3 3"),
+    ("n(((a, b), c)) = (a + b) * c; u((_, y)) = y; println(n(((1, 2), 3)), ' ', u((1, 2)))",
+     "9 2"),
+    ("r = map([(1, 2), (3, 4)]) do (a, b)\n a - b\nend\nprintln(r)", "[-1, -1]"),
+    ("function o(); a = 1; g((a, b)) = a + b; (g((5, 6)), a); end; println(o())", "(11, 1)"),
+    ("using Zygote; println(gradient(((a, b),) -> a * b, (2.0, 3.0)))", "((3.0, 2.0),)"),
+    # `;;`: concatenation along the second dimension (issue 18)
+    ("println([1.0;;], ' ', size([1 2;;]), ' ', [1;2;;], ' ', [1;2;;3;4])",
+     "[1.0;;] (1, 2) [1; 2;;] [1 3; 2 4]"),
+    ("println(typeof([1.0;;]), ' ', size([[1, 2];;]), ' ', [1;;2], ' ', Float32[1;;])",
+     "Matrix{Float64} (2, 1) [1 2] Float32[1.0;;]"),
+    # real, imag and conj of real numbers and arrays (issue 18)
+    ("println(real(3) == 3, imag(2.0) == 0.0, conj([1, 2]) == [1, 2], ' ', imag([1.5, 2.0]), "
+     "' ', real(Float32), ' ', imag(2), ' ', conj(2.5))", "truetruetrue [0.0, 0.0] Float32 0 2.5"),
 ]
 
 
@@ -201,3 +229,20 @@ def test_cd_moves_relative_paths_within_what_may_be_read(tmp_path: Path,
         z.eval('cd("/etc")')
     assert info.value.kind == "SystemError"
     assert os.getcwd() == str(tmp_path / "sub")
+
+
+def test_evalpoly_by_horners_rule() -> None:
+    z = Zyla()
+    assert z.eval("evalpoly(2.0, (1.0, 2.0, 3.0))") == 1.0 + 2.0 * 2 + 3.0 * 4
+    assert z.eval("evalpoly(3, [1, 0, 1])") == 10
+    assert z.eval("evalpoly(0.5, ())") == 0.0
+
+
+def test_broadcast_over_an_iterator_collects_it(capsys: pytest.CaptureFixture) -> None:
+    """Julia's broadcastable collects an iterator: one call per element (a partition's
+    part), never one call on the whole iterator."""
+    z = Zyla()
+    z.eval("using Statistics; l = collect(1.0:8.0)\n"
+           "println(mean.(Iterators.partition(l, 4)), length.(Iterators.partition(l, 3)), "
+           "(x -> 2x).(Iterators.take(1:10, 3)))")
+    assert capsys.readouterr().out.strip() == "[2.5, 6.5][3, 3, 2][2, 4, 6]"

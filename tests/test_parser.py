@@ -426,6 +426,51 @@ def test_do_blocks() -> None:
     assert isinstance(r.args[0], A.Lambda) and r.args[1] == I("model")
 
 
+def test_destructured_parameters() -> None:
+    # Julia's argument destructuring: the parameter gets a hidden name, and the body starts
+    # by unpacking it into local variables
+    g = one("g((a, b)) = a + b")
+    arg = A.Param("#arg0", pattern=A.TupleLit([a, b]))
+    assert g.params == [arg]
+    assert g.body == A.Block([A.Local([a, b]), A.Assign(A.TupleLit([a, b]), I("#arg0")),
+                              C("+", a, b)])
+    h = one("h(x, ((a, _), c)::Tuple) = c")
+    assert h.params[1] == A.Param("#arg1", I("Tuple"), pattern=A.TupleLit(
+        [A.TupleLit([a, I("_")]), I("c")]))
+    assert h.body.stmts[:3] == [
+        A.Local([I("#arg1_0"), I("c"), a]),
+        A.Assign(A.TupleLit([I("#arg1_0"), I("c")]), I("#arg1")),
+        A.Assign(A.TupleLit([a, I("_")]), I("#arg1_0"))]
+    nt = one("f((; a, b)) = a")
+    assert nt.body.stmts[:3] == [A.Local([a, b]), A.Assign(a, A.Dot(I("#arg0"), "a")),
+                                 A.Assign(b, A.Dot(I("#arg0"), "b"))]
+    lam = one("((k, v),) -> k * v")
+    assert lam.params == [A.Param("#arg0", pattern=A.TupleLit([I("k"), I("v")]))]
+    assert lam.body.stmts[-1] == C("*", I("k"), I("v"))
+    # `(k, v) -> ...` and `((k, v)) -> ...` take two parameters, as in Julia
+    assert one("((k, v)) -> k").params == [P("k"), P("v")]
+    do = one("map(xs) do (k, v), w\n k\nend").args[0]
+    assert [p.name for p in do.params] == ["#arg0", "w"]
+    assert one("map(xs) do (k)\n k\nend").args[0].params == [P("k")]
+    assert "slurping" in parse_error("g((a, b...)) = b").message
+    assert "invalid parameter" in parse_error("g((1, 2)) = 3").message
+    assert "do-block parameter" in parse_error("map(xs) do (1, 2)\n 1\nend").message
+    assert "cannot be destructured" in parse_error("g(; (a, b)) = a").message
+
+
+def test_concatenation_along_the_second_dimension() -> None:
+    hcat = A.Dot(I("Base"), "hcat")
+    assert one("[1.0;;]") == C(hcat, N(1.0))
+    assert one("[1 2;;]") == C(hcat, A.MatrixLit([[N(1), N(2)]]))
+    assert one("[1;2;;]") == C(hcat, A.MatrixLit([[N(1)], [N(2)]]))
+    assert one("[1;2;;3;4]") == C(hcat, A.MatrixLit([[N(1)], [N(2)]]),
+                                  A.MatrixLit([[N(3)], [N(4)]]))
+    assert one("[a;;b]") == C(hcat, a, b)
+    assert one("Float64[1;;]") == C(A.Curly(I("Matrix"), [I("Float64")]), C(hcat, N(1)))
+    assert "third dimension" in parse_error("[1;;;]").message
+    assert parse_incomplete("[1;;")
+
+
 def test_assignments() -> None:
     assert one("a, b = b, a") == A.Assign(A.TupleLit([a, b]), A.TupleLit([b, a]))
     assert one("(a, b) = t") == A.Assign(A.TupleLit([a, b]), I("t"))

@@ -233,3 +233,22 @@ def test_depth_first_search_in_a_for_loop(z: Zyla, n: int, p: float) -> None:
     adj = (np.random.default_rng(n).random((n, n)) < p).astype(np.float64)
     np.testing.assert_array_equal(z.call("reach", adj, compiled=True), z.call("reach", adj))
     assert z.call("npaths", adj, compiled=True) == z.call("npaths", adj)
+
+
+def test_a_call_repeating_its_own_known_arguments_is_refused_at_once() -> None:
+    """`f(a, s) = f(a, s)` with known scalars recurses without end: the trace refuses it at
+    the second level (it used to inline until Python's stack gave out), and the host run
+    reports Julia's StackOverflowError."""
+    import time
+
+    from grammar.errors import ZylaError
+    from lang.core.structure import OffloadError
+
+    z = Zyla()
+    z.eval("endless(a, s) = endless(a, s) + 1")
+    t0 = time.perf_counter()
+    with pytest.raises(OffloadError, match="calls itself with the same arguments"):
+        z.call("endless", 1.0, "s", compiled=True)
+    assert time.perf_counter() - t0 < 5
+    with pytest.raises(ZylaError, match="StackOverflowError"):
+        z.eval('endless(1.0, "s")')

@@ -463,6 +463,10 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
     call = ref_call(args)
     if call is not None:
         return interp.call_value(f, call)
+    if any(isinstance(a, LazyIter) for a in args):  # an iterator takes part collected, as
+        # Julia's broadcastable does (`mean.(Iterators.partition(v, n))`: one mean per part)
+        rt = current.runtime()
+        args = tuple(_collect_lazy(rt, a) if isinstance(a, LazyIter) else a for a in args)
     args = tuple(as_array(a) if isinstance(a, V.Range) else a for a in unref_args(args))
     if any(is_array(a) for a in args):
         # beside arrays, a tuple is a 1-d collection too (of its elements, whatever they are)
@@ -497,6 +501,14 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
               for a, arr in zip(args, arrs, strict=True)]
         out.append(call(f, el))
     return collect_results(out, tuple(reversed(shape)))
+
+
+def _collect_lazy(rt: Any, it: LazyIter) -> Any:
+    if it.infinite:
+        raise ZylaError("MethodError", f"cannot broadcast over the infinite "
+                        f"{it.jtype.name}", hint="take a finite part: Iterators.take(it, n)")
+    items = rt.iterate_all(it)
+    return collect_results(items, (len(items),))
 
 
 def _check_broadcast(args: tuple) -> tuple[int, ...]:

@@ -532,7 +532,35 @@ class Lowerer:
             f = A.Ident(_UNARY_DOTTED[f.name], span=f.span)  # `.-x`: negate each element
         fv = self._fn_value(f)
         args, kw, splat = self.lower_args(n.args, n.kwargs)
-        return self.call("broadcast", [fv] + args, n.span, kw, tuple(i + 1 for i in splat))
+        if kw:
+            npos = len(args) - len(kw)
+            fv = self._bind_keywords(fv, args[npos:], kw, n)
+            args = args[:npos]
+        return self.call("broadcast", [fv] + args, n.span, (), tuple(i + 1 for i in splat))
+
+    def _bind_keywords(self, fv: Value, kwvals: list[Value], kw: tuple[str, ...],
+                       n: A.Node) -> Value:
+        """`f.(xs...; k = v)` broadcasts the closure `(xs...) -> f(xs...; k = v)`, as Julia
+        does: every call gets the keywords, whose values are evaluated once and not
+        broadcast over. f and the values are captured as hidden locals (`#bk0`...), so
+        the closure differentiates with respect to them like any captured variable."""
+        env = self.sc.env
+        names = [f"#bk{i}" for i in range(len(kw) + 1)]
+        saved = {k: env[k] for k in names if k in env}
+        env.update(zip(names, [fv, *kwvals], strict=True))
+        kwargs = [A.Kwarg(None, A.Splat(A.Ident(x, span=n.span), span=n.span), span=n.span)
+                  if k == "..." else A.Kwarg(k, A.Ident(x, span=n.span), span=n.span)
+                  for k, x in zip(kw, names[1:], strict=True)]
+        xs = A.Ident("#xs", span=n.span)
+        body = A.Call(A.Ident(names[0], span=n.span), [A.Splat(xs, span=n.span)], kwargs,
+                      span=n.span)
+        try:
+            return self.make_lambda(A.Lambda([A.Param("#xs", vararg=True, span=n.span)], body,
+                                             span=n.span))
+        finally:
+            for k in names:
+                env.pop(k, None)
+            env.update(saved)
 
     def _fn_value(self, f: A.Node) -> Value:
         if isinstance(f, A.Ident) and f.name in _COMPARE_FN:

@@ -141,13 +141,21 @@ def dotify(n: A.Node) -> A.Node:
     if isinstance(n, A.Call):
         if isinstance(n.func, A.Ident) and n.func.name in (":",):
             return n
-        return A.Broadcast(n.func, [dotify(a) for a in n.args], n.kwargs, span=n.span)
+        return A.Broadcast(n.func, [dotify(a) for a in n.args], _dotify_kwargs(n.kwargs),
+                           span=n.span)
     if isinstance(n, A.Comparison):
         return A.Comparison([dotify(a) for a in n.operands],
                             [o if o.startswith(".") else "." + o for o in n.ops], span=n.span)
     if isinstance(n, A.Broadcast):
-        return A.Broadcast(n.func, [dotify(a) for a in n.args], n.kwargs, span=n.span)
+        return A.Broadcast(n.func, [dotify(a) for a in n.args], _dotify_kwargs(n.kwargs),
+                           span=n.span)
     return n
+
+
+def _dotify_kwargs(kwargs: list[A.Kwarg]) -> list[A.Kwarg]:
+    """A keyword's value is dotted too (Julia's `__dot__`): `@. f(x; a = g(y))` is
+    `f.(x; a = g.(y))`; the keywords then reach every call of f."""
+    return [A.Kwarg(k.name, dotify(k.value), span=k.span) for k in kwargs]
 
 
 def m_dot(lo: Any, n: A.MacroCall) -> Value:

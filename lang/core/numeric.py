@@ -87,6 +87,10 @@ def configure_jax() -> None:
 
     jax.config.update("jax_enable_x64", True)
     jax.config.update("jax_default_matmul_precision", matmul_precision())
+    # JAX walks the whole Python stack to shorten the traceback of every exception that
+    # leaves a trace; a compile tried deep inside host recursion spent seconds there, and
+    # Zyla never shows a JAX traceback
+    jax.config.update("jax_traceback_filtering", "off")
     _configured = True
 
 

@@ -61,6 +61,8 @@ _ALIASES = {
     "layout": ("layout",),
     "colorbar": ("colorbar", "cbar", "cb"),
     "fmt": ("fmt", "format"),
+    "xaxis": ("xaxis",),
+    "yaxis": ("yaxis",),
 }
 _CANONICAL = {alias: name for name, aliases in _ALIASES.items() for alias in aliases}
 _SERIES_ATTRS = ("label", "color", "linewidth", "linestyle", "marker", "markersize", "alpha",
@@ -269,7 +271,24 @@ def _heatmap_series(args: tuple, fname: str) -> Series:
     return Series("heatmap", x, y, zz, {"label": ""})
 
 
+def _axis(attrs: dict[str, Any], axis: str) -> None:
+    """Plots' `xaxis = (:log10, "iteration", (1, 100))`: a scale (a Symbol), a label (a
+    String) and limits (a pair), in any order, each optional."""
+    v = attrs.pop(axis + "axis", None)
+    for part in v if isinstance(v, tuple) and not (
+            len(v) == 2 and all(isinstance(e, int | float) for e in v)) else (v,):
+        part = _name(part)
+        if isinstance(part, str) and part in _SCALES:
+            attrs[axis + "scale"] = part
+        elif isinstance(part, str):
+            attrs[axis + "label"] = part
+        elif isinstance(part, tuple):
+            attrs[axis + "lims"] = part
+
+
 def _panel_attrs(panel: Panel, attrs: dict[str, Any]) -> None:
+    _axis(attrs, "x")
+    _axis(attrs, "y")
     for k in ("title", "xlabel", "ylabel", "xlims", "ylims", "xscale", "yscale", "legend",
               "grid", "colorbar"):
         if k in attrs:

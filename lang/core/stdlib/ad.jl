@@ -206,7 +206,8 @@ Core.untuple_cot(d::Tuple, x::AbstractArray) =
     reshape(collect(map(di -> di === nothing ? zero(eltype(x)) : di, d)), size(x))
 
 Core.regroup(g, spec, lens...) = g === nothing ? nothing : (g[1], Core.regroup_rest(g, 2, spec, 1, lens)...)
-Core.regroup_rest(g, k, spec, li, lens) = length(spec) == 0 ? () :
+# what follows the positional cotangents (a callee's keyword cotangents, `Core.kwgrad`) stays last
+Core.regroup_rest(g, k, spec, li, lens) = length(spec) == 0 ? ntuple(i -> g[k + i - 1], max(0, length(g) - k + 1)) :
     spec[1] ? (ntuple(i -> g[k + i - 1], lens[li]), Core.regroup_rest(g, k + lens[li], Core.tail(spec), li + 1, lens)...) :
               (g[k], Core.regroup_rest(g, k + 1, Core.tail(spec), li, lens)...)
 

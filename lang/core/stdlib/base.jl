@@ -14,6 +14,16 @@ end
 iseven(x) = x % 2 == 0
 isodd(x) = x % 2 != 0
 clamp(x, lo, hi) = min(max(x, lo), hi)
+# Zyla has no complex numbers: a real number (array) is its own real part and conjugate,
+# and its imaginary part is zero (as Base defines them for reals; AD: identities, and a
+# constant zero)
+real(x::Real) = x
+imag(x::Real) = zero(x)
+conj(x::Real) = x
+real(x::AbstractArray{<:Real}) = x
+imag(x::AbstractArray{<:Real}) = zero(x)
+conj(x::AbstractArray{<:Real}) = x
+real(::Type{T}) where {T<:Real} = T
 # --- Logging: loggers for @info/@warn/@error/@debug (printed by Core.log_message) ---------------
 struct LogLevel
     level::Int
@@ -353,6 +363,18 @@ function Core.range_kw(start, step, stop, len)
     s = step === nothing ? oneunit(stop) : step
     step === nothing && stop isa Integer && return (stop - len + 1):stop
     Core.range_len(stop - (len - 1) * s, s, len)
+end
+
+# evalpoly(x, (c0, c1, ...)): c0 + c1 x + c2 x^2 + ..., by Horner's rule from the highest
+# coefficient (muladd, as Base.Math)
+function evalpoly(x, p)
+    n = length(p)
+    n == 0 && return zero(x)
+    ex = p[n]
+    for i in n-1:-1:1
+        ex = muladd(x, ex, p[i])
+    end
+    ex
 end
 
 # --- shapes ---------------------------------------------------------------------------------

@@ -68,8 +68,9 @@ function update!(x::AbstractArray, dx::AbstractArray)
     x .-= dx
     x
 end
-reset!(m) = error("Flux.reset! belongs to Flux's old Recur API; Zyla implements the explicit-state ",
-                  "recurrent layers of Flux 0.15: rnn(x, h), with initialstates(rnn)")
+reset!(m) = error("Flux.reset! belongs to Flux's old Recur API (removed in Flux 0.15); Zyla ",
+                  "implements the explicit-state recurrent layers of Flux 0.16: rnn(x, h), ",
+                  "with initialstates(rnn)")
 
 # --- activations (NNlib): elementwise primitives, fast under broadcasting -----------------------
 
@@ -481,7 +482,10 @@ function (e::Embedding)(x::AbstractArray)
     reshape(y, size(e.weight, 1), size(x)...)
 end
 
-# --- recurrent layers (Flux 0.15's explicit-state API) -----------------------------------------
+# --- recurrent layers (Flux 0.16's explicit-state API) -----------------------------------------
+# A cell maps (x, state) to (output, new state): RNNCell and GRUCell (h′, h′), LSTMCell
+# (h′, (h′, c′)); a layer runs its cell over the time dimension and returns the outputs
+# (with `return_state = true` also the last state).
 
 struct RNNCell
     σ
@@ -494,7 +498,10 @@ RNNCell(p::Pair, σ=tanh; init=glorot_uniform, init_kernel=init, init_recurrent_
             Core.create_bias(bias, p.second))
 initialstates(c::RNNCell) = zeros(Float32, size(c.Wh, 2))
 (c::RNNCell)(x::AbstractArray) = c(x, initialstates(c))
-(c::RNNCell)(x::AbstractArray, h) = c.σ.(Core.addbias(c.Wi * x .+ c.Wh * h, c.bias))
+function (c::RNNCell)(x::AbstractArray, h)
+    h′ = c.σ.(Core.addbias(c.Wi * x .+ c.Wh * h, c.bias))
+    (h′, h′)
+end
 
 struct LSTMCell
     Wi
@@ -515,7 +522,8 @@ function (c::LSTMCell)(x::AbstractArray, state)
     z = tanh.(Core.rows(g, 2n + 1, 3n))
     o = NNlib.sigmoid.(Core.rows(g, 3n + 1, 4n))
     c′ = f .* cell .+ i .* z
-    (o .* tanh.(c′), c′)
+    h′ = o .* tanh.(c′)
+    (h′, (h′, c′))
 end
 Core.rows(g::AbstractVector, a, b) = g[a:b]
 Core.rows(g::AbstractMatrix, a, b) = g[a:b, :]
@@ -537,61 +545,85 @@ function (c::GRUCell)(x::AbstractArray, h)
     r = NNlib.sigmoid.(Core.rows(gx, 1, n) .+ Core.rows(gh, 1, n))
     z = NNlib.sigmoid.(Core.rows(gx, n + 1, 2n) .+ Core.rows(gh, n + 1, 2n))
     h̃ = tanh.(Core.rows(gx, 2n + 1, 3n) .+ r .* Core.rows(gh, 2n + 1, 3n))
-    (1 .- z) .* h̃ .+ z .* h
+    h′ = (1 .- z) .* h̃ .+ z .* h
+    (h′, h′)
 end
 
-# the hidden output of a step: RNN and GRU cells return h, LSTM cells (h, c)
-Core.step_output(state::Tuple) = state[1]
-Core.step_output(state) = state
-
 # Run a cell over the time dimension (2) of x, (in, len) or (in, len, batch); returns the
-# outputs stacked as (out, len) or (out, len, batch).
+# outputs stacked as (out, len) or (out, len, batch), and the last state.
 function scan(cell, x::AbstractMatrix, state)
     len = size(x, 2)
-    state = cell(x[:, 1], state)
-    h = Core.step_output(state)
+    h, state = cell(x[:, 1], state)
     y = similar(h, size(h, 1), len)  # every column is written below
     y[:, 1] = h
     for t in 2:len
-        state = cell(x[:, t], state)
-        y[:, t] = Core.step_output(state)
+        h, state = cell(x[:, t], state)
+        y[:, t] = h
     end
-    y
+    y, state
 end
 function scan(cell, x::AbstractArray, state)
     len = size(x, 2)
-    state = cell(x[:, 1, :], state)
-    h = Core.step_output(state)
+    h, state = cell(x[:, 1, :], state)
     y = similar(h, size(h, 1), len, size(h, 2))
     y[:, 1, :] = h
     for t in 2:len
-        state = cell(x[:, t, :], state)
-        y[:, t, :] = Core.step_output(state)
+        h, state = cell(x[:, t, :], state)
+        y[:, t, :] = h
     end
-    y
+    y, state
 end
 
 struct RNN
     cell
+    return_state
 end
-RNN(p::Pair, σ=tanh; init=glorot_uniform, bias=true) = RNN(RNNCell(p, σ; init=init, bias=bias))
+RNN(p::Pair, σ=tanh; init=glorot_uniform, bias=true, return_state=false) =
+    RNN(RNNCell(p, σ; init=init, bias=bias), return_state)
+RNN(cell::RNNCell; return_state=false) = RNN(cell, return_state)
 struct LSTM
     cell
+    return_state
 end
-LSTM(p::Pair; init=glorot_uniform, bias=true) = LSTM(LSTMCell(p; init=init, bias=bias))
+LSTM(p::Pair; init=glorot_uniform, bias=true, return_state=false) =
+    LSTM(LSTMCell(p; init=init, bias=bias), return_state)
+LSTM(cell::LSTMCell; return_state=false) = LSTM(cell, return_state)
 struct GRU
     cell
+    return_state
 end
-GRU(p::Pair; init=glorot_uniform, bias=true) = GRU(GRUCell(p; init=init, bias=bias))
+GRU(p::Pair; init=glorot_uniform, bias=true, return_state=false) =
+    GRU(GRUCell(p; init=init, bias=bias), return_state)
+GRU(cell::GRUCell; return_state=false) = GRU(cell, return_state)
+# Flux ≤ 0.14's positional sizes: a clear error naming the form that replaced them
+RNN(a::Integer, b::Integer; kw...) = Core.old_recurrent("RNN", a, b)
+RNN(a::Integer, b::Integer, σ; kw...) = Core.old_recurrent("RNN", a, b)
+LSTM(a::Integer, b::Integer; kw...) = Core.old_recurrent("LSTM", a, b)
+GRU(a::Integer, b::Integer; kw...) = Core.old_recurrent("GRU", a, b)
+Core.old_recurrent(name, a, b) =
+    error("$name($a, $b) is Flux ≤ 0.14's recurrent layer (with Recur and reset!), removed in ",
+          "Flux 0.15; write $name($a => $b), called as layer(x) or layer(x, state)")
+
+# Recurrence(cell): any cell (a struct with (x, state) -> (output, state) and
+# initialstates) run over the time dimension, as Flux 0.16's wrapper
+struct Recurrence
+    cell
+    return_state
+end
+Recurrence(cell; return_state=false) = Recurrence(cell, return_state)
+initialstates(r::Recurrence) = initialstates(r.cell)
+(r::Recurrence)(x) = Core.recurrent(r, x, initialstates(r.cell))
+(r::Recurrence)(x, state) = Core.recurrent(r, x, state)
+Core.recurrent(r, x, state) = r.return_state ? scan(r.cell, x, state) : first(scan(r.cell, x, state))
 initialstates(r::RNN) = initialstates(r.cell)
 initialstates(r::LSTM) = initialstates(r.cell)
 initialstates(r::GRU) = initialstates(r.cell)
-(r::RNN)(x) = scan(r.cell, x, initialstates(r.cell))
-(r::RNN)(x, h) = scan(r.cell, x, h)
-(r::LSTM)(x) = scan(r.cell, x, initialstates(r.cell))
-(r::LSTM)(x, state) = scan(r.cell, x, state)
-(r::GRU)(x) = scan(r.cell, x, initialstates(r.cell))
-(r::GRU)(x, h) = scan(r.cell, x, h)
+(r::RNN)(x) = Core.recurrent(r, x, initialstates(r.cell))
+(r::RNN)(x, h) = Core.recurrent(r, x, h)
+(r::LSTM)(x) = Core.recurrent(r, x, initialstates(r.cell))
+(r::LSTM)(x, state) = Core.recurrent(r, x, state)
+(r::GRU)(x) = Core.recurrent(r, x, initialstates(r.cell))
+(r::GRU)(x, h) = Core.recurrent(r, x, h)
 
 # --- printing (Flux's compact forms) -----------------------------------------------------------
 
@@ -1078,6 +1110,15 @@ end
 # Flux.train!(loss, model, data, opt_state): one gradient step per element of data, each
 # step compiled to one XLA executable (offloaded like a top-level call) and the update
 # applied in place on the host.
+# Flux 0.16.11's one step of train!: the loss of the batch, its gradient, the update
+function trainstep_withgradient!(loss, model, batch::Tuple, opt_state)
+    l, gs = Core.train_step(loss, model, batch)
+    update!(opt_state, model, gs[1])
+    (l, gs[1])
+end
+trainstep!(loss, model, batch::Tuple, opt_state) =
+    first(trainstep_withgradient!(loss, model, batch, opt_state))
+
 function train!(loss, model, data, opt; cb=nothing)
     opt = Core.as_state(opt, model)
     for d in data
