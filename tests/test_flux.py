@@ -795,6 +795,8 @@ def test_flux016_recurrence_wrapper_and_the_removed_positional_form(z: Zyla) -> 
     assert y1.shape == (3, 4, 3) and (y1 == y2).all()
     with pytest.raises(ZylaError, match=r"write LSTM\(2 => 3\)"):
         z.eval("LSTM(2, 3)")
+    # Flux 0.16's reset!: a deprecation that returns the model unchanged
+    assert z.eval("m_r = Chain(LSTM(3 => 4)); Flux.reset!(m_r) === m_r")
 
 
 def test_trainstep_is_one_step_of_train(z: Zyla) -> None:

@@ -332,6 +332,22 @@ ARITH = [
          """, st.builds(lambda e, b, C: (2.0 * np.eye(3) + e, b, C),
                         arr(3, 3, lo=-0.5, hi=0.5), arr(3), arr(3, 3)),
          ("det", "Core.matinv", "\\")),
+    Case("eigen_symmetric", """
+         F(X, B) = sum(eigvals(Symmetric(X)) .* [1.0, -2.0, 0.5]) +
+             sum(eigen(Symmetric(X, :L)).vectors .* B) + eigen(Hermitian(X)).values[3] ^ 2
+         """, st.builds(lambda e, B: (np.diag([1.0, 2.5, 4.0]) + e, B),
+                        arr(3, 3, lo=-0.3, hi=0.3), arr(3, 3)),
+         ("Core.eigh_vals", "Core.eigh_vecs")),
+    Case("cholesky", """
+         F(Y, B) = (C = cholesky((Y + Y') / 2 + 3.0 * I); sum(C.U .* B) + sum(C.L .^ 2) +
+             logdet(C) + sum(C \\ [1.0, 2.0, 3.0]))
+         """, args(arr(3, 3, lo=-1.0, hi=1.0), arr(3, 3)), ("Core.chol_upper",)),
+    Case("svdvals", """
+         F(A, x) = sum(svdvals(A) .* [2.0, 0.5]) + svdvals(A * x)[1] + logdet(A' * A) +
+             sum(kron(A, [1.0 -1.0]) .^ 2)
+         """, st.builds(lambda e, x: (np.array([[3.0, 0.0], [0.0, 1.0], [0.0, 0.0]]) + e, x),
+                        arr(3, 2, lo=-0.3, hi=0.3), fl(0.5, 2.0)),
+         ("svdvals",)),
     Case("uniform_scaling", """
          F(A, s, t) = sum((A + s * I) .* [1.0 2.0; 3.0 4.0]) + sum((t * I - A) .^ 2) +
              sum((A - I * s) .* A)
@@ -465,6 +481,32 @@ STRUCTURED = [
              Struct("Affine", {"W": W, "b": c}), z),
              fl(), fl(), arr(2), fl(), fl(), fl(), arr(2, 3), arr(2), arr(3)),
          ("getproperty", "*", "+", "tanh")),
+    # argument destructuring (issue 18): the unpacked parts of a tuple or NamedTuple
+    # argument get their cotangents, as Zygote's
+    # `gradient(((a, b),) -> a * b, (2.0, 3.0)) == ((3.0, 2.0),)`
+    Case("destructured_args", """
+         dstr_h((a, b), c) = a * b + c ^ 2
+         dstr_nt((; a, b)) = a * sin(b)
+         function F(x, y, t, nt)
+             f = ((p, q),) -> p * p * q
+             dstr_h((x, y), t[1]) + f(t) + dstr_nt(nt) + dstr_h(t, x * y) +
+                 sum(map(((k, v),) -> k * v, ((x, y), (y, 2.0))))
+         end
+         """, st.builds(lambda x, y, t, a, b: (x, y, t, {"a": a, "b": b}),
+                        fl(), fl(), args(fl(), fl()), fl(), fl()),
+         ("*", "+", "sin")),
+    # keyword arguments of a dotted call (issue 18) reach every call; their values get
+    # cotangents like captured variables, the broadcast arguments like any broadcast's
+    Case("broadcast_keywords", """
+         bkw(x, y; a = 1.0, b = 2.0) = a * x * y + b * sin(x)
+         F(x, v, w) = sum(bkw.(v, w; a = x)) + sum(bkw.(v, x; b = x * 2.0)) +
+             sum(@. bkw(v * x, w; a = 2.0)) + sum(bkw.(v, w, b = x) .* w)
+         """, args(fl(), arr(3), arr(3)), ("*", "+", "sin")),
+    # real and conj are identities on reals, imag a constant zero (issue 18)
+    Case("real_parts", """
+         F(x, v) = real(x) * conj(x) + imag(x) + sum(conj(v) .* real(v) .+ imag(v)) +
+             sum(real.(v) .* x)
+         """, args(fl(), arr(3)), ("*", "+")),
     # splatting: an array splatted into a call gets an array cotangent of its shape (zeros
     # where the callee gives none), a tuple a tuple; n-ary `*` differentiates every factor
     Case("splats", """

@@ -18,7 +18,7 @@ from lang.core import values as V
 from lang.core.functions import GenericFunction, typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.printf import format_values
-from lang.core.show import CUSTOM_SHOW, jl_display, jl_show, jl_string
+from lang.core.show import CUSTOM_DISPLAY, CUSTOM_SHOW, jl_display, jl_show, jl_string
 
 IOT = V.JType("IO", V.AnyT, abstract=True)
 IOStreamT = V.JType("IOStream", IOT)
@@ -112,6 +112,25 @@ def custom_show(x: Any) -> str | None:
 
 
 CUSTOM_SHOW.append(custom_show)
+
+
+def custom_display(x: Any) -> str | None:
+    """The text of a Zyla-defined `Core.display_text(x)` method for x's type (what the
+    REPL's `display` shows), or None."""
+    rt = current.runtime()
+    gf = rt.builtins.get("Core.display_text") if rt is not None else None
+    if not isinstance(gf, GenericFunction):
+        return None
+    try:
+        m = gf.dispatch([typeof(x)])
+    except Exception:
+        return None
+    if m.fn is None:
+        return None
+    return str(rt.interp.invoke(m, [x], None))
+
+
+CUSTOM_DISPLAY.append(custom_display)
 
 
 class Stdin:

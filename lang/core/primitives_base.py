@@ -346,3 +346,8 @@ FORWARD: dict[str, str] = {
     "Flux.cpu": "(d, z, x) -> d[1]",
     "Flux.gpu": "(d, z, x) -> d[1]",
 }
+
+# LinearAlgebra's factorizations (registered on import) and their forward rules
+from lang.core import primitives_linalg  # noqa: E402
+
+FORWARD.update(primitives_linalg.FORWARD)

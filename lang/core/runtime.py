@@ -339,6 +339,13 @@ class Runtime:
         if t.params and t.family.is_struct:
             # the methods of `Pos(x)` are not constructors of `Pos{Float64}`
             return self._curly_constructor(t, args) if hasattr(t.family, "curly_ctors") else None
+        if t.params and hasattr(t.family, "curly_ctors") and not any(
+                isinstance(p, V.TypeVar) for p in t.params):
+            # `Matrix{T}(J::UniformScaling, m, n) where T` (LinearAlgebra): a method of a
+            # built-in parametric type; no match falls back to its other constructors
+            m = self._curly_constructor(t, args)
+            if m is not None:
+                return m
         gf = getattr(t.family, "ctor_gf", None)
         if gf is None:
             return None

@@ -154,6 +154,11 @@ def jl_display(
     hook = getattr(x, "jl_display", None)
     if callable(hook) and not isinstance(x, type):
         return str(hook())
+    if isinstance(x, StructValue):
+        for custom_display in CUSTOM_DISPLAY:
+            custom = custom_display(x)
+            if custom is not None:
+                return custom
     return _show(x, ctx)
 
 
@@ -573,6 +578,9 @@ def _show_namedtuple(nt: NamedTuple, ctx: _Ctx) -> str:
 #: Functions `x -> text or None` that print a struct with a `show(io, x)` method the
 #: program (or Base) defines; lang.core.builtins_io registers the one that runs it.
 CUSTOM_SHOW: list[Callable[[Any], str | None]] = []
+#: The same for the REPL's `display` (Julia's `show(io, MIME"text/plain", x)`): a struct
+#: with a `Core.display_text(x)` method (LinearAlgebra's `Diagonal`, `Eigen`) shows that.
+CUSTOM_DISPLAY: list[Callable[[Any], str | None]] = []
 
 
 def _show_struct(s: StructValue, ctx: _Ctx) -> str:
@@ -749,6 +757,18 @@ def _display_array(a: np.ndarray, ctx: _Ctx) -> str:
     return f"{head}:\n{_display_nd(a, inner)}"
 
 
+def display_structured(a: np.ndarray, keep: np.ndarray, head: str) -> str:
+    """A structured matrix (`Diagonal`, triangular) as the REPL shows it: `head` (its
+    summary), then `a`'s rows as a dense matrix's, the entries where `keep` is false (the
+    structural zeros) replaced by a `⋅` centred in the zero's printed width."""
+    jsize = tuple(reversed(a.shape))
+    if a.size == 0:
+        return head
+    compact = jsize[1] > 1
+    inner = replace(_Ctx(), typeinfo=_eltype(a), compact=compact)
+    return f"{head}:\n{_MatrixPrinter(a, inner, keep).render()}"
+
+
 def _display_nd(a: np.ndarray, ctx: _Ctx) -> str:
     """Julia's `show_nd` with slice labels: `[:, :, 1] =` and the slice, for each slice."""
     slices = _trailing_slices(a)
@@ -800,9 +820,10 @@ class _MatrixPrinter:
     HMOD = 5
     VMOD = 5
 
-    def __init__(self, a: np.ndarray, ctx: _Ctx) -> None:
+    def __init__(self, a: np.ndarray, ctx: _Ctx, keep: np.ndarray | None = None) -> None:
         self.m, self.n, self._at = _matrix_at(a)
         self.ctx = ctx
+        self._keep = None if keep is None else _matrix_at(keep)[2]
         self._cache: dict[tuple[int, int], tuple[str, tuple[int, int]]] = {}
 
     def _cell(self, i: int, j: int) -> tuple[str, tuple[int, int]]:
@@ -810,7 +831,13 @@ class _MatrixPrinter:
         if key not in self._cache:
             x = self._at(i, j)
             s = _show(x, self.ctx)
-            self._cache[key] = (s, _alignment(x, s))
+            align = _alignment(x, s)
+            if self._keep is not None and not self._keep(i, j):
+                # a structural zero: Julia's replace_with_centered_mark, aligned as the zero
+                mark = [" "] * len(s)
+                mark[(len(s) + 1) // 2 - 1] = "\u22c5"
+                s = "".join(mark)
+            self._cache[key] = (s, align)
         return self._cache[key]
 
     def _alignment(

@@ -60,7 +60,7 @@ Core.to_eltype(T, x::AbstractArray) = eltype(x) <: AbstractFloat && eltype(x) !=
 f32(m) = fmap(x -> Core.to_eltype(Float32, x), m)
 f64(m) = fmap(x -> Core.to_eltype(Float64, x), m)
 
-params(ms...) = error("Flux.params (implicit parameters, removed in Flux 0.15) is not supported: ",
+params(ms...) = error("Flux.params (implicit parameters, deprecated since Flux 0.15) is not supported: ",
                       "take explicit gradients, gradient(m -> loss(m, x, y), model), and update ",
                       "with Flux.setup/Flux.update!")
 # Flux ≤ 0.14's Flux.Optimise.update!(x, Δ) on one array: x .-= Δ, as it was
@@ -68,9 +68,13 @@ function update!(x::AbstractArray, dx::AbstractArray)
     x .-= dx
     x
 end
-reset!(m) = error("Flux.reset! belongs to Flux's old Recur API (removed in Flux 0.15); Zyla ",
-                  "implements the explicit-state recurrent layers of Flux 0.16: rnn(x, h), ",
-                  "with initialstates(rnn)")
+# Flux 0.16: a deprecation that returns its argument (recurrent layers keep no state; a
+# sequence's state is initialstates(rnn) or passed in, rnn(x, h))
+function reset!(m)
+    Core.warn_once("reset!", "Flux.reset! is deprecated: recurrent layers keep no hidden " *
+                   "state since Flux 0.15 (pass it explicitly: rnn(x, h)); it does nothing")
+    m
+end
 
 # --- activations (NNlib): elementwise primitives, fast under broadcasting -----------------------
 

@@ -28,3 +28,282 @@ function Core.matpow(A, p)
     R
 end
 ^(A::AbstractMatrix, p::Integer) = Core.matpow(A, p)
+
+# --- identity matrices from I ------------------------------------------------------------
+Matrix{T}(J::UniformScaling, m::Integer, n::Integer) where {T} =
+    [i == j ? convert(T, J.λ) : zero(T) for i in 1:m, j in 1:n]
+Matrix(J::UniformScaling, m::Integer, n::Integer) =
+    [i == j ? J.λ : zero(J.λ) for i in 1:m, j in 1:n]
+Matrix{T}(J::UniformScaling, mn::Tuple) where {T} = Matrix{T}(J, mn[1], mn[2])
+Matrix(J::UniformScaling, mn::Tuple) = Matrix(J, mn[1], mn[2])
+(J::UniformScaling)(n::Integer) = Diagonal(fill(J.λ, n))
+
+# --- triangles ---------------------------------------------------------------------------
+triu(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, true)
+tril(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, false)
+issymmetric(A::AbstractMatrix) = size(A, 1) == size(A, 2) && Core.is_symmetric(A)
+issymmetric(x::Number) = true
+ishermitian(A) = issymmetric(A)
+Core.eye_of(v) = Core.eye_like(Core.tri_mask(v * transpose(v), 0, true), one(eltype(v)))
+
+# --- Diagonal ------------------------------------------------------------------------------
+struct Diagonal{T, V} <: AbstractMatrix
+    diag::V
+end
+Diagonal(v::AbstractVector) = Diagonal{eltype(v), typeof(v)}(v)
+Diagonal(A::AbstractMatrix) = Diagonal(diag(A))
+Base.size(D::Diagonal) = (length(D.diag), length(D.diag))
+Base.size(D::Diagonal, d::Integer) = d <= 2 ? length(D.diag) : 1
+Base.length(D::Diagonal) = length(D.diag)^2
+Base.eltype(D::Diagonal) = eltype(D.diag)
+Base.getindex(D::Diagonal, i::Integer, j::Integer) = i == j ? D.diag[i] : zero(eltype(D.diag))
+diag(D::Diagonal) = D.diag
+# (+ 0.0: the zeros of -1.5 .* 0.0 are -0.0, Julia's are zero(T))
+Matrix(D::Diagonal) = Core.plus_zero(D.diag .* Core.eye_of(D.diag))
+Core.plus_zero(M) = eltype(M) <: AbstractFloat ? M .+ zero(eltype(M)) : M
+*(D::Diagonal, x::AbstractVector) = D.diag .* x
+*(D::Diagonal, A::AbstractMatrix) = D.diag .* A
+*(A::AbstractMatrix, D::Diagonal) = A .* transpose(D.diag)
+*(D::Diagonal, E::Diagonal) = Diagonal(D.diag .* E.diag)
+*(a::Number, D::Diagonal) = Diagonal(a .* D.diag)
+*(D::Diagonal, a::Number) = Diagonal(D.diag .* a)
+\(D::Diagonal, x::AbstractVecOrMat) = Core.diag_solve(D.diag, x)
+\(D::Diagonal, E::Diagonal) = Diagonal(Core.diag_solve(D.diag, E.diag))
+function Core.diag_solve(d, x)
+    for i in 1:length(d)
+        d[i] == 0 && throw(SingularException(i))
+    end
+    x ./ d
+end
+/(x::AbstractMatrix, D::Diagonal) = transpose(Core.diag_solve(D.diag, transpose(x)))
++(D::Diagonal, E::Diagonal) = Diagonal(D.diag + E.diag)
+-(D::Diagonal, E::Diagonal) = Diagonal(D.diag - E.diag)
+-(D::Diagonal) = Diagonal(-D.diag)
++(D::Diagonal, A::AbstractMatrix) = Matrix(D) + A
++(A::AbstractMatrix, D::Diagonal) = A + Matrix(D)
+-(D::Diagonal, A::AbstractMatrix) = Matrix(D) - A
+-(A::AbstractMatrix, D::Diagonal) = A - Matrix(D)
++(D::Diagonal, J::UniformScaling) = Diagonal(D.diag .+ J.λ)
++(J::UniformScaling, D::Diagonal) = Diagonal(J.λ .+ D.diag)
+==(D::Diagonal, E::Diagonal) = D.diag == E.diag
+==(D::Diagonal, A::AbstractMatrix) = Matrix(D) == A
+==(A::AbstractMatrix, D::Diagonal) = A == Matrix(D)
+Base.isapprox(D::Diagonal, E::Diagonal; kws...) = isapprox(D.diag, E.diag; kws...)
+inv(D::Diagonal) = Diagonal(Core.diag_solve(D.diag, one.(D.diag)))
+det(D::Diagonal) = prod(D.diag)
+logdet(D::Diagonal) = sum(log.(D.diag))
+tr(D::Diagonal) = sum(D.diag)
+adjoint(D::Diagonal) = D
+transpose(D::Diagonal) = D
+Base.sum(D::Diagonal) = sum(D.diag)
+Base.show(io::IO, D::Diagonal) = show(io, Matrix(D))
+Core.display_text(D::Diagonal) = Core.display_masked(Matrix(D), Core.eye_of(D.diag) .!= 0,
+    string(length(D.diag), "×", length(D.diag), " ", typeof(D)))
+
+# --- Symmetric and Hermitian (real) ------------------------------------------------------------
+struct Symmetric{T, S} <: AbstractMatrix
+    data::S
+    uplo::Char
+end
+struct Hermitian{T, S} <: AbstractMatrix
+    data::S
+    uplo::Char
+end
+Core.uplo_char(uplo::Symbol) = uplo === :U ? 'U' : uplo === :L ? 'L' :
+    throw(ArgumentError("uplo argument must be either :U (upper) or :L (lower)"))
+Core.check_square(A) = size(A, 1) == size(A, 2) ||
+    throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+function Symmetric(A::AbstractMatrix, uplo::Symbol=:U)
+    Core.check_square(A)
+    Symmetric{eltype(A), typeof(A)}(A, Core.uplo_char(uplo))
+end
+function Hermitian(A::AbstractMatrix, uplo::Symbol=:U)
+    Core.check_square(A)
+    Hermitian{eltype(A), typeof(A)}(A, Core.uplo_char(uplo))
+end
+Core.mirrored(A, uplo) = uplo == 'U' ? triu(A) + transpose(triu(A, 1)) :
+    tril(A) + transpose(tril(A, -1))
+Matrix(S::Symmetric) = Core.mirrored(S.data, S.uplo)
+Matrix(S::Hermitian) = Core.mirrored(S.data, S.uplo)
+Base.size(S::Symmetric) = size(S.data)
+Base.size(S::Hermitian) = size(S.data)
+Base.size(S::Symmetric, d::Integer) = size(S.data, d)
+Base.size(S::Hermitian, d::Integer) = size(S.data, d)
+Base.eltype(S::Symmetric) = eltype(S.data)
+Base.eltype(S::Hermitian) = eltype(S.data)
+Core.sym_index(A, uplo, i, j) = (uplo == 'U') == (i <= j) ? A[i, j] : A[j, i]
+Base.getindex(S::Symmetric, i::Integer, j::Integer) = Core.sym_index(S.data, S.uplo, i, j)
+Base.getindex(S::Hermitian, i::Integer, j::Integer) = Core.sym_index(S.data, S.uplo, i, j)
+*(S::Symmetric, x::AbstractVecOrMat) = Matrix(S) * x
+*(S::Hermitian, x::AbstractVecOrMat) = Matrix(S) * x
+*(x::AbstractMatrix, S::Symmetric) = x * Matrix(S)
+*(x::AbstractMatrix, S::Hermitian) = x * Matrix(S)
+*(S::Symmetric, T::Symmetric) = Matrix(S) * Matrix(T)
+*(a::Number, S::Symmetric) = Symmetric(a * S.data, Symbol(S.uplo))
+*(a::Number, S::Hermitian) = Hermitian(a * S.data, Symbol(S.uplo))
++(S::Symmetric, T::Symmetric) = Symmetric(Matrix(S) + Matrix(T))
++(S::Hermitian, T::Hermitian) = Hermitian(Matrix(S) + Matrix(T))
++(S::Symmetric, A::AbstractMatrix) = Matrix(S) + A
++(A::AbstractMatrix, S::Symmetric) = A + Matrix(S)
+\(S::Symmetric, b::AbstractVecOrMat) = Matrix(S) \ b
+\(S::Hermitian, b::AbstractVecOrMat) = Matrix(S) \ b
+==(S::Symmetric, A::AbstractMatrix) = Matrix(S) == A
+==(A::AbstractMatrix, S::Symmetric) = A == Matrix(S)
+==(S::Symmetric, T::Symmetric) = Matrix(S) == Matrix(T)
+det(S::Symmetric) = det(Matrix(S))
+det(S::Hermitian) = det(Matrix(S))
+inv(S::Symmetric) = Symmetric(inv(Matrix(S)), Symbol(S.uplo))
+inv(S::Hermitian) = Hermitian(inv(Matrix(S)), Symbol(S.uplo))
+tr(S::Symmetric) = tr(S.data)
+tr(S::Hermitian) = tr(S.data)
+diag(S::Symmetric) = diag(S.data)
+diag(S::Hermitian) = diag(S.data)
+adjoint(S::Symmetric) = S
+transpose(S::Symmetric) = S
+adjoint(S::Hermitian) = S
+transpose(S::Hermitian) = S
+issymmetric(S::Symmetric) = true
+issymmetric(S::Hermitian) = true
+Base.sum(S::Symmetric) = sum(Matrix(S))
+Base.show(io::IO, S::Symmetric) = show(io, Matrix(S))
+Base.show(io::IO, S::Hermitian) = show(io, Matrix(S))
+Core.display_text(S::Symmetric) = Core.display_masked(Matrix(S), Matrix(S) .== Matrix(S),
+    string(size(S, 1), "×", size(S, 2), " ", typeof(S)))
+Core.display_text(S::Hermitian) = Core.display_masked(Matrix(S), Matrix(S) .== Matrix(S),
+    string(size(S, 1), "×", size(S, 2), " ", typeof(S)))
+
+# --- eigen ---------------------------------------------------------------------------------
+struct Eigen{T, V, M, Vv}
+    values::Vv
+    vectors::M
+end
+Core.make_eigen(vals, vecs) = Eigen{eltype(vecs), eltype(vals), typeof(vecs), typeof(vals)}(vals, vecs)
+Base.iterate(E::Eigen, st=1) = st == 1 ? (E.values, 2) : st == 2 ? (E.vectors, 3) : nothing
+Base.length(E::Eigen) = 2
+function eigen(A::AbstractMatrix)
+    Core.check_square(A)
+    issymmetric(A) && return Core.make_eigen(Core.eigh_vals(A), Core.eigh_vecs(A))
+    vals, vecs = Core.eig_general(A)
+    Core.make_eigen(vals, vecs)
+end
+eigen(S::Symmetric) = (A = Matrix(S); Core.make_eigen(Core.eigh_vals(A), Core.eigh_vecs(A)))
+eigen(S::Hermitian) = (A = Matrix(S); Core.make_eigen(Core.eigh_vals(A), Core.eigh_vecs(A)))
+eigvals(A::AbstractMatrix) = issymmetric(A) ? Core.eigh_vals(A) : Core.eig_general(A)[1]
+eigvals(S::Symmetric) = Core.eigh_vals(Matrix(S))
+eigvals(S::Hermitian) = Core.eigh_vals(Matrix(S))
+eigvals(D::Diagonal) = sort(D.diag)
+eigvecs(A) = eigen(A).vectors
+eigmax(A) = eigvals(A)[end]
+eigmin(A) = eigvals(A)[1]
+function Core.display_text(E::Eigen)
+    string(typeof(E), "\nvalues:\n", Core.display_string(E.values), "\nvectors:\n",
+           Core.display_string(E.vectors))
+end
+
+# --- cholesky --------------------------------------------------------------------------------
+struct Cholesky{T, S}
+    U::S
+    L::S
+end
+struct PosDefException <: Exception
+    info::Int
+end
+function cholesky(A::AbstractMatrix)
+    Core.check_square(A)
+    U = Core.chol_upper(A)
+    Cholesky{eltype(U), typeof(U)}(U, transpose(U))
+end
+cholesky(S::Symmetric) = cholesky(Matrix(S))
+cholesky(S::Hermitian) = cholesky(Matrix(S))
+cholesky(D::Diagonal) = cholesky(Matrix(D))
+\(C::Cholesky, b::AbstractVecOrMat) = C.U \ (C.L \ b)
+det(C::Cholesky) = prod(diag(C.U))^2
+logdet(C::Cholesky) = 2 * sum(log.(diag(C.U)))
+inv(C::Cholesky) = inv(C.U) * inv(C.L)
+Matrix(C::Cholesky) = C.L * C.U
+Base.size(C::Cholesky) = size(C.U)
+Base.size(C::Cholesky, d::Integer) = size(C.U, d)
+Base.iterate(C::Cholesky, st=1) = st == 1 ? (C.L, 2) : st == 2 ? (C.U, 3) : nothing
+function Core.display_text(C::Cholesky)
+    n = size(C.U, 1)
+    string(typeof(C), "\nU factor:\n", Core.display_masked(C.U, Core.tri_mask(C.U, 0, true) .!= 0,
+        string(n, "×", n, " UpperTriangular{", eltype(C.U), ", ", typeof(C.U), "}")))
+end
+
+# --- svd, qr ---------------------------------------------------------------------------------
+struct SVD{T, Tr, M, C}
+    U::M
+    S::C
+    V::M
+    Vt::M
+end
+function svd(A::AbstractMatrix)
+    U, S, Vt = Core.svd_u(A), svdvals(A), Core.svd_vt(A)
+    SVD{eltype(U), eltype(S), typeof(U), typeof(S)}(U, S, transpose(Vt), Vt)
+end
+svdvals(S::Symmetric) = svdvals(Matrix(S))
+svdvals(D::Diagonal) = sort(abs.(D.diag); rev=true)
+Base.iterate(F::SVD, st=1) = st == 1 ? (F.U, 2) : st == 2 ? (F.S, 3) : st == 3 ? (F.V, 4) : nothing
+Base.size(F::SVD) = (size(F.U, 1), size(F.Vt, 2))
+Matrix(F::SVD) = F.U * (F.S .* F.Vt)
+function Core.display_text(F::SVD)
+    string(typeof(F), "\nU factor:\n", Core.display_string(F.U), "\nsingular values:\n",
+           Core.display_string(F.S), "\nVt factor:\n", Core.display_string(F.Vt))
+end
+
+struct QRCompactWYQ{T, M, C}
+    Q::M
+end
+struct QRCompactWY{T, M, C}
+    Q::QRCompactWYQ
+    R::M
+end
+function qr(A::AbstractMatrix)
+    Q, R = Core.qr_q(A), Core.qr_r(A)
+    QRCompactWY{eltype(R), typeof(R), typeof(R)}(QRCompactWYQ{eltype(Q), typeof(Q), typeof(Q)}(Q), R)
+end
+Matrix(Q::QRCompactWYQ) = Q.Q
+*(Q::QRCompactWYQ, x::AbstractVecOrMat) = Q.Q * x
+*(x::AbstractVecOrMat, Q::QRCompactWYQ) = x * Q.Q
+adjoint(Q::QRCompactWYQ) = Q.Q'
+Base.size(Q::QRCompactWYQ) = size(Q.Q)
+Base.iterate(F::QRCompactWY, st=1) = st == 1 ? (F.Q, 2) : st == 2 ? (F.R, 3) : nothing
+\(F::QRCompactWY, b::AbstractVector) = F.R \ (F.Q.Q' * b)
+Matrix(F::QRCompactWY) = F.Q.Q * F.R
+function Core.display_text(F::QRCompactWY)
+    m = size(F.Q.Q, 1)
+    string("LinearAlgebra.", typeof(F), "\nQ factor: ", m, "×", m, " LinearAlgebra.", typeof(F.Q),
+           "\nR factor:\n", Core.display_string(F.R))
+end
+
+# --- the rest --------------------------------------------------------------------------------
+logdet(A::AbstractMatrix) = log(det(A))
+logdet(x::Number) = log(x)
+function logabsdet(A::AbstractMatrix)
+    d = det(A)
+    (log(abs(d)), sign(d))
+end
+diagm(v::AbstractVector) = Matrix(Diagonal(v))
+function diagm(kvs::Pair...)
+    n = maximum(length(kv.second) + abs(kv.first) for kv in kvs)
+    T = promote_type(map(kv -> eltype(kv.second), kvs)...)
+    [Core.diagm_entry(kvs, i, j, T) for i in 1:n, j in 1:n]
+end
+function Core.diagm_entry(kvs, i, j, T)
+    x = zero(T)
+    for kv in kvs
+        if j - i == kv.first
+            x += kv.second[min(i, j)]
+        end
+    end
+    x
+end
+kron(a::AbstractVector, b::AbstractVector) = vec(b .* transpose(a))
+function kron(A::AbstractMatrix, B::AbstractMatrix)
+    p, q = size(A)
+    r, s = size(B)
+    reshape(reshape(B, r, 1, s, 1) .* reshape(A, 1, p, 1, q), r * p, s * q)
+end
+kron(A::AbstractMatrix, b::AbstractVector) = kron(A, reshape(b, length(b), 1))
+kron(a::AbstractVector, B::AbstractMatrix) = kron(reshape(a, length(a), 1), B)
+⊗(a, b) = kron(a, b)
