@@ -130,11 +130,10 @@ class JaxInterpreter(Interpreter):
         # was entered at, or None while it runs as a loop over a stack (backend.recursion)
         self.recursing: dict[int, int | None] = {}
         self.self_recursive: dict[int, bool] = {}
-        # per function being traced: the control depth each of its activations began at
-        self.activations: dict[int, list[int]] = {}
-        # per function being traced: the arguments of its activations whose arguments are
-        # all known scalars (a call repeating one of them recurses without end)
-        self.static_calls: dict[int, list[tuple]] = {}
+        # per function being traced, for each of its activations: the control depth it
+        # began at and its arguments' key (`_static_key`: a call repeating a key recurses
+        # without end)
+        self.activations: dict[int, list[tuple[int, tuple | None]]] = {}
         self.inline_limits: dict[int, int] = {}  # functions inlined after a refusal
         import jax
         from jax import lax
@@ -471,24 +470,21 @@ class JaxInterpreter(Interpreter):
         # limit, after minutes: it is refused once it is this deep.
         entered = self.activations.setdefault(id(fn), [])
         limit = self.inline_limits.get(id(fn), MAX_TRACED_RECURSION)
-        if len(entered) >= limit and self.control_depth > entered[0]:
+        if len(entered) >= limit and self.control_depth > entered[0][0]:
             raise _TooDeep(f"`{fn.name}` recurses more than {limit} levels below a "
                                "traced condition or loop: a recursion whose depth the data "
                                "decide compiles only as a function calling itself directly, "
                                "without differentiation")
-        static = _static_key(args)
-        calls = self.static_calls.setdefault(id(fn), [])
-        if static is not None and static in calls:
+        key = _static_key(args)
+        if key is not None and any(key == k for _, k in entered):
             self.exits_not_taken, self.hoisted = saved
             raise OffloadError(f"`{fn.name}` calls itself with the same arguments: a "
                                "recursion without end (the host run reports it)")
-        entered.append(self.control_depth)
-        calls.append(static)
+        entered.append((self.control_depth, key))
         try:
             return super().run_function(fn, args)
         finally:
             entered.pop()
-            calls.pop()
             self.exits_not_taken, self.hoisted = saved
 
     def run_method_fn(self, fn: Function, captures: list, args: list, kwargs: dict | None,

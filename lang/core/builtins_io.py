@@ -93,20 +93,27 @@ def _split_io(rt: Any, xs: tuple) -> tuple[IOStream, tuple]:
     return rt.jl_stdout, xs
 
 
+def _zyla_method(rt: Any, name: str, types: list) -> Any:
+    """The Zyla-defined method of the built-in function `name` for argument types
+    `types`, or None (no such function, no method, or a primitive's)."""
+    gf = rt.builtins.get(name) if rt is not None else None
+    if not isinstance(gf, GenericFunction):
+        return None
+    try:
+        m = gf.dispatch(types)
+    except Exception:
+        return None
+    return m if m.fn is not None else None
+
+
 def custom_show(x: Any) -> str | None:
     """The text of a Zyla-defined `show(io, x)` method for x's type, or None (then the
     default printing applies)."""
     rt = current.runtime()
-    gf = rt.builtins.get("show") if rt is not None else None
-    if not isinstance(gf, GenericFunction):
+    m = _zyla_method(rt, "show", [IOBufferT, typeof(x)])
+    if m is None:
         return None
     buf = IOBuffer()
-    try:
-        m = gf.dispatch([IOBufferT, typeof(x)])
-    except Exception:
-        return None
-    if m.fn is None:
-        return None
     rt.interp.invoke(m, [buf, x], None)
     return buf.take()
 
@@ -118,16 +125,8 @@ def custom_display(x: Any) -> str | None:
     """The text of a Zyla-defined `Core.display_text(x)` method for x's type (what the
     REPL's `display` shows), or None."""
     rt = current.runtime()
-    gf = rt.builtins.get("Core.display_text") if rt is not None else None
-    if not isinstance(gf, GenericFunction):
-        return None
-    try:
-        m = gf.dispatch([typeof(x)])
-    except Exception:
-        return None
-    if m.fn is None:
-        return None
-    return str(rt.interp.invoke(m, [x], None))
+    m = _zyla_method(rt, "Core.display_text", [typeof(x)])
+    return None if m is None else str(rt.interp.invoke(m, [x], None))
 
 
 CUSTOM_DISPLAY.append(custom_display)

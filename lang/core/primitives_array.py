@@ -694,10 +694,9 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
         if d != N.I64:  # 0x01:0x03 is a UnitRange{UInt8}: its elements are UInt8s
             return V.Range(d.type(start), d.type(step), int(n), unit=c is None)
         return V.Range(int(start), int(step), int(n), unit=c is None)
-    d = N.float_dtype(N.promote(N.promote(N.dtype_of(start), N.dtype_of(step)), N.dtype_of(stop)))
+    d = _float_type(start, step, stop)
     start, step, stop = (N.cast(v, d, np) for v in (start, step, stop))
-    start, step, n, exact = ranges.colon(start, step, stop, d.type)
-    return V.Range(N.cast(start, d, np), N.cast(step, d, np), n, False, exact)
+    return _float_range(d, ranges.colon(start, step, stop, d.type))
 
 
 def _known_length(n: Any) -> int:
@@ -716,6 +715,13 @@ def _float_type(*xs: Any) -> np.dtype:
     return N.float_dtype(d)
 
 
+def _float_range(d: np.dtype, made: tuple) -> V.Range:
+    """A float range of element type d from what lang.core.ranges returns: (start, step,
+    length, exact)."""
+    start, step, n, exact = made
+    return V.Range(N.cast(start, d, np), N.cast(step, d, np), n, False, exact)
+
+
 def _range_len(xp: Any, start: Any, step: Any, n: Any) -> Any:
     """`Core.range_len(start, step, n)`: n elements start, start + step, ... (`range(start;
     step, length)`); float ones as Julia computes them (lang.core.ranges)."""
@@ -723,8 +729,7 @@ def _range_len(xp: Any, start: Any, step: Any, n: Any) -> Any:
     if all(N.dtype_of(v).kind in "iub" for v in (start, step)):
         return V.Range(start, step, n, unit=False)
     d = _float_type(start, step)
-    start, step, n, exact = ranges.start_step_length(start, step, n, d.type)
-    return V.Range(N.cast(start, d, np), N.cast(step, d, np), n, False, exact)
+    return _float_range(d, ranges.start_step_length(start, step, n, d.type))
 
 
 def _range_ends(xp: Any, start: Any, stop: Any, n: Any) -> Any:
@@ -732,8 +737,7 @@ def _range_ends(xp: Any, start: Any, stop: Any, n: Any) -> Any:
     with both ends exact (lang.core.ranges)."""
     n = _known_length(n)
     d = _float_type(start, stop)
-    start, step, n, exact = ranges.linspace(start, stop, n, d.type)
-    return V.Range(N.cast(start, d, np), N.cast(step, d, np), n, False, exact)
+    return _float_range(d, ranges.linspace(start, stop, n, d.type))
 
 
 def _eltype(xp: Any, x: Any) -> Any:

@@ -71,6 +71,23 @@ def _trunc_div(n: int, d: int) -> int:
     return q if (n >= 0) == (d > 0) else -q
 
 
+def _over_common_denominator(start: Any, step: Any, t: type) -> tuple[int, int, int] | None:
+    """(a, b, den) with start = a/den and step = b/den, from the fractions `_rat` finds
+    (den their least common denominator), when those fractions are the floats and a and
+    b are integers exact in t; else None (Julia then takes the floats literally)."""
+    start_n, start_d = _rat(start, t)
+    step_n, step_d = _rat(step, t)
+    if not (_equal_ratio(start_n, start_d, start, t) and _equal_ratio(step_n, step_d, step, t)):
+        return None
+    den = math.lcm(start_d, step_d)
+    m = _maxint(t)
+    with np.errstate(over="ignore"):
+        fits = abs(start * t(den)) <= m and abs(step * t(den)) <= m
+    if den == 0 or not fits:
+        return None
+    return round(float(start * t(den))), round(float(step * t(den))), den
+
+
 def colon(start: Any, step: Any, stop: Any, t: type) -> tuple[Any, Any, int, tuple]:
     """`start:step:stop` of floats of type t: (start, step, length, exact)."""
     start, step, stop = t(start), t(step), t(stop)
@@ -78,21 +95,15 @@ def colon(start: Any, step: Any, stop: Any, t: type) -> tuple[Any, Any, int, tup
         raise ZylaError("ArgumentError", "range step cannot be zero")
     if not all(math.isfinite(float(v)) for v in (start, step, stop)):
         return start, step, _float_length(start, step, stop, t), None
-    m = _maxint(t)
-    step_n, step_d = _rat(step, t)
-    if _equal_ratio(step_n, step_d, step, t):
-        start_n, start_d = _rat(start, t)
+    common = _over_common_denominator(start, step, t)
+    if common is not None:
         stop_n, stop_d = _rat(stop, t)
-        if _equal_ratio(start_n, start_d, start, t) and _equal_ratio(stop_n, stop_d, stop, t):
-            den = math.lcm(start_d, step_d)
-            with np.errstate(over="ignore"):
-                fits = abs(start * t(den)) <= m and abs(step * t(den)) <= m
-            if den != 0 and fits:
-                a, b = round(float(start * t(den))), round(float(step * t(den)))
-                n = max(0, _trunc_div(den * stop_n - stop_d * a + b * stop_d, b * stop_d))
-                if (_between(start, t(start + t(n - 1) * step), t(stop + step / t(2)))
-                        and not _between(start, t(start + t(n) * step), stop)):
-                    return start, step, n, (a, b, den)
+        a, b, den = common
+        if _equal_ratio(stop_n, stop_d, stop, t):
+            n = max(0, _trunc_div(den * stop_n - stop_d * a + b * stop_d, b * stop_d))
+            if (_between(start, t(start + t(n - 1) * step), t(stop + step / t(2)))
+                    and not _between(start, t(start + t(n) * step), stop)):
+                return start, step, n, common
     return start, step, _float_length(start, step, stop, t), _exact_of(start, step)
 
 
@@ -113,19 +124,9 @@ def _float_length(start: Any, step: Any, stop: Any, t: type) -> int:
 def start_step_length(start: Any, step: Any, n: int, t: type) -> tuple[Any, Any, int, tuple]:
     """`range(start; step, length)` of floats: (start, step, length, exact)."""
     start, step = t(start), t(step)
-    if math.isfinite(float(start)) and math.isfinite(float(step)):
-        start_n, start_d = _rat(start, t)
-        step_n, step_d = _rat(step, t)
-        if _equal_ratio(start_n, start_d, start, t) and _equal_ratio(step_n, step_d, step, t):
-            den = math.lcm(start_d, step_d)
-            m = _maxint(t)
-            with np.errstate(over="ignore"):
-                fits = abs(start * t(den)) <= m and abs(step * t(den)) <= m
-            if fits:
-                return start, step, n, (round(float(start * t(den))),
-                                        round(float(step * t(den))), den)
-        return start, step, n, _exact_of(start, step)
-    return start, step, n, None
+    if not (math.isfinite(float(start)) and math.isfinite(float(step))):
+        return start, step, n, None
+    return start, step, n, _over_common_denominator(start, step, t) or _exact_of(start, step)
 
 
 def linspace(start: Any, stop: Any, n: int, t: type) -> tuple[Any, Any, int, tuple]:

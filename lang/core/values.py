@@ -493,10 +493,9 @@ class Range:
         dt = dtype_of_scalar(self.start)
         if self.exact is None:
             return np.array([self[k] for k in range(self.length)], dtype=dt)
-        a, b, d = self.exact
         if self._exact_in_int64():
-            num = a + np.arange(self.length, dtype=np.int64) * b
-            return (num.astype(np.float64) / float(d)).astype(dt)
+            return self.at(np.arange(self.length, dtype=np.int64), np)
+        a, b, d = self.exact
         return np.array([(a + k * b) / d for k in range(self.length)]).astype(dt)
 
     def at(self, k: Any, xp: Any) -> Any:
@@ -527,10 +526,7 @@ class Range:
 
     def drop(self, k: int) -> Range:
         """The range without its first k elements."""
-        exact = None if self.exact is None else (
-            self.exact[0] + k * self.exact[1], self.exact[1], self.exact[2])
-        return Range(self[k] if exact is not None else self.start + k * self.step,
-                     self.step, self.length - k, self.unit, exact)
+        return self.sub(k, 1, self.length - k)
 
     def sub(self, first: int, stride: int, n: int) -> Range:
         """Elements first, first + stride, ... (n of them; 0-based first) as a range."""

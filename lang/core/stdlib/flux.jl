@@ -1111,9 +1111,6 @@ function Core.as_state(rule, model)
     setup(rule, model)
 end
 
-# Flux.train!(loss, model, data, opt_state): one gradient step per element of data, each
-# step compiled to one XLA executable (offloaded like a top-level call) and the update
-# applied in place on the host.
 # Flux 0.16.11's one step of train!: the loss of the batch, its gradient, the update
 function trainstep_withgradient!(loss, model, batch::Tuple, opt_state)
     l, gs = Core.train_step(loss, model, batch)
@@ -1123,6 +1120,9 @@ end
 trainstep!(loss, model, batch::Tuple, opt_state) =
     first(trainstep_withgradient!(loss, model, batch, opt_state))
 
+# Flux.train!(loss, model, data, opt_state): one gradient step per element of data, each
+# step compiled to one XLA executable (offloaded like a top-level call) and the update
+# applied in place on the host.
 function train!(loss, model, data, opt; cb=nothing)
     opt = Core.as_state(opt, model)
     for d in data
