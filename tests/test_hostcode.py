@@ -59,6 +59,8 @@ _LITERALS = ["0", "1", "2", "-3", "7", "4611686018427387904", "92233720368547758
              "-9223372036854775807", "0.5", "-1.25", "1.0e300", "true", "false"]
 _ARITH = ["+", "-", "*"]
 _CMP = ["<", "<=", ">", ">=", "==", "!="]
+# (typed host code calls Python's math for these; Julia's DomainError outside their domain)
+_MATH = ["sin", "sqrt", "abs", "log", "exp", "atanh"]
 
 
 @st.composite
@@ -76,8 +78,8 @@ def expressions(draw: Any, names: tuple[str, ...], depth: int = 0) -> str:
         c = draw(expressions(names, depth + 1))
         return f"({a} {draw(st.sampled_from(_CMP))} {b} ? {c} : {a})"
     if kind == 8:
-        return f"(-{a})"
-    return f"h({a}, {b})"
+        return f"(-{a})" if depth % 2 else f"{draw(st.sampled_from(_MATH))}({a})"
+    return f"h({a}, {b})" if depth % 2 else f"({a} / {b})"
 
 
 @st.composite
@@ -188,6 +190,90 @@ end
 adder(a) = x -> x + a
 """
     assert same(src, "(counter(5), counter(7), map(adder(2), [1, 2]))")[1][0] == "(5, 7, [3, 4])"
+
+
+# --- specialisations: bodies translated for Int64/Float64/Bool arguments -----------------------
+
+def specialised(z: Zyla, name: str) -> dict:
+    """The specialisations made of the first method of `name`, by argument types."""
+    run = z.rt.lookup(name).methods[0].fn.host_code[1]
+    return {k: v for k, v in run.__globals__["SPECS"].items() if v}
+
+
+def test_self_recursion_runs_specialised() -> None:
+    src = "fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)\n"
+    assert same(src, "(fib(1), fib(2), fib(20), fib(20.0))")[1][0] == "(1, 1, 6765, 6765.0)"
+    z = Zyla()
+    z.eval(src + "fib(3); fib(20); fib(5.0)")
+    assert set(specialised(z, "fib")) == {int, float}
+    assert z.rt.lookup("fib").methods[0].fn.recursed
+
+
+def test_a_specialisation_sees_its_method_replaced() -> None:
+    """A method redefined, or one added for the same types, after the body was
+    specialised: later calls, self-calls included, run the new definition."""
+    z = Zyla()
+    z.eval("down(n) = n <= 0 ? 0 : down(n - 1) + 1\ndown(3); down(10)")
+    assert int in specialised(z, "down")
+    z.eval("down(n::Int) = n <= 0 ? 100 : down(n - 1) + 2")
+    assert z.eval("down(3)") == 106
+    z.eval("cnt(n) = n <= 0 ? 0 : cnt(n - 1) + 1\ncnt(3); cnt(10); cnt(1.0)")
+    z.eval("cnt(n::Int) = -1")  # (Float64 arguments still take the first method)
+    assert z.eval("(cnt(3), cnt(2.0), cnt(2.5))") == (-1, 2, 3)
+
+
+def test_deep_self_recursion_is_a_stack_overflow() -> None:
+    src = "endless(n) = endless(n + 1) + 1\nsmall(n) = n == 0 ? 0 : small(n - 1) + 1\n"
+    kind, (ekind, _, line, _) = same(src, "endless(0)")
+    assert kind == "error" and ekind == "StackOverflowError" and line == 1
+    assert same(src, "small(900)")[1][0] == "900"
+
+
+def test_loop_carried_types_that_change() -> None:
+    """A carried value that starts as an Int64 and becomes a Float64, one that stays an
+    Int64 and wraps around, a Bool flag, and `while` over Float64s."""
+    src = """
+function mixed(n)
+    x = 0
+    k = 9223372036854775800
+    seen = false
+    for i in 1:n
+        x = x + 0.5
+        k = k + i
+        seen = !seen
+    end
+    (x, k, seen)
+end
+function halve(x)
+    steps = 0
+    while x > 1.0
+        x = x / 2
+        steps += 1
+    end
+    (x, steps)
+end
+"""
+    got = same(src, "(mixed(5), mixed(5), halve(1000.0), halve(1000), halve(1000.0))")
+    assert got[1][0] == ("((2.5, -9223372036854775801, true), (2.5, -9223372036854775801, "
+                         "true), (0.9765625, 10), (0.9765625, 10), (0.9765625, 10))")
+
+
+@pytest.mark.parametrize("expr", ["scalar_math(-1.0)", "scalar_math(0.0)", "scalar_math(Inf)",
+                                  "scalar_math(2)", "scalar_math(NaN)", "scalar_math(-0.0)"])
+def test_scalar_math_in_specialised_code(expr: str) -> None:
+    """Python's math where the primitive would give math's result, the primitive itself
+    elsewhere: log at its pole, sqrt outside its domain (DomainError), sin of Inf, NaN."""
+    src = """
+function scalar_math(x)
+    s = 0.0
+    for i in 1:2
+        s += sin(x) + cos(x) / (i + x)
+        s += log(abs(x) + 0.0) * 0 + sqrt(x) + exp(x)
+    end
+    s
+end
+"""
+    same(src, f"{expr}; {expr}")
 
 
 # --- what a translated body must see change ---------------------------------------------------

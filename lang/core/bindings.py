@@ -10,7 +10,7 @@ holds what `Runtime.lookup` would find for the name in the globals or the built-
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -30,6 +30,7 @@ class Watch:
     def __init__(self) -> None:
         self.slots: dict[str, list[tuple[dict, str]]] = {}
         self.spaces: tuple[dict, ...] = ()  # searched in order: the globals, the built-ins
+        self.hooks: dict[str, list[Callable[[], None]]] = {}  # one-shot, by name
 
     def resolve(self, name: str) -> Any:
         for space in self.spaces:
@@ -42,10 +43,18 @@ class Watch:
         self.slots.setdefault(name, []).append((ns, slot))
         ns[slot] = self.resolve(name)
 
+    def on_change(self, name: str, hook: Callable[[], None]) -> None:
+        """Call `hook()` once, the next time `name` is written or removed (code that
+        assumed what the name resolves to drops the assumption)."""
+        self.slots.setdefault(name, [])
+        self.hooks.setdefault(name, []).append(hook)
+
     def changed(self, name: str) -> None:
         v = self.resolve(name)
         for ns, slot in self.slots[name]:
             ns[slot] = v
+        for hook in self.hooks.pop(name, ()):
+            hook()
 
 
 class Bindings(dict):

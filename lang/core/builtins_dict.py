@@ -34,6 +34,11 @@ def _common(types: list[V.JType]) -> V.JType:
     return first if all(t == first for t in types) else V.AnyT
 
 
+#: value types whose Python values need no conversion (by identity: hashing a type costs);
+#: translated host code (lang.core.hostcode) stores such values directly
+EXACT_VALUE_TYPES = {id(V.Int64T): int, id(V.Float64T): float, id(V.BoolT): bool}
+
+
 class JDict(dict):
     """A Julia `Dict{K,V}`; K and V are fixed at construction (inferred from the pairs)."""
 
@@ -48,8 +53,9 @@ class JDict(dict):
         return V.apply_type(DictT, (self.key_type, self.value_type))
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if self.value_type in V.JTYPE_TO_DTYPE:
-            value = convert(current.runtime(), self.value_type, value)
+        vt = self.value_type
+        if type(value) is not EXACT_VALUE_TYPES.get(id(vt)) and vt in V.JTYPE_TO_DTYPE:
+            value = convert(current.runtime(), vt, value)
         super().__setitem__(key, value)
 
     def __missing__(self, key: Any) -> Any:

@@ -102,6 +102,9 @@ class GenericFunction(V.Atomic):
         # three) whose Julia types those determine: translated host code's call sites
         # (lang.core.hostcode) dispatch through it
         self.pycache: dict[Any, Method] = {}
+        # one-shot hooks called when a method is added or replaced (translated code that
+        # assumed what a call of this function dispatches to drops the assumption)
+        self.on_change: list[Callable[[], None]] = []
 
     def add_method(self, m: Method) -> None:
         """Add or replace (same signature) a method, as redefinition does in Julia."""
@@ -120,6 +123,9 @@ class GenericFunction(V.Atomic):
             self.methods.append(m)
         self._cache.clear()
         self.pycache.clear()
+        hooks, self.on_change = self.on_change, []
+        for hook in hooks:
+            hook()
 
     def dispatch(self, types: list[V.JType]) -> Method:
         key = tuple(types)

@@ -34,6 +34,7 @@ from grammar.errors import Unwind, ZylaError
 from lang.core import interp as _interp
 from lang.core import values as V
 from lang.core.bindings import DYNAMIC
+from lang.core.builtins_dict import EXACT_VALUE_TYPES, DictT, JDict
 from lang.core.functions import Closure, GenericFunction, Method, typeof
 from lang.core.interp import (
     STOP_FLAGS,
@@ -52,6 +53,9 @@ from lang.core.primitives import PRIMITIVES, Primitive, wrap_int64
 #: ZYLA_HOSTCODE=0 runs every body on the interpreter loop (the reference the
 #: differential tests compare translated code with)
 ENABLED = os.environ.get("ZYLA_HOSTCODE", "1") not in ("0", "")
+#: ZYLA_HOSTCODE_SPEC=0 translates each body once, for arguments of any type (the
+#: reference the specialisations are compared with)
+SPECIALIZE = os.environ.get("ZYLA_HOSTCODE_SPEC", "1") not in ("0", "")
 
 _I64 = "-9223372036854775808 <= {r} <= 9223372036854775807"
 
@@ -60,6 +64,44 @@ _I64 = "-9223372036854775808 <= {r} <= 9223372036854775807"
 _BINARY = {"+": ("+", True), "-": ("-", True), "*": ("*", True),
            "<": ("<", False), "<=": ("<=", False), ">": (">", False), ">=": (">=", False),
            "==": ("==", False), "!=": ("!=", False)}
+
+
+#: a value known to be a range of Int64s (`a:b` of Int64s): a `for` over it iterates Int64s
+IRANGE = "Int64 range"
+#: a self-call's result type while the body's return type is being found (no return seen)
+BOTTOM = "bottom"
+#: the argument types a body is specialised for (Python's types of Int64, Float64, Bool)
+SCALARS = (int, float, bool)
+#: how often a specialisation is regenerated while its loop and return types settle
+SPEC_PASSES = 12
+
+
+def _join(a: Any, b: Any) -> Any:
+    """What a value known as `a` on one path and as `b` on another is known as."""
+    if a is BOTTOM:
+        return b
+    if b is BOTTOM:
+        return a
+    return a if a == b else None
+
+
+#: ops that call no Zyla code themselves (their regions' ops are written one by one)
+_NO_CALLS = frozenset({"const", "global", "setglobal", "if", "while", "default", "closure"})
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _binary_type(ta: Any, tb: Any, arith: bool) -> Any:
+    """The Python type of `a op b` for Int64/Float64 operands of types ta and tb (None
+    when not both are known numbers)."""
+    if ta is BOTTOM and tb is BOTTOM:
+        return BOTTOM
+    ta = tb if ta is BOTTOM else ta
+    tb = ta if tb is BOTTOM else tb
+    if ta not in (int, float) or tb not in (int, float):
+        return None
+    if not arith:
+        return bool
+    return int if ta is int and tb is int else float
 
 
 class Untranslatable(Exception):
@@ -85,6 +127,49 @@ def translate(interp: Any, fn: Function) -> Callable[..., Any] | None:
         return None
 
 
+def specialize(interp: Any, fn: Function, key: tuple,
+               dropped: Callable[[], None]) -> Callable[..., Any] | None:
+    """`fn`'s body translated for arguments of the Python types `key` (Int64, Float64,
+    Bool): the result types of scalar arithmetic follow from the argument types, so it is
+    written without type tests, and a call of the body's own method with arguments of
+    these types calls the specialisation directly. Called as `spec(args..., depth)`
+    where depth is the interpreter depth of the new activation. The types of loop-carried
+    values and of the body's result are found by regenerating until they settle. None
+    when the body has nothing to gain or does not translate."""
+    ret: Any = BOTTOM
+    loops: dict[int, list] = {}
+    try:
+        for _ in range(SPEC_PASSES):
+            g = _Gen(interp, fn, key, ret, loops)
+            g.write()
+            if g.retry:
+                loops = g.loop_types
+                continue
+            if not g.selfcalls or ret is None or (ret is not BOTTOM and g.ret_type == ret):
+                return g.finish(dropped)
+            ret = g.ret_type if ret is BOTTOM and g.ret_type not in (BOTTOM, IRANGE) else None
+            loops = {}
+    except (Untranslatable, SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    return None
+
+
+def _spec_worthy(interp: Any, fn: Function) -> bool:
+    """Whether a body may gain from specialisation (which costs a Python call on entry):
+    it has a loop, or it calls itself (the self-calls skip dispatch and the policy)."""
+    if fn.derived or fn.name == "toplevel":
+        return False
+    resolve = interp.rt.watch.resolve
+    for op in walk_ops(fn.body):
+        if op.name in ("for", "while"):
+            return True
+        if op.name == "call":
+            g = resolve(op.attrs["fn"])
+            if type(g) is GenericFunction and any(m.fn is fn for m in g.methods):
+                return True
+    return False
+
+
 def _literal(v: Any) -> str | None:
     """Python source for a constant that has one (ints, finite floats, Bools, nothing)."""
     t = type(v)
@@ -100,7 +185,8 @@ def _literal(v: Any) -> str | None:
 class _Gen:
     """Writes one body's Python source, with a namespace of the objects it refers to."""
 
-    def __init__(self, interp: Any, fn: Function) -> None:
+    def __init__(self, interp: Any, fn: Function, spec: tuple | None = None,
+                 ret: Any = None, loops: dict[int, list] | None = None) -> None:
         self.interp = interp
         self.rt = interp.rt
         self.fn = fn
@@ -110,9 +196,29 @@ class _Gen:
         self.ns: dict[str, Any] = _helpers(interp, fn)
         self.ns["FN"] = fn
         self.slots: dict[str, str] = {}  # watched name -> slot variable
-        self.known: dict[int, type] = {}  # value id -> Python type, where a constant
+        # value id -> Python type (or IRANGE): a constant's, and in a specialisation
+        # every value whose type follows from the argument types
+        self.known: dict[int, Any] = {}
+        self.consts: dict[int, Any] = {}  # value id -> a constant's value
         self.temps = 0
         self.handlers = interp.handlers
+        # specialisation (`specialize`): the argument types, the assumed result type of
+        # self-calls, the assumed types of loop-carried values (by loop op id), what
+        # was found, and the names whose current meaning the code assumes
+        self.spec = spec
+        self.ret_assume = ret
+        self.loop_types: dict[int, list] = dict(loops or {})
+        self.retry = False
+        self.ret_type: Any = BOTTOM
+        self.term_types: list[Any] = []
+        self.selfcalls = 0
+        self.assumed: dict[str, Any] = {}
+        self.pure = False  # the op just written calls nothing that may run Zyla code
+        self.calls_out = False
+        self.self_name = ""  # the name the body's self-calls call it by
+        if spec is not None:
+            for a, t in zip(fn.body.args, spec, strict=True):
+                self.known[a.id] = t
 
     # --- output ------------------------------------------------------------------------
 
@@ -143,6 +249,13 @@ class _Gen:
         fn = self.fn
         params = ", ".join(f"v{a.id}" for a in fn.body.args)
         self.emit(0, f"def run({params}):")
+        if SPECIALIZE and _spec_worthy(self.interp, fn):
+            types = [f"type(v{a.id})" for a in fn.body.args]
+            key = types[0] if len(types) == 1 else f"({', '.join(types)}{',' if types else ''})"
+            self.emit(1, f"sp_ = SPECS.get({key})")
+            self.emit(1, f"if sp_ is None: sp_ = MAKE_SPEC({key})")
+            self.emit(1, f"if sp_: return sp_({params}{', ' if params else ''}I.depth + 1)")
+            self.ns["SPECS"], self.ns["MAKE_SPEC"] = self.spec_maker()
         self.emit(1, "I.ticks += 1")
         self.emit(1, f"if not I.ticks % {_interp.TICKS} and I.offload: I.watch()")
         self.emit(1, "I.depth += 1")
@@ -167,19 +280,99 @@ class _Gen:
             watch.add(name, ns, s)
         return ns["run"]
 
+    def spec_maker(self) -> tuple[dict, Callable[[Any], Any]]:
+        """The table of this body's specialisations by argument types (False: none for
+        those types) and the function that makes a missing one."""
+        interp, fn = self.interp, self.fn
+        table: dict[Any, Any] = {}
+
+        def make(k: Any) -> Any:
+            key = k if type(k) is tuple else (k,)
+            out: Any = False
+            if all(t in SCALARS for t in key):
+                out = specialize(interp, fn, key, lambda: table.pop(k, None)) or False
+            table[k] = out
+            return out
+
+        return table, make
+
+    def write(self) -> None:
+        """Write a specialisation's source (`self.lines`): `spec(args..., dd)`, dd the
+        interpreter depth of its activation. Its self-calls pass dd + 1 and do not touch
+        `I.depth`; before any other call it sets `I.depth = dd`, and restores the
+        caller's depth when it returns."""
+        fn = self.fn
+        params = "".join(f"v{a.id}, " for a in fn.body.args)
+        self.emit(0, f"def spec({params}dd):")
+        self.emit(1, "if dd > 4000:")
+        self.emit(2, "I.depth = 0")
+        self.emit(2, "raise OVERFLOW()")
+        self.emit(1, "try:")
+        out = self.region(fn.body, 2)
+        self.ret_type = self.term_types[0] if self.term_types else None
+        self.emit(2, f"return {out[0]}")
+        self.emit(1, "except Exception as e:")
+        self.emit(2, "raise FAIL(e)")
+        if self.calls_out:
+            self.emit(1, "finally:")
+            self.emit(2, "I.depth = dd - 1")
+
+    def finish(self, dropped: Callable[[], None]) -> Callable[..., Any]:
+        """Compile the written specialisation. When a name it assumed is rebound, or a
+        method is added to the function whose method it is, its self-calls go the
+        general way from then on and `dropped()` removes it from its table."""
+        fn, ns, where = self.fn, self.ns, self.where
+        code = compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec")
+        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e)
+        exec(code, ns)  # noqa: S102 -- the source is ours, written above from the IR
+        spec = ns["spec"]
+        name = self.self_name
+        call_named, interp = ns["CALL_NAMED"], self.interp
+
+        def first(*a: Any) -> Any:  # the first self-call: the body called itself
+            fn.recursed = True
+            ns["SELF"] = spec
+            return spec(*a)
+
+        def general(*a: Any) -> Any:
+            interp.depth = a[-1] - 1
+            return call_named(DYNAMIC, name, list(a[:-1]), None)
+
+        def drop() -> None:
+            ns["SELF"] = general
+            dropped()
+
+        ns["SELF"] = first
+        watch = self.rt.watch
+        for n, s in self.slots.items():
+            watch.add(n, ns, s)
+        for n, v in self.assumed.items():
+            watch.on_change(n, drop)
+            if type(v) is GenericFunction:
+                v.on_change.append(drop)
+        return spec
+
     def region(self, region: Region, depth: int) -> list[str]:
         """Write a region's ops; return the expressions its terminator yields."""
         for op in region.ops:
             if op.name in ("yield", "return"):
+                self.term_types = [self.known.get(v.id) for v in op.operands]
                 return [f"v{v.id}" for v in op.operands]
             outer = self.chain
             self.chain = (op,) + outer
+            start = len(self.lines)
+            self.pure = False
             try:
                 writer = _WRITERS.get(op.name)
                 if writer is None:
                     self.other(op, depth)
                 else:
                     writer(self, op, depth)
+                if self.spec is not None and not self.pure and op.name not in _NO_CALLS:
+                    # (a call that may run Zyla code sees this activation's depth)
+                    self.lines.insert(start, "    " * depth + "I.depth = dd")
+                    self.where.insert(start, self.chain)
+                    self.calls_out = True
             finally:
                 self.chain = outer
         raise Untranslatable("region without terminator")
@@ -195,7 +388,10 @@ class _Gen:
             self.emit(depth, expr)
 
     def yield_to(self, depth: int, targets: list[str], values: list[str]) -> None:
-        if targets:
+        if len(targets) == 1 and len(values) == 1:
+            if targets != values:
+                self.emit(depth, f"{targets[0]} = {values[0]}")
+        elif targets:
             self.emit(depth, f"{', '.join(targets)}, = {', '.join(values)},")
 
     # --- ops ---------------------------------------------------------------------------
@@ -207,6 +403,7 @@ class _Gen:
             lit = self.bind("K", v)
         else:
             self.known[op.results[0].id] = type(v)
+            self.consts[op.results[0].id] = v
         self.assign(op, depth, lit)
 
     def op_global(self, op: Op, depth: int) -> None:
@@ -245,37 +442,78 @@ class _Gen:
         args, kwargs = self.args(op, 0)
         general = f"CALL_NAMED({s}, {name!r}, {args}, {kwargs})"
         vals = [f"v{v.id}" for v in op.operands]
-        if not plain or type(now) is not Primitive:
-            if plain and 1 <= len(vals) <= 3 and len(op.results) == 1:
-                types = [f"type({v})" for v in vals]
-                key = types[0] if len(vals) == 1 else f"({', '.join(types)})"
-                general = f"CALL_TYPED({s}, {name!r}, {key}, {', '.join(vals)})"
+        if self.spec is not None and plain and len(op.results) == 1 and (
+                (type(now) is Primitive and self.typed(now, name, op, vals, depth))
+                or (type(now) is GenericFunction and (
+                    self.self_call(now, name, op, vals, depth)
+                    or self.typed_method(now, name, op, vals, depth)))):
+            self.pure = True
+            self.assumed[name] = now
+            return
+        if plain and 1 <= len(vals) <= 3 and len(op.results) == 1 and type(now) is not Primitive:
+            types = [f"type({v})" for v in vals]
+            key = types[0] if len(vals) == 1 else f"({', '.join(types)})"
+            general = f"CALL_TYPED({s}, {name!r}, {key}, {', '.join(vals)})"
+        target, sel = now, ""
+        if plain and type(now) is GenericFunction:  # (`+` with methods for other types)
+            target = _forwarded(now)
+            if target is not None:
+                sel = self.forwarding(name, now, target)
+        elif plain and type(now) is Primitive:
+            sel = f"{s} is {self.bind('P', now)}"
+        if not sel or target.effect or target.needs_interp or len(op.results) != 1:
             self.assign(op, depth, general)
             return
-        if now.effect or now.needs_interp or len(op.results) != 1:
-            self.assign(op, depth, general)
-            return
-        p = self.bind("P", now)
         r = f"v{op.results[0].id}"
-        over_xp = getattr(now.host, "over_xp", None)
+        over_xp = getattr(target.host, "over_xp", None)
         if over_xp is not None:  # host is `f(np, args...)`: called so, a Python call less
             direct = f"{self.bind('H', over_xp)}(NP, {', '.join(vals)})"
         else:
-            direct = f"{self.bind('H', now.host)}({', '.join(vals)})"
-        pre, fast = self.inline(now, op, vals, r)
+            direct = f"{self.bind('H', target.host)}({', '.join(vals)})"
+        pre, fast = self.inline(target, op, vals, r)
+        form = _FAST_FORMS.get(target.name) if PRIMITIVES.get(target.name) is target else None
+        written = form(vals) if form is not None else None
+        if written is not None:
+            fast.append((written[0], [f"{r} = {written[1]}"]))
         for line in pre:
             self.emit(depth, line)
-        if fast:
-            first = True
-            for guard, body in fast:
-                self.emit(depth, f"{'if' if first else 'elif'} {s} is {p} and {guard}:")
-                for line in body:
-                    self.emit(depth + 1, line)
-                first = False
-            self.emit(depth, f"elif {s} is {p}: {r} = {direct}")
+        first = True
+        for guard, body in fast:
+            self.emit(depth, f"{'if' if first else 'elif'} {sel} and {guard}:")
+            for line in body:
+                self.emit(depth + 1, line)
+            first = False
+        if type(now) is Primitive:  # (a generic function's other cases are its methods')
+            self.emit(depth, f"{'if' if first else 'elif'} {sel}: {r} = {direct}")
+            first = False
+        if first:
+            self.assign(op, depth, general)
         else:
-            self.emit(depth, f"if {s} is {p}: {r} = {direct}")
-        self.emit(depth, f"else: {r} = {general}")
+            self.emit(depth, f"else: {r} = {general}")
+
+    def forwarding(self, name: str, g: GenericFunction, p: Primitive) -> str:
+        """A namespace flag that is true while `name` is bound to `g` and `g` sends the
+        cases the primitive `p` is written inline for (Int64 and Float64 arithmetic, a
+        Dict's get and store) to `p`; kept current as methods are added and names
+        rebound."""
+        flag = self.bind("OK", False)
+        ns, watch = self.ns, self.rt.watch
+
+        def check() -> None:
+            ns[flag] = watch.resolve(name) is g and _forwards(g, p)
+
+        def rebound() -> None:
+            check()
+            watch.on_change(name, rebound)
+
+        def added() -> None:
+            check()
+            g.on_change.append(added)
+
+        check()
+        watch.on_change(name, rebound)
+        g.on_change.append(added)
+        return flag
 
     def inline(self, p: Primitive, op: Op, vals: list[str],
                r: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
@@ -314,6 +552,128 @@ class _Gen:
             return [], [(f"type({vals[0]}) is bool", [f"{r} = not {vals[0]}"])]
         return [], []
 
+    def typed(self, p: Primitive, name: str, op: Op, vals: list[str], depth: int) -> bool:
+        """In a specialisation: write a scalar primitive whose operand types are known,
+        without type tests (the result's type becomes known); False when it is not one."""
+        if PRIMITIVES.get(p.name) is not p or p.effect or p.needs_interp:
+            return False
+        ts = [self.known.get(v.id) for v in op.operands]
+        rid = op.results[0].id
+        r = f"v{rid}"
+        if p.name in _BINARY and len(vals) == 2:
+            pyop, arith = _BINARY[p.name]
+            t = _binary_type(ts[0], ts[1], arith)
+            if t is None:
+                return False
+            self.known[rid] = t
+            if t is BOTTOM or BOTTOM in ts:  # (a pass that only finds types)
+                self.emit(depth, f"{r} = None")
+                return True
+            self.emit(depth, f"{r} = {vals[0]} {pyop} {vals[1]}")
+            if t is int:
+                self.emit(depth, self.wrap(p.name, op, r))
+            return True
+        over_xp = getattr(p.host, "over_xp", None)
+        if over_xp is None:
+            return False
+        if p.name == "/" and len(vals) == 2:
+            t = _binary_type(ts[0], ts[1], True)
+            if t is None:
+                return False
+            self.known[rid] = float
+            a, b = vals
+            if t is int:  # (Julia converts both to Float64 first; Python's int / int does not)
+                a, b = f"float({a})", f"float({b})"
+            h = self.bind("H", over_xp)
+            self.emit(depth, f"if {vals[1]} != 0: {r} = {a} / {b}")
+            self.emit(depth, f"else: {r} = float({h}(NP, {vals[0]}, {vals[1]}))")
+            return True
+        if p.name == ":" and len(vals) in (2, 3) and all(t is int for t in ts):
+            self.known[rid] = IRANGE
+            self.emit(depth, f"{r} = {self.bind('H', over_xp)}(NP, {', '.join(vals)})")
+            return True
+        if len(vals) != 1:
+            return False
+        t = ts[0]
+        if p.name == "-" and t in (int, float):
+            self.known[rid] = t
+            self.emit(depth, f"{r} = -{vals[0]}")
+            if t is int:  # (only -typemin(Int) leaves Int64)
+                self.emit(depth, f"if {r} > {_I64_MAX}: {r} = WRAP({r})")
+            return True
+        if p.name == "abs" and t in (int, float):
+            self.known[rid] = t
+            self.emit(depth, f"{r} = abs({vals[0]})")
+            if t is int:  # (abs(typemin(Int)) == typemin(Int))
+                self.emit(depth, f"if {r} > {_I64_MAX}: {r} = WRAP({r})")
+            return True
+        if p.name == "!" and t is bool:
+            self.known[rid] = bool
+            self.emit(depth, f"{r} = not {vals[0]}")
+            return True
+        math_fast = getattr(over_xp, "scalar_math", None)
+        if math_fast is None or t not in (float, int, BOTTOM):
+            return False
+        self.known[rid] = float
+        mfun, inside = math_fast
+        x, mf, h = vals[0], self.bind("M", mfun), self.bind("H", over_xp)
+        # (the primitive's own result for Float64 x: math's where inside, else its own)
+        self.emit(depth, f"if {inside.format(x=x)}:")
+        self.emit(depth + 1, f"try: {r} = {mf}({x})")
+        self.emit(depth + 1, f"except (ValueError, OverflowError): {r} = {h}(NP, {x})")
+        self.emit(depth, f"else: {r} = {h}(NP, {x})")
+        return True
+
+    def wrap(self, name: str, op: Op, r: str) -> str:
+        """The test that brings an Int64 result of `name` back into Int64 (wrapping
+        around): one comparison when one operand is a constant and the direction of
+        overflow is known."""
+        a, b = (self.consts.get(v.id) for v in op.operands)
+        if name in ("+", "-") and (type(b) is int or (name == "+" and type(a) is int)):
+            c = b if type(b) is int else a
+            up = (c >= 0) == (name == "+")
+            return f"if {r} {'>' if up else '<'} {_I64_MAX if up else _I64_MIN}: {r} = WRAP({r})"
+        return f"if not {_I64.format(r=r)}: {r} = WRAP({r})"
+
+    def typed_method(self, g: GenericFunction, name: str, op: Op, vals: list[str],
+                     depth: int) -> bool:
+        """In a specialisation: a call of a generic function whose method for the known
+        argument types forwards to a primitive (`log(::Float64)`) is written as that
+        primitive's call."""
+        ts = [self.known.get(v.id) for v in op.operands]
+        if not all(t in SCALARS for t in ts):
+            return False
+        try:
+            m = g.dispatch([_PY_TYPES[t] for t in ts])
+        except ZylaError:
+            return False
+        if type(m.prim) is not Primitive:  # (invoke runs a method's primitive, if any)
+            return False
+        return self.typed(m.prim, name, op, vals, depth)
+
+    def self_call(self, g: GenericFunction, name: str, op: Op, vals: list[str],
+                  depth: int) -> bool:
+        """In a specialisation: a call of the body's own method with arguments of the
+        specialised types calls the specialisation itself (no dispatch, no policy: the
+        outer activation runs here)."""
+        if tuple(self.known.get(v.id) for v in op.operands) != self.spec:
+            return False
+        try:
+            m = g.dispatch([_PY_TYPES[t] for t in self.spec])
+        except ZylaError:
+            return False
+        body = m.fn
+        if (body is not self.fn or m.prim is not None or m.impl is not None or body.vararg
+                or body.nkw or body.ncaptures or len(vals) != len(body.params)):
+            return False
+        rid = op.results[0].id
+        if self.ret_assume is not None:
+            self.known[rid] = self.ret_assume
+        self.selfcalls += 1
+        self.self_name = self.self_name or name
+        self.emit(depth, f"v{rid} = SELF({', '.join(vals)}, dd + 1)")
+        return True
+
     def op_callv(self, op: Op, depth: int) -> None:
         args, kwargs = self.args(op, 1)
         self.assign(op, depth, f"CALL_VALUE(v{op.operands[0].id}, {args}, {kwargs})")
@@ -333,13 +693,20 @@ class _Gen:
 
     def op_if(self, op: Op, depth: int) -> None:
         c = f"v{op.operands[0].id}"
-        self.emit(depth, f"if type({c}) is not bool: {c} = CONDITION({c})")
+        if self.known.get(op.operands[0].id) is not bool:
+            self.emit(depth, f"if type({c}) is not bool: {c} = CONDITION({c})")
         targets = [f"v{r.id}" for r in op.results]
+        types: list[Any] = [BOTTOM] * len(targets)
         for k, region in enumerate(op.regions[:2]):
             self.emit(depth, f"if {c}:" if k == 0 else "else:")
             self.emit(depth + 1, "pass")
             out = self.region(region, depth + 1)
+            types = [_join(a, b) for a, b in zip(types, self.term_types, strict=False)]
             self.yield_to(depth + 1, targets, out[: len(targets)])
+        if self.spec is not None:
+            for r, t in zip(op.results, types, strict=False):
+                if t is not None:
+                    self.known[r.id] = t
 
     def loop_end(self, op: Op, depth: int, progress: str, t0: str, it: str,
                  carried: list[str]) -> None:
@@ -347,8 +714,8 @@ class _Gen:
         (a loop without tapes in code a transform did not derive) on-stack replacement,
         which replaces the carried values with the loop's results and leaves it."""
         self.emit(depth, f"{progress}[0] += 1")
-        self.emit(depth, "I.ticks += 1")
-        self.emit(depth, f"if not I.ticks % {_interp.TICKS} and I.offload:")
+        # (a loop's ticks are its iterations: no shared count to keep)
+        self.emit(depth, f"if not {progress}[0] % {_interp.TICKS} and I.offload:")
         self.emit(depth + 1, "I.watch()")
         if tape_count(op) or self.fn.derived or not carried:
             return
@@ -367,6 +734,10 @@ class _Gen:
         ntape = tape_count(op)
         carried = [f"v{a.id}" for a in args[1:]]
         inits = [f"v{v.id}" for v in op.operands[1:]]
+        assumed = self.assume_loop(op, op.operands[1:], [args[1:]])
+        if self.known.get(op.operands[0].id) is IRANGE:
+            self.known[args[0].id] = int
+            self.pure = True  # (iterating a range of Int64s calls no Zyla code)
         self.yield_to(depth, carried, inits)
         prog = self.temp()
         recs = [self.temp() for _ in range(ntape)]
@@ -379,8 +750,11 @@ class _Gen:
         self.emit(depth, f"I.loops.append({prog})")
         self.emit(depth, "try:")
         self.emit(depth + 1, f"for v{args[0].id} in ITERATE({it}):")
+        pure = self.pure
         out = self.region(body, depth + 2)
+        self.pure = pure
         n = len(carried)
+        self.settle_loop(op, assumed, self.term_types[:n])
         for t, v in zip(recs, out[n:], strict=False):
             self.emit(depth + 2, f"{t}.append({v})")
         self.yield_to(depth + 2, carried, out[:n])
@@ -393,11 +767,44 @@ class _Gen:
         self.emit(depth + 1, "I.loops.pop()")
         self.yield_to(depth, [f"v{r.id}" for r in op.results],
                       carried + [f"TAPE({t})" for t in recs])
+        self.loop_results(op, assumed)
+
+    def assume_loop(self, op: Op, inits: list, targets: list[list]) -> list[Any] | None:
+        """In a specialisation: the types assumed for a loop's carried values (at first
+        their initial values'), made known for the region arguments `targets`."""
+        if self.spec is None:
+            return None
+        assumed = self.loop_types.get(id(op))
+        if assumed is None:
+            assumed = self.loop_types[id(op)] = [self.known.get(v.id) for v in inits]
+        for args in targets:
+            for a, t in zip(args, assumed, strict=False):
+                if t is not None:
+                    self.known[a.id] = t
+        return assumed
+
+    def settle_loop(self, op: Op, assumed: list[Any] | None, yielded: list[Any]) -> None:
+        """Where an iteration yields a carried value of another type than assumed, the
+        specialisation is written again with that value's type unknown."""
+        if assumed is None:
+            return
+        new = [_join(a, y) for a, y in zip(assumed, yielded, strict=False)]
+        if new != assumed:
+            self.loop_types[id(op)] = new
+            self.retry = True
+
+    def loop_results(self, op: Op, assumed: list[Any] | None) -> None:
+        if assumed is None:
+            return
+        for r, t in zip(op.results, assumed, strict=False):
+            if t is not None:
+                self.known[r.id] = t
 
     def op_while(self, op: Op, depth: int) -> None:
         cond_r, body = op.regions
         ntape = tape_count(op)
         carried = [self.temp() for _ in op.operands]
+        assumed = self.assume_loop(op, op.operands, [cond_r.args, body.args])
         self.yield_to(depth, carried, [f"v{v.id}" for v in op.operands])
         recs = [self.temp() for _ in range(ntape)]
         for t in recs:
@@ -411,11 +818,13 @@ class _Gen:
         d = depth + 2
         self.yield_to(d, [f"v{a.id}" for a in cond_r.args], carried[: len(cond_r.args)])
         c = self.region(cond_r, d)[0]
-        self.emit(d, f"if type({c}) is not bool: {c} = CONDITION({c})")
+        if self.term_types[:1] != [bool]:
+            self.emit(d, f"if type({c}) is not bool: {c} = CONDITION({c})")
         self.emit(d, f"if not {c}: break")
         self.yield_to(d, [f"v{a.id}" for a in body.args], carried[: len(body.args)])
         out = self.region(body, d)
         n = len(carried)
+        self.settle_loop(op, assumed, self.term_types[:n])
         for t, v in zip(recs, out[n:], strict=False):
             self.emit(d, f"{t}.append({v})")
         self.yield_to(d, carried, out[:n])
@@ -424,6 +833,7 @@ class _Gen:
         self.emit(depth + 1, "I.loops.pop()")
         self.yield_to(depth, [f"v{r.id}" for r in op.results],
                       carried + [f"TAPE({t})" for t in recs])
+        self.loop_results(op, assumed)
 
     def op_method(self, op: Op, depth: int) -> None:
         o = self.bind("O", op)
@@ -444,6 +854,78 @@ class _Gen:
         o = self.bind("O", op)
         env = "{" + ", ".join(f"{v.id}: v{v.id}" for v in op.operands) + "}"
         self.assign(op, depth, f"{h}(I, {o}, {env}, FN)")
+
+
+def _forwarded(g: GenericFunction) -> Primitive | None:
+    """The primitive a generic function's fallback method forwards to (`+` once methods
+    for other types were added to it), or None."""
+    prims = {id(m.prim): m.prim for m in g.methods if type(m.prim) is Primitive}
+    if len(prims) != 1:
+        return None
+    (p,) = prims.values()
+    return p if PRIMITIVES.get(p.name) is p else None
+
+
+#: the Julia argument types of the cases written inline, by primitive name (a binary
+#: arithmetic or comparison primitive: its Int64/Float64 pairs)
+_NUM_PAIRS = [(V.Int64T, V.Int64T), (V.Float64T, V.Float64T), (V.Int64T, V.Float64T),
+              (V.Float64T, V.Int64T)]
+_INLINE_CASES: dict[str, list[tuple]] = {
+    **{n: _NUM_PAIRS for n in _BINARY}, "-": _NUM_PAIRS + [(V.Int64T,), (V.Float64T,)],
+    "!": [(V.BoolT,)],
+}
+
+
+def _forwards(g: GenericFunction, p: Primitive) -> bool:
+    """Whether every case written inline for `p` dispatches to `p` through `g`: its
+    Int64/Float64 cases, and for a Dict's get and store, no method of `g` but the
+    fallback takes a Dict first."""
+    cases = _INLINE_CASES.get(p.name)
+    if cases is not None:
+        for types in cases:
+            try:
+                if g.dispatch(list(types)).prim is not p:
+                    return False
+            except ZylaError:
+                return False
+        return True
+    if p.name in _FAST_FORMS:
+        dict_t = V.apply_type(DictT, (V.AnyT, V.AnyT))
+        for m in g.methods:
+            if m.prim is p or not m.sig:
+                continue
+            first = m.sig[0]
+            if not isinstance(first, V.JType) or first.family is DictT or V.issubtype(
+                    dict_t, first):
+                return False
+        return True
+    return False
+
+
+def _fast_get(vals: list[str]) -> tuple[str, str] | None:
+    """`get(d, k, default)` of a Dict: the dictionary's own get."""
+    if len(vals) != 3:
+        return None
+    d, k, default = vals
+    return f"type({d}) is JDICT", f"{d}.get({k}, {default})"
+
+
+def _fast_store(vals: list[str]) -> tuple[str, str] | None:
+    """`d[k] = v` (`Core.setindex_fn(d, v, k)`) of a Dict whose value type is v's own:
+    stored as is (no conversion to make)."""
+    if len(vals) != 3:
+        return None
+    d, v, k = vals
+    return (f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))",
+            f"DSET({d}, {k}, {v}) or {d}")
+
+
+#: primitives with a Python form for a common case, written at their call sites: name ->
+#: (operand expressions -> (guard, expression) or None). The guard states the case; the
+#: expression computes what the primitive's host implementation would
+_FAST_FORMS: dict[str, Callable[[list[str]], tuple[str, str] | None]] = {
+    "get": _fast_get, "Core.setindex_fn": _fast_store,
+}
 
 
 def _num(t: str) -> str:
@@ -522,6 +1004,9 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             return None
         m = f.dispatch([pytypes[type(a)] for a in args])
         body = m.fn
+        if type(m.prim) is Primitive:
+            f.pycache[key] = m  # (a method forwarding to a primitive: `+` of two Int64s)
+            return m
         if (body is None or m.prim is not None or m.impl is not None or body.vararg
                 or body.nkw or body.ncaptures or len(args) != len(body.params)):
             return None
@@ -536,6 +1021,8 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
         if type(f) is GenericFunction:
             m = f.pycache.get(key) or cached(f, key, list(args))
             if m is not None:
+                if m.prim is not None:
+                    return interp.call_primitive(m.prim, list(args), None)
                 body = m.fn
                 if interp.offload and not derived:
                     if body.host_skip:  # (the policy said: cheap, runs here)
@@ -578,6 +1065,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "KW_SPLAT": _kw_splat, "CALL_NAMED": call_named, "CALL_VALUE": call,
             "CALL_TYPED": call_typed, "OSR": osr,
             "CLOCK": time.perf_counter,
+            "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": dict.__setitem__,
             "OVERFLOW": _overflow}
 
 

@@ -722,7 +722,7 @@ def jl_equal(a: Any, b: Any) -> bool:
         return a.type == b.type and not a.type.mutable and all(
             jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
     if isinstance(a, dict) and isinstance(b, dict):  # the same pairs (keys by isequal)
-        return len(a) == len(b) and all(k in b and jl_equal(v, dict.__getitem__(b, k))
+        return len(a) == len(b) and all(k in b and jl_equal(v, b[k])
                                         for k, v in a.items())
     return bool(a == b) if type(a) is type(b) else False
 
@@ -977,6 +977,13 @@ DOMAINS: dict[str, Callable[[Any], Any]] = {
 }
 # The input where a logarithm is -Inf (math raises there, Julia does not)
 _POLES = {"log": 0, "log2": 0, "log10": 0, "log1p": -1}
+#: Python conditions (over `{x}`, a Float64) under which a function's host result is
+#: `math.<name>(x)` itself: inside the domain and off the pole. Typed host code
+#: (lang.core.hostcode) calls math directly there; every other input takes the primitive
+_MATH_INSIDE = {"log": "{x} > 0.0", "log2": "{x} > 0.0", "log10": "{x} > 0.0",
+                "sqrt": "{x} >= 0.0", "log1p": "{x} > -1.0", "asin": "-1.0 <= {x} <= 1.0",
+                "acos": "-1.0 <= {x} <= 1.0", "acosh": "{x} >= 1.0",
+                "atanh": "-1.0 <= {x} <= 1.0"}
 
 
 def _domain_error(name: str, x: Any) -> ZylaError:
@@ -1021,6 +1028,8 @@ def _unary(name: str) -> Callable[..., Any]:
                 return _result(getattr(np, npname)(xs), xp)
         return getattr(xp, npname)(xp.asarray(x, dtype=d))
 
+    if mfun is not None:  # (math.f(x) for a Float64 x where `inside` holds, else f raises)
+        run.scalar_math = (mfun, _MATH_INSIDE.get(name, "True"))  # type: ignore[attr-defined]
     return run
 
 
