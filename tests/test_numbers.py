@@ -82,6 +82,7 @@ def test_signed_zeros_and_bools_as_julia(rt: Runtime, src: str, expected: str) -
     ("1 ÷ 0", "DivideError"), ("log(-1.0)", "DomainError"), ("log.([1.0, -2.0])", "DomainError"),
     ("sqrt.([4.0, -1.0])", "DomainError"), ("asin(2.0)", "DomainError"),
     ("p = -1; 2^p", "DomainError"), ("(-2)^2.2", "DomainError"),
+    ("sin(Inf)", "DomainError"), ("cos(-Inf)", "DomainError"), ("tan.([0.0, Inf])", "DomainError"),
 ])
 def test_host_errors_are_julias(rt: Runtime, src: str, kind: str) -> None:
     with pytest.raises(ZylaError) as info:
@@ -153,7 +154,8 @@ def test_type_bounds_and_exact_conversions(rt: Runtime, src: str, expected: obje
 def crt() -> Runtime:
     r = Runtime()
     r.run_source("lg(x) = log(x) + sqrt(x)\nlgs(x) = sum(log.(x))\nas(x) = asin(x)\n"
-                 "dv(a, b) = div(a[1], b[1])\nrm1(a, b) = rem(a[1], b[1])\n", "ops.jl")
+                 "dv(a, b) = div(a[1], b[1])\nrm1(a, b) = rem(a[1], b[1])\n"
+                 "sn(x) = sum(sin.(x) .+ cos.(x))\n", "ops.jl")
     return r
 
 
@@ -166,6 +168,7 @@ def crt() -> Runtime:
     ("dv", [np.array([MIN]), np.array([-1])], "DivideError"),
     ("rm1", [np.array([-7]), np.array([3])], None),
     ("rm1", [np.array([7]), np.array([0])], "DivideError"),
+    ("sn", [np.array([1.0, 3.0])], None), ("sn", [np.array([1.0, -np.inf])], "DomainError"),
 ])
 def test_compiled_code_raises_julias_domain_and_divide_errors(crt: Runtime, name: str,
                                                               args: list, kind: str | None) -> None:

@@ -974,6 +974,9 @@ DOMAINS: dict[str, Callable[[Any], Any]] = {
     "sqrt": lambda x: x < 0, "log1p": lambda x: x < -1,
     "asin": lambda x: abs(x) > 1, "acos": lambda x: abs(x) > 1,
     "acosh": lambda x: x < 1, "atanh": lambda x: abs(x) > 1,
+    # (Julia: "sin(x) is only defined for finite x"; C and XLA give NaN)
+    "sin": lambda x: abs(x) == math.inf, "cos": lambda x: abs(x) == math.inf,
+    "tan": lambda x: abs(x) == math.inf,
 }
 # The input where a logarithm is -Inf (math raises there, Julia does not)
 _POLES = {"log": 0, "log2": 0, "log10": 0, "log1p": -1}
@@ -987,7 +990,10 @@ _MATH_INSIDE = {"log": "{x} > 0.0", "log2": "{x} > 0.0", "log10": "{x} > 0.0",
 
 
 def _domain_error(name: str, x: Any) -> ZylaError:
-    return ZylaError("DomainError", f"{name} was called with {N.host_scalar(x)}, outside its "
+    x = N.host_scalar(x)
+    if type(x) is float and not math.isfinite(x):  # (Julia's spelling of them)
+        x = "NaN" if x != x else ("Inf" if x > 0 else "-Inf")
+    return ZylaError("DomainError", f"{name} was called with {x}, outside its "
                      "domain", hint=f"{name} of a negative real number needs a complex "
                      "argument in Julia" if name in ("log", "log2", "log10", "sqrt") else None)
 
