@@ -30,6 +30,15 @@ CASES = [
      "5//6 Rational{Int64} 2//1 0.75"),
     ("println('a' + 1, ' ', 'd' - 'a', ' ', Int('a'), ' ', 'b' - 1)", "b 3 97 a"),
     ("println(typemax(Int) + 1 == typemin(Int), ' ', 2^64)", "true 0"),
+    # immutable structs are values: keys of a Dict or a Set by their contents (===)
+    ("struct Pt; x::Int; y::Int; end; d = Dict(Pt(1, 2) => 7); "
+     "println(d[Pt(1, 2)], haskey(d, Pt(2, 1)), length(Set([Pt(1, 2), Pt(1, 2)])), "
+     "length(unique([Pt(0, 0), Pt(0, 0), Pt(0, 1)])))", "7false12"),
+    ("mutable struct Mb; a::Int; end; println(length(Set([Mb(1), Mb(1)])))", "2"),
+    ("struct Fl; v::Float64; end; "
+     "println(length(Set([Fl(NaN), Fl(NaN), Fl(0.0), Fl(-0.0), Fl(1.0)])))", "4"),
+    ("struct Wr; v::Any; end; println(length(Set([Wr(1), Wr(1.0), Wr((1, 2)), Wr((1, 2))])))",
+     "3"),
     # functions, methods, scopes
     ("g(x)::Float64 = x + 1; println(g(1) === 2.0)", "true"),
     ("kw = (a; b = 1) -> a + b; println(kw(1), ' ', kw(1; b = 5))", "2 6"),

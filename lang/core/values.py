@@ -30,6 +30,7 @@ size; element `A[i, j]` is `a[j-1, i-1]`.
 from __future__ import annotations
 
 import codecs
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -549,13 +550,48 @@ def _product_error(xp: Any, x: Any, y: float, p: Any) -> Any:
 
 @dataclass(eq=False)
 class StructValue:
-    """An instance of a user struct: its type and field values in declaration order."""
+    """An instance of a user struct: its type and field values in declaration order.
+
+    As a key of a Python dict or set (a `Dict`, a `Set`, `unique`), an immutable struct is
+    its contents, compared as Julia's `===` compares them (`egal_key`), and a mutable one
+    is itself: `Dict(Point(1, 2) => 1)[Point(1, 2)]` finds the entry."""
 
     type: JType
     fields: list
 
     def getfield(self, name: str) -> Any:
         return self.fields[self.type.fields.index(name)]
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not StructValue or self.type.mutable or other.type is not self.type:
+            return False
+        return egal_key(self) == egal_key(other)
+
+    def __hash__(self) -> int:
+        return id(self) >> 4 if self.type.mutable else hash(egal_key(self))
+
+
+def egal_key(x: Any) -> Any:
+    """A value that is equal (==) for two values exactly when Julia's `===` holds for them
+    and hashes alike: numbers by type and bits (NaN is NaN, -0.0 is not 0.0, 1 is not
+    1.0), strings by content, tuples and immutable structs by their parts, anything
+    mutable (arrays, mutable structs, dicts) by identity."""
+    t = type(x)
+    if t is int or t is bool or t is str or x is None:
+        return (t.__name__, x)
+    if t is float:
+        return ("Float64", struct.pack("<d", x))
+    if isinstance(x, np.generic):
+        return (x.dtype.str, x.tobytes())
+    if t is tuple:
+        return ("Tuple", tuple(egal_key(e) for e in x))
+    if t is StructValue and not x.type.mutable:
+        return (id(x.type), tuple(egal_key(f) for f in x.fields))
+    if t is Char or t is Symbol or t is Rational:
+        return (t.__name__, x)
+    return ("id", id(x))
 
 
 @dataclass(eq=False)
