@@ -28,6 +28,8 @@ from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins import _check_broadcast
+from lang.core.builtins_mutate import mutates_array
+from lang.core.complexes import complex_cotangent
 from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.core.interp import OP_HANDLERS, Interpreter, Tape
 from lang.core.primitives import (
@@ -319,6 +321,10 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
         # write into a copy: the original stays as it was for the rule (and for any earlier
         # pullback that captured it)
         args = [args[0].copy()] + list(args[1:])
+    elif mutates_array(p.name, args):
+        raise ZylaError("AD error", f"`{p.name}` mutates an array in place, which reverse-mode "
+                        "AD cannot differentiate through",
+                        hint="build a new array instead (e.g. map, broadcasting, fill, vcat)")
     elif isinstance(p.jax, HostOnly) and p.name in _INPLACE:
         raise ZylaError("AD error", f"`{p.name}` mutates an array that is not a local variable "
                         "of the "
@@ -740,7 +746,7 @@ def grads_out(g: Any, args: tuple) -> tuple:
     are numbers like any other (`gradient(x -> 3x, 2) == (3.0,)`), Booleans have none."""
     if g is None:
         return (None,) * len(args)
-    return tuple(None if _is_bool(a) else _clean(x)
+    return tuple(None if _is_bool(a) else complex_cotangent(a, _clean(x))
                  for x, a in zip(g[1:], args, strict=False))
 
 

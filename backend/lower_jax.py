@@ -21,6 +21,7 @@ Everything that cannot run inside XLA raises OffloadError with the reason.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +33,7 @@ from autodiff.runtime import _make_closure, back_call, iter_cot, pullback_call
 from backend.loop_exits import LeadingExits, leading_exits
 from backend.loop_hoist import invariant_loops
 from backend.recursion import NotFlat, flatten, run_machine, self_calls
-from grammar.errors import Unwind
+from grammar.errors import Unwind, is_library_file
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins import _check_broadcast, ref_call, unref_args
@@ -51,6 +52,7 @@ from lang.core.structure import (
     coerce,
     join,
     leaf_count,
+    nothing_is_a_value,
     split,
     unify,
     zeros_for,
@@ -561,7 +563,8 @@ class JaxInterpreter(Interpreter):
             return super().op_if(op, env, fn)
         branches = [lambda r=r: tuple(self.run_region(r, dict(env), fn)) for r in op.regions]
         # a boolean `lax.cond` (a plain select once vmapped), not an integer switch index
-        out = self.switch(None, branches, pred=c)
+        with nothing_is_a_value(bool(op.results) and _is_result(fn, op.results[0])):
+            out = self.switch(None, branches, pred=c)
         return out[0] if len(op.results) == 1 else list(out)
 
     # A nested loop's tape may overflow; its flag is a value of the nested trace, so every
@@ -736,13 +739,17 @@ class JaxInterpreter(Interpreter):
         if id(op) in self.hoisted:
             return self.hoisted[id(op)]
         with self.hoisting(op.regions[0], env, fn):
-            return self._lower_for(op, env, fn)
+            out = self._lower_for(op, env, fn)
+        _no_nothing_returned(fn, op, [env[v.id] for v in op.operands[1:]], out)
+        return out
 
     def op_while(self, op: Op, env: dict, fn: Function) -> Any:
         if id(op) in self.hoisted:
             return self.hoisted[id(op)]
         with self.hoisting(op.regions[1], env, fn):
-            return self._lower_while(op, env, fn)
+            out = self._lower_while(op, env, fn)
+        _no_nothing_returned(fn, op, [env[v.id] for v in op.operands], out)
+        return out
 
     @contextmanager
     def hoisting(self, body: Region, env: dict, fn: Function) -> Iterator[None]:
@@ -1388,6 +1395,31 @@ def _leaves_only(v: Any, skels: list) -> list:
     leaves, skel = split(v if isinstance(v, list) else v)
     skels.append(skel)
     return [np.asarray(x) if not hasattr(x, "aval") else x for x in leaves]
+
+
+#: library files whose `nothing`s are zero cotangents (AD's helpers, Flux's rules)
+_COTANGENT_FILES = frozenset({"ad.jl", "flux.jl"})
+
+
+def _is_result(fn: Function, v: Any) -> bool:
+    """Whether the value `v` is what fn returns, in code where `nothing` is a value (not
+    code AD derived, nor the library's AD helpers, where it is a zero cotangent)."""
+    if fn.derived or (is_library_file(fn.file)
+                      and os.path.basename(fn.file) in _COTANGENT_FILES):
+        return False
+    term = fn.body.ops[-1] if fn.body.ops else None
+    return (term is not None and term.name == "return" and bool(term.operands)
+            and term.operands[0] is v)
+
+
+def _no_nothing_returned(fn: Function, op: Op, inits: list, out: Any) -> None:
+    """A loop whose result is fn's result, carried from `nothing` to a value: compiled,
+    the result would be the value's zeros where the loop never set it."""
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    for k, r in enumerate(op.results[: len(inits)]):
+        if inits[k] is None and outs[k] is not None and _is_result(fn, r):
+            raise OffloadError("a value is `nothing` on one path and a value on another "
+                               f"(the result of `{fn.name}`)")
 
 
 def _join_union(target: Any, outs: list) -> Any:

@@ -146,6 +146,9 @@ class _Brackets:
 class _CompTail:
     iterators: list[tuple[A.Node, A.Node]]
     cond: A.Node | None
+    # the `for` clauses before the last (`[(a, b) for a in 1:3 for b in 1:a]`), outermost
+    # first: each iterates the rest once per element
+    outer: list[list[tuple[A.Node, A.Node]]] = field(default_factory=list)
 
 
 @dataclass
@@ -501,8 +504,15 @@ class _AstBuilder:
     def gen_args(self, c: Children) -> _RawArgs:
         return _RawArgs([_comprehension(c[0], c[1], generator=True)], [])
 
+    def gen_args_last(self, c: Children) -> _RawArgs:
+        """`f(a, x for x in xs)`: a generator as the last positional argument."""
+        return _RawArgs(c[0] + [_comprehension(c[2], c[3], generator=True)], [])
+
+    def arg_seq(self, c: Children) -> list[Any]:
+        return (c[0] + _nodes(c[1:])) if len(c) > 1 and isinstance(c[0], list) else _nodes(c)
+
     def arg_list(self, c: Children) -> list[Any]:
-        return _nodes(c)
+        return c[0]
 
     def kw_list(self, c: Children) -> list[Any]:
         return _nodes(c)
@@ -635,15 +645,18 @@ class _AstBuilder:
         return _nodes(c)
 
     def comp_tail(self, c: Children) -> _CompTail:
-        iterators: list[tuple[A.Node, A.Node]] = []
+        clauses: list[list[tuple[A.Node, A.Node]]] = []
         cond = None
         for i, x in enumerate(c):
-            if isinstance(x, tuple):
-                iterators.append(x)
+            if isinstance(x, list):
+                clauses.append(x)
             elif isinstance(x, Token) and x.type == "COMPIF":
                 cond = c[i + 1]
                 break
-        return _CompTail(iterators, cond)
+        return _CompTail(clauses[-1], cond, clauses[:-1])
+
+    def comp_for(self, c: Children) -> list[tuple[A.Node, A.Node]]:
+        return [x for x in c if isinstance(x, tuple)]
 
     def iter(self, c: Children) -> tuple[A.Node, A.Node]:
         return (c[0], c[2])
@@ -874,8 +887,19 @@ def _is_type(node: A.Node) -> bool:
     return isinstance(node, A.Curly) or (isinstance(node, A.Ident) and node.name in TYPE_NAMES)
 
 
-def _comprehension(expr: A.Node, tail: _CompTail, generator: bool) -> A.Comprehension:
-    return A.Comprehension(expr, tail.iterators, tail.cond, generator, span=expr.span)
+def _comprehension(expr: A.Node, tail: _CompTail, generator: bool) -> A.Node:
+    """The comprehension or generator; with several `for` clauses, Julia's flattening:
+    `(e for a in A for b in B)` iterates B(a) for each a, one element sequence
+    (`Iterators.flatten` of generators), and `[...]` of it is a Vector."""
+    span = expr.span
+    node: A.Node = A.Comprehension(expr, tail.iterators, tail.cond,
+                                   generator or bool(tail.outer), span=span)
+    for iterators in reversed(tail.outer):
+        node = A.Comprehension(node, iterators, None, True, span=span)
+        node = A.Call(A.Ident("Iterators.flatten", span=span), [node], span=span)
+    if tail.outer and not generator:
+        node = A.Call(A.Ident("collect", span=span), [node], span=span)
+    return node
 
 
 def _check_target(target: A.Node, *, update: bool = False) -> None:

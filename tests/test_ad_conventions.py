@@ -154,3 +154,17 @@ def test_integer_arrays_get_float_gradients(v: np.ndarray, s: int) -> None:
     assert gs == float(v.sum())
     (g,) = z().gradient("squares", v)
     np.testing.assert_allclose(g, jax.grad(lambda w: jnp.sum(w ** 2))(jnp.asarray(x)))
+
+
+def test_gradients_flow_through_tuple_conversion() -> None:
+    """`Tuple(v)` of an array or a tuple passes the cotangent back (it was `nothing`),
+    checked against finite differences."""
+    z = Zyla()
+    z.eval("f(v) = (t = Tuple(v); t[1] * t[2] + sin(t[2]))\ng(x) = Tuple([x, 2x])[2]")
+    v = np.array([0.3, 1.7])
+    (gv,) = z.gradient("f", v)
+    h = 1e-6
+    fd = [(z.call("f", v + h * e) - z.call("f", v - h * e)) / (2 * h) for e in np.eye(2)]
+    np.testing.assert_allclose(gv, fd, rtol=1e-6)
+    assert z.eval("gradient(g, 1.5)") == (2.0,)
+    assert z.eval("gradient(t -> sum(Tuple(t)), (1.0, 2.0))") == ((1.0, 1.0),)

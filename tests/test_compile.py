@@ -1287,3 +1287,38 @@ def test_an_adjoint_row_passed_in_stays_a_row() -> None:
     assert host == 14.0 and compiled_call(rt, f, [row, v]) == 14.0
     out = compiled_call(rt, f, [v.reshape(3, 1), v])  # a 1×3 matrix (Zyla's layout)
     assert np.shape(out) == (1,) and float(out[0]) == 14.0
+
+
+NOTHING_ON_A_PATH = """
+pick(x) = x[1] > 0 ? x[1] : nothing
+function lastbig(v)
+    r = nothing
+    for x in v
+        if x > 1
+            r = x
+        end
+    end
+    r
+end
+firstbig(v) = (for x in v; x > 100 && return x; end; 0)
+upto(v) = (s = 0; for x in v; x > 3 && break; s += x; end; s)
+where_big(v) = (i = findfirst(x -> x > 100, v); i === nothing ? -1 : i)
+"""
+
+
+@pytest.mark.parametrize("call, want", [
+    ("pick([-1])", None), ("pick([2])", 2), ("lastbig([0, 0])", None), ("lastbig([0, 3])", 3),
+    ("findfirst(x -> x > 100, [5, 5])", None), ("firstbig([1, 200])", 200),
+    ("firstbig([1, 2])", 0), ("upto([1, 2, 5, 1])", 3), ("where_big([5, 5])", -1),
+    ("where_big([5, 500])", 2),
+])
+def test_nothing_on_one_path_is_not_a_zero(call: str, want: Any) -> None:
+    """A function whose result is `nothing` on one path and a number on another is not
+    compiled (its compiled result was the number's zero: `findfirst` gave 0, also inside
+    another function); `nothing` elsewhere (a statement skipped after a return or
+    break, a zero cotangent) is a placeholder, so those loops still compile."""
+    z = Zyla()
+    z.eval(NOTHING_ON_A_PATH)
+    assert z.eval(call) == want
+    if call.startswith(("firstbig", "upto")):
+        assert not failures(z), failures(z)

@@ -39,6 +39,14 @@ CASES = [
      "println(length(Set([Fl(NaN), Fl(NaN), Fl(0.0), Fl(-0.0), Fl(1.0)])))", "4"),
     ("struct Wr; v::Any; end; println(length(Set([Wr(1), Wr(1.0), Wr((1, 2)), Wr((1, 2))])))",
      "3"),
+    # comprehensions with several `for` clauses (flattened), a generator as a last argument
+    ("println([(i, j) for i in 1:3 for j in 1:i], [(a, b) for a = 1:3 for b = 1:a if b > 1])",
+     "[(1, 1), (2, 1), (2, 2), (3, 1), (3, 2), (3, 3)][(2, 2), (3, 2), (3, 3)]"),
+    ("println(sum(x * y for x in 1:3 for y in 1:x), collect(Iterators.filter(iseven, v for v in "
+     "1:6)), [(a, b, c) for a in 1:2 for b in a:2 for c in b:2])",
+     "25[2, 4, 6][(1, 1, 1), (1, 1, 2), (1, 2, 2), (2, 2, 2)]"),
+    ("println(collect((i, j, k) for i in 1:2 for j in 1:i, k in 1:2))",
+     "[(1, 1, 1), (1, 1, 2), (2, 1, 1), (2, 2, 1), (2, 1, 2), (2, 2, 2)]"),
     # functions, methods, scopes
     ("g(x)::Float64 = x + 1; println(g(1) === 2.0)", "true"),
     ("kw = (a; b = 1) -> a + b; println(kw(1), ' ', kw(1; b = 5))", "2 6"),
@@ -133,6 +141,22 @@ def test_show_of_a_tuple_and_of_nested_comparisons(capsys: pytest.CaptureFixture
     Zyla().eval("a, b = 1, 2\n@show a, b\np = [0.7, 0.2]; t = [true, true]\n"
                 "@show sum((p .> 0.5) .== t)\n")
     assert capsys.readouterr().out == "(a, b) = (1, 2)\nsum((p .> 0.5) .== t) = 1\n"
+
+
+@pytest.mark.parametrize("code", ["max(0, [1, 4, 9])", "min([1.0, 2.0], 3)", "max(1, 2, [3])"])
+def test_max_and_min_of_an_array_are_a_method_error(code: str) -> None:
+    """Julia has no max(::Int, ::Vector) (it was elementwise here): the error names the
+    elementwise and the reducing forms."""
+    with pytest.raises(ZylaError, match="MethodError") as info:
+        Zyla().eval(code)
+    assert "imum(x)" in (info.value.hint or "")
+
+
+def test_test_nowarn(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(ZylaError, match="1 failed"):
+        Zyla().eval('using Test\n@testset "w" begin\n@test_nowarn 1 + 1\n'
+                    'x = @test_nowarn sqrt(4.0)\n@test x == 2.0\n@test_nowarn @warn "hi"\nend\n')
+    assert "Test Failed" in capsys.readouterr().out
 
 
 def test_a_local_read_before_it_is_assigned_is_an_error() -> None:

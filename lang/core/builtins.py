@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ from lang.core import current, exceptions, primitives_int, safety
 from lang.core import modules as M
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.builtins_iter import LazyIter, lazy_enumerate, lazy_zip
+from lang.core.builtins_iter import PROMOTE_TYPE, LazyIter, lazy_enumerate, lazy_zip
+from lang.core.complexes import is_complex
 from lang.core.exceptions import matches
 from lang.core.functions import Closure, GenericFunction, Method, elementwise_primitive, typeof
 from lang.core.lower import COLON, UNDEF
@@ -43,7 +45,7 @@ from lang.core.primitives import (
     prim,
     user_isless,
 )
-from lang.core.primitives_array import _vect, collect_results, numeric
+from lang.core.primitives_array import _typed_vect, _vect, collect_results, numeric
 from lang.core.show import jl_display, jl_show, jl_string
 
 PRINT_ONLY = HostOnly("printing runs on the host")
@@ -158,6 +160,27 @@ def _convert_wide(t: V.JType, x: Any) -> Any:
     return N.host_scalar(d.type(x.value))
 
 
+def _convert_rational(t: V.JType, d: np.dtype, x: V.Rational) -> Any:
+    """A Rational as float type t (the nearest float, ties to even) or as integer type t
+    (exact, else an InexactError)."""
+    if d.kind == "f":
+        near = N.host_scalar(d.type(float(x)))  # Float64 is exact here; narrower may be off
+        if d != np.float64 and np.isfinite(near):
+            cands = [near, np.nextafter(d.type(near), d.type(np.inf)),
+                     np.nextafter(d.type(near), d.type(-np.inf))]
+            cands = [N.host_scalar(c) for c in cands if np.isfinite(c)]
+            near = min(cands, key=lambda c: (abs(Fraction(float(c)) - x),
+                                             int(np.asarray(c).view(f"u{d.itemsize}")) & 1))
+        return near
+    if x.denominator != 1:
+        raise ZylaError("InexactError", f"{V.type_name(t)}({x.numerator}//{x.denominator})")
+    v = int(x.numerator)
+    lo, hi = _int_range(d) if d.kind != "b" else (0, 1)
+    if not lo <= v <= hi:
+        raise ZylaError("InexactError", f"{V.type_name(t)}({v}//1)")
+    return bool(v) if d.kind == "b" else N.host_scalar(d.type(v))
+
+
 def convert(rt: Any, t: Any, x: Any) -> Any:
     """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
     tx = type(x)
@@ -169,6 +192,10 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return _convert_wide(t, x)
     d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
     if d is not None:
+        if is_complex(x):  # Float64(2 + 0im) is 2.0; Bool(im) an InexactError
+            if x.fields[1] != 0:
+                raise ZylaError("InexactError", f"{V.type_name(t)}({jl_show(x)})")
+            return convert(rt, t, x.fields[0])
         if type(x) is V.Char and d.kind in "iu":
             x = ord(x.value)  # `Int('a') == 97`
         if is_array(x):
@@ -188,6 +215,8 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
             if not lo <= (float(x) if is_float else int(x)) <= hi:
                 # Int(1e20), Int32(2^40): the value does not fit, as Julia says
                 raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
+        if type(x) is V.Rational:
+            return _convert_rational(t, d, x)
         if N.dtype_of(x) == N.OBJ:
             if isinstance(x, str) and d.kind == "f":
                 raise ZylaError("MethodError", "Cannot `convert` an object of type String to an "
@@ -228,10 +257,19 @@ def promote_type(*ts: Any) -> V.JType:
     return out
 
 
+PROMOTE_TYPE.append(promote_type)
+
+
 def promote(rt: Any, *xs: Any) -> tuple:
     """`promote(xs...)`: the values converted to their promoted type."""
     t = promote_type(*(typeof(x) for x in xs))
     return tuple(xs) if t is V.AnyT else tuple(convert(rt, t, x) for x in xs)
+
+
+def _is_vector_source(x: Any) -> bool:
+    """A collection that `Vector{T}(x)` collects (not an array, which it converts)."""
+    return isinstance(x, tuple) or hasattr(x, "jl_iter") or isinstance(
+        getattr(x, "items", None), list)
 
 
 def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
@@ -249,6 +287,12 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
             return np.zeros(shape, dtype=d) if d != N.OBJ else np.empty(shape, dtype=object)
         if len(args) == 1 and isinstance(args[0], str) and elt is V.UInt8T:
             return primitives_int.codeunits(args[0])  # Vector{UInt8}("ab")
+        if len(args) == 1 and _is_vector_source(args[0]) and len(t.params) > 1 and (
+                t.params[1] == 1):
+            # Vector{T}(itr) of a tuple, set or lazy iterator: its elements as a Vector{T}
+            vals = [convert(rt, elt, v) if elt in V.JTYPE_TO_DTYPE else v
+                    for v in rt.iterate(args[0])]
+            return _typed_vect(np, elt, *vals)
         if len(args) == 1:
             return convert(rt, t, args[0])
     if t is V.StringT or fam is V.StringT:
@@ -729,9 +773,10 @@ def isapprox(a: Any, b: Any, atol: Any = 0.0, rtol: Any = None, nans: bool = Fal
 
 
 def _eps_dtype(a: Any, b: Any) -> np.dtype:
-    da, db = N.dtype_of(as_array(a)), N.dtype_of(as_array(b))
-    d = N.promote(da, db)
-    return d if d.kind == "f" else N.F64
+    """The float dtype whose eps sets isapprox's default rtol: like Julia's rtoldefault, the
+    larger default of the two operands (Float32 vs Float64 compares at Float32's)."""
+    ds = [d for d in (N.dtype_of(as_array(a)), N.dtype_of(as_array(b))) if d.kind == "f"]
+    return max(ds, key=lambda d: float(np.finfo(d).eps)) if ds else N.F64
 
 
 # --- errors and control ------------------------------------------------------------------------
@@ -784,6 +829,7 @@ def _log_message(level: str, file: str, line: int, msg: Any, names: tuple, *vals
     if stream is not None and hasattr(stream, "write"):
         stream.write(out)
         return None
+    rt.__dict__["log_count"] = rt.__dict__.get("log_count", 0) + 1  # (for @test_nowarn)
     sys.stderr.write(out)
     sys.stderr.flush()
     return None
@@ -953,10 +999,21 @@ def _do_test(interp: Any, thunk: Any, text: str, line: int, parts: Any) -> None:
     return None
 
 
+def _same_exception(got: Any, want: Any) -> bool:
+    """`@test_throws E(...)` with an exception value: the thrown one has E's type and
+    equal fields."""
+    return (isinstance(got, V.StructValue) and got.type == want.type
+            and all(jl_equal(x, y) for x, y in zip(got.fields, want.fields, strict=False)))
+
+
 def _do_test_throws(interp: Any, t: Any, thunk: Any, text: str, line: int) -> None:
     try:
         interp.call_value(thunk, [])
     except ZylaError as e:
+        if isinstance(t, V.StructValue):  # an exception value: the same type and fields
+            _record(_same_exception(exceptions.exception_value(e), t), text, line,
+                    f"    Thrown: {e.kind}\n")
+            return None
         name = t.name if isinstance(t, V.JType) else str(t)
         if matches(e, t) or name in (e.kind, "Exception", "Any") or e.kind.endswith(name):
             _record(True, text, line, "")
@@ -978,6 +1035,17 @@ def _do_test_broken(interp: Any, thunk: Any, text: str, line: int) -> None:
     elif _TESTSETS:
         _TESTSETS[-1].broken += 1
     return None
+
+
+def _do_test_nowarn(interp: Any, thunk: Any, text: str, line: int) -> Any:
+    """`@test_nowarn ex`: passes when evaluating ex writes no log message to stderr (as
+    Julia's, which requires stderr to stay empty); returns ex's value."""
+    rt = current.runtime()
+    before = rt.__dict__.get("log_count", 0)
+    v = interp.call_value(thunk, [])
+    said = rt.__dict__.get("log_count", 0) - before
+    _record(said == 0, text, line, "" if said == 0 else f"    {said} message(s) on stderr\n")
+    return v
 
 
 def _do_testset(interp: Any, name: str, thunk: Any) -> None:
@@ -1081,7 +1149,8 @@ def _typemin(t: Any) -> Any:
 def _eps(x: Any = 1.0) -> Any:
     if isinstance(x, V.JType):
         return N.host_scalar(np.finfo(V.JTYPE_TO_DTYPE[x]).eps)
-    return N.host_scalar(np.spacing(x))
+    with np.errstate(over="ignore", invalid="ignore"):  # (eps(Inf) is NaN, as in Julia)
+        return N.host_scalar(np.spacing(np.abs(x)))  # eps(-x) == eps(x) > 0
 
 
 # --- misc ---------------------------------------------------------------------------------------
@@ -1260,6 +1329,11 @@ def _isempty(x: Any) -> bool:
         return x.size == 0
     if hasattr(x, "items") and isinstance(x.items, list):
         return not x.items
+    if hasattr(x, "jl_iter") or isinstance(x, V.StructValue):
+        # a lazy iterator or an iterable struct: empty when its iteration yields nothing
+        for _ in current.runtime().iterate(x):
+            return False
+        return True
     return False
 
 
@@ -1490,7 +1564,8 @@ def install(rt: Any) -> None:
         "filter": _filter, "reduce": _reduce, "Core.trycatch": exceptions.trycatch,
         "Test.do_test": _do_test,
         "Test.do_test_throws": _do_test_throws, "Test.do_testset": _do_testset,
-        "Test.do_test_broken": _do_test_broken, "Core.with_logger": _with_logger,
+        "Test.do_test_broken": _do_test_broken, "Test.do_test_nowarn": _do_test_nowarn,
+        "Core.with_logger": _with_logger,
     }.items():
         host(name, f, interp=True)
     # a captured variable a closure reassigns lives in a Box, which AD does not follow:

@@ -1,7 +1,10 @@
 """`Dict` on the host: a Python dict subclass that knows its Julia type `Dict{K,V}`.
 
-Construction from pairs (`Dict("a" => 1)`, `Dict(pairs)`, `Dict{String,Int}()`), and the
-functions that are specific to dictionaries: `get!`, `delete!`, `merge`, `pairs`.
+Construction from pairs (`Dict("a" => 1)`, `Dict(pairs)`, `Dict{String,Int}()`; the key
+and value types are the typejoin of the pairs' ones), and the functions that are specific
+to dictionaries: `get!`, `delete!`, `merge`, `pairs`, `keytype`, `valtype`, `getkey`,
+`empty`. `IdDict` is a Dict whose keys are compared with `===` (JIdDict). The mutators
+(`empty!`, `merge!`, `pop!(d, k)`, ...) are in lang.core.builtins_mutate.
 Indexing, `haskey`, `get`, `keys`, `values`, `length` and iteration (as `k => v` pairs)
 are in lang.core.builtins and lang.core.primitives_array, which treat any dict alike. Keys are
 compared by Python equality, which matches Julia's `isequal` for numbers, strings,
@@ -10,12 +13,15 @@ symbols and tuples.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
-from lang.core.builtins import _pair, convert
+from lang.core.builtins import _pair, convert, promote_type
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.primitives_array import collect_results
@@ -28,15 +34,28 @@ HOST = HostOnly("dictionaries are host values")
 
 
 def _common(types: list[V.JType]) -> V.JType:
+    """The element type Julia's `Dict(pairs...)` infers for keys (values) of these types:
+    their typejoin (`Dict(1 => 1, 2 => 2.0)` is a `Dict{Int64, Real}`)."""
     if not types:
         return V.AnyT
-    first = types[0]
-    return first if all(t == first for t in types) else V.AnyT
+    out = types[0]
+    for t in types[1:]:
+        out = out if t == out else V.typejoin(out, t)
+    return out
 
 
 #: value types whose Python values need no conversion (by identity: hashing a type costs);
 #: translated host code (lang.core.hostcode) stores such values directly
 EXACT_VALUE_TYPES = {id(V.Int64T): int, id(V.Float64T): float, id(V.BoolT): bool}
+
+
+def _check_abstract_number(t: V.JType, value: Any) -> None:
+    """A MethodError (Julia's failed convert) when value is not of the abstract number
+    type t."""
+    vt = typeof(value)
+    if not V.issubtype(vt, t):
+        raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                                       f"{V.type_name(vt)} to an object of type {V.type_name(t)}")
 
 
 class JDict(dict):
@@ -56,6 +75,8 @@ class JDict(dict):
         vt = self.value_type
         if type(value) is not EXACT_VALUE_TYPES.get(id(vt)) and vt in V.JTYPE_TO_DTYPE:
             value = convert(current.runtime(), vt, value)
+        elif vt.abstract and vt is not V.AnyT and V.issubtype(vt, V.NumberT):
+            _check_abstract_number(vt, value)  # (a Dict{String, Real} holds numbers only)
         super().__setitem__(key, value)
 
     def __missing__(self, key: Any) -> Any:
@@ -64,6 +85,134 @@ class JDict(dict):
     def jl_show(self) -> str:
         inner = ", ".join(f"{jl_show(k)} => {jl_show(v)}" for k, v in self.items())
         return f"{V.type_name(self.jtype)}({inner})"
+
+
+IdDictT = V.JType("IdDict", AbstractDictT, arity=2)
+
+
+class _Egal:
+    """A dictionary key compared by Julia's `===`: a mutable value (an array, a Dict, a
+    mutable struct) by identity, an immutable one by its type and contents (so 1 and 1.0,
+    0.0 and -0.0 are different keys, and NaN is itself)."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.key = _egal_key(value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Egal) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def _egal_key(x: Any) -> Any:
+    if isinstance(x, float):
+        return ("Float64", x.hex())
+    if isinstance(x, np.floating):
+        return (str(x.dtype), float(x).hex())
+    if isinstance(x, (bool, int, str, np.integer, np.bool_)) or x is None:
+        return (V.type_name(typeof(x)), x)
+    if isinstance(x, tuple):
+        return ("Tuple", tuple(_egal_key(e) for e in x))
+    if isinstance(x, (V.Symbol, V.Char)):
+        return (type(x).__name__, str(x))
+    if isinstance(x, V.StructValue) and not getattr(x.type, "mutable", True):
+        return (V.type_name(x.type), tuple(_egal_key(f) for f in x.fields))
+    if isinstance(x, V.JType):
+        return ("Type", x)
+    return ("id", id(x))
+
+
+class JIdDict(JDict):
+    """A Julia `IdDict{K,V}`: a Dict whose keys are compared with `===` (see _Egal); it
+    shows its original keys to the rest of the runtime."""
+
+    def __init__(self, items: Any = (), key_type: V.JType | None = None,
+                 value_type: V.JType | None = None) -> None:
+        dict.__init__(self)
+        items = list(items)
+        self.key_type = key_type or _common([typeof(k) for k, _ in items])
+        self.value_type = value_type or _common([typeof(v) for _, v in items])
+        for k, v in items:
+            self[k] = v
+
+    @property
+    def jtype(self) -> V.JType:  # type: ignore[override]
+        return V.apply_type(IdDictT, (self.key_type, self.value_type))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self.key_type is not V.AnyT and not V.issubtype(typeof(key), self.key_type):
+            raise ZylaError("TypeError", "in IdDict setindex!, expected "
+                                         f"{V.type_name(self.key_type)}, got a value of type "
+                                         f"{V.type_name(typeof(key))}")
+        if self.value_type in V.JTYPE_TO_DTYPE:
+            value = convert(current.runtime(), self.value_type, value)
+        dict.__setitem__(self, _Egal(key), value)
+
+    def __getitem__(self, key: Any) -> Any:
+        w = _Egal(key)
+        if dict.__contains__(self, w):
+            return dict.__getitem__(self, w)
+        raise ZylaError("KeyError", f"key {jl_show(key)} not found")
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, _Egal(key))
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, _Egal(key))
+
+    def __iter__(self) -> Any:
+        return (w.value for w in dict.keys(self))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, _Egal(key), default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        return dict.pop(self, _Egal(key), *default)
+
+    def keys(self) -> Any:  # type: ignore[override]
+        return [w.value for w in dict.keys(self)]
+
+    def items(self) -> Any:  # type: ignore[override]
+        return [(w.value, v) for w, v in dict.items(self)]
+
+    def copy(self) -> JIdDict:
+        return JIdDict(self.items(), self.key_type, self.value_type)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JIdDict) and dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def make_iddict(t: V.JType, args: list, kwargs: dict | None) -> JIdDict:
+    """`IdDict(pairs...)`, `IdDict(iterable_of_pairs)`, `IdDict{K,V}(...)`; IdDict() is an
+    IdDict{Any, Any}."""
+    kv = _pairs_of(t, args)
+    kt = t.params[0] if len(t.params) == 2 else (_common([typeof(k) for k, _ in kv]) if kv
+                                                 else V.AnyT)
+    vt = t.params[1] if len(t.params) == 2 else (_common([typeof(v) for _, v in kv]) if kv
+                                                 else V.AnyT)
+    return JIdDict(kv, kt, vt)
+
+
+def _pairs_of(t: V.JType, args: list) -> list[tuple[Any, Any]]:
+    items = list(args)
+    if len(items) == 1 and not _is_pair(items[0]):
+        items = list(current.runtime().iterate(items[0]))
+    out = []
+    for p in items:
+        if _is_pair(p):
+            out.append((p.fields[0], p.fields[1]))
+        elif isinstance(p, tuple) and len(p) == 2:
+            out.append(p)
+        else:
+            raise ZylaError("ArgumentError",
+                            f"{t.name}(kv): kv needs to be an iterator of tuples or pairs")
+    return out
 
 
 def make_dict(t: V.JType, args: list, kwargs: dict | None) -> JDict:
@@ -108,12 +257,99 @@ def delete(d: dict, k: Any) -> dict:
 
 
 def merge(*ds: dict) -> JDict:
-    out = JDict()
+    """`merge(d, others...)`: a new Dict with the pairs of all (later ones win), its key
+    and value types the promote_type of theirs (as Julia's merge)."""
     for d in ds:
-        out.update(d)
-    out.key_type = _common([typeof(k) for k in out.keys()])
-    out.value_type = _common([typeof(v) for v in out.values()])
+        if not isinstance(d, dict):
+            raise ZylaError("MethodError", f"no method matching merge(::{V.type_name(typeof(d))}"
+                                           ", ...)")
+    out = typed_dict(*ds)
+    for d in ds:
+        for k, v in d.items():
+            out[k] = v
     return out
+
+
+def typed_dict(*ds: dict) -> JDict:
+    """An empty Dict whose key (value) type is the promote_type of the key (value) types
+    of the dicts ds (Julia's `Base._typeddict`, used by merge and mergewith)."""
+    kt, vt = keytype(ds[0]), valtype(ds[0])
+    for d in ds[1:]:
+        kt, vt = promote_type(kt, keytype(d)), promote_type(vt, valtype(d))
+    return JDict((), kt, vt)
+
+
+def _dict_params(x: Any, fname: str) -> tuple[V.JType, V.JType]:
+    """The key and value types of a dict, or of a Dict type with both parameters."""
+    if isinstance(x, JDict):
+        return x.key_type, x.value_type
+    if isinstance(x, dict):
+        return V.AnyT, V.AnyT
+    if isinstance(x, V.JType) and len(x.params) == 2 and V.issubtype(x, AbstractDictT):
+        return x.params[0], x.params[1]
+    raise ZylaError("MethodError", f"no method matching {fname}(::{V.type_name(typeof(x))})")
+
+
+def keytype(x: Any) -> V.JType:
+    """`keytype(d)`: the key type of a Dict (or Dict type); Int64 for a vector."""
+    if isinstance(x, (np.ndarray, V.Range, tuple)) and _ndims(x) == 1:
+        return V.Int64T
+    return _dict_params(x, "keytype")[0]
+
+
+def valtype(x: Any) -> V.JType:
+    """`valtype(d)`: the value type of a Dict (or Dict type); the element type of an array."""
+    if isinstance(x, (np.ndarray, V.Range)):
+        return typeof_elem(x)
+    return _dict_params(x, "valtype")[1]
+
+
+def _ndims(x: Any) -> int:
+    return x.ndim if isinstance(x, np.ndarray) else 1
+
+
+def typeof_elem(x: Any) -> V.JType:
+    """The element type of a host array or range (its type's first parameter)."""
+    t = typeof(x)
+    return t.params[0] if t.params else V.AnyT
+
+
+def getkey(d: Any, k: Any, default: Any) -> Any:
+    """`getkey(d, k, default)`: the key of d equal to k as stored, or default."""
+    if not isinstance(d, dict):
+        raise ZylaError("MethodError", f"no method matching getkey(::{V.type_name(typeof(d))}, "
+                                       "::Any, ::Any)")
+    try:
+        hash(k)
+    except TypeError:
+        return default
+    for kk in d.keys():
+        if kk == k:
+            return kk
+    return default
+
+
+#: `empty(c)` of collections defined above this module (a Set: lang.core.builtins_set),
+#: by Python type: (c, the element types asked for) -> a new empty collection
+EMPTY_OF: dict[type, Callable[[Any, tuple], Any]] = {}
+
+
+def empty_like(x: Any, *types: Any) -> Any:
+    """`empty(c[, K, V])` / `empty(v[, T])`: a new empty collection like c."""
+    if isinstance(x, JDict):
+        kt, vt = ((x.key_type, x.value_type) if not types else
+                  (x.key_type, types[0]) if len(types) == 1 else types[:2])
+        return type(x)((), kt, vt)
+    if isinstance(x, (np.ndarray, V.Range)):
+        t = types[0] if types else typeof_elem(x)
+        d = V.JTYPE_TO_DTYPE.get(t)
+        return np.empty(0, dtype=d if d is not None else object)
+    if isinstance(x, tuple):
+        return ()
+    make = EMPTY_OF.get(type(x))
+    if make is not None:
+        return make(x, types)
+    raise ZylaError("MethodError", f"no method matching empty(::{V.type_name(typeof(x))})")
 
 
 def install(rt: Any) -> None:
@@ -123,10 +359,15 @@ def install(rt: Any) -> None:
     b["Dict"] = DictT
     b["AbstractDict"] = AbstractDictT
     DictT.constructor = make_dict  # type: ignore[attr-defined]
+    b["IdDict"] = IdDictT
+    IdDictT.constructor = make_iddict  # type: ignore[attr-defined]
     b["get!"] = prim("get!", lambda d, k, v: get_bang(rt, d, k, v), HOST, NONDIFF, anyt)
     b["delete!"] = prim("delete!", delete, HOST, NONDIFF, anyt)
     b["merge"] = prim("merge", merge, HOST, NONDIFF, anyt)
     b["pairs"] = prim("pairs", _pairs, HOST, NONDIFF, anyt)
+    for name, fn in (("keytype", keytype), ("valtype", valtype), ("getkey", getkey),
+                     ("empty", empty_like), ("Core.typed_dict", typed_dict)):
+        b[name] = prim(name, fn, HOST, NONDIFF, anyt)
 
 
 def _pairs(x: Any) -> Any:

@@ -7,6 +7,12 @@ when one is known. The runtime iterates it through the `jl_iter` protocol and as
 (`countfrom`, `cycle`, `repeated(x)`) are fine as long as something stops them (`take`,
 `zip` with a finite one, a `break`).
 
+Each also knows Julia's `Base.IteratorSize` of itself (`size`, from what it wraps) and its
+eltype where Julia knows it (`elt`; Base.IteratorEltype), which lang/core/stdlib/
+collections.jl turns into the trait values. `iterate(x[, state])` from Zyla code draws the
+elements one at a time (`LazyState`), so infinite ones can be iterated; collecting an
+infinite one is a MethodError, as in Julia.
+
 Base's `zip` and `enumerate` stay eager (vectors of tuples) unless an argument is lazy;
 then they return these lazy ones (lang.core.builtins._zip/_enumerate).
 """
@@ -17,11 +23,14 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
+from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.primitives_array import _length, collect_results
+from lang.core.primitives_array import _eltype, _length, collect_results
 
 HOST = HostOnly("lazy iterators are host values")
 # the supertype of every lazy iterator, so that Base methods (lang/core/stdlib/base.jl) can
@@ -29,17 +38,39 @@ HOST = HostOnly("lazy iterators are host values")
 LazyIteratorT = V.JType("Iterators.LazyIterator", V.AnyT, abstract=True)
 
 
+_LAZY_TYPES: dict[str, V.JType] = {}
+
+
+def lazy_type(name: str) -> V.JType:
+    """The type of the lazy iterators of one kind (`Base.Iterators.Filter`), one per kind
+    so that `isa(x, Iterators.Filter)` holds."""
+    t = _LAZY_TYPES.get(name)
+    if t is None:
+        t = _LAZY_TYPES[name] = V.JType(f"Base.Iterators.{name}", LazyIteratorT)
+    return t
+
+
 class LazyIter:
     """A lazy Julia iterator: `make(rt)` returns a new Python iterator over its elements;
     `length` is its length, or None when unknown or infinite."""
 
     def __init__(self, name: str, make: Callable[[Any], Iterator[Any]],
-                 length: int | None = None, infinite: bool = False) -> None:
+                 length: int | None = None, infinite: bool = False, *,
+                 size: SizeKind | None = None,
+                 elt: Callable[[], Any] | None = None) -> None:
         self.name = name
         self.make = make
         self.length = length
         self.infinite = infinite
-        self.jtype = V.JType(f"Base.Iterators.{name}", LazyIteratorT)
+        self.jtype = lazy_type(name)
+        # Julia's IteratorSize of the iterator (see size_kind), and its eltype when Julia
+        # knows it (IteratorEltype HasEltype), else None (EltypeUnknown: eltype is Any)
+        self.size = size if size is not None else (
+            "infinite" if infinite else "length" if length is not None else "unknown")
+        self.elt = elt
+
+    def jl_eltype(self) -> Any:
+        return V.AnyT if self.elt is None else self.elt()
 
     def jl_iter(self, rt: Any) -> Iterator[Any]:
         return self.make(rt)
@@ -56,6 +87,107 @@ class LazyIter:
         return f"Base.Iterators.{self.name}(...)"
 
 
+
+
+#: Julia's IteratorSize trait as a value: "length" (HasLength), "unknown" (SizeUnknown),
+#: "infinite" (IsInfinite), or an Int N (HasShape{N})
+SizeKind = str | int
+
+_LENGTH_FAMILIES = ("Tuple", "NamedTuple", "Dict", "IdDict", "Set", "String", "Pair")
+
+
+def size_kind(x: Any) -> SizeKind:
+    """`Base.IteratorSize(x)` as a SizeKind, for a value or a type."""
+    if isinstance(x, LazyIter):
+        return x.size
+    if isinstance(x, V.JType):
+        return _type_size_kind(x)
+    if isinstance(x, np.ndarray):
+        return x.ndim
+    if isinstance(x, V.Range):
+        return 1
+    return _type_size_kind(typeof(x))
+
+
+_LAZY_TYPE_SIZE = {"Filter": "unknown", "TakeWhile": "unknown", "DropWhile": "unknown",
+                   "Flatten": "unknown", "Count": "infinite", "Repeated": "infinite",
+                   "Cycle": "infinite"}
+
+
+def _type_size_kind(t: V.JType) -> SizeKind:
+    fam = t.family
+    if t is V.AnyT:
+        return "unknown"
+    if V.issubtype(fam, V.AbstractArrayT) or fam is V.AbstractArrayT:
+        if fam is V.ArrayT or fam is V.AbstractArrayT:
+            if len(t.params) == 2 and isinstance(t.params[1], int):
+                return t.params[1]
+            raise ZylaError("MethodError", f"IteratorSize of the array type {V.type_name(t)} "
+                                           "without its dimension is not known")
+        return 1  # the ranges
+    if V.issubtype(t, V.NumberT) or t is V.CharT:
+        return 0
+    if t.name.startswith("Base.Iterators."):
+        kind = _LAZY_TYPE_SIZE.get(t.name.rpartition(".")[2])
+        if kind is None:
+            raise ZylaError("MethodError", f"Zyla knows IteratorSize({V.type_name(t)}) only "
+                                           "of a value (it depends on the wrapped iterator)",
+                            hint="call Base.IteratorSize on the iterator itself")
+        return kind
+    return "length"  # Julia's default, for Tuple, Dict, String and iterable structs
+
+
+def _shape_to_length(k: SizeKind) -> SizeKind:
+    return "length" if isinstance(k, int) else k
+
+
+def _zip_size(kinds: list[SizeKind]) -> SizeKind:
+    """Julia's zip_iteratorsize folded over the arguments' kinds."""
+    if not kinds:
+        return "infinite"
+    finite = [k for k in kinds if k != "infinite"]
+    if not finite:
+        return "infinite"
+    if "unknown" in finite:
+        return "unknown"
+    shapes = {k for k in finite if isinstance(k, int)}
+    if len(shapes) == 1 and len(finite) == len(kinds) and all(isinstance(k, int) for k in finite):
+        return shapes.pop()  # all of one shape (a shape zipped with an infinite one: length)
+    return "length"
+
+
+def elt_of(x: Any) -> Callable[[], Any] | None:
+    """x's eltype, lazily, or None where Julia does not know it (EltypeUnknown)."""
+    if isinstance(x, LazyIter):
+        return x.elt
+    return lambda: _eltype(None, x)
+
+
+def _zyla_iter(rt: Any, name: str) -> Callable[..., Any]:
+    """A host function calling the Zyla function `name` (looked up when called)."""
+    return lambda *args: rt.interp.call_value(rt.lookup(name), list(args))
+
+
+def _size_trait_arg(x: Any) -> Any:
+    """size_kind(x) for Zyla's `Core.size_trait`: an Int, or a Symbol."""
+    k = size_kind(x)
+    return k if isinstance(k, int) else V.Symbol(k)
+
+
+def eltype_known(x: Any) -> bool:
+    """Julia's IteratorEltype of a value or type: False (EltypeUnknown) for the lazy
+    iterators whose element type Julia does not compute (Generator, Accumulate)."""
+    if isinstance(x, LazyIter):
+        return x.elt is not None
+    if isinstance(x, V.JType) and x.name.startswith("Base.Iterators."):
+        kind = x.name.rpartition(".")[2]
+        if kind in ("Generator", "Accumulate"):
+            return False
+        if kind in ("Count", "Repeated"):
+            return True
+        raise ZylaError("MethodError", f"Zyla knows IteratorEltype({V.type_name(x)}) only "
+                                       "of a value (it depends on the wrapped iterator)")
+    return True
 
 
 def _len(x: Any) -> int | None:
@@ -82,14 +214,17 @@ def take(xs: Any, n: Any) -> LazyIter:
     n = _int(n, "take: the count")
     m = _len(xs)
     length = n if m is None and _infinite(xs) else (min(n, m) if m is not None else None)
-    return LazyIter("Take", lambda rt: itertools.islice(rt.iterate(xs), n), length)
+    k = size_kind(xs)
+    return LazyIter("Take", lambda rt: itertools.islice(rt.iterate(xs), n), length,
+                    size="length" if k == "infinite" else _shape_to_length(k), elt=elt_of(xs))
 
 
 def drop(xs: Any, n: Any) -> LazyIter:
     n = _int(n, "drop: the count")
     m = _len(xs)
     return LazyIter("Drop", lambda rt: itertools.islice(rt.iterate(xs), n, None),
-                    None if m is None else max(m - n, 0), _infinite(xs))
+                    None if m is None else max(m - n, 0), _infinite(xs),
+                    size=_shape_to_length(size_kind(xs)), elt=elt_of(xs))
 
 
 def partition(xs: Any, n: Any) -> LazyIter:
@@ -106,11 +241,22 @@ def partition(xs: Any, n: Any) -> LazyIter:
             yield collect_results(chunk, (len(chunk),))
 
     m = _len(xs)
-    return LazyIter("PartitionIterator", make, None if m is None else -(-m // n), _infinite(xs))
+    inner = elt_of(xs)
+    elt = None if inner is None else (lambda: V.apply_type(V.ArrayT, (inner(), 1)))
+    return LazyIter("PartitionIterator", make, None if m is None else -(-m // n), _infinite(xs),
+                    size=_shape_to_length(size_kind(xs)), elt=elt)
 
 
 def flatten(xs: Any) -> LazyIter:
-    return LazyIter("Flatten", lambda rt: (y for x in rt.iterate(xs) for y in rt.iterate(x)))
+    inner = elt_of(xs)
+
+    def elt() -> Any:
+        t = inner() if inner is not None else V.AnyT
+        return V.AnyT if t is V.AnyT or t.name.startswith("Base.") else _eltype(None, t)
+
+    return LazyIter("Flatten", lambda rt: (y for x in rt.iterate(xs) for y in rt.iterate(x)),
+                    size="infinite" if size_kind(xs) == "infinite" else "unknown",
+                    elt=None if inner is None else elt)
 
 
 def cycle(xs: Any) -> LazyIter:
@@ -118,18 +264,29 @@ def cycle(xs: Any) -> LazyIter:
         items = list(rt.iterate(xs))
         return itertools.cycle(items) if items else iter(())
 
-    return LazyIter("Cycle", make, 0 if _len(xs) == 0 else None, _len(xs) != 0)
+    return LazyIter("Cycle", make, 0 if _len(xs) == 0 else None, _len(xs) != 0,
+                    size="infinite", elt=elt_of(xs))
+
+
+#: Base's promote_type (lang.core.builtins, which imports this module, sets it)
+PROMOTE_TYPE: list[Callable[[Any, Any], Any]] = []
 
 
 def countfrom(start: Any = 1, step: Any = 1) -> LazyIter:
-    return LazyIter("Count", lambda rt: itertools.count(start, step), None, True)
+    return LazyIter("Count", lambda rt: itertools.count(start, step), None, True,
+                    elt=lambda: PROMOTE_TYPE[0](typeof(start), typeof(step)))
 
 
 def repeated(x: Any, n: Any = None) -> LazyIter:
     if n is None:
-        return LazyIter("Repeated", lambda rt: itertools.repeat(x), None, True)
+        return LazyIter("Repeated", lambda rt: itertools.repeat(x), None, True,
+                        elt=lambda: _typeof(x))
     n = _int(n, "repeated: the count")
-    return LazyIter("Take", lambda rt: itertools.repeat(x, n), n)
+    return LazyIter("Take", lambda rt: itertools.repeat(x, n), n, elt=lambda: _typeof(x))
+
+
+def _typeof(x: Any) -> Any:
+    return typeof(x)
 
 
 def _call(f: Any) -> Callable[..., Any]:
@@ -146,7 +303,7 @@ def lazy_filter(f: Any, xs: Any) -> LazyIter:
         return r
 
     return LazyIter("Filter", lambda rt: (v for v in rt.iterate(xs) if keep(v)), None,
-                    _infinite(xs))
+                    _infinite(xs), size="unknown", elt=elt_of(xs))
 
 
 def lazy_map(f: Any, *xss: Any) -> LazyIter:
@@ -156,42 +313,111 @@ def lazy_map(f: Any, *xss: Any) -> LazyIter:
     def make(rt: Any) -> Iterator[Any]:
         return (call(*vs) for vs in zip(*[rt.iterate(x) for x in xss], strict=False))
 
-    return LazyIter("Generator", make, length, all(_infinite(x) for x in xss))
+    return LazyIter("Generator", make, length, all(_infinite(x) for x in xss),
+                    size=_zip_size([size_kind(x) for x in xss]))
+
+
+class _Drawn:
+    """The elements of one pass over a lazy iterator, drawn when first asked for and kept
+    (so that a state can be iterated from more than once, as in Julia)."""
+
+    def __init__(self, it: Iterator[Any]) -> None:
+        self.it = it
+        self.cache: list[Any] = []
+
+    def get(self, k: int) -> tuple[bool, Any]:
+        while len(self.cache) <= k:
+            try:
+                self.cache.append(next(self.it))
+            except StopIteration:
+                return False, None
+        return True, self.cache[k]
+
+
+class LazyState:
+    """The state of `iterate` over a lazy iterator: the position k in a pass."""
+
+    jtype = V.JType("Base.Iterators.LazyState", V.AnyT)
+
+    def __init__(self, drawn: _Drawn, k: int) -> None:
+        self.drawn, self.k = drawn, k
+
+    def jl_show(self) -> str:
+        return f"Base.Iterators.LazyState({self.k})"
+
+
+def lazy_iterate(xs: LazyIter, state: Any = None) -> tuple | None:
+    """`iterate(xs[, state])` of a lazy iterator: (element, next state) or nothing. A
+    state is a LazyState, or an Int k (the k-th element, as a collection's index)."""
+    if state is None:
+        drawn, k = _Drawn(iter(xs.jl_iter(current.runtime()))), 0
+    elif isinstance(state, LazyState):
+        drawn, k = state.drawn, state.k
+    elif isinstance(state, int) and not isinstance(state, bool) and state >= 1:
+        drawn, k = _Drawn(iter(xs.jl_iter(current.runtime()))), state - 1
+    else:
+        raise ZylaError("MethodError", f"no method matching iterate(::{xs.jtype.name}, "
+                                       f"::{V.type_name(_typeof(state))})")
+    ok, v = drawn.get(k)
+    return (v, LazyState(drawn, k + 1)) if ok else None
+
+
+def lazy_rest(xs: LazyIter, state: Any) -> LazyIter:
+    """`Iterators.rest(xs, state)` of a lazy iterator: a lazy iterator over the elements of
+    xs from the state on (it knows whether xs is infinite, so collecting it is an error)."""
+    if isinstance(state, LazyState):
+        k = state.k
+    elif isinstance(state, int) and not isinstance(state, bool) and state >= 1:
+        k = state - 1
+    else:
+        raise ZylaError("MethodError", f"no method matching Iterators.rest(::{xs.jtype.name}, "
+                                       f"::{V.type_name(_typeof(state))})")
+    return LazyIter("Rest", lambda rt: itertools.islice(xs.jl_iter(rt), k, None),
+                    None if xs.length is None else max(xs.length - k, 0), xs.infinite,
+                    size="infinite" if xs.size == "infinite" else "unknown", elt=xs.elt)
 
 
 def takewhile(f: Any, xs: Any) -> LazyIter:
     call = _call(f)
-    return LazyIter("TakeWhile", lambda rt: itertools.takewhile(call, rt.iterate(xs)))
+    return LazyIter("TakeWhile", lambda rt: itertools.takewhile(call, rt.iterate(xs)),
+                    elt=elt_of(xs))
 
 
 def dropwhile(f: Any, xs: Any) -> LazyIter:
     call = _call(f)
     return LazyIter("DropWhile", lambda rt: itertools.dropwhile(call, rt.iterate(xs)), None,
-                    _infinite(xs))
+                    _infinite(xs), elt=elt_of(xs))
 
 
 def lazy_zip(*xss: Any) -> LazyIter:
     lens = [_len(x) for x in xss if not _infinite(x)]
     length = min(lens) if lens and all(v is not None for v in lens) else None
+    elts = [elt_of(x) for x in xss]
+    elt = None if any(e is None for e in elts) else (
+        lambda: V.apply_type(V.TupleT, tuple(e() for e in elts)))  # type: ignore[misc]
     return LazyIter("Zip", lambda rt: zip(*[rt.iterate(x) for x in xss], strict=False), length,
-                    all(_infinite(x) for x in xss))
+                    all(_infinite(x) for x in xss) and bool(xss),
+                    size=_zip_size([size_kind(x) for x in xss]), elt=elt)
 
 
 def lazy_enumerate(xs: Any) -> LazyIter:
+    inner = elt_of(xs)
+    elt = None if inner is None else (lambda: V.apply_type(V.TupleT, (V.Int64T, inner())))
     return LazyIter("Enumerate", lambda rt: ((i + 1, v) for i, v in enumerate(rt.iterate(xs))),
-                    _len(xs), _infinite(xs))
+                    _len(xs), _infinite(xs), size=size_kind(xs), elt=elt)
 
 
 def lazy_reverse(xs: Any) -> LazyIter:
     if _infinite(xs):
         raise ZylaError("ArgumentError", "cannot reverse an infinite iterator")
-    return LazyIter("Reverse", lambda rt: reversed(list(rt.iterate(xs))), _len(xs))
+    return LazyIter("Reverse", lambda rt: reversed(list(rt.iterate(xs))), _len(xs),
+                    size=size_kind(xs), elt=elt_of(xs))
 
 
 def accumulate(f: Any, xs: Any) -> LazyIter:
     call = _call(f)
     return LazyIter("Accumulate", lambda rt: itertools.accumulate(rt.iterate(xs), call),
-                    _len(xs), _infinite(xs))
+                    _len(xs), _infinite(xs), size=size_kind(xs))
 
 
 def install(rt: Any) -> None:
@@ -202,7 +428,7 @@ def install(rt: Any) -> None:
     table: dict[str, Callable[..., Any]] = {
         "take": take, "drop": drop, "partition": partition, "flatten": flatten,
         "cycle": cycle, "countfrom": countfrom, "repeated": repeated,
-        "filter": lazy_filter, "map": lazy_map, "takewhile": takewhile,
+        "filter": lazy_filter, "takewhile": takewhile,
         "dropwhile": dropwhile, "zip": lazy_zip, "enumerate": lazy_enumerate,
         "reverse": lazy_reverse, "accumulate": accumulate,
     }
@@ -211,3 +437,18 @@ def install(rt: Any) -> None:
     for name in ("takewhile", "dropwhile", "countfrom", "cycle", "repeated", "flatten",
                  "partition"):
         b.setdefault(name, b[f"Iterators.{name}"])
+    for name in ("map", "rest", "peel"):  # written in Zyla (lang/core/stdlib/collections.jl)
+        b[f"Iterators.{name}"] = prim(f"Iterators.{name}", _zyla_iter(rt, f"Core.iter_{name}"),
+                                      HOST, NONDIFF, anyt)
+    for kind in ("Take", "Drop", "Filter", "Flatten", "Cycle", "Count", "Repeated",
+                 "TakeWhile", "DropWhile", "Zip", "Enumerate", "Reverse", "Accumulate",
+                 "PartitionIterator"):
+        b[f"Iterators.{kind}"] = lazy_type(kind)
+    b["Core.bind_builtin"] = prim("Core.bind_builtin", lambda name, v: b.__setitem__(name, v),
+                                  HOST, NONDIFF, anyt)
+    b["Core.lazy_iterate"] = prim("Core.lazy_iterate", lazy_iterate, HOST, NONDIFF, anyt)
+    b["Core.lazy_rest"] = prim("Core.lazy_rest", lazy_rest, HOST, NONDIFF, anyt)
+    b["Core.lazy_map"] = prim("Core.lazy_map", lazy_map, HOST, NONDIFF, anyt)
+    b["Core.iterator_size"] = prim("Core.iterator_size", _size_trait_arg, HOST, NONDIFF, anyt)
+    b["Core.iterator_eltype_known"] = prim("Core.iterator_eltype_known", eltype_known, HOST,
+                                           NONDIFF, anyt)

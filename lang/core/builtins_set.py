@@ -19,7 +19,7 @@ from typing import Any
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
-from lang.core.builtins_dict import delete
+from lang.core.builtins_dict import EMPTY_OF, delete
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.primitives_array import collect_results
@@ -200,6 +200,9 @@ def set_delete(s: Any, x: Any) -> Any:
         return s
 
     return delete(s, x)
+
+
+EMPTY_OF[JSet] = lambda x, types: JSet((), types[0] if types else x.elem_type)
 
 
 def install(rt: Any) -> None:

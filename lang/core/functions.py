@@ -17,6 +17,7 @@ import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import values as V
+from lang.core.complexes import object_array_eltype
 from lang.core.hints import closest_methods
 from lang.core.ir import Function
 
@@ -286,7 +287,8 @@ def typeof(x: Any) -> V.JType:
         return V.Float64T
     if isinstance(x, np.ndarray):
         if x.dtype == object:
-            elt = V.AnyT
+            # an array of complex numbers of one type is an Array{Complex{T}}
+            elt = object_array_eltype(x) or V.AnyT
         else:
             elt = V.DTYPE_TO_JTYPE.get(x.dtype, V.AnyT)
         return array_type(elt, max(x.ndim, 1) if x.ndim else 0)

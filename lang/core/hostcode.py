@@ -641,6 +641,14 @@ class _Gen:
         argument types forwards to a primitive (`log(::Float64)`) is written as that
         primitive's call."""
         ts = [self.known.get(v.id) for v in op.operands]
+        if BOTTOM in ts:  # (a pass that only finds types: a self-call's result is unknown
+            # yet; it stands for whatever the other operands are)
+            others = [t for t in ts if t is not BOTTOM]
+            if not others:
+                self.known[op.results[0].id] = BOTTOM
+                self.emit(depth, f"v{op.results[0].id} = None")
+                return True
+            ts = [others[0] if t is BOTTOM else t for t in ts]
         if not all(t in SCALARS for t in ts):
             return False
         try:

@@ -265,10 +265,27 @@ def m_test_broken(lo: Any, n: A.MacroCall) -> Value:
                    [_thunk(lo, ex), _str(lo, unparse(ex)), lo.const(n.span.line)], n.span)
 
 
+def m_test_nowarn(lo: Any, n: A.MacroCall) -> Value:
+    """`@test_nowarn ex`: a test that ex logs nothing; its value is ex's."""
+    ex = n.args[0]
+    return lo.call("Test.do_test_nowarn",
+                   [_thunk(lo, ex), _str(lo, unparse(ex)), lo.const(n.span.line)], n.span)
+
+
+def m_evalpoly(lo: Any, n: A.MacroCall) -> Value:
+    """`@evalpoly(z, c0, c1, ...)`: the polynomial c0 + c1 z + ... by Horner's rule, which is
+    `evalpoly(z, (c0, c1, ...))`."""
+    if len(n.args) < 2:
+        raise lo.err("@evalpoly needs a point and at least one coefficient", n)
+    return lo.lower(A.Call(A.Ident("evalpoly", span=n.span),
+                           [n.args[0], A.TupleLit(list(n.args[1:]), span=n.span)], span=n.span))
+
+
 MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "test": m_test,
     "test_throws": m_test_throws,
     "test_broken": m_test_broken,
+    "test_nowarn": m_test_nowarn,
     "testset": m_testset,
     "show": m_show,
     "assert": m_assert,
@@ -303,6 +320,7 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "ignore_derivatives": m_ignore,
     "checkpoint": m_checkpoint,
     "thunk": m_passthrough,
+    "evalpoly": m_evalpoly,
 }
 
 

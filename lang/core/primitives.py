@@ -656,6 +656,9 @@ def cmp_scalar(fn: Callable[..., Any], op: str) -> Callable[..., Any]:
         if is_array(a) or is_array(b):
             raise ZylaError("MethodError", f"no method matching {op} on arrays", hint=f"use .{op}")
         if not _numeric(a) or not _numeric(b):
+            m = missing_of(a, b)
+            if m is not None:
+                return m
             if isinstance(a, str) and isinstance(b, str):
                 return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
             # Julia: `<` of other values is `isless`, which a program may define
@@ -783,9 +786,23 @@ def jl_egal(a: Any, b: Any) -> bool:
         return False
 
 
+def missing_of(a: Any, b: Any) -> Any:
+    """`missing` when a or b is (Julia's comparisons of missing are missing), else None."""
+    for x in (a, b):
+        if isinstance(x, V.StructValue) and x.type.name == "Missing":
+            return x
+    return None
+
+
+def _not_missing(e: Any) -> Any:
+    """`!` of a comparison's result, which may be missing (then missing)."""
+    return e if isinstance(e, V.StructValue) else not e
+
+
 def eq_any(xp: Any, a: Any, b: Any) -> Any:
     if xp is np:
-        return jl_equal(a, b)
+        m = missing_of(a, b)
+        return jl_equal(a, b) if m is None else m
     if is_array(a) and is_array(b):
         if jl_size(a) != jl_size(b):
             return False
@@ -924,19 +941,27 @@ def _curried(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
 
 for _op, _host in (("<", cmp_scalar(_lt, "<")), ("<=", cmp_scalar(_le, "<=")),
                    (">", cmp_scalar(_gt, ">")), (">=", cmp_scalar(_ge, ">=")), ("==", eq_any),
-                   ("!=", lambda xp, a, b: not eq_any(xp, a, b) if xp is np
+                   ("!=", lambda xp, a, b: _not_missing(eq_any(xp, a, b)) if xp is np
                     else xp.logical_not(eq_any(xp, a, b)))):
     numeric_prim(_op, _curried(_op, _host), NONDIFF,
                  {"<": _lt, "<=": _le, ">": _gt, ">=": _ge, "==": _eq, "!=": _ne}[_op])
-numeric_prim("max", lambda xp, a, b, *r: _reduce2(_max, xp, a, b, *r),
+numeric_prim("max", lambda xp, a, b, *r: _reduce2(_max, xp, a, b, *r, name="max"),
              "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .>= xs[2]), dz .* (xs[1] .< xs[2]))"
              " : Core.extremes_back(dz, z, xs)", _max)
-numeric_prim("min", lambda xp, a, b, *r: _reduce2(_min, xp, a, b, *r),
+numeric_prim("min", lambda xp, a, b, *r: _reduce2(_min, xp, a, b, *r, name="min"),
              "(dz, z, xs...) -> length(xs) == 2 ? (dz .* (xs[1] .<= xs[2]), dz .* (xs[1] .> xs[2]))"
              " : Core.extremes_back(dz, z, xs)", _min)
 
 
-def _reduce2(f: Callable[..., Any], xp: Any, a: Any, b: Any, *rest: Any) -> Any:
+def _reduce2(f: Callable[..., Any], xp: Any, a: Any, b: Any, *rest: Any, name: str) -> Any:
+    """max(a, b, ...) / min(...) of numbers (an array among them is Julia's MethodError:
+    `max.(0, x)` is the elementwise one, `maximum(x)` the reduction)."""
+    for x in (a, b, *rest):
+        if is_array(x):
+            which = "largest" if name == "max" else "smallest"
+            raise ZylaError("MethodError", f"no method matching {name} with an array argument",
+                            hint=f"use {name}.(...) elementwise, or {name}imum(x) for the "
+                            f"{which} element")
     out = f(xp, a, b)
     for r in rest:
         out = f(xp, out, r)

@@ -14,6 +14,7 @@ from grammar.errors import ZylaError
 from lang.core import current, ranges
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.complexes import promote_literal
 from lang.core.functions import typeof
 from lang.core.lower import COLON
 from lang.core.primitives import (
@@ -278,6 +279,7 @@ def _common_dtype(items: list) -> np.dtype:
 def _vcat(xp: Any, *items: Any) -> Any:
     if not items:
         return xp.zeros((0,))
+    items = promote_literal(items)  # [1.0 + im; 2]: the numbers in a common Complex type
     d = _common_dtype(list(items))
     arrs = [as_array(x, xp) for x in items]
     if all((not is_array(a)) or a.ndim == 1 for a in arrs):
@@ -301,6 +303,7 @@ def _as2_col(xp: Any, a: Any) -> Any:
 def _hcat(xp: Any, *items: Any) -> Any:
     if not items:
         return xp.zeros((0,))
+    items = promote_literal(items)
     d = _common_dtype(list(items))
     mats = []
     for a in items:
@@ -331,6 +334,7 @@ def _hvcat(xp: Any, rows: tuple, *items: Any) -> Any:
 def _vect(xp: Any, *items: Any) -> Any:
     if not items:
         return np.zeros((0,), dtype=object) if xp is np else xp.zeros((0,))
+    items = promote_literal(items)
     d = _common_dtype(list(items))
     if d == N.OBJ or any(is_array(x) or isinstance(x, tuple) for x in items):
         out = np.empty(len(items), dtype=object)
@@ -533,6 +537,8 @@ def _getindex_seq(x: Any, idx: tuple) -> Any:
 
 def setindex(x: Any, v: Any, *idx: Any) -> Any:
     """Host `setindex!` (in place): x[idx...] = v."""
+    if not isinstance(x, dict) and any(is_cartesian_index(i) for i in idx):
+        idx = tuple(k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,)))
     if isinstance(x, dict):
         x[idx[0] if len(idx) == 1 else tuple(idx)] = v
         return x
@@ -749,7 +755,7 @@ def _eltype(xp: Any, x: Any) -> Any:
             return t.params[0] if t.params else V.AnyT
         if t.family is V.StringT or t.family is V.AbstractStringT:
             return V.CharT
-        if t.family.name in ("Dict", "AbstractDict"):
+        if t.family.name in ("Dict", "AbstractDict", "IdDict"):
             pair = current.runtime().lookup("Pair")
             return V.apply_type(pair.family, t.params) if len(t.params) == 2 else pair
         if t.family is V.TupleT:
@@ -761,6 +767,8 @@ def _eltype(xp: Any, x: Any) -> Any:
         return _eltype(xp, typeof(x))
     if isinstance(x, V.Range):
         return typeof(x.start)
+    if hasattr(x, "jl_eltype"):  # the lazy iterators (lang.core.builtins_iter)
+        return x.jl_eltype()
     if hasattr(x, "dtype"):
         if x.dtype == object:
             return _common_eltype(x)
@@ -850,6 +858,10 @@ def _unbroadcast(xp: Any, x: Any, dx: Any) -> Any:
 
 
 def _collect(xp: Any, x: Any) -> Any:
+    if getattr(x, "infinite", False) is True:  # Julia's collect has no IsInfinite method
+        raise ZylaError("MethodError", "no method matching collect(::"
+                        f"{V.type_name(typeof(x))}): the iterator is infinite",
+                        hint="take a finite part first, e.g. collect(Iterators.take(itr, n))")
     if isinstance(x, V.Range):
         return as_array(x, xp)
     if isinstance(x, tuple):
@@ -913,6 +925,8 @@ def _jax_store(xp: Any, x: Any, v: Any, idx: tuple, bcast: bool) -> Any:
 
 
 def setindex_fn(xp: Any, x: Any, v: Any, *idx: Any) -> Any:
+    if xp is not np and any(is_cartesian_index(i) for i in idx):  # A[I] = v, I a CartesianIndex
+        idx = tuple(k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,)))
     if xp is np:
         if type(x) is not np.ndarray and isinstance(x, dict) and len(idx) == 1:
             x[idx[0]] = v  # (a Dict's store, as setindex's: a Python call less)

@@ -227,7 +227,7 @@ def findext_dims(x: Any, dims: Any, largest: bool) -> tuple:
     """`findmax(x; dims)` / `findmin(x; dims)` on the host: the extreme values (dims kept)
     and an array of the same size of `CartesianIndex`es into x."""
     x = np.asarray(as_array(x))
-    ci = current.runtime().builtins["CartesianIndex"]
+    ci = V.apply_type(current.runtime().builtins["CartesianIndex"], (x.ndim,))
     axes = tuple(x.ndim - d for d in _dims(dims) if d <= x.ndim)
     moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
     flat = moved.reshape(moved.shape[: x.ndim - len(axes)] + (-1,))

@@ -23,6 +23,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     builtins_dict,
     builtins_io,
     builtins_iter,
+    builtins_mutate,
     builtins_random,
     builtins_set,
     builtins_types,
@@ -34,6 +35,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     primitives_array,
     primitives_base,
     primitives_int,
+    primitives_math,
     primitives_nest,
     primitives_nn,
     safety,
@@ -43,6 +45,7 @@ from lang.core import values as V
 from lang.core.bindings import Bindings, Watch
 from lang.core.builtins import iterate_value, translate_exception
 from lang.core.builtins_types import field_type, struct_params
+from lang.core.complexes import refuse_traced
 from lang.core.functions import Closure, GenericFunction, Method, typeof
 from lang.core.interp import Interpreter
 from lang.core.ir import Function, Op, Region
@@ -60,7 +63,7 @@ LIBRARY_DIRS.append(STDLIB.resolve())
 INSTALLERS: list[Callable[[Runtime], None]] = []
 
 #: Zyla library files every new runtime runs after Base (autodiff adds its `ad.jl`).
-STARTUP_FILES: list[str] = []
+STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl"]
 
 
 def _alias(fam: V.JType, params: tuple) -> V.JType:
@@ -107,7 +110,8 @@ class Runtime:
             b[name] = p
         builtins.install(self)
         for extra in (builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
-                      builtins_random, modules, safety, saving, datasets):
+                      builtins_mutate, builtins_random, modules, safety, saving, datasets,
+                      primitives_math):
             extra.install(self)
         for install in INSTALLERS:
             install(self)
@@ -329,6 +333,7 @@ class Runtime:
         t = struct_params(t, args)
         vals = [self.convert_field(field_type(t, ft), a)
                 for ft, a in zip(t.field_types, args, strict=False)]
+        refuse_traced(t, vals)
         return V.StructValue(t, vals)
 
     def constructor_method(self, t: V.JType, args: list) -> Method | None:

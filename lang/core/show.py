@@ -586,12 +586,40 @@ CUSTOM_DISPLAY: list[Callable[[Any], str | None]] = []
 def _show_struct(s: StructValue, ctx: _Ctx) -> str:
     """Julia's default `show` of a struct: its type, then its fields shown in parentheses.
     A `show(io, x)` method the program (or Base) defines for the type is used instead."""
+    if _is_complex(s):
+        return _show_complex(s, ctx)
     for custom_show in CUSTOM_SHOW:
         custom = custom_show(s)
         if custom is not None:
             return custom
     inner = replace(ctx, typeinfo=None)
     return f"{type_name(s.type)}({', '.join(_show(f, inner) for f in s.fields)})"
+
+
+def _is_complex(x: Any) -> bool:
+    """Whether x is one of Base's complex numbers (lang/core/stdlib/complex.jl)."""
+    return (isinstance(x, StructValue) and x.type.family.name == "Complex"
+            and x.type.fields == ["re", "im"])
+
+
+def _show_complex(z: StructValue, ctx: _Ctx) -> str:
+    """Julia's `show` of a Complex: `3 + 4im`, `1.0 - 2.5im`, `1.0+2.0im` when compact,
+    `NaN + NaN*im` (a `*` unless the imaginary part is an integer or a finite float);
+    `im` itself is `im`, other Complex{Bool}s `Complex(true,false)`."""
+    re_, im_ = z.fields
+    if isinstance(re_, bool | np.bool_):
+        if not re_ and im_:
+            return "im"
+        return f"Complex({_show(re_, _PLAIN)},{_show(im_, _PLAIN)})"
+    inner = replace(ctx, typeinfo=None)
+    negative = bool(np.signbit(im_)) and not (isinstance(im_, float | np.floating)
+                                              and math.isnan(im_))
+    sep = ("-" if negative else "+") if ctx.compact else (" - " if negative else " + ")
+    shown_im = -int(im_) if negative and isinstance(im_, int | np.integer) else (
+        -im_ if negative else im_)
+    star = "" if (isinstance(im_, int | np.integer) or (
+        isinstance(im_, float | np.floating) and math.isfinite(im_))) else "*"
+    return f"{_show(re_, inner)}{sep}{_show(shown_im, inner)}{star}im"
 
 
 def _range_last(r: Range) -> Any:
@@ -936,6 +964,7 @@ class _MatrixPrinter:
 
 
 _ALIGN_SPLIT = re.compile(r"^(.*?)((?:[.eEfF].*)?)$", re.DOTALL)
+_COMPLEX_SPLIT = re.compile(r"^(.*[^ef][+-])(.*)$", re.DOTALL)
 
 
 def _alignment(x: Any, s: str) -> tuple[int, int]:
@@ -950,6 +979,9 @@ def _alignment(x: Any, s: str) -> tuple[int, int]:
         if m is None:
             return len(s), 0
         return len(m.group(1)), len(m.group(2))
+    if _is_complex(x):
+        m = _COMPLEX_SPLIT.match(s)  # on the sign between the real and imaginary parts
+        return (len(s), 0) if m is None else (len(m.group(1)), len(m.group(2)))
     return 0, len(s)
 
 

@@ -10,21 +10,19 @@ become zeros, Python numbers become arrays, different closures become a `BranchU
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from grammar.errors import Unwind
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import Closure
 from lang.core.interp import Tape
 from lang.core.lower import UNDEF
-
-
-class OffloadError(Unwind):
-    """This call cannot be compiled to XLA; the message says why (shown by `explain`)."""
+from lang.core.refusals import OffloadError
 
 
 @dataclass(eq=False)
@@ -228,15 +226,39 @@ def leaf_avals(leaves: list) -> list[tuple[tuple, np.dtype]]:
 # --- unification ----------------------------------------------------------------------------
 
 
+#: whether `nothing` on one path and a value on another make the value's zeros (the
+#: default: a statement skipped after an exit, a variable set on one path, a zero
+#: cotangent) or cannot be compiled (a function's result, where Julia's value is
+#: `nothing`: `findfirst` would give 0)
+_NOTHING_IS_A_VALUE = [False]
+
+
+@contextmanager
+def nothing_is_a_value(on: bool) -> Iterator[None]:
+    """Unify skeletons where `nothing` is a value of its own (`on`) or a placeholder."""
+    was = _NOTHING_IS_A_VALUE[0]
+    _NOTHING_IS_A_VALUE[0] = on
+    try:
+        yield
+    finally:
+        _NOTHING_IS_A_VALUE[0] = was
+
+
 def unify(a: Any, b: Any) -> Any:
     """A skeleton that values of skeletons a and b can both be converted to."""
     if a == b:
         return a
     ka, kb = a[0], b[0]
-    if ka == "const" and (a[1] is None or a[1] is UNDEF):
+    if ka == "const" and a[1] is UNDEF:
         return b
-    if kb == "const" and (b[1] is None or b[1] is UNDEF):
+    if kb == "const" and b[1] is UNDEF:
         return a
+    if (ka == "const" and a[1] is None) or (kb == "const" and b[1] is None):
+        if not _NOTHING_IS_A_VALUE[0]:
+            return b if ka == "const" and a[1] is None else a
+        # (the compiled value would be the other path's zeros where Julia has `nothing`)
+        raise OffloadError("a value is `nothing` on one path and "
+                           f"{describe(b if ka == 'const' and a[1] is None else a)} on another")
     if ka in ("num", "arr") and kb in ("num", "arr"):
         da, db = np.dtype(a[1]), np.dtype(b[1])
         d = N.promote(da, db)

@@ -145,6 +145,8 @@ def type_name(t: Any) -> str:
     if fam is ArrayT and len(t.params) == 2 and t.params[1] in (1, 2):
         alias = "Vector" if t.params[1] == 1 else "Matrix"
         return f"{alias}{{{type_name(t.params[0])}}}"
+    if fam.name == "Complex" and len(t.params) == 1 and t.params[0] in _COMPLEX_ALIAS:
+        return _COMPLEX_ALIAS[t.params[0]]  # Complex{Float64} prints as ComplexF64
     if fam is NamedTupleT and len(t.params) == 2:
         names, types = t.params
         inner = ", ".join(f":{n}" for n in names)
@@ -208,6 +210,7 @@ BoxT = _family("Core.Box", AnyT)
 ExceptionT = _family("Exception", AnyT, abstract=True)
 
 _ARRAY_LIKE = {AbstractArrayT, DenseArrayT, ArrayT}
+_COMPLEX_ALIAS = {Float64T: "ComplexF64", Float32T: "ComplexF32", Float16T: "ComplexF16"}
 
 
 def apply_type(fam: JType, params: tuple) -> JType:
@@ -247,10 +250,20 @@ def _param_le(a: Any, b: Any, env: dict) -> bool:
             return env[b.name] == a
         if b.ub is not None and isinstance(a, JType) and not issubtype(a, b.ub, env):
             return False
+        if (b.ub is not None and isinstance(a, TypeVar)
+                and not issubtype(a.ub or AnyT, b.ub, env)):
+            # (a parameter left open, as in a struct declared `<: AbstractMatrix`, is not
+            # known to be within b's bound: `AbstractMatrix{<:Complex}` does not match it)
+            return False
         env[b.name] = a
         return True
     if isinstance(a, JType) and isinstance(b, JType) and a.family is TupleT and b.family is TupleT:
         return issubtype(a, b, env)
+    if (isinstance(a, JType) and isinstance(b, JType) and a.family is b.family and b.params
+            and len(a.params) == len(b.params) and a != b):
+        # invariant parameters holding TypeVars: `Type{Complex{Int64}}` matches
+        # `Type{Complex{T}}` with T = Int64
+        return all(_param_le(p, q, env) for p, q in zip(a.params, b.params, strict=True))
     return a == b
 
 
@@ -291,6 +304,12 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
     t: JType | None = a
     while t is not None:
         if t.family is b.family:
+            # (a parameter `t` leaves open ranges over every value: `Type` is not a
+            # subtype of `Type{Ones}`, nor `Array{Float64}` of `Matrix{Float64}`, unless
+            # `b` leaves it open too, as an unbounded type variable)
+            if any(not (isinstance(q, TypeVar) and q.ub in (None, AnyT))
+                   for q in b.params[len(t.params):]):
+                return False
             return all(_param_le(p, q, env) for p, q in zip(t.params, b.params, strict=False))
         t = supertype(t)
     return False

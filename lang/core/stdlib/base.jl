@@ -112,8 +112,10 @@ function iterate(d::AbstractDict, i::Integer=1)
     ps = collect(d)
     i <= length(ps) ? (ps[i], i + 1) : nothing
 end
-iterate(x::Iterators.LazyIterator) = iterate(collect(x), 1)
-iterate(x::Iterators.LazyIterator, i::Integer) = iterate(collect(x), i)
+# (a lazy iterator's state is a host object that draws its elements one at a time, so
+# infinite ones work; lang/core/builtins_iter.py)
+iterate(x::Iterators.LazyIterator) = Core.lazy_iterate(x)
+iterate(x::Iterators.LazyIterator, state) = Core.lazy_iterate(x, state)
 
 # --- Val ----------------------------------------------------------------------------------------
 struct Val{x} end
@@ -207,9 +209,21 @@ exp2(x) = convert(typeof(float(x)), 2) ^ x
 function hypot(a, b)
     isinf(a) && return abs(float(a)) + zero(float(b))  # hypot(Inf, NaN) == Inf
     isinf(b) && return abs(float(b)) + zero(float(a))
+    m = max(abs(float(a)), abs(float(b)))
+    lo, hi = _hypot_range(typeof(m))
+    if m > hi || (0 < m < lo)
+        # the squares would overflow or underflow: the parts are scaled by the larger
+        x = abs(float(a)) / m
+        y = abs(float(b)) / m
+        return m * sqrt(x * x + y * y)
+    end
     sqrt(abs2(a) + abs2(b))
 end
 hypot(a, b, c, xs...) = hypot(hypot(a, b), c, xs...)
+# where the sum of two squares neither overflows nor underflows, for each float type
+_hypot_range(::Type{Float32}) = (1.0f-18, 1.0f18)
+_hypot_range(::Type{Float16}) = (Float16(0.01), Float16(100))
+_hypot_range(::Type) = (1.0e-150, 1.0e150)
 isinteger(x::Integer) = true
 isinteger(x::AbstractFloat) = isfinite(x) && x == trunc(x)
 isinteger(x::Rational) = denominator(x) == 1
@@ -438,9 +452,11 @@ minimum(f::Function, x; dims=nothing) = minimum(broadcast(f, x); dims=dims)
 extrema(x) = (minimum(x), maximum(x))
 
 # findmax / argmax: an Int index for vectors, CartesianIndex for arrays (as in Julia)
-struct CartesianIndex
+struct CartesianIndex{N}
     I
 end
+CartesianIndex(t::Tuple) = CartesianIndex{length(t)}(t)
+CartesianIndex(i::Integer) = CartesianIndex((i,))
 CartesianIndex(i::Integer, j::Integer, rest::Integer...) = CartesianIndex((i, j, rest...))
 show(io::IO, c::CartesianIndex) = print(io, "CartesianIndex(", join(c.I, ", "), ")")
 Core.find_index(x, i) = ndims(x) <= 1 ? i : CartesianIndex(Core.cartesian_tuple(size(x), i))
@@ -483,6 +499,9 @@ csc(x) = 1 / sin(x)
 cot(x) = 1 / tan(x)
 deg2rad(x) = x * (pi / 180)
 rad2deg(x) = x * (180 / pi)
+# a float keeps its type: deg2rad(30f0) isa Float32, with π rounded to that type first
+deg2rad(x::AbstractFloat) = x * (oftype(x, pi) / 180)
+rad2deg(x::AbstractFloat) = x * (180 / oftype(x, pi))
 # sinpi/cospi reduce their argument first, so that whole (and half) multiples of π are
 # exact: sinpi(1) == 0.0, cospi(0.5) == 0.0
 function sinpi(x::Real)
@@ -509,7 +528,8 @@ function cospi(x::Real)
     r < oftype(x, 0.5) ? cos(oftype(x, pi) * r) : -cos(oftype(x, pi) * (1 - r))
 end
 sincospi(x) = (sinpi(x), cospi(x))
-sinc(x) = iszero(x) ? one(float(x)) : sinpi(x) / (oftype(float(x), pi) * x)
+sinc(x) = iszero(x) ? one(float(x)) : isinf(x) ? zero(float(x)) :
+    sinpi(x) / (oftype(float(x), pi) * x)
 sincos(x) = (sin(x), cos(x))
 
 # --- Statistics -----------------------------------------------------------------------------
@@ -537,7 +557,7 @@ trues(dims...) = fill(true, dims...)
 falses(dims...) = fill(false, dims...)
 # the indices where x is true (linear indices; Julia gives CartesianIndex for matrices)
 findall(x::AbstractVector{Bool}) = [i for i in 1:length(x) if x[i]]
-findall(f::Function, x::AbstractVector) = findall(map(f, x))
+findall(f::Function, x::AbstractVector) = Int[i for i in 1:length(x) if f(x[i])]
 isequal(a, b) = Core.isequal(a, b)
 deepcopy(x) = Core.deepcopy(x)
 function circshift(v::AbstractVector, k::Integer)

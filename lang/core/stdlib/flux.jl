@@ -704,6 +704,36 @@ end
 Base.show(io::IO, r::LSTM) = print(io, "LSTM(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1) ÷ 4, ")")
 Base.show(io::IO, r::GRU) = print(io, "GRU(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1) ÷ 3, ")")
 
+# Flux.activations(c, x): every layer's output of a Chain, as a tuple
+activations(c::Chain, x) = Core.extrachain(c.layers, x)
+Core.extrachain(fs::Tuple, x) = Core.extrachain_(fs, (fs[1](x),))
+Core.extrachain_(fs::Tuple, acc::Tuple) =
+    length(fs) == 1 ? acc : Core.extrachain_(Core.tail(fs), (acc..., fs[2](acc[length(acc)])))
+
+# Scale: y = σ.(scale .* x .+ bias), elementwise (broadcast) scaling
+struct Scale
+    scale
+    bias
+    σ
+    Scale(scale::AbstractArray, bias=true, σ=identity) =
+        new(scale, Core.create_bias(scale, bias, size(scale)...), σ)
+end
+Scale(s1::Integer, s23::Integer...; bias=true, init=ones32, _act=identity) =
+    Scale(init(s1, s23...), bias, _act)
+Scale(size_act...; bias=true, init=ones32) =
+    Scale(size_act[1:end-1]...; bias=bias, init=init, _act=size_act[end])
+(a::Scale)(x::AbstractArray) = a.σ.(a.scale .* x .+ a.bias)
+
+# Maxout: the elementwise maximum over the outputs of several layers
+struct Maxout
+    layers
+    Maxout(layers...) = new(layers)
+end
+Maxout(f::Function, n_alts::Integer) = Maxout([f() for _ in 1:n_alts]...)
+(m::Maxout)(x) = Core.maxout(m.layers, x)
+Core.maxout(ls::Tuple, x) =
+    length(ls) == 1 ? ls[1](x) : max.(ls[1](x), Core.maxout(Core.tail(ls), x))
+
 # --- losses (Flux.Losses; `agg` reduces the elementwise losses, mean by default) ------------------
 
 Core.epseltype(x) = eps(float(eltype(x)))
@@ -711,7 +741,9 @@ Core.epseltype(x) = eps(float(eltype(x)))
 mse(ŷ, y; agg=mean) = agg(abs2.(ŷ .- y))
 mae(ŷ, y; agg=mean) = agg(abs.(ŷ .- y))
 msle(ŷ, y; agg=mean, eps=Core.epseltype(ŷ)) = agg(abs2.(log.((ŷ .+ eps) ./ (y .+ eps))))
+Core.ofeltype(x, v) = convert(float(eltype(x)), v)
 function huber_loss(ŷ, y; agg=mean, delta=1, δ=delta)
+    δ = Core.ofeltype(ŷ, δ)
     a = abs.(ŷ .- y)
     q = a .< δ
     agg(q .* (a .^ 2 ./ 2) .+ (1 .- q) .* (δ .* a .- δ^2 / 2))
@@ -723,6 +755,47 @@ binarycrossentropy(ŷ, y; agg=mean, eps=Core.epseltype(ŷ)) =
 logitbinarycrossentropy(ŷ, y; agg=mean) = agg((1 .- y) .* ŷ .- NNlib.logsigmoid.(ŷ))
 kldivergence(ŷ, y; dims=1, agg=mean, eps=Core.epseltype(ŷ)) =
     agg(sum(y .* log.((y .+ eps) ./ (ŷ .+ eps)); dims=dims))
+
+# x*log(x) and x*log(y), defined as 0 where x == 0 (unless y is NaN)
+function xlogx(x)
+    r = x * log(x)
+    ifelse(iszero(x), zero(r), r)
+end
+function xlogy(x, y)
+    r = x * log(y)
+    ifelse(iszero(x) & !isnan(y), zero(r), r)
+end
+# Flux.Losses beyond the basic set (formulas as documented by Flux.Losses)
+function label_smoothing(y, α; dims=1)
+    0 < α < 1 || throw(ArgumentError("α must be between 0 and 1"))
+    dims == 0 && return y .* (1 - α) .+ α / 2
+    dims == 1 && return y .* (1 - α) .+ α / size(y, 1)
+    throw(ArgumentError("`dims` should be either 0 or 1"))
+end
+hinge_loss(ŷ, y; agg=mean) = agg(max.(0, 1 .- ŷ .* y))
+squared_hinge_loss(ŷ, y; agg=mean) = agg(max.(0, 1 .- ŷ .* y) .^ 2)
+poisson_loss(ŷ, y; agg=mean) = agg(ŷ .- y .* log.(ŷ))
+dice_coeff_loss(ŷ, y; smooth=1) =
+    1 - (2 * sum(y .* ŷ) + smooth) / (sum(y .^ 2) + sum(ŷ .^ 2) + smooth)
+function tversky_loss(ŷ, y; beta=0.7, β=beta)
+    β = Core.ofeltype(ŷ, β)
+    num = sum(y .* ŷ) + 1
+    den = sum(y .* ŷ .+ β .* (1 .- y) .* ŷ .+ (1 - β) .* y .* (1 .- ŷ)) + 1
+    1 - num / den
+end
+function binary_focal_loss(ŷ, y; agg=mean, gamma=2, γ=gamma, eps=Core.epseltype(ŷ), ϵ=eps)
+    ŷϵ = ŷ .+ ϵ
+    p_t = y .* ŷϵ .+ (1 .- y) .* (1 .- ŷϵ)
+    agg(((1 .- p_t) .^ γ) .* (.-log.(p_t)))
+end
+function focal_loss(ŷ, y; dims=1, agg=mean, gamma=2, γ=gamma, eps=Core.epseltype(ŷ), ϵ=eps)
+    ŷϵ = ŷ .+ ϵ
+    agg(sum(.-y .* (1 .- ŷϵ) .^ γ .* log.(ŷϵ); dims=dims))
+end
+function siamese_contrastive_loss(ŷ, y; agg=mean, margin=1)
+    margin < 0 && throw(DomainError(margin, "Margin must be non-negative"))
+    agg((1 .- y) .* ŷ .^ 2 .+ y .* max.(0, margin .- ŷ) .^ 2)
+end
 
 # --- one-hot encoding ----------------------------------------------------------------------------
 
