@@ -99,31 +99,13 @@ class _Egal:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        self.key = _egal_key(value)
+        self.key = V.egal_key(value)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Egal) and self.key == other.key
 
     def __hash__(self) -> int:
         return hash(self.key)
-
-
-def _egal_key(x: Any) -> Any:
-    if isinstance(x, float):
-        return ("Float64", x.hex())
-    if isinstance(x, np.floating):
-        return (str(x.dtype), float(x).hex())
-    if isinstance(x, (bool, int, str, np.integer, np.bool_)) or x is None:
-        return (V.type_name(typeof(x)), x)
-    if isinstance(x, tuple):
-        return ("Tuple", tuple(_egal_key(e) for e in x))
-    if isinstance(x, (V.Symbol, V.Char)):
-        return (type(x).__name__, str(x))
-    if isinstance(x, V.StructValue) and not getattr(x.type, "mutable", True):
-        return (V.type_name(x.type), tuple(_egal_key(f) for f in x.fields))
-    if isinstance(x, V.JType):
-        return ("Type", x)
-    return ("id", id(x))
 
 
 class JIdDict(JDict):

@@ -48,7 +48,7 @@ from lang.core.interp import (
     tape_count,
 )
 from lang.core.ir import Function, Op, Region, free_values, walk_ops
-from lang.core.primitives import PRIMITIVES, Primitive, wrap_int64
+from lang.core.primitives import _I64_MAX, _I64_MIN, PRIMITIVES, Primitive, wrap_int64
 
 #: ZYLA_HOSTCODE=0 runs every body on the interpreter loop (the reference the
 #: differential tests compare translated code with)
@@ -57,7 +57,6 @@ ENABLED = os.environ.get("ZYLA_HOSTCODE", "1") not in ("0", "")
 #: reference the specialisations are compared with)
 SPECIALIZE = os.environ.get("ZYLA_HOSTCODE_SPEC", "1") not in ("0", "")
 
-_I64 = "-9223372036854775808 <= {r} <= 9223372036854775807"
 
 #: binary primitives written inline for Python ints and floats: name -> Python operator,
 #: and whether int op int is an Int64 result that may wrap (else a Bool)
@@ -87,7 +86,7 @@ def _join(a: Any, b: Any) -> Any:
 
 #: ops that call no Zyla code themselves (their regions' ops are written one by one)
 _NO_CALLS = frozenset({"const", "global", "setglobal", "if", "while", "default", "closure"})
-_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_I64 = f"{_I64_MIN} <= {{r}} <= {_I64_MAX}"
 
 
 def _binary_type(ta: Any, tb: Any, arith: bool) -> Any:

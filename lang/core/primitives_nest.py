@@ -49,6 +49,7 @@ from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, _hx, _jx, _result, is_array, prim
 from lang.core.primitives_array import MUTATING, _convert_elem
+from lang.core.refusals import OffloadError
 
 #: the largest tensor a mapped nest may make (elements); above it the loop runs as written
 MAX_ELEMENTS = 1 << 26
@@ -199,8 +200,6 @@ def _exact_values(xp: Any, v: Any, d: np.dtype) -> Any:
     vd = N.dtype_of(v)
     if vd == d or d.kind == "f" or (vd.kind in "iub" and np.can_cast(vd, d, "safe")):
         return xp.asarray(v, dtype=d)
-    from lang.core.structure import OffloadError
-
     raise OffloadError("a mapped loop writes values its array's element type may not hold "
                        "(checked for InexactError on the host)")
 

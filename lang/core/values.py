@@ -594,21 +594,30 @@ class StructValue:
 
 def egal_key(x: Any) -> Any:
     """A value that is equal (==) for two values exactly when Julia's `===` holds for them
-    and hashes alike: numbers by type and bits (NaN is NaN, -0.0 is not 0.0, 1 is not
-    1.0), strings by content, tuples and immutable structs by their parts, anything
-    mutable (arrays, mutable structs, dicts) by identity."""
+    and hashes alike: numbers by Julia type and bits (NaN is NaN, -0.0 is not 0.0, 1 is
+    not 1.0; a numpy Int64 is a Python Int64), strings by content, types by value, tuples
+    and immutable structs by their parts, anything mutable (arrays, mutable structs,
+    dicts) by identity. (Immutable structs as Dict/Set keys, `IdDict`'s keys.)"""
     t = type(x)
-    if t is int or t is bool or t is str or x is None:
-        return (t.__name__, x)
+    if t is bool or t is np.bool_:
+        return ("Bool", bool(x))
+    if t is int:
+        return ("Int64", x)
     if t is float:
         return ("Float64", struct.pack("<d", x))
     if isinstance(x, np.generic):
-        return (x.dtype.str, x.tobytes())
+        jt = DTYPE_TO_JTYPE.get(x.dtype)
+        name = jt.name if jt is not None else x.dtype.str
+        if x.dtype == np.float64:
+            return ("Float64", struct.pack("<d", float(x)))
+        return (name, int(x) if x.dtype.kind in "iu" else x.tobytes())
+    if t is str or x is None:
+        return (t.__name__, x)
     if t is tuple:
         return ("Tuple", tuple(egal_key(e) for e in x))
     if t is StructValue and not x.type.mutable:
         return (id(x.type), tuple(egal_key(f) for f in x.fields))
-    if t is Char or t is Symbol or t is Rational:
+    if t is Char or t is Symbol or t is Rational or isinstance(x, JType):
         return (t.__name__, x)
     return ("id", id(x))
 
