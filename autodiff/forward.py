@@ -36,7 +36,13 @@ import numpy as np
 from autodiff import rules
 from autodiff.reverse import NO_TANGENT_RESULTS, ADError
 from autodiff.rules import frule_for
-from autodiff.runtime import NO_TANGENT, _is_zero, forward_callable
+from autodiff.runtime import (
+    NO_TANGENT,
+    _is_zero,
+    forward_callable,
+    nondiff_may_drop,
+    receiver_forward,
+)
 from grammar.errors import ZylaError
 from lang.core import (
     current,
@@ -248,7 +254,14 @@ class Transform:
     f_global = f_const
     f_method = f_const
     f_struct = f_const
-    f_setglobal = f_const
+
+    def f_setglobal(self, op: Op, b: _Builder) -> None:
+        # a number with a tangent written into a global is refused (reads of globals
+        # have no tangent)
+        if self.active(op.operands[0]):
+            b.call("Core.ad_global_write", [b.const(op.attrs["name"]),
+                                            self.m(op.operands[0])], op.span)
+        self.copy(op, b)
 
     def _call(self, op: Op, b: _Builder) -> None:
         if not any(self.active(r) for r in op.results):
@@ -603,6 +616,9 @@ def _jvp_type(interp: Interpreter, f: V.JType, df: Any, args: list, dargs: list,
         return y, None
     if f in V.JTYPE_TO_DTYPE and len(args) == 1:
         return y, _convert_tangent(y, dargs[0])
+    if not all(_is_zero(d) for d in dargs) and nondiff_may_drop(f.name, y, args):
+        raise ZylaError("AD error", f"constructing a {V.type_name(f)} from values with "
+                        "tangents has no forward-mode rule")
     return y, None
 
 
@@ -627,7 +643,11 @@ def _jvp_primitive(interp: Interpreter, p: Primitive, df: Any, args: list, dargs
                    kwargs: dict | None, dkwargs: dict | None) -> tuple:
     src = p.forward
     if src == NONDIFF:
-        return interp.call_primitive(p, args, kwargs), None
+        y = interp.call_primitive(p, args, kwargs)
+        if not all(_is_zero(d) for d in dargs) and nondiff_may_drop(p.name, y, args):
+            raise ZylaError("AD error", f"`{p.name}` has no derivative rule, and a tangent "
+                            "flows into it (forward mode)")
+        return y, None
     if src == NOFORWARD or not src:
         raise ZylaError("AD error", f"`{p.name}` has no forward-mode rule (forward mode, `jvp`, "
                         "`hessian`); use reverse mode (`gradient`, `hessian_reverse`) for it")
@@ -678,6 +698,9 @@ def _jvp_pullback_call(interp: Interpreter, p: Primitive, df: Any, args: list, d
     """`Core.pullback_call(g, xs...)` returns `(y, B)`: it runs g's reverse-mode forward
     function, so its tangent is that function's tangent (forward-over-reverse)."""
     g, xs = args[0], list(args[1:])
+    fwd = receiver_forward(g, xs)
+    if fwd is not None:  # a callable struct: its method's forward, the struct its first argument
+        return _run_jvp(interp, fwd, [], [], [g] + xs, list(dargs), kwargs, None)
     h = forward_callable(interp, g, xs)
     dh = dargs[0] if isinstance(g, Closure) else None
     return jvp_call(interp, h, dh, xs, list(dargs[1:]), kwargs)
@@ -957,6 +980,17 @@ def tangent_out(y: Any, dy: Any) -> Any:
 # Forward rules of the primitives defined here.
 FORWARD: dict[str, str] = {
     "Core.fwd_isunset": NONDIFF,
+    # try/catch is differentiated in reverse mode only (autodiff.runtime._trycatch_pullback)
+    "Core.trycatch": NOFORWARD,
+    # built-ins that pass values through (autodiff.runtime._PASS_THROUGH)
+    "typeassert": "(d, z, x, T) -> d[1]",
+    "Core.deepcopy": "(d, z, x) -> d[1]",
+    "=>": NOFORWARD,
+    "promote": NOFORWARD,
+    "values": NOFORWARD,
+    "get": NOFORWARD,
+    "Core.hook": NOFORWARD,
+    "Dict": NOFORWARD,
     # forward mode over forward mode is not supported: the transform's own plumbing has
     # no forward rules (the transform rejects `fcall` ops before reaching them)
     "Core.fwd_part": NOFORWARD,

@@ -188,7 +188,16 @@ class Transform:
     f_global = f_const
     f_method = f_const
     f_struct = f_const
-    f_setglobal = f_const
+
+    def f_setglobal(self, op: Op, b: _Builder, rec: list, res: list) -> None:
+        """A global written by differentiated code: reads of globals are constants of the
+        differentiation, so a number written is refused at run time (its gradient would
+        be lost); anything else is written as is."""
+        if op.operands[0].id not in self.inactive:  # (a constant's write is harmless)
+            check = b.call("Core.ad_global_write", [b.const(op.attrs["name"]),
+                                                    self.m(op.operands[0])])
+            self.inactive.add(check.id)
+        self._copy(op, b)
 
     def f_default(self, op: Op, b: _Builder, rec: list, res: list) -> None:
         """`default(arg) {region}` is `if isunset(arg) region else arg end`, differentiated
@@ -402,10 +411,14 @@ class Transform:
             if j + first in splatted:
                 d = b.call("Core.untuple_cot", [d, splatted[j + first]])
             add(v, d)
-        # a method with keyword parameters appends their cotangents (see `_finish`)
+        # a method with keyword parameters appends their cotangents (see `_finish`); a
+        # splatted NamedTuple (`f(; nt...)`, named "...") gets those of its names, the
+        # keywords the call names itself left out
+        named = tuple(n for n in kw if n != "...")
         for name, v in zip(kw, op.operands[npos:], strict=True):
             if v.id not in self.inactive:
-                add(v, b.call("Core.kwgrad", [g, b.const(name)]))
+                key = ("...",) + named if name == "..." else name
+                add(v, b.call("Core.kwgrad", [g, b.const(key)]))
 
     def _loop_adjoint(self, op: Op, rc: _Record, b: _Builder, resv: list[Value], cot: dict,
                       add: Any) -> None:
@@ -492,11 +505,16 @@ class Transform:
         ds = [self_d] + [d(a) for a in pos]
         kwnames = p.params[len(p.params) - p.nkw:] if p.nkw else []
         kwargs = args[len(args) - p.nkw:] if p.nkw else []
-        if p.kwvararg:  # the collected extra keywords get no cotangent
-            kwnames, kwargs = kwnames[:-1], kwargs[:-1]
+        extra = None
+        if p.kwvararg:  # the collected extra keywords: their NamedTuple's cotangent
+            kwnames, kwargs, extra = kwnames[:-1], kwargs[:-1], kwargs[-1]
         # keyword cotangents come last, as one NamedTuple (read by `Core.kwgrad`)
-        kwd = [b.call("Core.kwcot", [b.call("Core.namedtuple", [b.const(tuple(kwnames))]
-                                            + [d(a) for a in kwargs])])] if kwnames else []
+        kwd = []
+        if kwnames or extra is not None:
+            nt = b.call("Core.namedtuple", [b.const(tuple(kwnames))] + [d(a) for a in kwargs])
+            if extra is not None:
+                nt = b.call("Core.kwmerge", [nt, d(extra)])
+            kwd = [b.call("Core.kwcot", [nt])]
         if p.vararg:
             out = b.call("Core.splice_last", ds + [adj.body.args[self.vararg_len_index]])
             if kwd:

@@ -12,6 +12,7 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.builtins_dict import JDict
 from lang.core.functions import GenericFunction, typeof
 from lang.core.primitives import (
     INFER_BY_LOWERING,
@@ -51,10 +52,15 @@ def _object_index_back(dz: Any, xa: np.ndarray, idx: tuple) -> np.ndarray:
 def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
     """The cotangent of `x[idx...]`: zeros like x with dz added at idx (repeats add up)."""
     if isinstance(x, tuple):
-        i = idx[0]
-        return tuple(dz if k == i - 1 else None for k in range(len(x)))
+        return _tuple_index_back(dz, len(x), idx[0])
     if dz is None:
         return None
+    if isinstance(x, dict) and len(idx) == 1:  # d[k]: a Dict of k's cotangent
+        return JDict([(idx[0], dz)], None, V.AnyT)
+    if isinstance(x, V.NamedTuple):  # nt[:name] or nt[i]
+        i = idx[0]
+        k = x.names.index(i.name) if isinstance(i, V.Symbol) else int(i) - 1
+        return V.NamedTuple(x.names, tuple(dz if j == k else None for j in range(len(x))))
     xa = as_array(x, xp)
     if xp is np and xa.dtype == object:  # an array of arrays (or structs): nothing but at idx
         return _object_index_back(dz, xa, idx)
@@ -90,6 +96,29 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
         keys = list(xp.ix_(*mesh))
         dz = xp.reshape(dz, tuple(len(m) for m in mesh))
     return out.at[tuple(keys)].add(dz)
+
+
+def _tuple_index_back(dz: Any, n: int, i: Any) -> tuple:
+    """The cotangent of `t[i]` for a tuple t of n elements: i an integer, a range or a
+    vector of integers (`t[1:2]`, `t[[1, 2, 1]]`: a tuple, whose cotangent dz is one)."""
+    if isinstance(i, (int, np.integer)):
+        return tuple(dz if k == i - 1 else None for k in range(n))
+    out: list = [None] * n
+    if dz is None:
+        return tuple(out)
+    ks = [int(k) - 1 for k in (i if isinstance(i, V.Range) else np.asarray(i).reshape(-1))]
+    ds = list(dz) if isinstance(dz, tuple) else list(np.asarray(dz, dtype=object).reshape(-1))
+    for k, d in zip(ks, ds, strict=True):
+        out[k] = _add_cot(out[k], d)
+    return tuple(out)
+
+
+def _add_cot(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
 
 
 def broadcast_to(xp: Any, dz: Any, x: Any) -> Any:
@@ -315,7 +344,8 @@ def install(rt: Any) -> None:
     numeric("Core.onehot_like", onehot_like, NONDIFF)
     plain("Core.tail", lambda t: tuple(t[1:]), "(dz, z, t) -> (Core.prepend_nothing(dz),)")
     b["Core.iter_array"] = prim("Core.iter_array", iter_array_host, _jx(iter_array),
-                                "(dz, z, it) -> (dz,)",
+                                "(dz, z, it) -> (it isa AbstractArray ? dz : "
+                                "Core.iter_array_back(dz, it),)",
                                 INFER_BY_LOWERING)
     b["Core.findall_true"] = prim("Core.findall_true", findall_true,
                                   _jx(lambda xp, m: _static_findall(m)),

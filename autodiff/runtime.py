@@ -17,6 +17,8 @@ Cotangents: `nothing` is the zero; tuples, NamedTuples and arrays add structural
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -28,8 +30,11 @@ from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins import _check_broadcast
+from lang.core.builtins_dict import JDict
+from lang.core.builtins_iter import LazyIter
 from lang.core.builtins_mutate import mutates_array
 from lang.core.complexes import complex_cotangent
+from lang.core.eltypes import recorded, tag
 from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.core.interp import OP_HANDLERS, Interpreter, Tape
 from lang.core.primitives import (
@@ -77,6 +82,40 @@ class ADState:
         self.rules: dict[str, Any] = {}
         self.bcast_rules: dict[str, Any] = {}
         self.helpers: dict[str, Any] = {}
+        # Arrays that a functionalised write superseded (`y = Core.setindex_fn(x, ...)`
+        # writes into a copy under AD), by id, kept alive so that no id is reused: a
+        # later primal read of one is a read through an alias (`w = v; w[1] = 0; sum(v)`),
+        # which would see the unwritten values, so it is refused (`check_reads`). One
+        # scope per forward pass: a backward pass (Core.back) starts its own, since its
+        # rules read the superseded arrays as residuals.
+        self.stale: dict[int, tuple[Any, tuple]] = {}
+        self.depth = 0  # nesting of pullback_call; the scope ends when it returns to 0
+        # Where a trace is (compiled code traces both branches of an `if`, and some
+        # regions twice): a write in one branch does not supersede the array for the
+        # other, only for what runs inside or after it (see `trace_branch`).
+        self.path: tuple = ()
+        self.branches = 0
+
+    def supersede(self, x: Any) -> None:
+        self.stale[id(x)] = (x, self.path)
+
+    def _superseded(self, a: Any) -> bool:
+        m = self.stale.get(id(a))
+        if m is None:
+            return False
+        n = min(len(m[1]), len(self.path))
+        return m[1][:n] == self.path[:n]  # not in a sibling branch
+
+    def check_reads(self, what: str, args: Any, kwargs: dict | None = None) -> None:
+        vals = list(args) + list((kwargs or {}).values())
+        for a in vals:
+            if self._superseded(a) or type(a) is tuple and any(map(self._superseded, a)):
+                raise ZylaError(
+                    "AD error", f"{what} reads an array (or Dict) after a write into it "
+                    "through another name (an alias, e.g. `w = v; w[1] = x; sum(v)`, or a "
+                    "callee's write into its argument); reverse-mode AD functionalises writes "
+                    "to local arrays, so the alias would see the unwritten values",
+                    hint="write through one name only, or copy first (w = copy(v)) and use w")
 
     def compile_rule(self, src: str) -> Any:
         return self.rt.run_source(src, "<rule>")
@@ -128,12 +167,30 @@ def pullback_call(interp: Interpreter, f: Any, args: list,
     """`(y, B)` for the call f(args...; kwargs...), choosing how to differentiate it
     (see the module docstring)."""
     st = _state(interp)
+    st.depth += 1
+    try:
+        y, b = _pullback_call(interp, st, f, args, kwargs)
+        if st.depth == 1 and st.stale:  # the differentiated function's own result
+            st.check_reads("the differentiated function's result", (y,))
+        return y, b
+    finally:
+        st.depth -= 1
+        if not st.depth:
+            st.stale.clear()
+
+
+def _pullback_call(interp: Interpreter, st: ADState, f: Any, args: list,
+                   kwargs: dict | None) -> tuple[Any, Any]:
     rt = interp.rt
     if f is _BACK or (isinstance(f, Primitive) and f.name == "Core.back"):
         b, dy = args
         if _is_zero(dy):
             return None, _make_closure(interp, "Core.zero_back", 2)
-        y, bb = pullback_call(interp, b, [dy])
+        saved, st.stale = st.stale, {}  # (a backward pass: it reads residuals, see back_call)
+        try:
+            y, bb = pullback_call(interp, b, [dy])
+        finally:
+            st.stale = saved
         return y, _make_closure(interp, "Core.back_back", bb)
     if isinstance(f, Primitive) and f.name == "Core.pullback_call":
         g, *rest = args
@@ -162,6 +219,9 @@ def pullback_call(interp: Interpreter, f: Any, args: list,
         bound = interp.bind_args(fn, list(f.captures), args, kwargs)
         return interp.run_function(fwd, bound)
     if isinstance(f, Primitive):
+        special = _SPECIAL_PULLBACKS.get(f.name)
+        if special is not None:
+            return special(interp, f, args, kwargs)
         return _prim_pullback(interp, st, f, args, kwargs)
     if isinstance(f, V.JType):
         m = rt.constructor_method(f, args)
@@ -172,6 +232,11 @@ def pullback_call(interp: Interpreter, f: Any, args: list,
             return y, _make_closure(interp, "Core.struct_back", len(args))
         if f in V.JTYPE_TO_DTYPE and len(args) == 1:
             return y, _make_closure(interp, "Core.convert_back", args[0])
+        back = _TYPE_BACKS.get(f.name)
+        if back is not None:
+            return y, _make_closure(interp, back, tuple(args))
+        if nondiff_may_drop(f.name, y, args):  # (a conversion without a rule)
+            return y, _make_closure(interp, "Core.nondiff_back", V.type_name(f), len(args) + 1)
         return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
     if isinstance(f, V.StructValue):
         gf = getattr(f.type.family, "call_gf", None)
@@ -192,11 +257,151 @@ def pullback_call(interp: Interpreter, f: Any, args: list,
 _BACK = object()
 
 
+# Built-ins without a derivative rule whose float results do have a zero derivative (or
+# are AD's own plumbing): a cotangent reaching them is dropped. Any other built-in without
+# a rule that makes floats from floats refuses a cotangent that is not zero
+# (`nondiff_may_drop`), since dropping it would be a wrong gradient, not a missing one.
+ZERO_DERIVATIVE = frozenset({
+    "round", "floor", "ceil", "trunc", "sign", "eps", "zero", "one", "oneunit", "zeros",
+    "ones", "similar", "rand", "randn", "floatmax", "floatmin", "maxintfloat", "typemax",
+    "typemin", "time", "ignore_derivatives", "Core.onehot_like", "Core.sensitivity",
+    "Core.elapsed_since", "Core.time_start", "Core.time_report", "NNlib.dropout_mask",
+    "NNlib.leakyrelu_deriv", "NNlib.within_gradient", "NNlib.getmode", "NNlib.modecell",
+    "NNlib.setmode!", "NNlib.write_stats!", "Core.chol_mask", "Core.tri_mask",
+    "Core.eig_gaps", "Core.rng_snapshot", "Core.is_zero_cot", "Core.rule_of",
+    "Core.opt_commit!", "Core.opt_gather", "Core.setup", "Core.struct_fields_cot",
+    "Core.tape_unzip", "Core.iter_cot_back", "Core.zip_back", "Core.enumerate_back",
+    "Core.tangent_out", "Core.segment_length", "Core.bcast_rule_of",
+    "Core.onehotbatch", "Core.nest_ok", "Core.nest_affine", "Core.box", "Core.setbox",
+    "Core.fwd_isunset", "Core.fwd_part", "Core.fwd_tape_part", "Core.fwd_zip",
+    "Core.hostref", "Core.hostref_get", "Random.seed!", "randperm", "GradCheck.check",
+    "GradCheck.property", "Core.load_dataset", "Core.load_values", "Core.undef_local",
+    "Core.undef_keyword", "Core.static_param", "isapprox", "hash", "Core.isequal",
+})
+
+
+def _carries_float(x: Any, depth: int = 0) -> bool:
+    """Whether a value holds (non-integer) numbers a gradient could flow through."""
+    if isinstance(x, (bool, int, str, np.integer, np.bool_)) or x is None or depth > 4:
+        return False
+    if isinstance(x, (float, complex, np.floating, np.complexfloating)):
+        return True
+    d = getattr(x, "dtype", None)
+    if d is not None:
+        k = np.dtype(d).kind
+        return k in "fc" or k == "O" and any(_carries_float(e, depth + 1)
+                                            for e in np.asarray(x).reshape(-1)[:64])
+    if isinstance(x, (tuple, list)):
+        return any(_carries_float(e, depth + 1) for e in x)
+    if isinstance(x, V.NamedTuple):
+        return any(_carries_float(e, depth + 1) for e in x.values)
+    if isinstance(x, V.StructValue):
+        return any(_carries_float(e, depth + 1) for e in x.fields)
+    if isinstance(x, dict):
+        return any(_carries_float(e, depth + 1) for e in x.values())
+    if isinstance(x, V.Range):
+        return _carries_float(x.start, depth + 1)
+    return isinstance(x, LazyIter)  # (its elements are made on demand: maybe floats)
+
+
+def nondiff_may_drop(name: str, y: Any, args: Any) -> bool:
+    """Would a cotangent of y, the result of the rule-less built-in `name` called on args,
+    be a gradient lost (floats in and out, and no zero derivative known)?"""
+    return (name not in ZERO_DERIVATIVE and _carries_float(y)
+            and any(_carries_float(a) for a in args))
+
+
+def ad_global_write(name: str, v: Any) -> None:
+    """`global x = v` in differentiated code: refused for numbers (see f_setglobal)."""
+    if isinstance(v, (int, float, complex, np.number)) and not isinstance(v, (bool, np.bool_)) \
+            or _carries_float(v) or getattr(v, "dtype", np.dtype(object)).kind in "iuf":
+        raise ZylaError("AD error", f"differentiated code writes a number into the global "
+                        f"variable `{name}`; gradients through globals are not supported",
+                        hint="pass the value as an argument, or return it, instead")
+
+
+def nondiff_refused(name: str, dz: Any) -> Any:
+    """`Core.nondiff_refused(name, dz)`: nothing for a zero cotangent, else an AD error."""
+    if _deep_zero(dz) or _all_zero_array(dz):
+        return None
+    raise ZylaError("AD error", f"`{name}` has no derivative rule, and the gradient flows "
+                    "through its result", hint="compute the value another way, or wrap it in "
+                    "ignore_derivatives(...) if its derivative is meant to be zero")
+
+
+def _all_zero_array(dz: Any) -> bool:
+    if type(dz) is np.ndarray and dz.dtype.kind in "fiucb":
+        return not dz.any()
+    if isinstance(dz, (float, np.floating, int, np.integer)):
+        return dz == 0
+    return False
+
+
+def _trycatch_pullback(interp: Interpreter, p: Primitive, args: list,
+                       kwargs: dict | None) -> tuple:
+    """`try body catch e handler finally fin end` differentiated: the part that ran
+    (the body, or the handler if the body threw) is differentiated, through the same
+    host primitive (so errors, rethrow and `finally` behave as without AD); its pullback
+    gives the cotangent of that part's closure."""
+    body, handler, fin = args
+    ran: list = []
+
+    def part(k: int, g: Any) -> PyCallable:
+        def run(*a: Any) -> Any:
+            y, b = pullback_call(interp, g, list(a))
+            ran[:] = [k, b]
+            return y
+        return PyCallable(run, "#try")
+
+    wrapped = [part(1, body), None if handler is None else part(2, handler), fin]
+    y = interp.call_primitive(p, wrapped, kwargs)
+    k, b = ran
+    return y, _make_closure(interp, "Core.trycatch_back", b, k)
+
+
+def _hook_pullback(interp: Interpreter, p: Primitive, args: list, kwargs: dict | None) -> tuple:
+    """`Zygote.hook(f, x)`: x, whose cotangent dx becomes f(dx)."""
+    f, x = args
+    return x, _make_closure(interp, "Core.hook_back", f)
+
+
+_SPECIAL_PULLBACKS = {"Core.trycatch": _trycatch_pullback, "Core.hook": _hook_pullback}
+
+# pullbacks of calls of types that are not structs or number types (helpers in ad.jl)
+_TYPE_BACKS = {"Dict": "Core.dict_ctor_pb"}
+
+_PASS_THROUGH = {
+    "typeassert": "(dz, z, x, T) -> (dz, nothing)",
+    "Core.deepcopy": "(dz, z, x) -> (dz,)",
+    "=>": "(dz, z, a, b) -> Core.struct_fields_cot(dz, 2)",
+    "promote": "(dz, z, xs...) -> Core.promote_back(dz, xs)",
+    "values": "(dz, z, x) -> (Core.values_back(dz, x),)",
+    "Dict": "(dz, z, ps...) -> Core.dict_ctor_back(dz, ps)",
+    "get": "(dz, z, xs...) -> Core.get_back(dz, xs...)",
+}
+# writes into a Dict (its key's cotangent goes to the value written), before the rules
+# for arrays
+_DICT_WRITES = {
+    "Core.setindex_fn": "x isa AbstractDict ? Core.dict_set_back(dz, i...) : ",
+    "Core.push_fn": "x isa AbstractDict ? Core.dict_push_back(dz, i) : ",
+}
+
+
 def _forward_fn(fn: Any) -> Any:
     try:
         return forward(fn)
     except ADError as e:
         raise ZylaError("AD error", f"cannot differentiate `{fn.name}`: {e}", fn.span) from None
+
+
+def receiver_forward(g: Any, args: list) -> Any:
+    """The forward function of the method a callable struct g runs on args (whose first
+    parameter is g itself), or None when g is not a callable struct."""
+    gf = getattr(g.type.family, "call_gf", None) if isinstance(g, V.StructValue) else None
+    if gf is None:
+        return None
+    m = gf.dispatch([typeof(a) for a in [g] + list(args)])
+    return _forward_fn(m.fn) if m.fn is not None else None
 
 
 def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
@@ -214,6 +419,9 @@ def forward_callable(interp: Interpreter, g: Any, args: list) -> Any:
             return forward_callable(interp, m.prim, args)
     if isinstance(g, V.JType):
         return _type_forward(interp, g, args)
+    fwd = receiver_forward(g, args)
+    if fwd is not None:  # a callable struct (a layer): the struct bound as the first argument
+        return Closure(fwd, (g,), V.type_name(g.type) + "#fwd")
     if isinstance(g, Primitive) and g.name == "broadcast":
         if args and isinstance(args[0], V.JType) and args[0] in V.JTYPE_TO_DTYPE:
             return _zyla_helper(interp, "bcast_convert")
@@ -289,13 +497,22 @@ def _same_in_jax(f: Any) -> Any:
     return f
 
 
+# built-ins that read only what a write cannot change (its type)
+_TYPE_ONLY = frozenset({"isa", "typeof", "eltype", "ndims"})
 _BOX_WRITES = ("Core.box", "Core.setbox")
+# how a functionalised write (MUTATING) copies the host value it writes into, under AD
+_WRITE_COPY = {np.ndarray: np.copy, JDict: lambda d: JDict(d, d.key_type, d.value_type)}
+_FIELD_WRITES = ("setproperty!", "setfield!")
 
 
 def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
                    kwargs: dict | None) -> tuple:
+    if st.stale and p.name not in _TYPE_ONLY:
+        st.check_reads(f"`{p.name}`", args, kwargs)
     if p.name == "broadcast":
         return _broadcast_pullback(interp, st, args, kwargs)
+    if p.name in _FIELD_WRITES and type(args[0]) is V.StructValue:
+        args[0].ad_written = True  # its fields' cotangents are refused (field_cot)
     if p.name in _BOX_WRITES:  # a box the differentiated code makes or writes: marked
         y = interp.call_primitive(p, args, kwargs)
         box = y if p.name == "Core.box" else args[0]
@@ -317,10 +534,13 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
                                      kwargs)
         return y, _make_closure(interp, "Core.with_rng_back", b)
     residual_args = args
-    if p.name in MUTATING and isinstance(args[0], np.ndarray):
-        # write into a copy: the original stays as it was for the rule (and for any earlier
-        # pullback that captured it)
-        args = [args[0].copy()] + list(args[1:])
+    if p.name in MUTATING and (is_array(args[0]) or type(args[0]) in _WRITE_COPY):
+        st.supersede(args[0])  # (a traced array is not written in place: no copy needed)
+        copy = _WRITE_COPY.get(type(args[0]))
+        if copy is not None:
+            # write into a copy: the original stays as it was for the rule (and for any
+            # earlier pullback that captured it)
+            args = [copy(args[0])] + list(args[1:])
     elif mutates_array(p.name, args):
         raise ZylaError("AD error", f"`{p.name}` mutates an array in place, which reverse-mode "
                         "AD cannot differentiate through",
@@ -333,6 +553,8 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
                         hint="copy the array into a local variable first, e.g. y = copy(x)")
     y = interp.call_primitive(p, args, kwargs)
     if p.pullback == NONDIFF:
+        if nondiff_may_drop(p.name, y, args):
+            return y, _make_closure(interp, "Core.nondiff_back", p.name, len(args) + 1)
         return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
     if p.pullback == "NAMEDTUPLE":
         return y, _make_closure(interp, "Core.nt_back", tuple((kwargs or {}).keys()), len(args))
@@ -417,6 +639,24 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
                 out.append(None if all(e is None for e in grads[i]) else
                            _object_array(grads[i], arrs[i].shape))
                 continue
+            if d == N.OBJ and is_array(arrs[i]):
+                # an array of structs (Complex numbers) broadcast to a larger shape: each
+                # element's cotangent is the sum over its uses
+                a = arrs[i]
+                where = np.broadcast_to(np.arange(a.size).reshape(a.shape), shape).reshape(-1)
+                acc: list = [None] * a.size
+                for k, e in enumerate(grads[i]):
+                    acc[where[k]] = accum(acc[where[k]], e)
+                out.append(None if all(e is None for e in acc) else _object_array(acc, a.shape))
+                continue
+            if not is_array(arrs[i]) and d == N.OBJ:
+                # a struct (a Complex number) broadcast against arrays: the cotangents of
+                # its uses add up (they were dropped: `gradient(y -> real(sum(C .* y)), y)`)
+                total = None
+                for e in grads[i]:
+                    total = accum(total, e)
+                out.append(total)
+                continue
             grads[i] = [0.0 if e is None else e for e in grads[i]]
             if d.kind in "iu":
                 d = N.F64  # integers get Float64 cotangents, as Zygote gives them
@@ -434,6 +674,24 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
 
 
 # --- cotangent algebra and helpers (host) -------------------------------------------------
+
+
+def _deep_zero(d: Any) -> bool:
+    """A zero cotangent: nothing, or a tuple/NamedTuple of zeros."""
+    if d is None or d is NO_TANGENT:
+        return True
+    if isinstance(d, (tuple, V.NamedTuple)):
+        return all(_deep_zero(x) for x in d)
+    return False
+
+
+def _integral(v: Any) -> bool:
+    """An integer (or Bool) value or array: cotangents through it are dropped, as for
+    integers computed by rounding (see Core.boxed_back)."""
+    if isinstance(v, (int, np.integer, np.bool_)):
+        return True
+    d = getattr(v, "dtype", None)
+    return d is not None and np.dtype(d).kind in "iub"
 
 
 def _is_zero(d: Any) -> bool:
@@ -459,6 +717,11 @@ def accum(a: Any, b: Any) -> Any:
         out = np.empty(a.shape, dtype=object)
         for k, (x, y) in enumerate(zip(a.reshape(-1), b.reshape(-1), strict=True)):
             out.reshape(-1)[k] = accum(x, y)
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):  # Dicts' cotangents: by key
+        out = dict_cot(a.items())
+        for k, v in b.items():
+            out[k] = accum(out.get(k), v)
         return out
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
         if a.names == b.names:
@@ -510,30 +773,153 @@ def kwcot_back(dz: Any) -> Any:
     return dz.nt if isinstance(dz, KwCot) else None
 
 
-def kwgrad(g: Any, name: str) -> Any:
+def dict_cot(items: Any) -> JDict:
+    """A Dict's cotangent: a Dict of the same keys' cotangents (any values)."""
+    return JDict(items, None, V.AnyT)
+
+
+def dict_set_back(dz: Any, v: Any, k: Any) -> tuple:
+    """The cotangents of `Core.setindex_fn(d, v, k)` for a Dict d: d's without key k,
+    and v's, k's own."""
+    if not isinstance(dz, dict):
+        return (None, None, None)
+    rest = [(kk, v) for kk, v in dz.items() if not _same_key(kk, k)]
+    return (dict_cot(rest) if rest else None, dz.get(k), None)
+
+
+def _same_key(a: Any, b: Any) -> bool:
+    return a == b and type(a) is type(b) or a is b
+
+
+def dict_push_back(dz: Any, ps: tuple) -> tuple:
+    """The cotangents of `Core.push_fn(d, pairs...)` for a Dict d."""
+    if not isinstance(dz, dict):
+        return (None,) + (None,) * len(ps)
+    keys = [p.fields[0] for p in ps if isinstance(p, V.StructValue)]
+    rest = [(k, v) for k, v in dz.items() if not any(_same_key(k, kk) for kk in keys)]
+    return (dict_cot(rest) if rest else None,) + dict_ctor_back(dz, ps)
+
+
+def dict_ctor_back(dz: Any, ps: tuple) -> tuple:
+    """The cotangents of `Dict(ps...)`'s pairs (or (key, value) tuples)."""
+    if dz is None:
+        return (None,) * len(ps)
+    out: list = []
+    for p in ps:
+        if isinstance(p, V.StructValue) and len(p.fields) == 2:
+            d = dz.get(p.fields[0])
+            out.append(None if d is None else V.NamedTuple(("first", "second"), (None, d)))
+        elif isinstance(p, tuple) and len(p) == 2:
+            d = dz.get(p[0])
+            out.append(None if d is None else (None, d))
+        else:
+            out.append(nondiff_refused("Dict", dz))
+    return tuple(out)
+
+
+def get_back(dz: Any, *xs: Any) -> tuple:
+    """The cotangents of `get(d, k, default)` for a Dict or NamedTuple d: d's at k if k
+    was there, else the default's (other forms of `get`: refused unless zero)."""
+    if dz is None:
+        return (None,) * len(xs)
+    if len(xs) == 3 and isinstance(xs[0], (dict, V.NamedTuple)):
+        d, k, _ = xs
+        if isinstance(d, dict):
+            return (dict_cot([(k, dz)]), None, None) if k in d else (None, None, dz)
+        if isinstance(k, V.Symbol) and k.name in d.names:
+            return (V.NamedTuple(d.names, tuple(dz if n == k.name else None
+                                                for n in d.names)), None, None)
+        return (None, None, dz)
+    return (nondiff_refused("get", dz),) * len(xs)
+
+
+def promote_back(dz: Any, xs: tuple) -> tuple:
+    """The cotangents of `promote(xs...)`'s arguments: its results', converted back."""
+    if dz is None:
+        return (None,) * len(xs)
+    return tuple(None if _integral(x) and not isinstance(x, (int, np.integer)) else d
+                 for x, d in zip(xs, dz, strict=True))
+
+
+def values_back(dz: Any, x: Any) -> Any:
+    """The cotangent of x for `values(x)`: a NamedTuple's values are its tuple of values;
+    for other collections, refused unless zero."""
+    if dz is None:
+        return None
+    if isinstance(x, V.NamedTuple):
+        return V.NamedTuple(x.names, tuple(dz))
+    if isinstance(x, tuple):
+        return dz
+    if isinstance(x, dict):  # the cotangents of a Dict's values, in its order
+        ds = list(dz) if isinstance(dz, tuple) else list(np.asarray(dz, dtype=object).reshape(-1))
+        return dict_cot(zip(x.keys(), ds, strict=True))
+    return nondiff_refused("values", dz)
+
+
+def kwmerge(nt: V.NamedTuple, extra: Any) -> V.NamedTuple:
+    """The keyword cotangents of a method with `kw...`: its named keywords' and those of
+    the collected NamedTuple's entries (its cotangent, a NamedTuple, or nothing)."""
+    if not isinstance(extra, V.NamedTuple):
+        return nt
+    return V.NamedTuple(nt.names + extra.names, nt.values + extra.values)
+
+
+def kwgrad(g: Any, name: str | tuple) -> Any:
     """The cotangent of keyword argument `name` in a pullback result g (`nothing` unless the
-    callee is a method with keyword parameters: rules and primitives have none)."""
+    callee is a method with keyword parameters: rules and primitives have none). A tuple
+    `("...", names...)` names a splatted NamedTuple: the cotangents of every keyword
+    but the call's own `names`, as a NamedTuple."""
     if not isinstance(g, tuple) or not g or not isinstance(g[-1], KwCot):
         return None
     nt = g[-1].nt
+    if isinstance(name, tuple):
+        keep = [(n, v) for n, v in zip(nt.names, nt.values, strict=True)
+                if n not in name[1:] and not _deep_zero(v)]
+        if not keep:
+            return None
+        return V.NamedTuple(tuple(n for n, _ in keep), tuple(v for _, v in keep))
     v = nt.values[nt.names.index(name)] if name in nt.names else None
     return None if v is NO_TANGENT else v
 
 
-def kwgrad_back(g: Any, name: str, dz: Any) -> Any:
+def kwgrad_back(g: Any, name: str | tuple, dz: Any) -> Any:
     """The cotangent of g for `Core.kwgrad(g, name)` with result cotangent dz."""
     if dz is None or kwgrad(g, name) is None:
         return None
     nt = g[-1].nt
-    inner = V.NamedTuple(nt.names, tuple(dz if n == name else None for n in nt.names))
+    if isinstance(name, tuple):
+        part = dict(zip(dz.names, dz.values, strict=True)) if isinstance(dz, V.NamedTuple) else {}
+        inner = V.NamedTuple(nt.names, tuple(part.get(n) for n in nt.names))
+    else:
+        inner = V.NamedTuple(nt.names, tuple(dz if n == name else None for n in nt.names))
     return tuple(None for _ in g[:-1]) + (KwCot(inner),)
+
+
+@contextmanager
+def trace_branch(interp: Interpreter) -> Iterator[None]:
+    """A region traced apart from its siblings (a branch of a compiled `if`, a trace
+    repeated after a probe): its writes supersede arrays only for itself and for what
+    comes after it, never for a sibling (see ADState.stale)."""
+    st = _state(interp)
+    saved = st.path
+    st.branches += 1
+    st.path = saved + (st.branches,)
+    try:
+        yield
+    finally:
+        st.path = saved
 
 
 def back_call(interp: Interpreter, b: Any, dy: Any) -> Any:
     """`Core.back(b, dy)`: run a pullback, short-circuiting zero cotangents."""
     if _is_zero(dy):
         return None
-    return interp.call_value(b, [dy])
+    st = _state(interp)
+    saved, st.stale = st.stale, {}  # a backward pass reads superseded arrays as residuals
+    try:
+        return interp.call_value(b, [dy])
+    finally:
+        st.stale = saved
 
 
 def reverse_tape(t: Tape | None) -> Tape | None:
@@ -595,7 +981,27 @@ def iter_cot(it: Any, t: Any) -> Any:
         if all(x is None for x in items):
             return None
         return _object_array(items, it.shape)
-    return None
+    return _other_iter_cot(items, it)
+
+
+def _other_iter_cot(parts: list, it: Any) -> Any:
+    """The cotangent of an iterable that is not an array or tuple, from its elements':
+    a range's is an array (as Zygote's), and elsewhere a cotangent that is not zero for
+    elements that are not integers is refused: it cannot be handed back (it was dropped,
+    silently)."""
+    if all(_deep_zero(p) for p in parts):
+        return None
+    if isinstance(it, V.Range):
+        dt = N.dtype_of(it.start) if isinstance(it.start, (float, np.floating)) else N.F64
+        return np.array([0.0 if p is None else p for p in parts], dtype=dt)
+    if isinstance(it, V.StructValue) and it.type.family.name in _STRUCT_ITER_COTS:
+        return _STRUCT_ITER_COTS[it.type.family.name](parts, it)
+    elems = current.runtime().iterate_all(it)
+    if all(_integral(e) for e in elems):
+        return None
+    raise ZylaError("AD error", f"cannot hand gradients back to the elements of a "
+                    f"{V.type_name(typeof(it))} that the differentiated code iterates over",
+                    hint="collect it into an array first (collect(...))")
 
 
 def _object_array(items: list, shape: tuple) -> np.ndarray:
@@ -624,7 +1030,40 @@ def _collect_cot(parts: list, x: Any) -> Any:
         return np.array([0.0 if p is None else p for p in parts], dtype=dt).reshape(x.shape)
     if isinstance(x, np.ndarray):
         return _object_array(parts, x.shape)
-    return None
+    return _other_iter_cot(parts, x)
+
+
+def iter_array_back(dz: Any, it: Any) -> Any:
+    """The cotangent of the iterable of `Core.iter_array(it)` (what a comprehension runs
+    over) from that array's: the array's own for an array, per element otherwise."""
+    if dz is None or is_array(it) and not isinstance(it, V.Range):
+        return dz
+    parts = list(dz) if isinstance(dz, tuple) else list(np.asarray(dz, dtype=object).reshape(-1))
+    if isinstance(it, tuple):
+        return tuple(parts)
+    return _other_iter_cot(parts, it)
+
+
+def _product_cot(parts: list, it: V.StructValue) -> Any:
+    """The cotangent of `Iterators.product(its...)` from its elements' (tuples, the first
+    iterator varying fastest): each iterator's elements get the sum over the others."""
+    its = it.getfield("iterators")
+    rt = current.runtime()
+    lens = [len(rt.iterate_all(x)) for x in its]
+    sums: list[list] = [[None] * n for n in lens]
+    for k, d in enumerate(parts):
+        if d is None:
+            continue
+        rest = k
+        for j, n in enumerate(lens):
+            i, rest = rest % n, rest // n
+            sums[j][i] = accum(sums[j][i], d[j])
+    return V.NamedTuple(("iterators",), (tuple(_collect_cot(s, x) for s, x in zip(sums, its,
+                                                                             strict=True)),))
+
+
+# iterables that are structs of Zyla's Base, whose elements' cotangents go back to fields
+_STRUCT_ITER_COTS = {"ProductIterator": _product_cot}
 
 
 def zip_back(dz: Any, *xs: Any) -> tuple:
@@ -706,6 +1145,15 @@ def onehot_cot(x: Any, i: int, dz: Any) -> Any:
 
 
 def field_cot(x: Any, s: V.Symbol, dz: Any) -> Any:
+    if getattr(x, "ad_written", False) and not _deep_zero(dz):
+        # the write's own pullback would have to take this cotangent, but a write whose
+        # result is unused is not differentiated: refused rather than sent to the value
+        # the field had before the write
+        raise ZylaError("AD error", f"differentiating through the field `{s.name}` of a "
+                        f"mutable {V.type_name(x.type)} that the differentiated code writes "
+                        "(`m.x = v`, `r[] = v`) is not supported",
+                        hint="build a new value instead (an immutable struct, or a local "
+                        "variable), or write the field outside the differentiated function")
     if isinstance(x, V.StructValue):
         names = tuple(x.type.fields)
     elif isinstance(x, V.NamedTuple):
@@ -722,6 +1170,10 @@ def struct_fields_cot(dz: Any, n: int) -> Any:
         return dz.values
     if isinstance(dz, V.StructValue):
         return tuple(dz.fields)
+    if n == 1 and isinstance(dz, (float, complex, np.floating, np.complexfloating)):
+        # a one-field struct's cotangent given as its content's (a `Ref(x)` of a number
+        # broadcast as a scalar: the sum over the broadcast is x's)
+        return (dz,)
     return tuple(dz)
 
 
@@ -746,8 +1198,42 @@ def grads_out(g: Any, args: tuple) -> tuple:
     are numbers like any other (`gradient(x -> 3x, 2) == (3.0,)`), Booleans have none."""
     if g is None:
         return (None,) * len(args)
-    return tuple(None if _is_bool(a) else complex_cotangent(a, _clean(x))
+    return tuple(None if _is_bool(a) else
+                 _project_real(a, _project_shape(a, complex_cotangent(a, _clean(x))))
                  for x, a in zip(g[1:], args, strict=False))
+
+
+def _project_shape(a: Any, g: Any) -> Any:
+    """The gradient of a tuple as a tuple (a vector made from its elements gives a
+    vector), of a NamedTuple as a NamedTuple of its own names in its order."""
+    if type(a) is tuple and type(g) is np.ndarray and g.ndim == 1 and len(g) == len(a):
+        return tuple(g.tolist()) if g.dtype != object else tuple(g)
+    if (type(a) is np.ndarray and a.dtype == object and type(g) is np.ndarray
+            and g.dtype == object and g.shape == a.shape and recorded(g) is None):
+        # an array of arrays: the gradient has its element type where its elements do
+        t = recorded(a)
+        if t is not None and all(V.issubtype(typeof(e), t) for e in g.reshape(-1)):
+            tag(g, t)
+    if (isinstance(a, V.NamedTuple) and isinstance(g, V.NamedTuple) and g.names != a.names
+            and set(g.names) <= set(a.names)):
+        return V.NamedTuple(a.names, tuple(g.get(n) if n in g.names else None
+                                           for n in a.names))
+    return g
+
+
+def _project_real(a: Any, g: Any) -> Any:
+    """The gradient of a real number or array in its float type, as ChainRules' ProjectTo
+    gives it: an integer's is a Float64 (`pullback(*, 2, 1.5f0)[2](1f0)[1] === 1.5`), a
+    Float32's stays a Float32 when the result was promoted (`gradient(x -> x * 2.0, 1f0)`)."""
+    if g is None or isinstance(a, tuple) or not (
+            type(a) is int or isinstance(a, (float, np.integer, np.floating))
+            or hasattr(a, "dtype")):  # (arrays, and traced numbers when compiled)
+        return g
+    da, dg = N.dtype_of(a), N.dtype_of(g)
+    if da.kind not in "iuf" or dg.kind not in "iuf" or is_array(a) != is_array(g):
+        return g
+    d = N.float_dtype(da)
+    return g if dg == d else N.cast(g, d, N.xp_for(g))
 
 
 def _is_bool(a: Any) -> bool:
@@ -758,10 +1244,13 @@ def _is_bool(a: Any) -> bool:
 
 
 def _clean(x: Any) -> Any:
+    """A gradient as Zygote gives it: a NamedTuple (a struct's, a closure's) whose
+    fields are all zero, nested ones included, is `nothing`."""
     if x is NO_TANGENT:
         return None
-    if isinstance(x, V.NamedTuple) and all(v is None for v in x.values):
-        return None
+    if isinstance(x, V.NamedTuple):
+        vals = tuple(_clean(v) for v in x.values)
+        return None if all(v is None for v in vals) else V.NamedTuple(x.names, vals)
     return x
 
 
@@ -771,6 +1260,10 @@ def install(rt: Any) -> None:
     def ad_prim(name: str, f: Any, pullback: str = NONDIFF, interp: bool = False) -> None:
         b[name] = prim(name, f, HostOnly("lowered by the backend's AD support"), pullback,
                        INFER_BY_LOWERING, needs_interp=interp)
+
+    def traced_prim(name: str, f: Any, pullback: str = NONDIFF) -> None:
+        # only rearranges values (or checks them): the same code at trace time
+        b[name] = prim(name, f, _jx(lambda xp, *a: f(*a)), pullback, INFER_BY_LOWERING)
 
     ad_prim("Core.pullback_call", lambda it, f, *a, **kw: pullback_call(it, f, list(a), kw or None),
             "SPECIAL", interp=True)
@@ -784,6 +1277,21 @@ def install(rt: Any) -> None:
     ad_prim("Core.getgrad", getgrad, "(dz, z, g, i) -> (Core.onehot_cot(g, i, dz), nothing)")
     ad_prim("Core.kwcot", kwcot, "(dz, z, nt) -> (Core.kwcot_back(dz),)")
     ad_prim("Core.kwcot_back", kwcot_back, "(dz, z, d) -> (Core.kwcot(dz),)")
+    # (no rule of its own: a second derivative through `kw...` is refused, see
+    # nondiff_may_drop, rather than compiled code given up for the first)
+    traced_prim("Core.kwmerge", kwmerge)
+    traced_prim("Core.promote_back", promote_back)
+    traced_prim("Core.get_back", get_back)
+    ad_prim("Core.iter_array_back", iter_array_back)
+    ad_prim("Core.dict_set_back", dict_set_back)
+    ad_prim("Core.dict_push_back", dict_push_back)
+    ad_prim("Core.dict_ctor_back", dict_ctor_back)
+    for name, test in _DICT_WRITES.items():
+        # the rule for arrays `(dz, z, x, args...) -> body` becomes
+        # `(dz, z, x, i...) -> test ? dict's : ((dz, z, x, args...) -> body)(dz, z, x, i...)`
+        old = b[name].pullback
+        b[name].pullback = f"(dz, z, x, i...) -> {test}({old})(dz, z, x, i...)"
+    traced_prim("Core.values_back", values_back)
     ad_prim("Core.kwgrad", kwgrad, "(dz, z, g, name) -> (Core.kwgrad_back(g, name, dz), nothing)")
     ad_prim("Core.kwgrad_back", kwgrad_back,
             "(dz, z, g, name, d) -> (nothing, nothing, Core.kwgrad(dz, name))")
@@ -807,7 +1315,16 @@ def install(rt: Any) -> None:
     ad_prim("Core.field_cot", field_cot,
             "(dz, z, x, s, d) -> (nothing, nothing, getproperty(dz, s))")
     ad_prim("Core.struct_fields_cot", struct_fields_cot, NONDIFF)
+    # (Core.trycatch is differentiated by _trycatch_pullback, once: no nested AD of it)
+    b["Core.trycatch"].pullback = "SPECIAL"
     ad_prim("Core.sensitivity", sensitivity)
+    traced_prim("Core.hook", lambda f, x: x, "SPECIAL")
+    traced_prim("Core.nondiff_refused", nondiff_refused)
+    ad_prim("Core.ad_global_write", ad_global_write)
+    # built-ins that pass values through: their cotangents go back to those values
+    for name, rule in _PASS_THROUGH.items():
+        if name in b:
+            b[name].pullback = rule
     ad_prim("Core.grads_out", grads_out, "(dz, z, g, args) -> ((nothing, dz...), nothing)")
     ad_prim("Core.segment_length", lambda n: max(1, int(np.ceil(np.sqrt(n)))))
     ad_prim("NoTangent", lambda: NO_TANGENT)

@@ -29,14 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from autodiff.runtime import _make_closure, back_call, iter_cot, pullback_call
+from autodiff.runtime import _make_closure, back_call, iter_cot, pullback_call, trace_branch
 from backend.loop_exits import LeadingExits, leading_exits
 from backend.loop_hoist import invariant_loops
 from backend.recursion import NotFlat, flatten, run_machine, self_calls
 from grammar.errors import Unwind, is_library_file
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.builtins import _check_broadcast, ref_call, unref_args
+from lang.core.builtins import _check_broadcast, ref_call, tuple_broadcast_length, unref_args
 from lang.core.builtins_random import KEY_INPUT
 from lang.core.functions import Closure, elementwise_primitive
 from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_count
@@ -238,8 +238,9 @@ class JaxInterpreter(Interpreter):
         if not any(_is_array(a) for a in args):
             if any(isinstance(a, tuple) for a in args):
                 # over tuples (and scalars): a tuple of the calls, as on the host
-                n = max(len(a) for a in args if isinstance(a, tuple))
-                return tuple(self.call_value(f, [a[i] if isinstance(a, tuple) else a
+                n = tuple_broadcast_length(args)
+                return tuple(self.call_value(f, [(a[0] if len(a) == 1 else a[i])
+                                                 if isinstance(a, tuple) else a
                                                  for a in args]) for i in range(n))
             return self.call_value(f, list(args))
         _check_broadcast(tuple(args))  # Julia's DimensionMismatch, as on the host
@@ -269,6 +270,11 @@ class JaxInterpreter(Interpreter):
 
         box: list = []
         outs = self.vmap(elem)(_positions(shape), *[flat[i] for i in idx])
+        if not (box[0][0] == "num" or (box[0][0] == "arr" and box[0][2] == ())):
+            # an array of tuples, structs or arrays has no XLA form (the vmapped leaves
+            # would make one tuple of arrays: `map(x -> (x,), v)` is not `([...],)`)
+            raise OffloadError("broadcasting a function whose results are not numbers "
+                               "(tuples, structs or arrays) runs on the host")
         self.raise_flag(self.flag_any(outs[-1]), n0)
         outs = outs[:-1]
         leaves = [o.reshape(shape) for o in outs]
@@ -576,7 +582,8 @@ class JaxInterpreter(Interpreter):
         n0 = len(self.overflow_flags)
         self.control_depth += 1
         try:
-            out = fn()
+            with trace_branch(self):
+                out = fn()
             new = self.overflow_flags[n0:]
         finally:
             del self.overflow_flags[n0:]

@@ -65,6 +65,10 @@ MIN_CALL_SECONDS = 1e-4
 #: later calls of the same body run on the host without asking the policy (the translated
 #: host code's call sites read `Function.host_skip`); the next one asks again
 SKIP_CALLS = 63
+#: compiled calls at depth are compared with host calls after this many (not counting the
+#: first COMPARE_WARMUP): slower ones send the function back to the host for good
+COMPARE_CALLS = 16
+COMPARE_WARMUP = 2
 #: a host call that has run this long without effects is restarted compiled ...
 LONG_SECONDS = 0.03
 #: ... unless its loops say it will be done sooner than tracing and compiling take
@@ -88,6 +92,9 @@ class Stats:
     globals_read: tuple[str, ...] = ()
     recursive: bool = False  # it has called itself on the host
     long: bool = False  # a call of it ran long on the host and was restarted compiled
+    resizes: bool = False  # a loop of it changes the length of an array it carries
+    compiled_calls: int = 0  # compiled calls made at depth, and the time of those timed
+    compiled_seconds: float = 0.0
     said: set[str] = field(default_factory=set)  # decisions already explained
 
 
@@ -104,7 +111,8 @@ class Policy:
     def of(self, fn: Function) -> Stats:
         st = self.stats.get(id(fn))
         if st is None or st.fn is not fn:
-            st = self.stats[id(fn)] = Stats(fn, user=_is_user(fn), globals_read=_globals_read(fn))
+            st = self.stats[id(fn)] = Stats(fn, user=_is_user(fn), globals_read=_globals_read(fn),
+                                            resizes=any(_resizes(op) for op in walk_ops(fn.body)))
         return st
 
     def note(self, st: Stats, f: Any, args: list, kwargs: dict | None, where: str,
@@ -139,6 +147,26 @@ _RULE_SOURCES = ("<rule>", "<frule>")
 
 def _is_user(fn: Function) -> bool:
     return not fn.derived and fn.file not in _RULE_SOURCES and not is_library_file(fn.file)
+
+
+#: calls that change an array's length
+_RESIZING = frozenset({"Core.push_fn", "Core.append_fn", "push!", "append!", "pop!", "resize!",
+                       "empty!", "deleteat!", "insert!", "pushfirst!", "popfirst!",
+                       "prepend!", "splice!", "filter!"})
+#: why such a call is not tried compiled (checked before tracing: a failed trace costs the
+#: import of JAX and the trace, a second or more, for code that runs in milliseconds)
+_RESIZES_WHY = ("a loop changes the length of an array it carries (`push!`, ...): compiled "
+                "values keep their shapes")
+
+
+def _resizes(op: Op) -> bool:
+    """Whether `op` is a loop that changes the length of an array it carries or iterates
+    (`push!(v, x)` on the loop's own `v`): compiled code cannot (shapes are fixed)."""
+    if op.name not in ("for", "while"):
+        return False
+    inside = {a.id for r in op.regions for a in r.args}
+    return any(o.name == "call" and o.attrs.get("fn") in _RESIZING and o.operands
+               and o.operands[0].id in inside for r in op.regions for o in walk_ops(r))
 
 
 def _globals_read(fn: Function) -> tuple[str, ...]:
@@ -300,8 +328,11 @@ def tiered_call(interp: Any, f: Any, args: list, kwargs: dict | None, caller: Fu
         return _run_host(interp, m, fn, captures, full, kwargs)
     now, eligible, where, light = _decide(rt, pol, st, f, args, kwargs, caller)
     if now:
+        t0 = time.perf_counter()
         done, out = _compiled(rt, pol, st, f, args, kwargs, where)
         if done:
+            if caller.name != "toplevel":
+                _compare(pol, st, f, args, kwargs, where, time.perf_counter() - t0)
             return out
     t0 = time.perf_counter()
     frame = (Frame(st, f, args, kwargs, interp.effects, t0, where, len(interp.loops))
@@ -386,6 +417,26 @@ def _compiled(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict 
     return True, out
 
 
+def _compare(pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | None, where: str,
+             dt: float) -> None:
+    """Time a compiled call made at depth: after COMPARE_CALLS of them (the first
+    COMPARE_WARMUP, which build and load the executable, not counted), a function whose
+    compiled calls took longer on average than its host calls runs on the host from then
+    on (a cheap function of structs: calling an executable costs more than its work)."""
+    st.compiled_calls += 1
+    if st.compiled_calls <= COMPARE_WARMUP or st.never or not st.calls:
+        return
+    st.compiled_seconds += dt
+    n = st.compiled_calls - COMPARE_WARMUP
+    if n < COMPARE_CALLS:
+        return
+    compiled, host = st.compiled_seconds / n, st.host_seconds / st.calls
+    if compiled > host:
+        st.never = (f"its compiled calls ({compiled * 1e6:.0f} µs each) were slower than "
+                    f"its host calls ({host * 1e6:.0f} µs)")
+        pol.note(st, f, args, kwargs, where, "host", st.never)
+
+
 def _failed(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | None,
             where: str, e: Exception) -> None:
     st.failures += 1
@@ -402,6 +453,10 @@ def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | 
     mode = rt.compile_mode
     top = caller.name == "toplevel"
     if mode == "never" or st.never:
+        return False, False, "", not top
+    if st.resizes and mode != "always":
+        pol.note(st, f, args, kwargs, "at top level" if top else f"in {caller.name}", "host",
+                 _RESIZES_WHY)
         return False, False, "", not top
     if not top and not st.user and not _is_user(caller):
         return False, False, "", True  # the library's own calls run as they are
@@ -429,15 +484,16 @@ def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | 
     return False, True, where, not top and elems == 0
 
 
-def _time_left(loops: list[list[int]], elapsed: float) -> float | None:
-    """The host time a call still needs, from how far its loops have come (None when a
-    trip count is not known: a `while`, an iterator)."""
+def _time_left(loops: list[list], now: float) -> float | None:
+    """The host time a call's running loop nest still needs, from how far it has come
+    since it started (None when a trip count is not known: a `while`, an iterator; 0.0
+    while it has not yet made measurable progress: the next look decides)."""
     done = loop_progress(loops)
     if done is None or not loops:
         return None
     if done <= 0.0:
-        return float("inf")
-    return elapsed * (1.0 - done) / done
+        return 0.0
+    return (now - loops[0][2]) * (1.0 - done) / done
 
 
 def _compile_guess() -> float:
@@ -464,7 +520,7 @@ def watch(interp: Any) -> None:
             continue
         if fr.st.recursive and not _has_runtime_values(fr.args):
             continue  # a recursion over integers would be unrolled while tracing
-        left = _time_left(interp.loops[fr.loops:], now - fr.t0)
+        left = _time_left(interp.loops[fr.loops:], now)
         if left is not None and left < _compile_guess():
             continue  # it will be done before an executable would be
         fr.tried = True
@@ -519,6 +575,10 @@ def replace_loop(interp: Any, fn: Function, op: Op, t0: float, progress: list, r
     where = f"{fn.name}: the loop at line {op.span.line}"
     if ls is None:
         ls = pol.loops[id(op)] = _loop_state(fn, op, sorted(env))
+        if any(_resizes(o) for o in walk_ops(Region([], [op]))):
+            ls.never = _RESIZES_WHY
+            pol.say(f"{where}: host ({_RESIZES_WHY})")
+            return None
     args = [env[i] for i in ls.free] + ([rest] if op.name == "for" else []) + list(carried)
     builds = _cache(rt).builds
     try:

@@ -83,6 +83,45 @@ def py_dgrad(w: float, n: int) -> float:
     return g
 
 
+class PyPoint:
+    __slots__ = ("x", "y")
+
+    def __init__(self, x: float, y: float) -> None:
+        self.x, self.y = x, y
+
+
+def py_path_length(n: int) -> float:
+    pts = []
+    for i in range(1, n + 1):
+        pts.append(PyPoint(i * 0.5, (i % 7) * 0.25))
+    s = 0.0
+    for i in range(1, len(pts)):
+        a, b = pts[i], pts[i - 1]
+        s += math.sqrt((a.x - b.x) ** 2 + (a.y - b.y) ** 2)
+    return s
+
+
+def py_commas(n: int) -> int:
+    parts = []
+    for i in range(1, n + 1):
+        parts.append(f"item{i}")
+    c = 0
+    for ch in ",".join(parts):
+        if ch == ",":
+            c += 1
+    return c
+
+
+def py_grown(n: int) -> float:
+    v = []
+    for i in range(1, n + 1):
+        v.append(i * 0.5)
+    s = 0.0
+    for i in range(len(v)):
+        s += v[i] * v[i]
+    return s
+
+
 def _once(f: Callable[[], Any]) -> tuple[float, Any]:
     t0 = time.perf_counter()
     v = f()
@@ -117,6 +156,20 @@ def scalar_rows(quick: bool) -> list[Row]:
     rows.append(row("user", f"word count with a Dict{{String,Int}} ({lines} × {words} words) "
                     "vs CPython", float(out["seconds"]) * 1e3, t * 1e3, "ms", "≤ 3",
                     peer_name="CPython"))
+    n_mix = 2000 if quick else 20000
+    out = zyla_run("hostmix.jl", n_mix)
+    for key, peer, what in (
+            ("points", py_path_length, f"a vector of {n_mix:,} structs built with `push!` "
+                                       "and walked (a distance function per pair)"),
+            ("commas", py_commas, f"{n_mix:,} strings built with interpolation, joined and "
+                                  "scanned character by character"),
+            ("grown", py_grown, f"a Float64 vector grown by `push!` to {n_mix:,} and summed "
+                                "by index")):
+        t, v = _once(lambda peer=peer: peer(n_mix))
+        assert math.isclose(float(out[key]), v, rel_tol=1e-9), (key, out[key], v)
+        rows.append(row("user", f"host-only code: {what}, first call, `zyla run` vs CPython",
+                        float(out["seconds_" + key]) * 1e3, t * 1e3, "ms", "≤ 3",
+                        peer_name="CPython"))
     out = zyla_run("gradloop.jl", n_grad)
     t, v = _once(lambda: py_dgrad(0.5, n_grad))
     assert math.isclose(float(out["result"]), v, rel_tol=1e-8), (out, v)

@@ -45,6 +45,7 @@ Representation choices beyond `grammar.ast`'s docstrings:
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import threading
 from collections.abc import Callable, Iterator
@@ -300,7 +301,8 @@ class _AstBuilder:
         return A.OpAssign(c[0], str(c[1])[:-1], c[2], span=c[0].span)
 
     def dotassign(self, c: Children) -> A.BroadcastAssign:
-        _check_target(c[0], update=True)
+        if not _is_call_destination(c[0]):
+            _check_target(c[0], update=True)
         return A.BroadcastAssign(c[0], c[2], span=c[0].span)
 
     def bare_tuple(self, c: Children) -> A.TupleLit:
@@ -892,6 +894,7 @@ def _comprehension(expr: A.Node, tail: _CompTail, generator: bool) -> A.Node:
     `(e for a in A for b in B)` iterates B(a) for each a, one element sequence
     (`Iterators.flatten` of generators), and `[...]` of it is a Vector."""
     span = expr.span
+    expr = _fresh_outer_vars(expr, tail.outer)
     node: A.Node = A.Comprehension(expr, tail.iterators, tail.cond,
                                    generator or bool(tail.outer), span=span)
     for iterators in reversed(tail.outer):
@@ -900,6 +903,51 @@ def _comprehension(expr: A.Node, tail: _CompTail, generator: bool) -> A.Node:
     if tail.outer and not generator:
         node = A.Call(A.Ident("collect", span=span), [node], span=span)
     return node
+
+
+def _fresh_outer_vars(expr: A.Node, outer: list[list[tuple[A.Node, A.Node]]]) -> A.Node:
+    """Each element of a flattened comprehension sees fresh copies of the outer clauses'
+    variables, as in Julia: in `[(i = i + 1; i) for i in 1:2 for j in 1:2]` an assignment
+    to `i` does not carry over to the next `j`. The body is wrapped in `let i = i` when it
+    assigns one of them."""
+    names: list[str] = []
+    for clause in outer:
+        for target, _ in clause:
+            names += _ident_names(target)
+    assigned = set(_assigned_idents(expr))
+    hit = [n for n in dict.fromkeys(names) if n in assigned]
+    if not hit:
+        return expr
+    binds: list[A.Node] = [A.Assign(A.Ident(n, span=expr.span), A.Ident(n, span=expr.span),
+                                    span=expr.span) for n in hit]
+    return A.Let(binds, A.Block([expr], span=expr.span), span=expr.span)
+
+
+def _ident_names(target: A.Node) -> list[str]:
+    if isinstance(target, A.Ident):
+        return [target.name]
+    if isinstance(target, A.TupleLit):
+        return [n for x in target.items for n in _ident_names(x)]
+    return []
+
+
+def _assigned_idents(node: Any) -> Iterator[str]:
+    """Every name an `=` or `op=` inside `node` assigns (nested scopes included)."""
+    if isinstance(node, (list, tuple)):
+        for x in node:
+            yield from _assigned_idents(x)
+    elif isinstance(node, A.Node):
+        if isinstance(node, (A.Assign, A.OpAssign)):
+            yield from _ident_names(node.target)
+        for f in dataclasses.fields(node):
+            yield from _assigned_idents(getattr(node, f.name))
+
+
+def _is_call_destination(target: A.Node) -> bool:
+    """`fill(1, n) .= v`: `.=` writes into the array a call returns. Not into a view (Zyla's
+    views are copies, so the write would not reach the parent: the parse error stays)."""
+    return (isinstance(target, A.Call) and isinstance(target.func, A.Ident)
+            and target.func.name not in ("view", "selectdim") and _session().is_call(target))
 
 
 def _check_target(target: A.Node, *, update: bool = False) -> None:
@@ -923,7 +971,16 @@ def _is_signature(node: A.Node) -> bool:
         return True
     if isinstance(node, A.TypeAssert):
         node = node.value
-    return isinstance(node, A.Call) and _session().is_call(node)
+    return isinstance(node, A.Call) and (_session().is_call(node) or _is_infix_signature(node))
+
+
+def _is_infix_signature(node: A.Call) -> bool:
+    """`x ⊙ y = ...`: an infix operator applied to parameter names defines that operator."""
+    return (isinstance(node.func, A.Ident) and len(node.args) == 2 and not node.kwargs
+            and not node.func.name[:1].isalnum()
+            and all(isinstance(a, A.Ident) or (isinstance(a, A.TypeAssert)
+                                               and isinstance(a.value, A.Ident))
+                    for a in node.args))
 
 
 def _assign(target: A.Node, value: A.Node) -> A.Node:
@@ -1083,6 +1140,8 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
         raise _error("expected a method signature such as `f(x)`", sig)
     session = _session()
     raw = session.take_call(sig)
+    if raw is None and _is_infix_signature(sig):
+        raw = _RawArgs(list(sig.args), [])  # `x ⊙ y = ...`
     if raw is None:
         raise _error("expected a method signature such as `f(x)`", sig)
     _consume(sig)

@@ -6,11 +6,14 @@ closed forms)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grammar.errors import ZylaError
 from lang.door.api import Zyla
 
 SRC = r"""
@@ -104,6 +107,30 @@ function accumulate_into(x)
         end
     end
     sum(y)
+end
+
+fwdkw(args...; a = nothing, kw...) = getkw(a, args...; kw...)
+getkw(args...; x = 1, idx = Colon(), kw...) = x[idx]
+mutable struct MutBox
+    v
+end
+glob = 0.0
+function addglobal(x)
+    global glob += x
+    glob
+end
+alias_write(v) = (w = v; w[1] = 5.0; sum(w .* v))
+alias_set!(v) = (v[1] = 3.0 * v[2]; nothing)
+alias_callee(v) = (alias_set!(v); sum(v .* v))
+alias_result(v) = (w = v; w[1] = 5.0; v)
+alias_branch(v, c) = (z = v; if c > 0; v[1] = 2.0; end; sum(z .* v))
+function branch_write(v, c)
+    if c > 0
+        v[1] = 2 * v[2]
+    else
+        v[2] = 1.0
+    end
+    sum(v .* v)
 end
 
 # nested reverse AD through loops (hessian_reverse differentiates the adjoint's tape walk)
@@ -308,6 +335,77 @@ def test_mutation_reading_back_what_was_written(z: Zyla) -> None:
     expected = 2 * x * np.array([3, 2, 1])
     np.testing.assert_allclose(z.gradient("accumulate_into", x)[0], expected)
     np.testing.assert_allclose(z.gradient("accumulate_into", x, compiled=True)[0], expected)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_writes_through_aliases_are_refused_never_wrong(z: Zyla, compiled: bool) -> None:
+    """A write through one name read through another (Julia's aliasing) cannot be
+    functionalised: an error, never the gradient of the unwritten values."""
+    x = np.array([1.0, 2.0])
+    for f in ("alias_write", "alias_callee"):
+        with pytest.raises(Exception, match="AD error.*alias"):
+            z.gradient(f, x.copy(), compiled=compiled)
+    with pytest.raises(Exception, match="AD error.*alias"):
+        z.gradient("alias_branch", x.copy(), 1.0, compiled=compiled)
+    with pytest.raises(Exception, match="AD error.*alias"):
+        z.eval("jacobian(alias_result, [1.0, 2.0])")
+    # writes through the one name a function reads are differentiated (vs closed forms)
+    np.testing.assert_allclose(z.gradient("alias_branch", x.copy(), -1.0)[0], 2 * x)
+    np.testing.assert_allclose(z.gradient("branch_write", x.copy(), 1.0, compiled=compiled)[0],
+                               [0.0, 2 * x[1] + 2 * 2 * x[1] * 2])
+    np.testing.assert_allclose(z.gradient("branch_write", x.copy(), -1.0, compiled=compiled)[0],
+                               [2 * x[0], 0.0])
+
+
+# Zygote's conventions for values that are not arrays of floats: each expression is
+# evaluated and compared with the closed form (Zygote's own answer)
+ZYGOTE_FACTS = [
+    ("gradient(x -> try; sqrt(-x); catch e; x^2; end, 2.0)[1]", 4.0),  # the handler ran
+    ("gradient(x -> try; 3x; finally; nothing; end, 2.0)[1]", 3.0),
+    ("gradient(v -> sum(fwdkw(; x = v, idx = 1:1)), ones(2))[1]", [1.0, 0.0]),  # kw... passed on
+    ("gradient(x -> (d = Dict(); d[:x] = x; x * d[:x]), 2.0)[1]", 4.0),
+    ("gradient(d -> d[:y] * 2, Dict(:y => 0.4))[1][:y]", 2.0),
+    ("gradient(x -> Dict(:a => x, :b => 2x)[:b], 1.0)[1]", 2.0),
+    ("gradient(x -> (x::Float64) * 3, 1.0)[1]", 3.0),
+    ("gradient(x -> (x => 2).first * 10, 1.0)[1]", 10.0),
+    ("gradient(xs -> sum([x^i for (i, x) in enumerate(xs)]), 1:3)[1]", [1.0, 4.0, 27.0]),
+    ("gradient((p, q, r) -> sum((p, q, r)[[1, 2, 1]]), 1.0, 2.0, 3.0)", (2.0, 1.0, None)),
+    ("gradient(t -> prod(t), (1.0, 2.0, 3.0))[1]", (6.0, 3.0, 2.0)),
+    ("withgradient(v -> (sum(v), 2v), [1.0, 2.0]).grad[1]", [1.0, 1.0]),
+    ("gradient((a, b) -> Zygote.hook(-, a) * b, 2.0, 3.0)", (-3.0, 2.0)),
+    ("gradient((u, w) -> sum(a * b for (a, b) in Iterators.product(u, w)), [1.0, 2.0], [3.0])",
+     ([3.0, 3.0], [3.0])),
+    ("gradient((xs, ys) -> sum([x * y for x in xs, y in ys]), [1.0, 2.0], [1.0, 1.0, 1.0])",
+     ([3.0, 3.0], [3.0, 3.0, 3.0])),
+    ("gradient(v -> sum(v .+ Ref(v[1])), [1.0, 2.0, 3.0])[1]", [4.0, 1.0, 1.0]),
+]
+# where Zyla cannot follow the gradient: an error, never a lost gradient
+ZYGOTE_REFUSED = [
+    "gradient(x -> (r = Ref(1.0); r[] = 2x; r[] * 3), 1.0)",  # a mutable struct written
+    "gradient(x -> (m = MutBox(x); m.v = m.v * 2; m.v), 1.0)",
+    "gradient(addglobal, 1.0)",  # a number written into a global
+    "jacobian(x -> [addglobal(x[1]), 0.0], [1.0])",
+    "gradient(x -> sum(unique([x, 2x])), 1.0)",  # a built-in without a rule
+    "gradient(x -> sum(Iterators.flatten(([x], [x]))), 1.0)",
+    "gradient(x -> (d = Dict(:a => x); d2 = d; d[:a] = 2x; d2[:a]), 1.0)",  # alias of a Dict
+]
+
+
+@pytest.mark.parametrize("src, expected", ZYGOTE_FACTS, ids=range(len(ZYGOTE_FACTS)))
+def test_zygote_facts_beyond_arrays(z: Zyla, src: str, expected: Any) -> None:
+    got = z.eval(src)
+    if isinstance(expected, tuple):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected, strict=True):
+            assert g is None if e is None else np.allclose(g, e), (g, e)
+    else:
+        np.testing.assert_allclose(np.asarray(got, dtype=float), expected)
+
+
+@pytest.mark.parametrize("src", ZYGOTE_REFUSED, ids=range(len(ZYGOTE_REFUSED)))
+def test_gradients_zyla_cannot_follow_are_refused(z: Zyla, src: str) -> None:
+    with pytest.raises(ZylaError, match="AD error"):
+        z.eval(src)
 
 
 def test_push_into_a_local_array(z: Zyla) -> None:

@@ -342,8 +342,8 @@ def test_conv_layer_is_a_true_convolution(z: Zyla) -> None:
         "size(Conv((5, 5), 1 => 2; pad=SamePad(), dilation=2)(rand(Float32, 9, 8, 1, 1)))"
     ) == (9, 8, 2, 1)
     assert z.eval("size(Conv((3,), 2 => 5; stride=2)(rand(Float32, 11, 2, 4)))") == (5, 5, 4)
-    with pytest.raises(ZylaError, match="groups"):
-        z.eval("Conv((3, 3), 4 => 4; groups=2)")
+    with pytest.raises(ZylaError, match="groups"):  # (groups must divide the channels)
+        z.eval("Conv((3, 3), 3 => 4; groups=2)")
 
 
 def test_conv_transpose_inverts_the_shape_of_conv(z: Zyla) -> None:

@@ -12,8 +12,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from backend.compile import compiled_call
 from grammar.errors import ZylaError
 from lang.door.api import Zyla
+from lang.door.gradcheck import grad_leaves
 
 RNG = np.random.default_rng(2026)
 EPS = np.finfo(np.float64).eps
@@ -169,3 +171,158 @@ def test_scale_and_maxout(z: Zyla) -> None:
     gs = z.eval("gradient(s -> sum(s([1.0, 2.0])), Flux.Scale([3.0, 4.0], [0.5, 0.5]))[1]")
     np.testing.assert_allclose(np.asarray(gs["scale"]), [1.0, 2.0])
     np.testing.assert_allclose(np.asarray(gs["bias"]), [1.0, 1.0])
+
+
+# --- layers: containers, Bilinear, embeddings, grouped and transposed convolutions --------------
+
+def _host_and_compiled_gradients(z: Zyla, f: str, *names: str) -> None:
+    """gradient(f, args...) on the interpreter and as one XLA executable agree leaf by leaf."""
+    rt = z.rt
+    args = [rt.lookup(n) for n in names]
+    grad = rt.lookup("gradient")
+    with rt.interp.host_only():
+        host = rt.interp.call_value(grad, [rt.lookup(f)] + args)
+    comp = compiled_call(rt, grad, [rt.lookup(f)] + args)
+    for a, gh, gc in zip(args, host, comp, strict=True):
+        hs, cs = grad_leaves(a, gh), grad_leaves(a, gc)
+        assert len(hs) == len(cs) and any(np.abs(h).sum() > 0 for h in hs)
+        for h, c in zip(hs, cs, strict=True):
+            np.testing.assert_allclose(c, h, rtol=1e-9, atol=1e-12)
+
+
+def test_containers_and_embeddings(z: Zyla) -> None:
+    """Named and Vector Chains, Parallel, PairwiseFusion, Bilinear, Embedding(padding_idx),
+    EmbeddingBag and destructure: values, gradients (finite differences), compiled."""
+    z.eval("""using GradCheck
+        sq(m, a...) = sum(abs2, m(a...))
+        nch = f64(Chain(enc = Dense(2 => 3, tanh), dec = Dense(3 => 2)))
+        vch = Chain([nch[1], nch[2]])
+        par = f64(Parallel(vcat, a = Dense(2 => 3, tanh), b = Dense(1 => 2)))
+        pf = f64(PairwiseFusion(+, Dense(2 => 3, tanh), Dense(3 => 2)))
+        bl = f64(Flux.Bilinear((3, 2) => 4, tanh))
+        emb = f64(Embedding(5 => 3; padding_idx = 2))
+        bag = f64(EmbeddingBag(5 => 3, maximum))
+        xa, xb, xc = randn(2, 4), randn(1, 4), randn(3, 4)""")
+    assert z.eval("nch[:enc] === nch.layers.enc === nch[1] && nch(xa) ≈ vch(xa)")
+    assert z.eval("Flux.activations(nch, xa) == (nch[1](xa), nch(xa))")
+    assert z.eval("gradient(m -> sq(m, xa), nch)[1].layers.dec.bias ≈ "
+                  "gradient(m -> sq(m, xa), vch)[1].layers[2].bias")
+    assert z.eval("par(xa, xb) == vcat(par[:a](xa), par[:b](xb)) && "
+                  "Parallel(/, abs)(3, -4) ≈ 0.75")
+    assert z.eval("PairwiseFusion(vcat, v -> v .+ 1, v -> v .+ 2)(7) == (8, [10, 9])")
+    assert z.eval("bl(xc, xa) ≈ tanh.([sum(bl.weight[o, i, j] * xc[i, b] * xa[j, b] "
+                  "for i in 1:3, j in 1:2) for o in 1:4, b in 1:4] .+ bl.bias)")
+    assert z.eval("all(emb([1, 2, 3])[:, 2] .== 0) && emb(Flux.OneHotVector(4, 5)) ≈ emb(4)")
+    assert z.eval("bag([1, 3, 2, 4], [1, 3]) ≈ hcat(bag([1, 3]), bag([2, 4]))")
+    assert z.eval("flat, re = Flux.destructure(nch); length(flat) == 17 && "
+                  "re(flat)(xa) ≈ nch(xa) && re(2 .* flat).layers.dec.bias ≈ 2 .* nch[2].bias")
+    z.eval("loss2(m, a, b) = sum(abs2, m((a, b))[2])")
+    for f, args in [("sq", "nch, xa"), ("loss2", "pf, xa, xc"), ("sq", "par, xa, xb"),
+                    ("sq", "bl, xc, xa"), ("sq", "f64(Flux.Bilinear(3 => 2)), xc"),
+                    ("sq", "emb, [1 2; 2 4]"),
+                    ("sq", "bag, [1 2; 3 3; 5 1]"), ("sq", "bag, [1, 2, 2, 4], [1, 3]"),
+                    ("v -> sum(abs2, re(v)(xa))", "flat")]:
+        assert z.eval(f"gradcheck({f}, {args}; oracle = false)"), (f, args)
+    # the padding column gets no gradient; Float64 input to Float32 layers has one
+    assert z.eval("all(gradient(m -> sq(m, [2, 2, 3]), emb)[1].weight[:, 2] .== 0)")
+    assert z.eval("gradient(x -> sum(Dense(2 => 3)(x)), [1.0, 2.0])[1] isa Vector{Float64}")
+    _host_and_compiled_gradients(z, "loss2", "pf", "xa", "xc")
+    _host_and_compiled_gradients(z, "sq", "par", "xa", "xb")
+    _host_and_compiled_gradients(z, "sq", "bl", "xc", "xa")
+    for src, err in [("Chain(layers = Dense(2 => 2))", "ArgumentError"),
+                     ("Parallel(hcat, connection = sin)", "ArgumentError"),
+                     ("Parallel(+, sin, cos)(1, 2, 3)", "ArgumentError"),
+                     ("Flux.Bilinear(rand(3, 4), false)", "ArgumentError"),
+                     ("Embedding(5 => 2; padding_idx = 6)", "ArgumentError"),
+                     ("bag(3)", "ErrorException"), ("bag([1, 2], [2])", "ArgumentError"),
+                     ("re(ones(3))", "DimensionMismatch")]:
+        with pytest.raises(ZylaError) as e:
+            z.eval(src)
+        assert e.value.kind == err, src
+
+
+def test_grouped_depthwise_and_transposed_convolutions(z: Zyla) -> None:
+    """groups against an ungrouped convolution with a block-diagonal kernel; ConvTranspose's
+    outpad against the padding it replaces, SamePad with stride (negative padding: zeros
+    around the output); gradients against finite differences, compiled against host."""
+    z.eval("""using GradCheck
+        sq(m, a...) = sum(abs2, m(a...))
+        cx = randn(7, 4, 2)
+        gc = f64(Conv((3,), 4 => 6, tanh; groups = 2, stride = 2, pad = 1))
+        W = zeros(3, 4, 6)
+        W[:, 1:2, 1:3] = gc.weight[:, :, 1:3]; W[:, 3:4, 4:6] = gc.weight[:, :, 4:6]
+        ct = f64(ConvTranspose((3,), 4 => 6, relu; groups = 2, stride = 2, pad = 1, outpad = 1))
+        Wt = zeros(3, 6, 4)
+        Wt[:, 1:3, 1:2] = ct.weight[:, :, 1:2]; Wt[:, 4:6, 3:4] = ct.weight[:, :, 3:4]
+        cs = f64(ConvTranspose((2,), 4 => 3; stride = 3, pad = SamePad()))
+        dw = f64(DepthwiseConv((2,), 2 => 4; pad = 1))""")
+    assert z.eval("gc(cx) ≈ Conv(W, gc.bias, tanh; stride = 2, pad = 1)(cx)")
+    assert z.eval("size(ct(cx)) == (14, 6, 2) && "
+                  "ct(cx) ≈ ConvTranspose(Wt, ct.bias, relu; stride = 2, pad = (1, 0))(cx)")
+    assert z.eval("cs.pad == (0, -1) && cs(cx) ≈ cat(ConvTranspose(cs.weight, cs.bias; "
+                  "stride = 3)(cx), zeros(1, 3, 2) .+ reshape(cs.bias, 1, 3, 1); dims = 1)")
+    assert z.eval("dw isa Conv && dw.groups == 2 && size(dw.weight) == (2, 1, 4) && "
+                  "size(DepthwiseConv(rand(2, 3, 4, 5, 6), rand(30)).weight) == (2, 3, 4, 1, 30)")
+    assert z.eval("(Flux._channels_in(ct), Flux._channels_out(ct)) == (4, 6) && "
+                  "Flux._channels_in(gc) == 4")
+    assert z.eval('occursin("groups=2", sprint(show, ct))')
+    for m, x in [("gc", "cx"), ("ct", "cx"), ("cs", "cx"), ("dw", "cx[:, 1:2, :]")]:
+        assert z.eval(f"gradcheck(sq, {m}, {x}; oracle = false)"), m
+    _host_and_compiled_gradients(z, "sq", "gc", "cx")
+    _host_and_compiled_gradients(z, "sq", "ct", "cx")
+    _host_and_compiled_gradients(z, "sq", "cs", "cx")
+    for src, err in [("Conv((2,), 3 => 4; groups = 2)", "AssertionError"),
+                     ("DepthwiseConv((2, 2), 3 => 10)", "AssertionError"),
+                     ("Conv((3,), 1 => 1; init = (_...) -> rand(3, 1))", "DimensionMismatch"),
+                     ("gc(randn(7, 3, 2))", "DimensionMismatch")]:
+        with pytest.raises(ZylaError) as e:
+            z.eval(src)
+        assert e.value.kind == err, src
+
+
+def test_upsample_and_pixel_shuffle(z: Zyla) -> None:
+    """NNlib's documented examples; gradients against finite differences, compiled."""
+    z.eval("""using GradCheck
+        ux = reshape(Float32[1 2 3; 4 5 6], (2, 3, 1, 1))
+        px = [10i + j + channel / 10 for i in 1:2, j in 1:3, channel in 1:4, batch in 1:1]
+        ua = randn(3, 2, 4, 1)
+        uloss(a) = sum(abs2, Upsample(:bilinear; scale = (2, 3))(a)) +
+                   sum(abs2, PixelShuffle(2)(a .* a)[:, :, 1, 1] .* (1:4)')
+        ubil = Float32[1 1.25 1.5 1.75 2 2.25 2.5 2.75 3; 2 2.25 2.5 2.75 3 3.25 3.5 3.75 4;
+                       3 3.25 3.5 3.75 4 4.25 4.5 4.75 5; 4 4.25 4.5 4.75 5 5.25 5.5 5.75 6]""")
+    assert z.eval("upsample_bilinear(ux, (2, 3))[:, :, 1, 1] == ubil == "
+                  "Upsample(:bilinear; size = (4, 9))(ux)[:, :, 1, 1]")
+    assert z.eval("size(upsample_bilinear(ux, (2.5, 3.5))) == (5, 10, 1, 1)")
+    assert z.eval("Upsample(2)(ux)[:, :, 1, 1] == repeat(ux[:, :, 1, 1]; inner = (2, 2))")
+    assert z.eval("PixelShuffle(2)(px)[:, :, 1, 1] ≈ [11.1 11.3 12.1 12.3 13.1 13.3; "
+                  "11.2 11.4 12.2 12.4 13.2 13.4; 21.1 21.3 22.1 22.3 23.1 23.3; "
+                  "21.2 21.4 22.2 22.4 23.2 23.4]")
+    assert z.eval("pixel_shuffle([i + c / 10 for i in 1:3, c in 1:6, b in 1:1], 2)[:, :, 1] ≈ "
+                  "[1.1 1.3 1.5; 1.2 1.4 1.6; 2.1 2.3 2.5; 2.2 2.4 2.6; 3.1 3.3 3.5; 3.2 3.4 3.6]")
+    assert z.eval("Upsample(:trilinear; scale = (1, 1, 3))(reshape([0.0, 3.0], 1, 1, 2, 1, 1))"
+                  "[1, 1, :, 1, 1] ≈ (0:5) .* 0.6")
+    for f, x in [("uloss", "ua"), ("a -> sum(abs2, Upsample(3)(a) .* (1:9))", "randn(3, 2, 1)")]:
+        assert z.eval(f"gradcheck({f}, {x}; oracle = false)"), f
+    np.testing.assert_allclose(z.gradient("uloss", z.eval("ua"), compiled=True)[0],
+                               z.gradient("uloss", z.eval("ua"))[0], rtol=1e-9)
+    for src in ["PixelShuffle(2)(randn(2, 2, 3, 1))", "Upsample(:cubic; scale = 2)",
+                "Upsample(:nearest; scale = 2, size = (4, 4))",
+                "Upsample(:nearest; size = (3, 3))(ux)"]:
+        with pytest.raises(ZylaError) as e:
+            z.eval(src)
+        assert e.value.kind == "ArgumentError", src
+
+
+def test_second_derivatives_through_layers(z: Zyla) -> None:
+    """A layer called inside a nested gradient: forward-over-reverse and reverse-over-reverse
+    Hessians agree with the same network written as a function of its arrays, and the
+    gradient of a gradient penalty with respect to the model matches finite differences."""
+    z.eval("""using GradCheck
+        hnet = f64(Chain(Dense(3 => 4, tanh), Dense(4 => 2)))
+        hx = [0.5, -1.0, 2.0]
+        hplain(x) = sum(hnet[2].weight * tanh.(hnet[1].weight * x .+ hnet[1].bias) .+ hnet[2].bias)
+        penalty(m) = sum(abs2, gradient(x -> sum(m(x)), hx)[1])
+        hessians_agree() = (H = hessian(hplain, hx);
+                            hessian(sum ∘ hnet, hx) ≈ H && hessian_reverse(sum ∘ hnet, hx) ≈ H)""")
+    assert z.call("hessians_agree")  # (on the interpreter: compiling three Hessians is slow)
+    assert z.eval("gradcheck(penalty, hnet; oracle = false)")

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from backend import tiering
 from grammar.errors import ZylaError
 from lang.core.show import jl_show
 from lang.door.api import Zyla
@@ -195,9 +196,10 @@ adder(a) = x -> x + a
 # --- specialisations: bodies translated for Int64/Float64/Bool arguments -----------------------
 
 def specialised(z: Zyla, name: str) -> dict:
-    """The specialisations made of the first method of `name`, by argument types."""
+    """The specialisations made of the first method of `name`, by argument types (their
+    code: `raw`, not the wrapper that takes the depth argument)."""
     run = z.rt.lookup(name).methods[0].fn.host_code[1]
-    return {k: v for k, v in run.__globals__["SPECS"].items() if v}
+    return {k: v.raw for k, v in run.__globals__["SPECS"].items() if v}
 
 
 def test_self_recursion_runs_specialised() -> None:
@@ -224,6 +226,52 @@ def test_a_specialisation_sees_its_method_replaced() -> None:
     z.eval("cnt(n) = n <= 0 ? 0 : cnt(n - 1) + 1\ncnt(3); cnt(10); cnt(1.0)")
     z.eval("cnt(n::Int) = -1")  # (Float64 arguments still take the first method)
     assert z.eval("(cnt(3), cnt(2.0), cnt(2.5))") == (-1, 2, 3)
+
+
+def test_calls_of_leaf_functions_are_direct() -> None:
+    """A specialised loop calls another function's specialisation directly when that one
+    is a leaf (only inline arithmetic inside): no general call is left in the loop; the
+    callee's result type carries on; a callee redefined, or given a method for the
+    types, afterwards is seen; an error inside the callee is located as the interpreter
+    locates it; mutual recursion goes the general way."""
+    src = """sq(x) = x * x
+half(x) = x / 2
+function total(n)
+    s = 0.0
+    for i in 1:n
+        s += sq(half(i * 1.0)) + sq(i)
+    end
+    s
+end
+root(x) = sqrt(x - 2.0)
+function roots(n)
+    s = 0.0
+    for i in 1:n
+        s += root(i * 1.0)
+    end
+    s
+end
+ev(n) = n == 0 ? true : od(n - 1)
+od(n) = n == 0 ? false : ev(n - 1)
+function evens(n)
+    c = 0
+    for i in 1:n
+        c += ev(i) ? 1 : 0
+    end
+    c
+end
+"""
+    assert same(src, "(total(4), total(4), evens(9), evens(9))")[1][0] == "(37.5, 37.5, 4, 4)"
+    kind, (ekind, _, line, trace) = same(src, "roots(2); roots(1)")
+    assert kind == "error" and ekind == "DomainError" and line == 10 and 14 in trace
+    z = Zyla()
+    z.eval(src + "total(3); total(4)")
+    names = specialised(z, "total")[int].__code__.co_names
+    assert not {"CALL_TYPED", "CALL_NAMED", "CALL_VALUE"} & set(names)
+    z.eval("sq(x) = x + 1")
+    assert z.eval("total(2)") == (1.5 + 2) + (2 + 3)
+    z.eval("sq(x::Int) = 0")
+    assert z.eval("total(2)") == 1.5 + 2
 
 
 def test_deep_self_recursion_is_a_stack_overflow() -> None:
@@ -332,3 +380,65 @@ def test_closure_types_follow_julia() -> None:
     z.eval("mk(a) = x -> x + a\nf1 = mk(1); f2 = mk(2); f3 = mk(2.0)")
     assert z.eval("(typeof(f1) == typeof(f2), typeof(f1) == typeof(f3), f1 === f2)") == (
         True, False, False)
+
+
+# --- fast forms of common host operations -----------------------------------------------------
+
+def test_fast_forms_agree_with_the_interpreter() -> None:
+    """Field reads, vector indexing (Float64, Int64, Bool, Float32, objects), `length`, and
+    `==` of Chars and Strings are written inline in translated code: they give what the
+    interpreter gives, out-of-bounds indices included (BoundsError at the same line)."""
+    src = """struct P
+    x::Float64
+    y::Int
+end
+function walk(v, w, b, f, t, s)
+    acc = 0.0
+    k = 0
+    for i in 1:length(v)
+        acc += v[i].x * w[i] + f[i] + (b[i] ? 1 : 0)
+        k += v[i].y + length(w)
+    end
+    c = 0
+    for ch in s
+        c += ch == ',' ? 1 : 0
+    end
+    (acc, k, c, t[1] == "ab", t[2] == "ab", typeof(f[1]), v[end].x)
+end
+"""
+    args = ('[P(1.5, 2), P(-0.5, 3)], [2, 3], [true, false], Float32[0.25, 0.5], '
+            '["ab", "cd"], "a,b,,c"')
+    got = same(src, f"walk({args}); walk({args})")
+    assert got[1][0] == "(3.25, 9, 3, true, false, Float32, -0.5)"
+    kind, (ekind, _, line, _) = same(src, "walk([P(1.0, 1)], [1], [true], Float32[1], "
+                                          "[\"a\", \"b\"], \"\"); walk([P(1.0, 1), P(1.0, 1)],"
+                                          " [1], [true], Float32[1], [\"a\", \"b\"], \"\")")
+    assert kind == "error" and ekind == "BoundsError" and line == 9
+
+
+def test_fast_forms_step_aside_for_user_methods() -> None:
+    """A method the program adds to `getproperty`, `getindex` or `length` for its own
+    type is called, also from code translated before it was added."""
+    z = Zyla()
+    z.eval("struct Q\n  a::Int\nend\nstruct R\n  a::Int\nend\n"
+           "readall(v) = (s = 0; for q in v; s += q.a; end; s)\nreadall([Q(1), Q(2)]); "
+           "readall([Q(1), Q(2)])")
+    assert translated(z, "readall")
+    z.eval("Base.getproperty(r::R, s::Symbol) = 100")
+    assert z.eval("(readall([Q(1), Q(2)]), readall([R(1), R(2)]))") == (3, 200)
+
+
+def test_a_cheap_function_whose_compiled_calls_are_slower_goes_back_to_the_host() -> None:
+    """The tiering policy times compiled calls made at depth and sends a function back to
+    the host when they are slower than its host calls were (each call of an executable
+    costs tens of microseconds; a function of two small structs costs less on the host)."""
+    pol = tiering.Policy()
+    fn = Zyla().rt.lookup("sin").methods[0].fn  # (any body: the rule only reads the times)
+    st = tiering.Stats(fn, calls=10, host_seconds=10 * 20e-6)
+    for _ in range(tiering.COMPARE_WARMUP + tiering.COMPARE_CALLS - 1):
+        tiering._compare(pol, st, "f", [], None, "in g", 5e-6)
+    assert not st.never  # (faster so far)
+    slow = tiering.Stats(fn, calls=10, host_seconds=10 * 20e-6)
+    for _ in range(tiering.COMPARE_WARMUP + tiering.COMPARE_CALLS):
+        tiering._compare(pol, slow, "f", [], None, "in g", 200e-6)
+    assert "slower than its host calls" in slow.never

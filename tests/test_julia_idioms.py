@@ -279,3 +279,65 @@ def test_broadcast_over_an_iterator_collects_it(capsys: pytest.CaptureFixture) -
            "println(mean.(Iterators.partition(l, 4)), length.(Iterators.partition(l, 3)), "
            "(x -> 2x).(Iterators.take(1:10, 3)))")
     assert capsys.readouterr().out.strip() == "[2.5, 6.5][3, 3, 2][2, 4, 6]"
+
+
+# issue 18 (Julia conformance): silent wrong answers fixed, each line what Julia prints
+CONFORMANCE_LINES = [
+    ("println([(t = (i, j); i = nothing; t) for i = 1:2 for j = 1:i])",
+     "[(1, 1), (2, 1), (2, 2)]"),
+    ("x = 3; println(try Base.x catch e; e isa UndefVarError end)", "true"),
+    ("println(round(1.15, digits=1), ' ', round(-0.04, digits=1), ' ', round(-0.4), ' ', "
+     "round(123.456, sigdigits=2), ' ', floor(1.99, digits=1))", "1.2 -0.0 -0.0 120.0 1.9"),
+    ("println(fld(0.3, 0.01), ' ', div(0.3, 0.01), ' ', fld(1.1, 0.1), ' ', cld(1.1, 0.1), ' ', "
+     "eps(floatmax()))", "29.0 29.0 11.0 12.0 1.99584030953472e292"),
+    ("function t(); r(v) = push!(acc, v); acc = []; r(1); acc = []; r(2); acc; end; "
+     "println(t() == [2])", "true"),
+    ("i = 5; g() = (let i = i; i += 1; i end); println(g(), ' ', i)", "6 5"),
+    ("struct It; n::Int; end; Base.iterate(i::It, s=1) = s > i.n ? nothing : (s, s + 1); "
+     "println(sum(It(3)), ' ', maximum(It(3)))", "6 3"),
+    ("b = [(1, 3) (1, 4); (2, 3) (2, 4)]; println(size(b), ' ', b[1], ' ', [(1, 2); (3, 4)])",
+     "(2, 2) (1, 3) [(1, 2), (3, 4)]"),
+    ("println(eachindex(Dict(:a => 1)) == keys(Dict(:a => 1)), ' ', "
+     "try Dict{String,Vector{Int}}()[\"b\"] = 1 catch e; typeof(e) end)", "true MethodError"),
+    ("println(length(rand([1, 2], 3)), ' ', typeof(zero(Int128(3))), ' ', powermod(2, 10, 7), "
+     "' ', Dict{Float64, Int}(1 => 2), ' ', typeof(merge(Dict(1 => 2), Dict(2 => 1.0im))))",
+     "3 Int128 2 Dict{Float64, Int64}(1.0 => 2) Dict{Int64, ComplexF64}"),
+    ("println(typeof(Dict(1 => 1, 2 => nothing)), ' ', split(\"a  b\", ' '))",
+     "Dict{Int64, Union{Nothing, Int64}} [\"a\", \"\", \"b\"]"),
+]
+
+
+def test_conformance_fixes_print_what_julia_prints(capsys: pytest.CaptureFixture) -> None:
+    z = Zyla()
+    for code, want in CONFORMANCE_LINES:
+        z.eval(code.replace("' '", '" "'))
+        assert capsys.readouterr().out.strip() == want, code
+
+
+def test_conformance_additions(capsys: pytest.CaptureFixture) -> None:
+    """Base functions added for the conformance suites (issue 18)."""
+    z = Zyla()
+    z.eval("""
+    using Base.Iterators
+    println(Base.front((1, 2, 3)), Base.tail((1, 2, 3)), Base.setindex((1, 2), 3, 1),
+            Base.fill_to_length((1, 2), 0, Val(3)), circshift((1, 2, 3), 1), (1, 2) < (1, 3))
+    println(accumulate(+, (1, 2, 3); init=10), (1, 9)[:], (5, 6)[[]], hash((1,)) == hash((true,)),
+            hash(0.0) != hash(-0.0), bswap(0x0102), ' ',
+            reinterpret(UInt64, 1.0) == 0x3ff0000000000000)
+    p = 10 => 20; a, b = p
+    println(p[1], p[2], length(p), first(p), (1 => 2) < (2 => 0), pop!(Dict(3 => 4)))
+    st = Stateful([1, 1, 2, 3]); for v in st; v == 1 || break; end
+    println(peek(st), sum(st), isempty(st), length(flatten(1:4)), collect(flatmap(x -> 1:x, 1:2)))
+    println(collect(product(1:2, 3:4)), size(product(1:2, [1 2; 3 4])), length(product()),
+            first(product(countfrom(1), 1:2), 3))
+    println(round(-2.5, RoundNearestTiesAway), div(7, 2, RoundNearest), rem(7.0, 2.0, RoundNearest),
+            rem(-7, 3, RoundFromZero), signbit(-1//2), widen(Int32(1)) === 1, tryparse(Int, "x"),
+            parse(Int, " 0x1f "), nextprod([2, 3], 7), clamp!([1, 9], 2, 6))
+    """)
+    assert capsys.readouterr().out.replace("' '", "").split("\n")[:6] == [
+        "(1, 2)(2, 3)(3, 2)(1, 2, 0)(3, 1, 2)true",
+        "(11, 13, 16)(1, 9)()truetrue513 true",
+        "1020210true3 => 4",
+        "33true4[1, 1, 2]",
+        "[(1, 3) (1, 4); (2, 3) (2, 4)](2, 2, 2)1[(1, 1), (2, 1), (3, 1)]",
+        "-3.04-1.02truetruenothing318[2, 6]"]

@@ -236,3 +236,130 @@ def test_factor_derivatives_are_refused(z: Zyla) -> None:
     for f, what in (("gu", "svd"), ("gq", "qr"), ("gr", "qr")):
         with pytest.raises(ZylaError, match=f"the derivative of {what}"):
             z.call(f, a)
+
+
+# --- division by a matrix: `\` and `/` of any shape, and their derivatives --------------------
+
+
+def _full_rank(m: int, n: int) -> st.SearchStrategy[np.ndarray]:
+    """An m×n matrix far from rank deficiency (a random one plus a multiple of the identity
+    on its leading square)."""
+    k = min(m, n)
+    lift = np.zeros((m, n))
+    lift[:k, :k] = 3.0 * np.eye(k)
+    return hnp.arrays(np.float64, (m, n), elements=st.floats(-1.0, 1.0)).map(lambda a: a + lift)
+
+
+def _lstsq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.linalg.lstsq(a, b, rcond=None)[0]
+
+
+@settings(SETTINGS, max_examples=3)
+@given(st.sampled_from([(3, 3), (5, 3), (3, 5)]).flatmap(
+    lambda mn: st.tuples(_full_rank(*mn), hnp.arrays(np.float64, (mn[0], 2),
+                                                     elements=st.floats(-2.0, 2.0)))))
+def test_matrix_division_values(z: Zyla, ab: tuple) -> None:
+    """A \\ B is the solution (square), least-squares (tall) or minimum-norm (wide)
+    solution, as Julia's QR-based `\\`; B' / A' its transpose; host and compiled agree."""
+    a, b = ab
+    z.eval("ldiv_ops(A, B) = (A \\ B, A \\ B[:, 1], B' / A', B[:, 1]' / A')")
+    want = _lstsq(a, b)
+    for compiled in (False, True):
+        x, xv, y, yv = z.call("ldiv_ops", a, b, compiled=compiled)
+        np.testing.assert_allclose(x, want, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(xv, want[:, 0], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(y, want.T, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(np.ravel(yv), want[:, 0], rtol=1e-9, atol=1e-9)
+
+
+def test_vector_and_scalar_division(z: Zyla) -> None:
+    """Julia's forms with a vector or a number: u \\ v is a number, u \\ B a row, u / v a
+    matrix, a \\ A is A ./ a; an array under a number is a MethodError."""
+    r = z.eval("(u = [1.0, 2.0]; (u \\ [2.0, 4.0], u \\ [2.0 4.0; 1.0 2.0], u / [2.0, 4.0], "
+               "2.0 \\ [1.0, 3.0], 2 \\ 3, 2f0 \\ 3f0, [1.0 2.0; 3.0 4.0] / [1.0 2.0; 3.0 4.0]))")
+    assert r[0] == pytest.approx(2.0)
+    np.testing.assert_allclose(r[1], [[0.8, 1.6]])
+    np.testing.assert_allclose(r[2], [[0.1, 0.2], [0.2, 0.4]])
+    np.testing.assert_allclose(r[3], [0.5, 1.5])
+    assert r[4] == 1.5 and r[5] == np.float32(1.5) and isinstance(r[5], np.float32)
+    np.testing.assert_allclose(r[6], np.eye(2), atol=1e-12)
+    for bad in ("[1.0, 2.0] \\ 3.0", "2.0 / [1.0, 2.0]"):
+        with pytest.raises(ZylaError, match="MethodError"):
+            z.eval(bad)
+    with pytest.raises(ZylaError, match="SingularException"):
+        z.eval("[1.0 2.0; 2.0 4.0] \\ [1.0, 2.0]")
+
+
+@settings(SETTINGS, max_examples=3)
+@given(st.sampled_from([(3, 3), (4, 2), (2, 4)]).flatmap(
+    lambda mn: st.tuples(_full_rank(*mn), _full_rank(*mn))))
+def test_matrix_division_gradients(z: Zyla, ab: tuple) -> None:
+    """The pullbacks of `\\` and `/` (the derivative of the pseudo-inverse for a non-square
+    matrix) against finite differences and jax.grad of the compiled primal."""
+    from lang.door import testing as zt
+
+    a, b = ab
+    z.eval("ldiv_loss(A, B) = sum(sin.(A \\ B))\nrdiv_loss(A, B) = sum(sin.(A / B))")
+    assert zt.gradcheck(z, "ldiv_loss", a, b)
+    assert zt.gradcheck(z, "rdiv_loss", a, b)
+
+
+def test_division_gradients_vectors_and_tangents(z: Zyla) -> None:
+    """Vector forms, compiled gradients equal to the host's, and the jvp of `\\` and `/`
+    against a finite difference."""
+    from lang.door import testing as zt
+
+    rng = np.random.default_rng(3)
+    u, v, y = rng.normal(size=6), rng.normal(size=6), rng.normal(size=(6, 3))
+    x = rng.normal(size=(6, 3))
+    z.eval("vv(u, v) = sin(u \\ v) + sum(cos.(u / v))\nvm(u, Y) = sum(sin.(u \\ Y))\n"
+           "mv(X, v) = sum(sin.(X \\ v))\n"
+           "jv(A, B, dA, dB) = (jvp(t -> t[1] \\ t[2], (A, B), (dA, dB))[2], "
+           "jvp(t -> t[1] / t[2], (B, A), (dB, dA))[2])")
+    assert zt.gradcheck(z, "vv", u, v, oracle=False)
+    assert zt.gradcheck(z, "vm", u, y, oracle=False)
+    assert zt.gradcheck(z, "mv", x, v, oracle=False)
+    host = z.gradient("mv", x, v)
+    comp = z.gradient("mv", x, v, compiled=True)
+    for hg, cg in zip(host, comp, strict=True):
+        np.testing.assert_allclose(cg, hg, rtol=1e-9, atol=1e-12)
+    a, b, da, db = (rng.normal(size=(5, 3)) + np.eye(5, 3) * 3, rng.normal(size=(5, 3)),
+                    rng.normal(size=(5, 3)), rng.normal(size=(5, 3)))
+    h = 1e-6
+    jl, jr = z.call("jv", a, b, da, db)
+    fd_l = (_lstsq(a + h * da, b + h * db) - _lstsq(a - h * da, b - h * db)) / (2 * h)
+    np.testing.assert_allclose(jl, fd_l, rtol=1e-5, atol=1e-6)
+    rd = lambda p, q: _lstsq(q.T, p.T).T  # noqa: E731  (p / q)
+    fd_r = (rd(b + h * db, a + h * da) - rd(b - h * db, a - h * da)) / (2 * h)
+    np.testing.assert_allclose(jr, fd_r, rtol=1e-5, atol=1e-6)
+
+
+def test_muladd_sums_and_structured_arrays(z: Zyla) -> None:
+    """muladd broadcasts its addend over a matrix product; `+`/`-` allow trailing
+    dimensions of length 1 (and give each argument a gradient of its own shape); a
+    Diagonal is the dense array it stands for to vec, maximum, comprehensions."""
+    r = z.eval("(A = [1.0 2.0; 3.0 4.0]; (muladd(A, A, 1.0), muladd(A, [1.0, 1.0], [0.5, 0.5]), "
+               "size([1.0, 2.0] + reshape([1.0, 2.0], 2, 1)), "
+               "gradient((a, b) -> sum((a + b) .* [1.0 2.0]'), [1.0, 2.0], [3.0 4.0]'), "
+               "gradient((a, b) -> sum(a - b), [1.0, 2.0], reshape([1.0, 2.0], 2, 1, 1))))")
+    np.testing.assert_allclose(r[0], [[8.0, 11.0], [16.0, 23.0]])
+    np.testing.assert_allclose(r[1], [3.5, 7.5])
+    assert r[2] == (2, 1)
+    ga, gb = r[3]
+    assert ga.shape == (2,) and gb.shape == (2, 1)
+    np.testing.assert_allclose(ga, [1.0, 2.0])
+    assert r[4][0].shape == (2,) and r[4][1].shape == (2, 1, 1)
+    with pytest.raises(ZylaError, match="DimensionMismatch"):
+        z.eval("[1.0, 2.0] + [1.0 2.0]")
+    with pytest.raises(ZylaError, match="DimensionMismatch"):
+        z.eval("muladd([1.0 2.0; 3.0 4.0], [1.0, 1.0], [1.0, 2.0, 3.0])")
+    d = z.eval("(D = Diagonal([1.0, -2.0, 3.0]); (vec(D), maximum(D), minimum(D), ndims(D), "
+               "[2x for x in D], D[5], collect(D), Transpose([1.0 2.0]), "
+               "LinearAlgebra.mat_mat_scalar([1.0 2.0; 3.0 4.0], [1.0 0.0; 0.0 1.0], 2.0)))")
+    np.testing.assert_allclose(d[0], np.diag([1.0, -2.0, 3.0]).ravel())
+    assert (d[1], d[2], d[3]) == (3.0, -2.0, 2)
+    np.testing.assert_allclose(d[4], 2 * np.diag([1.0, -2.0, 3.0]))
+    assert d[5] == -2.0
+    np.testing.assert_allclose(d[6], np.diag([1.0, -2.0, 3.0]))
+    np.testing.assert_allclose(np.ravel(d[7]), [1.0, 2.0])
+    np.testing.assert_allclose(d[8], [[2.0, 4.0], [6.0, 8.0]])

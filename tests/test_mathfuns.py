@@ -141,3 +141,82 @@ def _shared() -> Runtime:
     if not _RT:
         _RT.append(Runtime())
     return _RT[0]
+
+
+# --- ChainRules' conventions for x ^ p, conversions and the other rules of this file --------
+
+@pytest.mark.parametrize(("src", "expected"), [
+    # ∂x and ∂p of x ^ p where x is zero (ChainRules' table), and p's gradient for an
+    # integer p; the cotangent of an integer is a Float64
+    ("pullback(^, 2.0, 2)[2](1)", "(4.0, 2.772588722239781)"),
+    ("pullback(^, 0.0, 2)[2](1)", "(0.0, 0.0)"), ("pullback(^, -0.0, 2)[2](1)", "(0.0, 0.0)"),
+    ("pullback(^, -0.0, 1)[2](1)", "(1.0, 0.0)"), ("pullback(^, 0.0, 0)[2](1)", "(0.0, NaN)"),
+    ("pullback(^, -0.0, -1)[2](1)", "(-Inf, NaN)"), ("pullback(^, -0.0, -2)[2](1)", "(Inf, NaN)"),
+    ("pullback(^, 0.0, 0.5)[2](1)", "(Inf, 0.0)"), ("pullback(^, 0.0, -1.5)[2](1)", "(-Inf, NaN)"),
+    ("pullback(^, 0, 1)[2](1)", "(1.0, 0.0)"), ("pullback(^, -2.0, 3)[2](1.0)[2]",
+                                               repr(-8.0 * math.log(2.0))),
+    ("jvp(t -> t[1] ^ t[2], (0.0, 0), (1, 0))[2]", "0.0"),  # a zero tangent of p adds nothing
+    ("jvp(t -> t[1] ^ t[2], (2.0, 2), (0, 1))[2]", "2.772588722239781"),
+    ("gradient(x -> gradient(y -> y ^ 2, x)[1], 0.0)", "(2.0,)"),
+    ("(-0.0)^-1", "-Inf"), ("(-0.0)^-3.0", "-Inf"), ("(-0.0)^-2", "Inf"), ("0.0^-1", "Inf"),
+    # gradients keep the arguments' float types (an Int's is a Float64)
+    ("pullback(+, 1.5f0, 2)[2](1f0)", "(1.0f0, 1.0)"), ("pullback(/, 2, 1.5f0)[2](1f0)",
+                                                        "(0.6666666865348816, -0.8888889f0)"),
+    ("gradient(x -> x * 2.0, 1f0)", "(2.0f0,)"), ("gradient(x -> x[1] * 2.5, [1, 2])",
+                                                  "([2.5, 0.0],)"),
+    ("pullback(\\, 2f0, 3f0)[2](1f0)", "(-0.75f0, 0.5f0)"),
+    ("jvp(float, 1.0, 1.7)", "(1.0, 1.7)"), ("jvp(Float32, 2.0, 0.5)", "(2.0f0, 0.5f0)"),
+    ("AbstractFloat(1)", "1.0"), ("AbstractFloat(1.5f0)", "1.5f0"), ("hypot(-3.0)", "3.0"),
+    ("hypot(3 + 4im)", "5.0"), ("gradient(x -> *(x), 2.0)", "(1.0,)"),
+    ("gradient(x -> ldexp(x, 3), 1.5)", "(8.0,)"), ("gradient(x -> ldexp(x, -1), 1f0)", "(0.5f0,)"),
+    ("jvp(x -> ldexp(x, 20), 1.0, 1.0)", "(1.048576e6, 1.048576e6)"),
+    ("gradient(mod2pi, 10.0)", "(1.0,)"), ("gradient(x -> rem2pi(x, RoundNearest), 10.0)",
+                                          "(1.0,)"),
+    # complex numbers: inverse degree functions, products of several, broadcasts
+    ("asind(0.5 + 0.25im) == rad2deg(asin(0.5 + 0.25im))", "true"),
+    ("*(2.0, 3.0, 1.0 + 2im)", "6.0 + 12.0im"), ("+(2.0, 3.0, 1.0 + 2im, 4)", "10.0 + 2.0im"),
+    ("gradient((a, b) -> real(*(a, 2.0, b, 3.0)), 1.0 + 1im, 2.0 - 1im)",
+     "(12.0 + 6.0im, 6.0 - 6.0im)"),
+    ("gradient(y -> real(sum([1.0 + 2im, 3.0 - 1im] .* y)), 7.2 + 8.3im)", "(4.0 - 1.0im,)"),
+    ("gradient(z -> real(sum([1.0 2.0; 3.0 4.0] .+ z)), [1.0 + 2im, 3.0 - 1im])",
+     "(ComplexF64[2.0 + 0.0im, 2.0 + 0.0im],)"),
+    ("[1.0, 2.0] - [1.0 + 1im, 2.0 - 1im]", "ComplexF64[0.0 - 1.0im, 0.0 + 1.0im]"),
+    ("(2.0 + 0im) \\ [2.0 + 2im]", "ComplexF64[1.0 + 1.0im]"),
+    ("round(1.26 + 2.34im, digits=1)", "1.3 + 2.3im"),
+    ("merge((a = 1.0, b = 2.0), (b = 5.0, c = 3))", "(a = 1.0, b = 5.0, c = 3)"),
+    ("gradient((x, y) -> merge(x, y).b * 2 + merge(x, y).a, (a = 1.0, b = 2.0), (b = 5.0,))",
+     "((a = 1.0, b = nothing), (b = 2.0,))"),
+])
+def test_rule_conventions(rt: Runtime, src: str, expected: str) -> None:
+    assert rt.run_source(f"repr(begin; {src}; end)", "t.jl") == expected
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(0.2, 3.0), st.integers(-3, 4), st.floats(-2.0, 2.0).filter(lambda p: p != 0))
+def test_power_gradients_match_finite_differences(x: float, n: int, p: float) -> None:
+    """∂x and ∂p of x ^ p for an integer and a real p (and x < 0 with an integer p, where
+    ∂p is y log|x|, the real part of the complex logarithm's)."""
+    rt = _shared()
+    h = 1e-6
+    for xx in (x, -x):
+        gx, gp = rt.run_source(f"pullback(^, {xx!r}, {n})[2](1.0)", "t.jl")
+        assert gx == pytest.approx(n * xx ** (n - 1), rel=1e-9)
+        assert gp == pytest.approx(xx ** n * math.log(x), rel=1e-9, abs=1e-12)
+    gx, gp = rt.run_source(f"gradient(^, {x!r}, {p!r})", "t.jl")
+    assert gx == pytest.approx(((x + h) ** p - (x - h) ** p) / (2 * h), rel=1e-5, abs=1e-8)
+    assert gp == pytest.approx((x ** (p + h) - x ** (p - h)) / (2 * h), rel=1e-5, abs=1e-8)
+
+
+def test_testset_for_continue(rt: Runtime) -> None:
+    """`continue` in the body of `@testset for` skips the rest of that iteration."""
+    out = rt.run_source("""
+    using Test
+    seen = Int[]
+    @testset "t $k" for k in 1:3
+        k == 2 && continue
+        push!(seen, k)
+        @test true
+    end
+    seen
+    """, "t.jl")
+    assert list(out) == [1, 3]

@@ -94,7 +94,9 @@ Wn, losses = train(W, 3)
 def test_a_big_call_inside_a_host_function_runs_compiled() -> None:
     z, got, want = run_both(STEP, ["Wn", "losses"])
     assert decided(z, "step", "compile (array work")
-    assert "train" in z.rt.offload_reasons  # push! into a host vector: train stays on the host
+    # push! into a host vector: train stays on the host, known before any trace
+    assert decided(z, "train", "host (a loop changes the length of an array it carries")
+    assert "train" not in z.rt.offload_reasons
     np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-12)
 
@@ -324,9 +326,19 @@ def test_zyla_explain_env_prints_each_decision(tmp_path: Path) -> None:
 
 
 def test_loop_progress_of_a_nest() -> None:
-    assert core_interp.loop_progress([[1, 2], [5, 10]]) == 0.75  # outer 1 of 2, inner half
-    assert core_interp.loop_progress([[0, 4]]) == 0.0
-    assert core_interp.loop_progress([[3, 4], [0, -1]]) is None  # a while loop inside
+    # (entries: iterations done, trip count, start time)
+    assert core_interp.loop_progress([[1, 2, 0.0], [5, 10, 0.0]]) == 0.75  # 1 of 2, half
+    assert core_interp.loop_progress([[0, 4, 0.0]]) == 0.0
+    assert core_interp.loop_progress([[3, 4, 0.0], [0, -1, 0.0]]) is None  # a while inside
+
+
+def test_time_left_counts_from_the_running_loops_start() -> None:
+    """What ran before the running loop (another loop) does not make the estimate of
+    what is left of this one larger; a loop without measurable progress is looked at
+    again later (0.0: not restarted now)."""
+    assert tiering._time_left([[1, 4, 10.0]], 10.5) == pytest.approx(1.5)
+    assert tiering._time_left([[0, 4, 0.0]], 100.0) == 0.0
+    assert tiering._time_left([[1, -1, 0.0]], 100.0) is None
 
 
 def test_a_call_about_to_finish_is_not_restarted(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import math
 import os
 import sys
@@ -26,6 +27,7 @@ from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_iter import PROMOTE_TYPE, LazyIter, lazy_enumerate, lazy_zip
 from lang.core.complexes import is_complex
+from lang.core.eltypes import copy_tag, recorded, resize_keeping_eltype, tag
 from lang.core.exceptions import matches
 from lang.core.functions import Closure, GenericFunction, Method, elementwise_primitive, typeof
 from lang.core.lower import COLON, UNDEF
@@ -94,7 +96,17 @@ def _subtype(a: Any, b: Any) -> bool:
     return V.issubtype(a, b)
 
 
+#: `NTuple{N, T}`: the type of N-tuples of T (`Tuple{T, ..., T}`), Tuple{Vararg{T}} for a
+#: type variable N
+NTupleT = V.JType("NTuple", V.AnyT, arity=2)
+
+
 def apply_type(base: Any, *params: Any) -> Any:
+    if base is NTupleT and len(params) == 2:
+        n, t = params
+        if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
+            return V.apply_type(V.TupleT, (t,) * int(n)) if n > 0 else V.TupleT
+        return V.apply_type(V.TupleT, (V.apply_type(V.VarargT, (t,)),))
     if isinstance(base, V.JType):
         fam = base.family
         if fam is V.UnionT:
@@ -284,7 +296,13 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
                 dims = (0,) * t.params[1]
             shape = tuple(int(x) for x in
                           reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
-            return np.zeros(shape, dtype=d) if d != N.OBJ else np.empty(shape, dtype=object)
+            return np.zeros(shape, dtype=d) if d != N.OBJ else tag(
+                np.empty(shape, dtype=object), elt if isinstance(elt, V.JType) else V.AnyT)
+        if not args and not kwargs and len(t.params) > 1 and t.params[1] == 1:
+            # `Vector{Int}()`, `Vector()`: an empty vector (of Any without a type)
+            return _typed_vect(np, elt if isinstance(elt, V.JType) else V.AnyT)
+        if len(args) == 1 and isinstance(args[0], V.Range) and not isinstance(elt, V.JType):
+            return as_array(args[0]).copy()  # `Vector(1:3)` collects the range
         if len(args) == 1 and isinstance(args[0], str) and elt is V.UInt8T:
             return primitives_int.codeunits(args[0])  # Vector{UInt8}("ab")
         if len(args) == 1 and _is_vector_source(args[0]) and len(t.params) > 1 and (
@@ -294,7 +312,10 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
                     for v in rt.iterate(args[0])]
             return _typed_vect(np, elt, *vals)
         if len(args) == 1:
-            return convert(rt, t, args[0])
+            out = convert(rt, t, args[0])
+            if out is args[0] and type(out) is np.ndarray:
+                out = copy_tag(out, out.copy())  # `Array(v) !== v`: a constructor copies
+            return out
     if t is V.StringT or fam is V.StringT:
         if len(args) == 1 and is_array(args[0]) and N.dtype_of(as_array(args[0])) == np.uint8:
             # String(bytes): bytes that are not UTF-8 are kept (values.string_bytes)
@@ -398,7 +419,10 @@ def _setproperty(x: Any, s: V.Symbol, v: Any) -> Any:
         i = x.type.fields.index(s.name)
         x.fields[i] = current.runtime().convert_field(x.type.field_types[i], v)
         return v
-    raise ZylaError("ErrorException", f"cannot assign field {s.name}")
+    if isinstance(x, (tuple, V.NamedTuple)):
+        raise ZylaError("ErrorException", "setfield!: immutable struct of type "
+                        f"{V.type_name(typeof(x).family)} cannot be changed")
+    raise ZylaError("ErrorException", f"cannot assign field {getattr(s, 'name', s)}")
 
 
 def _tuple(*xs: Any) -> tuple:
@@ -434,13 +458,25 @@ def _tuples(items: list) -> np.ndarray:
 _FIELD_ITERABLE = {"Pair": lambda v: v.fields, "CartesianIndex": lambda v: v.fields[0]}
 
 
+def _live_items(v: np.ndarray) -> Iterator[Any]:
+    """The elements of a vector as its host values, read one by one from the vector as
+    it is at each step (as Julia's `iterate(v, i)` does: a `push!` in the loop is seen;
+    no view of v is kept, so v may grow)."""
+    i = 0
+    while i < v.shape[0]:
+        yield v.item(i)
+        i += 1
+
+
 def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
     if isinstance(x, V.StructValue) and x.type.name in _FIELD_ITERABLE:
         return iter(_FIELD_ITERABLE[x.type.name](x))
     if isinstance(x, V.Range):
         return iter(x)
     if isinstance(x, np.ndarray):
-        if x.dtype == object:
+        if x.ndim == 1 and (x.dtype == object or x.dtype in _PY_ITEMS):
+            return _live_items(x)
+        if x.dtype == object or x.dtype in _PY_ITEMS:
             return iter(x.reshape(-1).tolist())
         return (N.host_scalar(v) for v in x.reshape(-1))
     if isinstance(x, (tuple, list)):
@@ -501,6 +537,22 @@ def ref_call(args: Any) -> list | None:
     return [a.fields[0] if _is_ref(a) else a for a in args]
 
 
+def tuple_broadcast_length(args: tuple | list) -> int:
+    """The length of a broadcast over tuples: a 1-tuple extends to the others' length
+    (`(1, 2, 3) .+ (1,)`); other lengths must agree."""
+    lens = {len(a) for a in args if isinstance(a, tuple)}
+    longer = lens - {1}
+    if len(longer) > 1:
+        sizes = ", ".join(f"({k},)" for k in sorted(lens))
+        raise ZylaError("DimensionMismatch", "arrays could not be broadcast to a common size; "
+                        f"got sizes {sizes}")
+    return longer.pop() if longer else 1
+
+
+#: operators whose vectorised form takes two operands (their one-argument methods differ)
+_BINARY_ELEMENTWISE = frozenset({"+", "-", "*"})
+
+
 def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
     """Julia broadcasting on the host: vectorised for elementwise primitives and
     numeric type conversions, an element loop otherwise."""
@@ -517,18 +569,25 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
         args = tuple(as_array(a) if isinstance(a, tuple) else a for a in args)
     if not any(is_array(a) for a in args):
         if any(isinstance(a, tuple) for a in args):
-            n = max(len(a) for a in args if isinstance(a, tuple))
+            n = tuple_broadcast_length(args)
             return tuple(
-                interp.call_value(f, [a[i] if isinstance(a, tuple) else a for a in args])
+                interp.call_value(f, [(a[0] if len(a) == 1 else a[i]) if isinstance(a, tuple)
+                                      else a for a in args])
                 for i in range(n)
             )
         return interp.call_value(f, list(args))
     p = elementwise_primitive(f, args)
+    if p is not None and ((len(args) == 1 and p.name in _BINARY_ELEMENTWISE)
+                          or any(isinstance(a, V.JType) for a in args)):
+        p = None  # `broadcast(-, x)`: the one-argument method; a type is one value
     # (a numpy dtype compares equal to the type `object`; `is` would differ)
     if p is not None and not any(getattr(a, "dtype", None) == object for a in args):  # noqa: E721
         # (arrays of strings or other objects take the element loop below)
         _check_broadcast(args)
-        return p.elementwise(np, *args)
+        try:
+            return p.elementwise(np, *args)
+        except TypeError:
+            pass  # (`broadcast(+, a, b, c)`: the vectorised form takes two; loop below)
     if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
         a = np.asarray(args[0])
         d = V.JTYPE_TO_DTYPE[f]
@@ -591,6 +650,9 @@ def _map(interp: Any, f: Any, *xs: Any) -> Any:
 
 
 def _foreach(interp: Any, f: Any, *xs: Any) -> None:
+    if not xs:  # foreach(f): f() once
+        interp.call_value(f, [])
+        return None
     items = [list(interp.rt.iterate(x)) for x in xs]
     for v in zip(*items, strict=False):
         interp.call_value(f, list(v))
@@ -649,6 +711,32 @@ def _reduce(interp: Any, f: Any, xs: Any, init: Any = UNDEF) -> Any:
     return acc
 
 
+def _isabstracttype(t: Any) -> bool:
+    return isinstance(t, V.JType) and bool(t.abstract) and t.family is not V.UnionT
+
+
+def _isconcretetype(t: Any) -> bool:
+    """A type values can have exactly: not abstract, not a Union, no open parameter."""
+    if not isinstance(t, V.JType) or t.abstract or t.family is V.UnionT:
+        return False
+    return not any(isinstance(p, V.TypeVar) for p in t.params)
+
+
+def _invoke(interp: Any, f: Any, types: Any, *args: Any, **kwargs: Any) -> Any:
+    """`invoke(f, Tuple{T...}, args...)`: call the method of f that a call with argument
+    types T would pick (the args must be of those types)."""
+    if not (isinstance(types, V.JType) and types.family is V.TupleT):
+        raise ZylaError("TypeError", "in invoke, expected a Tuple type of the arguments, got "
+                        f"{V.type_name(typeof(types))}")
+    sig = list(types.params)
+    if len(sig) != len(args) or not all(
+            V.issubtype(typeof(a), t) for a, t in zip(args, sig, strict=True)):
+        raise ZylaError("TypeError", "in invoke, argument type error")
+    if isinstance(f, GenericFunction):
+        return interp.invoke(f.dispatch(sig), list(args), kwargs or None)
+    return interp.call_value(f, list(args), kwargs or None)
+
+
 def _push(x: Any, *vs: Any) -> Any:
     if isinstance(x, np.ndarray):
         raise _GrowArray(x, vs)
@@ -670,9 +758,22 @@ class _GrowArray(Exception):
         self.x, self.vs = x, vs
 
 
+#: element types whose values numpy's `tolist` gives as their host values (Python's)
+_PY_ITEMS = frozenset((N.F64, N.I64, N.BOOL))
+#: the vector element types a Python number is stored into as it is
+_STORED_AS_IS = {float: N.F64, int: N.I64, bool: N.BOOL}
+
+
 def push_array(x: Any, *vs: Any) -> Any:
     """`push!` on a host vector: numpy arrays cannot grow in place, so the runtime keeps
     vectors resizable by reallocating and rebinding the buffer (see GrowableVector)."""
+    if (type(x) is np.ndarray and len(vs) == 1 and x.ndim == 1
+            and _STORED_AS_IS.get(type(vs[0])) == x.dtype):  # (the common case, quickly)
+        n = x.shape[0]
+        V.note_write(x)
+        resize_keeping_eltype(x, (n + 1,))
+        x[n] = vs[0]
+        return x
     if not isinstance(x, np.ndarray) or x.ndim != 1:
         return _push(x, *vs)
     return _grow(x, list(vs))
@@ -684,16 +785,32 @@ def _grow(x: np.ndarray, vs: list) -> np.ndarray:
     if base.dtype != object:
         conv = [_conv_elem(v, base.dtype) for v in vs]
     else:
-        conv = vs
+        elt = recorded(base)  # a Vector{String} takes Strings only
+        conv = vs if elt is None else [_to_eltype(elt, v) for v in vs]
     # numpy resize in place works when the array owns its data and has no views
     V.note_write(base)
     try:
-        base.resize((n + len(conv),), refcheck=False)
+        resize_keeping_eltype(base, (n + len(conv),))
     except ValueError:
-        raise ZylaError("ErrorException", "cannot resize array that shares memory") from None
+        raise ZylaError("ErrorException", "cannot resize array with shared data") from None
     for k, v in enumerate(conv):
         base[n + k] = v
     return base
+
+
+def _to_eltype(elt: V.JType, v: Any) -> Any:
+    """v as an element of an array of element type elt: as it is if it is one, else
+    converted to a number type of elt (`push!(Union{Float64, Missing}[], 1)` stores 1.0);
+    anything else is Julia's MethodError."""
+    tv = typeof(v)
+    if tv is elt or V.issubtype(tv, elt):
+        return v
+    if N.is_scalar(v) and N.dtype_of(v) != N.OBJ:
+        for m in V.union_members(elt) or (elt,):
+            if m in V.JTYPE_TO_DTYPE:
+                return convert(current.runtime(), m, v)
+    raise ZylaError("MethodError", f"Cannot `convert` an object of type {V.type_name(tv)} to "
+                    f"an object of type {V.type_name(elt)}")
 
 
 def _conv_elem(v: Any, d: np.dtype) -> Any:
@@ -716,7 +833,7 @@ def _pop(x: Any) -> Any:
             raise ZylaError("ArgumentError", "array must be non-empty")
         v = N.host_scalar(x[-1]) if x.dtype != object else x[-1]
         V.note_write(x)
-        x.resize((x.shape[0] - 1,), refcheck=False)
+        resize_keeping_eltype(x, (x.shape[0] - 1,))
         return v
     raise ZylaError("MethodError", "pop! needs a vector")
 
@@ -1095,10 +1212,22 @@ def _print_summary(ts: TestSet) -> None:
 # --- numbers ------------------------------------------------------------------------------------
 
 
+def _unit_of_type(t: V.JType, val: int, name: str) -> Any:
+    """zero(T) / one(T) of a type without a numpy dtype: Int128 and UInt128 have theirs,
+    other numbers the Int's; anything else (`zero(Any)`, `zero(String)`) is Julia's
+    MethodError."""
+    wide = V.WIDE_TYPES.get(t)
+    if wide is not None:
+        return wide(val)
+    if not V.issubtype(t, V.NumberT):
+        raise ZylaError("MethodError", f"no method matching {name}(::Type{{{V.type_name(t)}}})")
+    return val
+
+
 def _one(x: Any) -> Any:
     if isinstance(x, V.JType):
         d = V.JTYPE_TO_DTYPE.get(x)
-        return N.host_scalar(d.type(1)) if d is not None else 1
+        return N.host_scalar(d.type(1)) if d is not None else _unit_of_type(x, 1, "one")
     if is_array(x):
         return N.xp_for(x).eye(jl_size(x)[0], dtype=as_array(x).dtype)
     return N.cast(1, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 1
@@ -1107,7 +1236,7 @@ def _one(x: Any) -> Any:
 def _zero(x: Any) -> Any:
     if isinstance(x, V.JType):
         d = V.JTYPE_TO_DTYPE.get(x)
-        return N.host_scalar(d.type(0)) if d is not None else 0
+        return N.host_scalar(d.type(0)) if d is not None else _unit_of_type(x, 0, "zero")
     if is_array(x):
         return N.xp_for(x).zeros_like(as_array(x))
     return N.cast(0, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 0
@@ -1150,7 +1279,51 @@ def _eps(x: Any = 1.0) -> Any:
     if isinstance(x, V.JType):
         return N.host_scalar(np.finfo(V.JTYPE_TO_DTYPE[x]).eps)
     with np.errstate(over="ignore", invalid="ignore"):  # (eps(Inf) is NaN, as in Julia)
-        return N.host_scalar(np.spacing(np.abs(x)))  # eps(-x) == eps(x) > 0
+        out = np.spacing(np.abs(x))  # eps(-x) == eps(x) > 0
+        if np.isscalar(out) and np.isinf(out) and np.isfinite(x):
+            # eps(floatmax()): the spacing below it (Julia's ldexp(eps(T), exponent(x)))
+            out = np.abs(x) - np.nextafter(np.abs(x), type(out)(0))
+        return N.host_scalar(out)
+
+
+def _parse(rt: Any, t: Any, s: Any, base: Any = None) -> Any:
+    """`parse(T, s[; base])` of a number type: surrounding whitespace allowed, an integer
+    may have a sign and a 0x/0o/0b prefix; anything else is Julia's ArgumentError, an
+    integer too large for T an OverflowError."""
+    if not isinstance(s, str) or not isinstance(t, V.JType):
+        raise ZylaError("MethodError", f"no method matching parse(::{V.type_name(typeof(t))}, "
+                                       f"::{V.type_name(typeof(s))})")
+    text = s.strip()
+    d = V.JTYPE_TO_DTYPE.get(t)
+    if t is V.BoolT and text in ("true", "false"):
+        return text == "true"
+    if d is not None and d.kind == "f":
+        try:
+            if "_" in text:
+                raise ValueError
+            return convert(rt, t, float(text))
+        except ValueError:
+            raise ZylaError("ArgumentError",
+                            f"cannot parse {jl_show(s)} as {V.type_name(t)}") from None
+    if (d is None or d.kind not in "iub") and t not in V.WIDE_TYPES:
+        raise ZylaError("MethodError", f"no method matching parse(::Type{{{V.type_name(t)}}}, "
+                                       "::String)")
+    sign, body = (-1, text[1:]) if text[:1] == "-" else (1, text[1:] if text[:1] == "+" else text)
+    b = 10 if base is None else int(base)
+    if base is None and body[:2].lower() in ("0x", "0o", "0b"):
+        b, body = {"x": 16, "o": 8, "b": 2}[body[1].lower()], body[2:]
+    try:
+        if not body or "_" in body or body[0] in "+-" or body != body.strip():
+            raise ValueError
+        v = sign * int(body, b)
+    except ValueError:
+        raise ZylaError("ArgumentError", f"invalid base {b} digits in {jl_show(s)}") from None
+    try:
+        return convert(rt, t, v)
+    except ZylaError as e:
+        if e.kind != "InexactError":
+            raise
+        raise ZylaError("OverflowError", f"overflow parsing {jl_show(s)}") from None
 
 
 # --- misc ---------------------------------------------------------------------------------------
@@ -1253,13 +1426,19 @@ def _first(x: Any, n: Any = None) -> Any:
     if n is not None:
         if n < 0:
             raise ZylaError("ArgumentError", "Number of elements must be non-negative")
-        items = list(current.runtime().iterate(x))[:n]
+        items = list(itertools.islice(current.runtime().iterate(x), n))  # (x may be infinite)
         if isinstance(x, str):
             return "".join(c.value for c in items)
         return collect_results(items, (len(items),)) if not isinstance(x, tuple) else tuple(items)
     for v in current.runtime().iterate(x):
         return v
-    raise ZylaError("BoundsError", "collection must be non-empty")
+    if isinstance(x, V.Range):
+        return x.start  # first(1:0) == 1, as in Julia
+    # an array or a string is indexed at its first index; another iterator (a Tuple, a
+    # Dict) has no first element to iterate to
+    raise ZylaError("BoundsError" if (is_array(x) and not isinstance(x, tuple)) or isinstance(
+                        x, str) else "ArgumentError",
+                    "collection must be non-empty")
 
 
 def _last(x: Any) -> Any:
@@ -1424,21 +1603,51 @@ def _isless(a: Any, b: Any) -> bool:
 
 def _count(f: Any, xs: Any = None) -> int:
     if xs is None:
-        return int(np.sum(np.asarray(as_array(f))))
+        a = as_array(f)
+        if isinstance(a, np.ndarray) and a.dtype == N.BOOL:
+            return int(np.sum(a))
+        return sum(1 for v in current.runtime().iterate(f) if _truth(v, "count") is True)
     rt = current.runtime()
-    return sum(1 for x in rt.iterate(xs) if rt.interp.call_value(f, [x]))
+    return sum(1 for x in rt.iterate(xs) if _truth(rt.interp.call_value(f, [x]), "count"))
+
+
+def _truth(v: Any, what: str) -> Any:
+    """A Bool that any/all/count read (None for missing); anything else is Julia's
+    TypeError (`any([1, true])`)."""
+    if type(v) is bool or type(v) is np.bool_:
+        return bool(v)
+    if isinstance(v, V.StructValue) and v.type.name == "Missing" and what != "count":
+        return None
+    raise ZylaError("TypeError", f"non-boolean ({V.type_name(typeof(v))}) used in boolean "
+                    "context")
+
+
+def _any_all(values: Any, stop: bool) -> Any:
+    """any (stop=True) or all (stop=False) of the Bools in values, short-circuiting at the
+    first `stop`, with Julia's three-valued logic: missing if one was missing and none
+    decided the result."""
+    seen = None
+    for v in values:
+        t = _truth(v, "any" if stop else "all")
+        if t is None:
+            seen = v
+        elif t is stop:
+            return stop
+    return (not stop) if seen is None else seen
 
 
 def _any(f: Any, xs: Any = None) -> bool:
+    rt = current.runtime()
     if xs is None:
-        return any(bool(v) for v in current.runtime().iterate(f))
-    return any(current.runtime().interp.call_value(f, [x]) for x in current.runtime().iterate(xs))
+        return _any_all(rt.iterate(f), True)
+    return _any_all((rt.interp.call_value(f, [x]) for x in rt.iterate(xs)), True)
 
 
 def _all(f: Any, xs: Any = None) -> bool:
+    rt = current.runtime()
     if xs is None:
-        return all(bool(v) for v in current.runtime().iterate(f))
-    return all(current.runtime().interp.call_value(f, [x]) for x in current.runtime().iterate(xs))
+        return _any_all(rt.iterate(f), False)
+    return _any_all((rt.interp.call_value(f, [x]) for x in rt.iterate(xs)), False)
 
 
 def _dict(*pairs: Any) -> dict:
@@ -1501,6 +1710,7 @@ def install(rt: Any) -> None:
     current.make_current(rt)
     rt.current_file = ""
     b = rt.builtins
+    b["NTuple"] = NTupleT
 
     def host(name: str, f: Any,
              reason: HostOnly = HostOnly("runs on the host"), interp: bool = False) -> None:
@@ -1554,9 +1764,9 @@ def install(rt: Any) -> None:
         "occursin": lambda a, b: jl_string(a) in jl_string(b),
         "startswith": lambda a, b: jl_string(a).startswith(jl_string(b)),
         "endswith": lambda a, b: jl_string(a).endswith(jl_string(b)),
-        "split": lambda s, d=" ": np.array(jl_string(s).split(jl_string(d)) if d != " "
-                                           else jl_string(s).split(), dtype=object),
-        "parse": lambda t, s: convert(rt, t, float(s) if t in (V.Float64T, V.Float32T) else int(s)),
+        "split": lambda s, d=None: np.array(jl_string(s).split(jl_string(d)) if d is not None
+                                            else jl_string(s).split(), dtype=object),
+        "parse": lambda t, s, base=None: _parse(rt, t, s, base),
     }.items():
         host(name, f)
     for name, f in {
@@ -1568,6 +1778,17 @@ def install(rt: Any) -> None:
         "Core.with_logger": _with_logger,
     }.items():
         host(name, f, interp=True)
+    host("isabstracttype", _isabstracttype)
+    host("isconcretetype", _isconcretetype)
+    b["invoke"] = prim("invoke", _invoke, HostOnly("runs on the host"),
+                       '(dz, z, f, T, xs...) -> error("invoke has no derivative; call the '
+                       'function directly")', lambda *a, **k: V.AnyT, needs_interp=True)
+    b["invoke"].forward = "noforward"  # (no derivative in forward mode either: an AD error)
+    # convert(T, x) passes its cotangent on to x, in x's float type (as Zygote does)
+    b["convert"] = prim("convert", lambda t, x: convert(rt, t, x), HostOnly("runs on the host"),
+                        "(dz, z, T, x) -> (nothing, x isa Number || x isa AbstractArray ? "
+                        "Core.convert_cot(x, dz) : dz)", lambda *a, **k: V.AnyT)
+    b["convert"].forward = "(d, z, T, x) -> d[2]"  # (the tangent passes on, as the value)
     # a captured variable a closure reassigns lives in a Box, which AD does not follow:
     # a gradient through one that the differentiated code wrote is refused, if not zero
     # (it was lost, silently)

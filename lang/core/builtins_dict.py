@@ -21,10 +21,10 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
-from lang.core.builtins import _pair, convert, promote_type
+from lang.core.builtins import _pair, convert
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.primitives_array import collect_results
+from lang.core.primitives_array import COPIES, collect_results
 from lang.core.show import jl_show
 
 AbstractDictT = V.JType("AbstractDict", V.AnyT, arity=2, abstract=True)
@@ -40,8 +40,30 @@ def _common(types: list[V.JType]) -> V.JType:
         return V.AnyT
     out = types[0]
     for t in types[1:]:
-        out = out if t == out else V.typejoin(out, t)
+        out = out if t == out else _promote_typejoin(out, t)
     return out
+
+
+def _promote_typejoin(a: V.JType, b: V.JType) -> V.JType:
+    """Julia's promote_typejoin: the typejoin, except that Nothing or Missing joined with
+    another type T gives `Union{T, Nothing}` (`Dict(1 => 1, 2 => nothing)` is a
+    `Dict{Int64, Union{Nothing, Int64}}`)."""
+    for x, y in ((a, b), (b, a)):
+        if V.type_name(x) in ("Nothing", "Missing"):
+            return V.make_union((x, y))
+    return V.typejoin(a, b)
+
+
+def _iterate_pairs(what: str, x: Any) -> list:
+    """The elements of `Dict(x)`'s argument; one that is not iterable is Julia's
+    ArgumentError (`Dict(nothing)`)."""
+    try:
+        return list(current.runtime().iterate(x))
+    except ZylaError as e:
+        if e.kind != "MethodError":
+            raise
+        raise ZylaError("ArgumentError",
+                        f"{what}(kv): kv needs to be an iterator of tuples or pairs") from None
 
 
 #: value types whose Python values need no conversion (by identity: hashing a type costs);
@@ -63,20 +85,44 @@ class JDict(dict):
 
     def __init__(self, items: Any = (), key_type: V.JType | None = None,
                  value_type: V.JType | None = None) -> None:
-        super().__init__(items)
-        self.key_type = key_type or _common([typeof(k) for k in self.keys()])
-        self.value_type = value_type or _common([typeof(v) for v in self.values()])
+        if key_type is None or value_type is None or key_type not in V.JTYPE_TO_DTYPE:
+            super().__init__(items)
+            self.key_type = key_type or _common([typeof(k) for k in self.keys()])
+            self.value_type = value_type or _common([typeof(v) for v in self.values()])
+            return
+        # Dict{Float64, V}(1 => x): the keys converted to K, as the values to V
+        super().__init__()
+        self.key_type, self.value_type = key_type, value_type
+        for k, v in (items.items() if isinstance(items, dict) else items):
+            self[k] = v
 
     @property
     def jtype(self) -> V.JType:  # type: ignore[override]
         return V.apply_type(DictT, (self.key_type, self.value_type))
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        kt = self.key_type
+        if type(key) is not EXACT_VALUE_TYPES.get(id(kt)) and kt in V.JTYPE_TO_DTYPE:
+            key = convert(current.runtime(), kt, key)  # a Dict{Float64}'s key 1 is 1.0
         vt = self.value_type
         if type(value) is not EXACT_VALUE_TYPES.get(id(vt)) and vt in V.JTYPE_TO_DTYPE:
             value = convert(current.runtime(), vt, value)
         elif vt.abstract and vt is not V.AnyT and V.issubtype(vt, V.NumberT):
             _check_abstract_number(vt, value)  # (a Dict{String, Real} holds numbers only)
+        elif (vt.family.name == "Complex" and vt.params and not vt.abstract
+              and isinstance(value, (int, float, np.number, V.StructValue))
+              and typeof(value) != vt):
+            rt = current.runtime()  # Dict{K, ComplexF64}: d[k] = 2 stores 2.0 + 0.0im
+            value = rt.interp.call_value(rt.lookup("convert"), [vt, value])
+        elif vt.name == "Char" and isinstance(value, (int, np.integer)):
+            value = V.Char(chr(int(value)))  # Dict{Int, Char}: d[1] = 97 stores 'a'
+        elif (isinstance(value, (int, float, np.number)) and vt is not V.AnyT
+              and not V.issubtype(vt, V.NumberT) and vt.name != "Char"
+              and not V.issubtype(typeof(value), vt)):
+            # a number never converts to a non-number value type (`Dict{String,
+            # Vector{Int}}()["b"] = 1` is a MethodError, as convert's)
+            raise ZylaError("MethodError", "Cannot `convert` an object of type "
+                            f"{V.type_name(typeof(value))} to an object of type {V.type_name(vt)}")
         super().__setitem__(key, value)
 
     def __missing__(self, key: Any) -> Any:
@@ -86,6 +132,12 @@ class JDict(dict):
         inner = ", ".join(f"{jl_show(k)} => {jl_show(v)}" for k, v in self.items())
         return f"{V.type_name(self.jtype)}({inner})"
 
+
+def _copy_dict(d: JDict) -> JDict:
+    return JDict(dict.items(d), d.key_type, d.value_type)
+
+
+COPIES[JDict] = _copy_dict
 
 IdDictT = V.JType("IdDict", AbstractDictT, arity=2)
 
@@ -170,6 +222,9 @@ class JIdDict(JDict):
     __hash__ = None  # type: ignore[assignment]
 
 
+COPIES[JIdDict] = JIdDict.copy
+
+
 def make_iddict(t: V.JType, args: list, kwargs: dict | None) -> JIdDict:
     """`IdDict(pairs...)`, `IdDict(iterable_of_pairs)`, `IdDict{K,V}(...)`; IdDict() is an
     IdDict{Any, Any}."""
@@ -184,7 +239,7 @@ def make_iddict(t: V.JType, args: list, kwargs: dict | None) -> JIdDict:
 def _pairs_of(t: V.JType, args: list) -> list[tuple[Any, Any]]:
     items = list(args)
     if len(items) == 1 and not _is_pair(items[0]):
-        items = list(current.runtime().iterate(items[0]))
+        items = _iterate_pairs(t.name, items[0])
     out = []
     for p in items:
         if _is_pair(p):
@@ -201,7 +256,7 @@ def make_dict(t: V.JType, args: list, kwargs: dict | None) -> JDict:
     """`Dict(pairs...)`, `Dict(iterable_of_pairs)`, `Dict{K,V}(...)`."""
     items = list(args)
     if len(items) == 1 and not _is_pair(items[0]):
-        items = list(current.runtime().iterate(items[0]))
+        items = _iterate_pairs("Dict", items[0])
     kv = []
     for p in items:
         if _is_pair(p):
@@ -255,9 +310,12 @@ def merge(*ds: dict) -> JDict:
 def typed_dict(*ds: dict) -> JDict:
     """An empty Dict whose key (value) type is the promote_type of the key (value) types
     of the dicts ds (Julia's `Base._typeddict`, used by merge and mergewith)."""
+    rt = current.runtime()
+    promote = rt.lookup("promote_type")  # (Zyla's: it knows Complex and Rational too)
     kt, vt = keytype(ds[0]), valtype(ds[0])
     for d in ds[1:]:
-        kt, vt = promote_type(kt, keytype(d)), promote_type(vt, valtype(d))
+        kt = rt.interp.call_value(promote, [kt, keytype(d)])
+        vt = rt.interp.call_value(promote, [vt, valtype(d)])
     return JDict((), kt, vt)
 
 

@@ -54,11 +54,15 @@ class IOBuffer(IOStream):
 
     jtype = IOBufferT
 
-    def __init__(self) -> None:
+    def __init__(self, *, maxsize: Any = None, **_options: Any) -> None:
         self.parts: list[str] = []
+        self.room = None if maxsize is None else int(maxsize)  # `IOBuffer(maxsize=n)`
         super().__init__("buffer", lambda: self)
 
     def write(self, s: str) -> None:
+        if self.room is not None:  # (counted in characters; Julia counts bytes)
+            s = s[:max(self.room, 0)]
+            self.room -= len(s)
         self.parts.append(s)
 
     def take(self) -> str:

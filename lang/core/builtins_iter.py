@@ -106,7 +106,23 @@ def size_kind(x: Any) -> SizeKind:
         return x.ndim
     if isinstance(x, V.Range):
         return 1
+    if isinstance(x, V.StructValue) and not V.issubtype(x.type, V.NumberT):
+        return _struct_size_kind(x)
     return _type_size_kind(typeof(x))
+
+
+_TRAIT_KINDS = {"HasLength": "length", "SizeUnknown": "unknown", "IsInfinite": "infinite"}
+
+
+def _struct_size_kind(x: Any) -> SizeKind:
+    """A struct's IteratorSize from the program's (or the library's) `Base.IteratorSize`
+    methods for it (an `Iterators.Stateful` of an infinite iterator is infinite)."""
+    rt = current.runtime()
+    trait = rt.interp.call_value(rt.lookup("IteratorSize"), [x])
+    t = getattr(trait, "type", None)
+    if t is not None and t.name == "HasShape" and t.params and isinstance(t.params[0], int):
+        return t.params[0]
+    return _TRAIT_KINDS.get(getattr(t, "name", ""), "length")
 
 
 _LAZY_TYPE_SIZE = {"Filter": "unknown", "TakeWhile": "unknown", "DropWhile": "unknown",
@@ -194,6 +210,11 @@ def _len(x: Any) -> int | None:
     """The length of an iterable when it is known without iterating it."""
     if isinstance(x, LazyIter):
         return x.length
+    if isinstance(x, V.StructValue) and not V.issubtype(x.type, V.NumberT):
+        if size_kind(x) in ("unknown", "infinite"):
+            return None
+        rt = current.runtime()  # a struct's length from its `length` method
+        return int(rt.interp.call_value(rt.lookup("length"), [x]))
     try:
         return int(_length(None, x))
     except ZylaError:
@@ -201,6 +222,8 @@ def _len(x: Any) -> int | None:
 
 
 def _infinite(x: Any) -> bool:
+    if isinstance(x, V.StructValue) and not V.issubtype(x.type, V.NumberT):
+        return size_kind(x) == "infinite"
     return isinstance(x, LazyIter) and x.infinite
 
 
@@ -254,9 +277,28 @@ def flatten(xs: Any) -> LazyIter:
         t = inner() if inner is not None else V.AnyT
         return V.AnyT if t is V.AnyT or t.name.startswith("Base.") else _eltype(None, t)
 
+    outer = size_kind(xs)
+    length = None if outer == "infinite" else _flat_length(_len(xs), inner)
     return LazyIter("Flatten", lambda rt: (y for x in rt.iterate(xs) for y in rt.iterate(x)),
-                    size="infinite" if size_kind(xs) == "infinite" else "unknown",
+                    length, size="infinite" if outer == "infinite" else
+                    "unknown" if length is None else "length",
                     elt=None if inner is None else elt)
+
+
+def _flat_length(n: int | None, inner: Callable[[], Any] | None) -> int | None:
+    """The length of a flatten whose elements all have one length known from their type
+    (numbers: 1, `NTuple{k}`: k), as Julia's HasLength; else None."""
+    if n is None or inner is None:
+        return None
+    t = inner()
+    if not isinstance(t, V.JType) or t is V.AnyT:
+        return None
+    if V.issubtype(t, V.NumberT):
+        return n
+    if t.family is V.TupleT and t.params and all(
+            isinstance(p, V.JType) and p.family is not V.VarargT for p in t.params):
+        return n * len(t.params)
+    return None
 
 
 def cycle(xs: Any) -> LazyIter:
@@ -420,6 +462,15 @@ def accumulate(f: Any, xs: Any) -> LazyIter:
                     _len(xs), _infinite(xs), size=size_kind(xs))
 
 
+def product_elements(*its: Any) -> Any:
+    """The elements of `Iterators.product(its...)` in order (the first iterator varying
+    fastest), as a Vector; `collect` reshapes it."""
+    rt = current.runtime()
+    lists = [list(rt.iterate(x)) for x in reversed(its)]
+    out = [tuple(reversed(c)) for c in itertools.product(*lists)]
+    return collect_results(out, (len(out),))
+
+
 def install(rt: Any) -> None:
     """Register `Iterators.*` (qualified names, plus the unqualified ones Base exports)."""
     b = rt.builtins
@@ -447,6 +498,8 @@ def install(rt: Any) -> None:
     b["Core.bind_builtin"] = prim("Core.bind_builtin", lambda name, v: b.__setitem__(name, v),
                                   HOST, NONDIFF, anyt)
     b["Core.lazy_iterate"] = prim("Core.lazy_iterate", lazy_iterate, HOST, NONDIFF, anyt)
+    b["Core.product_elements"] = prim("Core.product_elements", product_elements, HOST, NONDIFF,
+                                      anyt)
     b["Core.lazy_rest"] = prim("Core.lazy_rest", lazy_rest, HOST, NONDIFF, anyt)
     b["Core.lazy_map"] = prim("Core.lazy_map", lazy_map, HOST, NONDIFF, anyt)
     b["Core.iterator_size"] = prim("Core.iterator_size", _size_trait_arg, HOST, NONDIFF, anyt)

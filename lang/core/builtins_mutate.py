@@ -26,6 +26,7 @@ from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins import _pair
 from lang.core.builtins_set import JSet
+from lang.core.eltypes import resize_keeping_eltype
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.primitives_array import _convert_elem, bounds_error, broadcast_assign
@@ -82,9 +83,9 @@ def _set_contents(x: np.ndarray, items: list) -> np.ndarray:
     """Make the vector x hold exactly `items` (already converted), in place."""
     V.note_write(x)
     try:
-        x.resize((len(items),), refcheck=False)
+        resize_keeping_eltype(x, (len(items),))
     except ValueError:
-        raise ZylaError("ErrorException", "cannot resize array that shares memory") from None
+        raise ZylaError("ErrorException", "cannot resize array with shared data") from None
     for k, v in enumerate(items):
         x[k] = v
     return x
@@ -257,6 +258,8 @@ def _write_linear(dest: np.ndarray, vals: list) -> np.ndarray:
 def copy_bang(dst: Any, src: Any) -> Any:
     """`copy!(dst, src)`: dst made equal to src in place (a vector is resized; arrays of
     other shapes need the same axes); also for Dicts and Sets."""
+    if dst is src:
+        return dst  # copy!(d, d) keeps d
     if isinstance(dst, dict):
         dict.clear(dst)
         for k, v in _dict_items(src):

@@ -23,10 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import NONDIFF, HostOnly, as_array, prim
+from lang.core.primitives_array import collect_results
 from lang.core.structure import OffloadError
 
 # the name under which an executable's input key travels with its global arrays
@@ -88,14 +90,23 @@ def _rand(*args: Any) -> Any:
     g = rng.gen
     if args and isinstance(args[0], V.Range):
         r = args[0]
-        shape = tuple(reversed(args[1:]))
+        dims = args[1] if len(args) == 2 and isinstance(args[1], tuple) else args[1:]
+        shape = tuple(reversed(dims))  # rand(r, dims...) or rand(r, (dims...))
         idx = g.integers(0, r.length, size=shape or None)
         if shape:
             return np.vectorize(lambda k: r[int(k)])(idx).astype(N.dtype_of(r.start))
         return r[int(idx)]
-    if args and isinstance(args[0], (np.ndarray, tuple)):
+    if args and isinstance(args[0], (np.ndarray, tuple, str)):
         items = list(current.runtime().iterate(args[0]))
-        return items[int(g.integers(0, len(items)))]
+        if not items:
+            raise ZylaError("ArgumentError", "collection must be non-empty")
+        dims = args[1] if len(args) == 2 and isinstance(args[1], tuple) else args[1:]
+        if not dims:
+            return items[int(g.integers(0, len(items)))]
+        shape = tuple(int(k) for k in dims)  # rand(v, dims...): an array of draws from v
+        picks = [items[int(k)] for k in g.integers(0, len(items), size=int(np.prod(shape)))]
+        out = collect_results(picks, (len(picks),))
+        return out.reshape(tuple(reversed(shape))) if len(shape) > 1 else out
     d, shape = _dtype_and_shape(args, N.F64)
     shape = tuple(int(s) for s in shape)
     if d == N.BOOL:

@@ -14,7 +14,10 @@ Set is not implemented).
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import current
@@ -22,7 +25,7 @@ from lang.core import values as V
 from lang.core.builtins_dict import EMPTY_OF, delete
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.primitives_array import collect_results
+from lang.core.primitives_array import COPIES, collect_results
 from lang.core.show import jl_show
 
 AbstractSetT = V.JType("AbstractSet", V.AnyT, arity=1, abstract=True)
@@ -31,14 +34,22 @@ SetT = V.JType("Set", AbstractSetT, arity=1)
 HOST = HostOnly("sets are host values")
 
 
+#: the stand-ins of the two Float64s whose Python equality is not Julia's isequal
+_NAN, _NEG_ZERO = ("#isequal", "NaN"), ("#isequal", "-0.0")
+
+
 def _key(x: Any) -> Any:
-    """A hashable stand-in for x (arrays by value, as Julia's isequal compares them)."""
+    """A hashable stand-in for x, equal for two values exactly when Julia's isequal says
+    so: arrays by value, NaN equal to NaN, -0.0 not equal to 0.0."""
+    if type(x) is float or type(x) is np.float64 or type(x) is np.float32:
+        if x != x:
+            return _NAN
+        if x == 0.0 and math.copysign(1.0, x) < 0:
+            return _NEG_ZERO
     try:
         hash(x)
         return x
     except TypeError:
-        import numpy as np
-
         if isinstance(x, np.ndarray):
             return ("#array", x.shape, str(x.dtype), x.tobytes())
         raise ZylaError("ArgumentError", f"a value of type {V.type_name(typeof(x))} "
@@ -60,6 +71,11 @@ class JSet:
     @property
     def items(self) -> list:
         return list(self._d.values())
+
+    def copy(self) -> JSet:
+        out = JSet((), self.elem_type)
+        out._d = dict(self._d)
+        return out
 
     @property
     def jtype(self) -> V.JType:
@@ -98,6 +114,9 @@ class JSet:
         inner = ", ".join(jl_show(e) for e in self._d.values())
         inferred = {typeof(e) for e in self._d.values()} == {self.elem_type}
         return f"{'Set' if inferred else V.type_name(self.jtype)}([{inner}])"
+
+
+COPIES[JSet] = JSet.copy
 
 
 def make_set(t: V.JType, args: list, kwargs: dict | None) -> JSet:
@@ -154,21 +173,46 @@ def symdiff(a: Any, *rest: Any) -> Any:
     """Julia's symdiff: each element of each argument, in order, toggles its membership
     (so multiplicity matters for vectors: symdiff([1, 2, 3], [4, 3, 4]) == [1, 2])."""
     kept: dict[Any, Any] = {}
+    order: list = []
     for coll in (a, *rest):
         elems = _elements(coll)
         if isinstance(coll, JSet):
             elems = _unique_list(elems)
+        order += elems
         for e in elems:
             k = _key(e)
             if k in kept:
                 del kept[k]
             else:
                 kept[k] = e
-    return _result(a, list(kept.values()))
+    # (in the order the elements first appear: symdiff([1, 2, 3, 4, 5], [1, 2, 3], [3, 4])
+    # is [3, 5])
+    return _result(a, [e for e in _unique_list(order) if _key(e) in kept])
 
 
-def unique(a: Any) -> Any:
+def unique(a: Any, dims: Any = None) -> Any:
+    if dims is not None:
+        return _unique_slices(a, int(dims))
     return _result(a, _unique_list(_elements(a)))
+
+
+def _unique_slices(a: Any, d: int) -> np.ndarray:
+    """`unique(A; dims=d)`: the slices of A along dimension d, first occurrences only
+    (compared as isequal: by their bits, so NaN equals NaN and -0.0 differs from 0.0)."""
+    a = np.asarray(a)
+    if not 1 <= d <= max(a.ndim, 1):
+        raise ZylaError("ArgumentError", f"unique: dimension {d} out of range for a "
+                        f"{a.ndim}-dimensional array")
+    ax = a.ndim - d
+    seen: set = set()
+    keep = []
+    for i in range(a.shape[ax]):
+        sl = np.take(a, i, axis=ax)
+        k = tuple(_key(e) for e in sl.reshape(-1)) if a.dtype == object else sl.tobytes()
+        if k not in seen:
+            seen.add(k)
+            keep.append(i)
+    return np.take(a, keep, axis=ax)
 
 
 def issubset(a: Any, b: Any) -> bool:

@@ -29,8 +29,16 @@ _HANDLING: list[ZylaError] = []
 
 
 
+# kinds of errors the runtime raises that Julia code catches as another type: an AD error
+# is an ErrorException, as Zygote's are `error(...)`s
+_CAUGHT_AS = {"AD error": "ErrorException"}
+
+
 def _exception_type(kind: str) -> V.JType:
-    t = current.runtime().builtins.get(kind)
+    rt = current.runtime()
+    t = rt.builtins.get(kind)
+    if t is None and kind in _CAUGHT_AS:
+        t = rt.lookup(_CAUGHT_AS[kind])
     if isinstance(t, V.JType) and t.is_struct:
         return t
     t = _ADHOC.get(kind)

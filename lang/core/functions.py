@@ -18,6 +18,7 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import values as V
 from lang.core.complexes import object_array_eltype
+from lang.core.eltypes import recorded
 from lang.core.hints import closest_methods
 from lang.core.ir import Function
 
@@ -51,6 +52,8 @@ class Method(V.Atomic):
         for t, s in zip(types, self.sig, strict=False):
             if not V.issubtype(t, s, env):
                 return None
+            for k in [k for k in env if V.is_alias_var(k)]:
+                del env[k]  # (each `::Vector` argument has its own element type)
         if self.vararg:
             for t in types[len(self.sig):]:
                 if not V.issubtype(t, self.vararg_type, env):
@@ -279,6 +282,24 @@ def array_type(elt: V.JType, n: int) -> V.JType:
 
 def typeof(x: Any) -> V.JType:
     """The Julia type of a host value (see lang.core.values for the representation)."""
+    by_class = _TYPEOF.get(type(x))
+    if by_class is not None:
+        return by_class(x)
+    return _typeof_any(x)
+
+
+def _array_typeof(x: np.ndarray) -> V.JType:
+    if x.dtype == object:
+        # an array of complex numbers of one type is an Array{Complex{T}}
+        elt = recorded(x) or object_array_eltype(x) or V.AnyT
+    else:
+        elt = V.DTYPE_TO_JTYPE.get(x.dtype, V.AnyT)
+    return array_type(elt, max(x.ndim, 1) if x.ndim else 0)
+
+
+def _typeof_any(x: Any) -> V.JType:
+    """typeof for a value whose Python class is not in the table (subclasses, traced
+    JAX values, Python callables)."""
     if isinstance(x, bool):
         return V.BoolT
     if isinstance(x, int):
@@ -286,12 +307,7 @@ def typeof(x: Any) -> V.JType:
     if isinstance(x, float):
         return V.Float64T
     if isinstance(x, np.ndarray):
-        if x.dtype == object:
-            # an array of complex numbers of one type is an Array{Complex{T}}
-            elt = object_array_eltype(x) or V.AnyT
-        else:
-            elt = V.DTYPE_TO_JTYPE.get(x.dtype, V.AnyT)
-        return array_type(elt, max(x.ndim, 1) if x.ndim else 0)
+        return _array_typeof(x)
     if isinstance(x, np.generic):
         return V.DTYPE_TO_JTYPE.get(x.dtype, V.AnyT)
     if isinstance(x, str):
@@ -335,6 +351,22 @@ def typeof(x: Any) -> V.JType:
     if callable(x):
         return V.FunctionT
     return V.AnyT
+
+
+def _always(t: V.JType) -> Callable[[Any], V.JType]:
+    return lambda x: t
+
+
+#: typeof by a value's exact Python class (the common classes; others: _typeof_any)
+_TYPEOF: dict[type, Callable[[Any], V.JType]] = {
+    bool: lambda x: V.BoolT, int: lambda x: V.Int64T, float: lambda x: V.Float64T,
+    str: lambda x: V.StringT, type(None): lambda x: V.NothingT, np.ndarray: _array_typeof,
+    V.Char: lambda x: V.CharT, V.Symbol: lambda x: V.SymbolT,
+    V.StructValue: lambda x: x.type, GenericFunction: lambda x: x.jtype,
+    Closure: lambda x: x.jtype,
+    tuple: lambda x: V.apply_type(V.TupleT, tuple(typeof(e) for e in x)),
+    **{dt.type: _always(t) for dt, t in V.DTYPE_TO_JTYPE.items()},
+}
 
 
 def call_label(f: Any, args: list, kwargs: dict | None = None) -> str:

@@ -26,6 +26,7 @@ import math
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ from lang.core.interp import (
     tape_count,
 )
 from lang.core.ir import Function, Op, Region, free_values, walk_ops
+from lang.core.numeric import host_scalar
 from lang.core.primitives import _I64_MAX, _I64_MIN, PRIMITIVES, Primitive, wrap_int64
 
 #: ZYLA_HOSTCODE=0 runs every body on the interpreter loop (the reference the
@@ -145,12 +147,70 @@ def specialize(interp: Any, fn: Function, key: tuple,
                 loops = g.loop_types
                 continue
             if not g.selfcalls or ret is None or (ret is not BOTTOM and g.ret_type == ret):
+                if not g.calls_out and not g.direct:  # (nothing needs the depth: drop it)
+                    h = _Gen(interp, fn, key, ret, loops, nodepth=True)
+                    h.write()
+                    if not h.retry and not h.calls_out and not h.direct:
+                        return h.finish(dropped)
                 return g.finish(dropped)
             ret = g.ret_type if ret is BOTTOM and g.ret_type not in (BOTTOM, IRANGE) else None
             loops = {}
     except (Untranslatable, SyntaxError, RecursionError, MemoryError, ValueError):
         return None
     return None
+
+
+#: the (body, argument types) whose specialisation is being written (a call back into
+#: one of them is not made a direct call: mutual recursion goes the general way)
+_MAKING: set[tuple[int, tuple]] = set()
+
+
+def spec_table(interp: Any, fn: Function) -> dict[Any, Any]:
+    """`fn`'s specialisations on `interp`, by argument types (the type for one argument,
+    else the tuple of them); False where there is none for those types."""
+    t = fn.host_specs
+    if t is None or t[0] is not interp:
+        t = fn.host_specs = (interp, {})
+    return t[1]
+
+
+def spec_for(interp: Any, fn: Function, key: tuple) -> Any:
+    """`fn`'s specialisation for arguments of the Python types `key`, made once (False
+    when there is none, or while it is being made)."""
+    table = spec_table(interp, fn)
+    k = key[0] if len(key) == 1 else key
+    out = table.get(k)
+    if out is not None:
+        return out
+    if (id(fn), key) in _MAKING or not all(t in SCALARS for t in key):
+        return False
+    _MAKING.add((id(fn), key))
+    try:
+        out = specialize(interp, fn, key, lambda: table.pop(k, None)) or False
+    finally:
+        _MAKING.discard((id(fn), key))
+    table[k] = out
+    return out
+
+
+def _general_call(interp: Any, call_named: Callable[..., Any], name: str,
+                  depth: bool = True) -> Callable[..., Any]:
+    """What a specialisation's direct call of `name` becomes once its assumptions are
+    dropped: the general call (`spec(args..., dd)`'s depth argument restored first, for
+    a call that passes one)."""
+
+    def general(*a: Any) -> Any:
+        interp.depth = a[-1] - 1
+        return call_named(DYNAMIC, name, list(a[:-1]), None)
+
+    def general_nodepth(*a: Any) -> Any:
+        return call_named(DYNAMIC, name, list(a), None)
+
+    return general if depth else general_nodepth
+
+
+def _has_loop(fn: Function) -> bool:
+    return any(op.name in ("for", "while") for op in walk_ops(fn.body))
 
 
 def _spec_worthy(interp: Any, fn: Function) -> bool:
@@ -185,7 +245,8 @@ class _Gen:
     """Writes one body's Python source, with a namespace of the objects it refers to."""
 
     def __init__(self, interp: Any, fn: Function, spec: tuple | None = None,
-                 ret: Any = None, loops: dict[int, list] | None = None) -> None:
+                 ret: Any = None, loops: dict[int, list] | None = None,
+                 nodepth: bool = False) -> None:
         self.interp = interp
         self.rt = interp.rt
         self.fn = fn
@@ -199,6 +260,15 @@ class _Gen:
         # every value whose type follows from the argument types
         self.known: dict[int, Any] = {}
         self.consts: dict[int, Any] = {}  # value id -> a constant's value
+        self.lits: dict[int, str] = {}  # value id -> a constant's Python literal
+        # value id -> the expression of a typed comparison written into the `if` that
+        # follows it and is its only use; the uses of each value; the op after this one
+        self.exprs: dict[int, str] = {}
+        self.uses: dict[int, int] = {}
+        for o in walk_ops(fn.body):
+            for v in o.operands:
+                self.uses[v.id] = self.uses.get(v.id, 0) + 1
+        self.next_op: Op | None = None
         self.temps = 0
         self.handlers = interp.handlers
         # specialisation (`specialize`): the argument types, the assumed result type of
@@ -215,6 +285,10 @@ class _Gen:
         self.pure = False  # the op just written calls nothing that may run Zyla code
         self.calls_out = False
         self.self_name = ""  # the name the body's self-calls call it by
+        self.direct: dict[str, tuple[str, bool]] = {}  # variable -> callee's name, depth?
+        # a specialisation that calls out to nothing (but itself) takes no depth: a
+        # recursion too deep is Python's RecursionError, a StackOverflowError as before
+        self.nodepth = nodepth
         if spec is not None:
             for a, t in zip(fn.body.args, spec, strict=True):
                 self.known[a.id] = t
@@ -229,6 +303,20 @@ class _Gen:
         name = f"{prefix}{len(self.ns)}"
         self.ns[name] = value
         return name
+
+    def ref(self, v: Any) -> str:
+        """The Python expression of an operand: its variable, or a constant's literal
+        (written where it is used: no assignment to run)."""
+        return self.lits.get(v.id) or f"v{v.id}"
+
+    def var(self, v: Any, depth: int) -> str:
+        """A variable that holds the operand (a constant's literal is assigned to one)."""
+        lit = self.lits.get(v.id)
+        if lit is None:
+            return f"v{v.id}"
+        t = self.temp()
+        self.emit(depth, f"{t} = {lit}")
+        return t
 
     def temp(self) -> str:
         self.temps += 1
@@ -272,7 +360,8 @@ class _Gen:
         code = compile(source, f"<zyla {fn.name}>", "exec")
         where = self.where
         ns = self.ns
-        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e)
+        consts = self.consts
+        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e, consts)
         exec(code, ns)  # noqa: S102 -- the source is ours, written above from the IR
         watch = self.rt.watch
         for name, s in self.slots.items():
@@ -283,15 +372,10 @@ class _Gen:
         """The table of this body's specialisations by argument types (False: none for
         those types) and the function that makes a missing one."""
         interp, fn = self.interp, self.fn
-        table: dict[Any, Any] = {}
+        table = spec_table(interp, fn)
 
         def make(k: Any) -> Any:
-            key = k if type(k) is tuple else (k,)
-            out: Any = False
-            if all(t in SCALARS for t in key):
-                out = specialize(interp, fn, key, lambda: table.pop(k, None)) or False
-            table[k] = out
-            return out
+            return spec_for(interp, fn, k if type(k) is tuple else (k,))
 
         return table, make
 
@@ -299,13 +383,18 @@ class _Gen:
         """Write a specialisation's source (`self.lines`): `spec(args..., dd)`, dd the
         interpreter depth of its activation. Its self-calls pass dd + 1 and do not touch
         `I.depth`; before any other call it sets `I.depth = dd`, and restores the
-        caller's depth when it returns."""
+        caller's depth when it returns. With `nodepth` (it calls nothing but itself and
+        inline operations): `spec(args...)`, its depth bounded by Python's recursion
+        limit (a RecursionError becomes the same StackOverflowError)."""
         fn = self.fn
         params = "".join(f"v{a.id}, " for a in fn.body.args)
-        self.emit(0, f"def spec({params}dd):")
-        self.emit(1, "if dd > 4000:")
-        self.emit(2, "I.depth = 0")
-        self.emit(2, "raise OVERFLOW()")
+        if self.nodepth:
+            self.emit(0, f"def spec({params[:-2]}):")
+        else:
+            self.emit(0, f"def spec({params}dd):")
+            self.emit(1, "if dd > 4000:")
+            self.emit(2, "I.depth = 0")
+            self.emit(2, "raise OVERFLOW()")
         self.emit(1, "try:")
         out = self.region(fn.body, 2)
         self.ret_type = self.term_types[0] if self.term_types else None
@@ -322,7 +411,8 @@ class _Gen:
         general way from then on and `dropped()` removes it from its table."""
         fn, ns, where = self.fn, self.ns, self.where
         code = compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec")
-        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e)
+        consts = self.consts
+        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e, consts)
         exec(code, ns)  # noqa: S102 -- the source is ours, written above from the IR
         spec = ns["spec"]
         name = self.self_name
@@ -333,15 +423,22 @@ class _Gen:
             ns["SELF"] = spec
             return spec(*a)
 
-        def general(*a: Any) -> Any:
-            interp.depth = a[-1] - 1
-            return call_named(DYNAMIC, name, list(a[:-1]), None)
-
         def drop() -> None:
-            ns["SELF"] = general
+            ns["SELF"] = _general_call(interp, call_named, name, not self.nodepth)
+            for var, (callee, depth) in self.direct.items():
+                ns[var] = _general_call(interp, call_named, callee, depth)
             dropped()
 
         ns["SELF"] = first
+        entry = spec
+        if self.nodepth:  # (callers that pass the depth go through a wrapper)
+            def entry(*a: Any) -> Any:
+                return spec(*a[:-1])
+        entry.raw = spec
+        entry.nodepth = self.nodepth
+        entry.ret_type = self.ret_type if self.ret_type not in (BOTTOM, IRANGE) else None
+        entry.leaf = not self.calls_out
+        entry.assumed = dict(self.assumed)
         watch = self.rt.watch
         for n, s in self.slots.items():
             watch.add(n, ns, s)
@@ -349,14 +446,15 @@ class _Gen:
             watch.on_change(n, drop)
             if type(v) is GenericFunction:
                 v.on_change.append(drop)
-        return spec
+        return entry
 
     def region(self, region: Region, depth: int) -> list[str]:
         """Write a region's ops; return the expressions its terminator yields."""
-        for op in region.ops:
+        for k, op in enumerate(region.ops):
+            self.next_op = region.ops[k + 1] if k + 1 < len(region.ops) else None
             if op.name in ("yield", "return"):
                 self.term_types = [self.known.get(v.id) for v in op.operands]
-                return [f"v{v.id}" for v in op.operands]
+                return [self.ref(v) for v in op.operands]
             outer = self.chain
             self.chain = (op,) + outer
             start = len(self.lines)
@@ -398,12 +496,13 @@ class _Gen:
     def op_const(self, op: Op, depth: int) -> None:
         v = op.attrs["value"]
         lit = _literal(v)
+        rid = op.results[0].id
+        self.consts[rid] = v
         if lit is None:
-            lit = self.bind("K", v)
-        else:
-            self.known[op.results[0].id] = type(v)
-            self.consts[op.results[0].id] = v
-        self.assign(op, depth, lit)
+            self.assign(op, depth, self.bind("K", v))
+            return
+        self.known[rid] = type(v)
+        self.lits[rid] = lit if type(v) is bool or v is None else f"({lit})"
 
     def op_global(self, op: Op, depth: int) -> None:
         name = op.attrs["name"]
@@ -414,13 +513,13 @@ class _Gen:
 
     def op_setglobal(self, op: Op, depth: int) -> None:
         self.emit(depth, "I.effects += 1")
-        self.emit(depth, f"SETGLOBAL({op.attrs['name']!r}, v{op.operands[0].id})")
+        self.emit(depth, f"SETGLOBAL({op.attrs['name']!r}, {self.ref(op.operands[0])})")
         self.assign(op, depth, "None")
 
     def args(self, op: Op, start: int) -> tuple[str, str]:
         """Python expressions of a call op's positional argument list and keyword dict
         (`None` without keywords), as Interpreter.call_args builds them."""
-        names = [f"v{v.id}" for v in op.operands[start:]]
+        names = [self.ref(v) for v in op.operands[start:]]
         kw = op.attrs.get("kw") or ()
         splat = op.attrs.get("splat") or ()
         pos = names[: len(names) - len(kw)] if kw else names
@@ -440,17 +539,21 @@ class _Gen:
         now = self.rt.watch.resolve(name)
         args, kwargs = self.args(op, 0)
         general = f"CALL_NAMED({s}, {name!r}, {args}, {kwargs})"
-        vals = [f"v{v.id}" for v in op.operands]
+        vals = [self.ref(v) for v in op.operands]
         if self.spec is not None and plain and len(op.results) == 1 and (
                 (type(now) is Primitive and self.typed(now, name, op, vals, depth))
                 or (type(now) is GenericFunction and (
                     self.self_call(now, name, op, vals, depth)
-                    or self.typed_method(now, name, op, vals, depth)))):
+                    or self.typed_method(now, name, op, vals, depth)
+                    or self.direct_call(now, name, op, vals, depth)))):
             self.pure = True
             self.assumed[name] = now
             return
         if plain and 1 <= len(vals) <= 3 and len(op.results) == 1 and type(now) is not Primitive:
-            types = [f"type({v})" for v in vals]
+            # (a struct's key is its Julia type, anything else's its Python type)
+            types = [f"type({v})" if self.known.get(x.id) in SCALARS or not v.isidentifier()
+                     else f"({v}.type if type({v}) is STRUCT else type({v}))"
+                     for v, x in zip(vals, op.operands, strict=True)]
             key = types[0] if len(vals) == 1 else f"({', '.join(types)})"
             general = f"CALL_TYPED({s}, {name!r}, {key}, {', '.join(vals)})"
         target, sel = now, ""
@@ -471,9 +574,9 @@ class _Gen:
             direct = f"{self.bind('H', target.host)}({', '.join(vals)})"
         pre, fast = self.inline(target, op, vals, r)
         form = _FAST_FORMS.get(target.name) if PRIMITIVES.get(target.name) is target else None
-        written = form(vals) if form is not None else None
-        if written is not None:
-            fast.append((written[0], [f"{r} = {written[1]}"]))
+        if form is not None:
+            consts = [self.consts.get(v.id, UNSET) for v in op.operands]
+            fast.extend((guard, [f"{r} = {expr}"]) for guard, expr in form.write(vals, consts))
         for line in pre:
             self.emit(depth, line)
         first = True
@@ -568,6 +671,11 @@ class _Gen:
             if t is BOTTOM or BOTTOM in ts:  # (a pass that only finds types)
                 self.emit(depth, f"{r} = None")
                 return True
+            nxt = self.next_op
+            if (t is bool and self.uses.get(rid) == 1 and nxt is not None
+                    and nxt.name == "if" and nxt.operands[0].id == rid):
+                self.exprs[rid] = f"{vals[0]} {pyop} {vals[1]}"  # (`if a < b:` itself)
+                return True
             self.emit(depth, f"{r} = {vals[0]} {pyop} {vals[1]}")
             if t is int:
                 self.emit(depth, self.wrap(p.name, op, r))
@@ -583,6 +691,9 @@ class _Gen:
             a, b = vals
             if t is int:  # (Julia converts both to Float64 first; Python's int / int does not)
                 a, b = f"float({a})", f"float({b})"
+            if self.consts.get(op.operands[1].id, 0) != 0:  # (a constant divisor: not 0)
+                self.emit(depth, f"{r} = {a} / {b}")
+                return True
             h = self.bind("H", over_xp)
             self.emit(depth, f"if {vals[1]} != 0: {r} = {a} / {b}")
             self.emit(depth, f"else: {r} = float({h}(NP, {vals[0]}, {vals[1]}))")
@@ -678,28 +789,62 @@ class _Gen:
             self.known[rid] = self.ret_assume
         self.selfcalls += 1
         self.self_name = self.self_name or name
-        self.emit(depth, f"v{rid} = SELF({', '.join(vals)}, dd + 1)")
+        depth_arg = "" if self.nodepth else ", dd + 1"
+        self.emit(depth, f"v{rid} = SELF({', '.join(vals)}{depth_arg})")
+        return True
+
+    def direct_call(self, g: GenericFunction, name: str, op: Op, vals: list[str],
+                    depth: int) -> bool:
+        """In a specialisation: a call of another function's method with arguments of
+        known Int64/Float64/Bool types, whose own specialisation for them is a leaf (it
+        calls nothing but what is written inline, itself and other leaves) without a loop,
+        calls that specialisation directly: no dispatch, and no question to the tiering
+        policy, which runs such a cheap call here anyway (a callee with a loop may be hot:
+        the policy sees its calls). The result's type becomes the callee's."""
+        ts = tuple(self.known.get(v.id) for v in op.operands)
+        if not ts or not all(t in SCALARS for t in ts):
+            return False
+        try:
+            m = g.dispatch([_PY_TYPES[t] for t in ts])
+        except ZylaError:
+            return False
+        body = m.fn
+        if (body is None or body is self.fn or m.prim is not None or m.impl is not None
+                or body.vararg or body.nkw or body.ncaptures or body.derived
+                or len(vals) != len(body.params) or _has_loop(body)):
+            return False
+        spec = spec_for(self.interp, body, ts)
+        if not spec or not spec.leaf or self.nodepth:
+            return False
+        rid = op.results[0].id
+        if spec.ret_type is not None:
+            self.known[rid] = spec.ret_type
+        var = self.bind("D", spec.raw)
+        self.direct[var] = (name, not spec.nodepth)
+        self.assumed.update(spec.assumed)
+        depth_arg = "" if spec.nodepth else ", dd + 1"
+        self.emit(depth, f"v{rid} = {var}({', '.join(vals)}{depth_arg})")
         return True
 
     def op_callv(self, op: Op, depth: int) -> None:
         args, kwargs = self.args(op, 1)
-        self.assign(op, depth, f"CALL_VALUE(v{op.operands[0].id}, {args}, {kwargs})")
+        self.assign(op, depth, f"CALL_VALUE({self.ref(op.operands[0])}, {args}, {kwargs})")
 
     def op_closure(self, op: Op, depth: int) -> None:
         func = self.bind("F", op.attrs["func"])
-        caps = "".join(f"v{v.id}, " for v in op.operands)
+        caps = "".join(f"{self.ref(v)}, " for v in op.operands)
         self.assign(op, depth, f"CLOSURE({func}, ({caps}), {op.attrs.get('name', '#anon')!r})")
 
     def op_default(self, op: Op, depth: int) -> None:
         r = f"v{op.results[0].id}"
-        self.emit(depth, f"{r} = v{op.operands[0].id}")
+        self.emit(depth, f"{r} = {self.ref(op.operands[0])}")
         self.emit(depth, f"if {r} is UNSET:")
         self.emit(depth + 1, "pass")
         out = self.region(op.regions[0], depth + 1)
         self.emit(depth + 1, f"{r} = {out[0]}")
 
     def op_if(self, op: Op, depth: int) -> None:
-        c = f"v{op.operands[0].id}"
+        c = self.exprs.get(op.operands[0].id) or self.var(op.operands[0], depth)
         if self.known.get(op.operands[0].id) is not bool:
             self.emit(depth, f"if type({c}) is not bool: {c} = CONDITION({c})")
         targets = [f"v{r.id}" for r in op.results]
@@ -727,7 +872,8 @@ class _Gen:
         if tape_count(op) or self.fn.derived or not carried:
             return
         o = self.bind("O", op)
-        env = "{" + ", ".join(f"{i}: v{i}" for i in sorted(free_values(op))) + "}"
+        env = "{" + ", ".join(f"{i}: {self.lits.get(i, f'v{i}')}"
+                              for i in sorted(free_values(op))) + "}"
         out = self.temp()
         self.emit(depth + 1, f"{out} = OSR({o}, {t0}, {progress}, {it}, {env}, "
                              f"[{', '.join(carried)}])")
@@ -740,7 +886,7 @@ class _Gen:
         args = body.args
         ntape = tape_count(op)
         carried = [f"v{a.id}" for a in args[1:]]
-        inits = [f"v{v.id}" for v in op.operands[1:]]
+        inits = [self.ref(v) for v in op.operands[1:]]
         assumed = self.assume_loop(op, op.operands[1:], [args[1:]])
         if self.known.get(op.operands[0].id) is IRANGE:
             self.known[args[0].id] = int
@@ -750,10 +896,10 @@ class _Gen:
         recs = [self.temp() for _ in range(ntape)]
         for t in recs:
             self.emit(depth, f"{t} = []")
-        it = f"v{op.operands[0].id}"
+        it = self.ref(op.operands[0])
         t0 = self.temp()
-        self.emit(depth, f"{prog} = [0, TRIP_COUNT({it})]")
         self.emit(depth, f"{t0} = CLOCK()")
+        self.emit(depth, f"{prog} = [0, TRIP_COUNT({it}), {t0}]")
         self.emit(depth, f"I.loops.append({prog})")
         self.emit(depth, "try:")
         self.emit(depth + 1, f"for v{args[0].id} in ITERATE({it}):")
@@ -812,19 +958,23 @@ class _Gen:
         ntape = tape_count(op)
         carried = [self.temp() for _ in op.operands]
         assumed = self.assume_loop(op, op.operands, [cond_r.args, body.args])
-        self.yield_to(depth, carried, [f"v{v.id}" for v in op.operands])
+        self.yield_to(depth, carried, [self.ref(v) for v in op.operands])
         recs = [self.temp() for _ in range(ntape)]
         for t in recs:
             self.emit(depth, f"{t} = []")
         prog, t0 = self.temp(), self.temp()
-        self.emit(depth, f"{prog} = [0, -1]")  # (a while loop's trip count is not known)
         self.emit(depth, f"{t0} = CLOCK()")
+        self.emit(depth, f"{prog} = [0, -1, {t0}]")  # (a while loop's trip count: unknown)
         self.emit(depth, f"I.loops.append({prog})")
         self.emit(depth, "try:")
         self.emit(depth + 1, "while True:")
         d = depth + 2
         self.yield_to(d, [f"v{a.id}" for a in cond_r.args], carried[: len(cond_r.args)])
         c = self.region(cond_r, d)[0]
+        if not c.isidentifier():  # (a constant condition: `while true`)
+            t = self.temp()
+            self.emit(d, f"{t} = {c}")
+            c = t
         if self.term_types[:1] != [bool]:
             self.emit(d, f"if type({c}) is not bool: {c} = CONDITION({c})")
         self.emit(d, f"if not {c}: break")
@@ -844,12 +994,12 @@ class _Gen:
 
     def op_method(self, op: Op, depth: int) -> None:
         o = self.bind("O", op)
-        types = ", ".join(f"v{v.id}" for v in op.operands)
+        types = ", ".join(self.ref(v) for v in op.operands)
         self.assign(op, depth, f"RT.define_method({o}, [{types}])")
 
     def op_struct(self, op: Op, depth: int) -> None:
         o = self.bind("O", op)
-        vals = [f"v{v.id}" for v in op.operands]
+        vals = [self.ref(v) for v in op.operands]
         self.assign(op, depth, f"RT.define_struct({o}, {vals[0]}, [{', '.join(vals[1:])}])")
 
     def other(self, op: Op, depth: int) -> None:
@@ -859,7 +1009,7 @@ class _Gen:
             raise Untranslatable(op.name)
         h = self.bind("X", handler)
         o = self.bind("O", op)
-        env = "{" + ", ".join(f"{v.id}: v{v.id}" for v in op.operands) + "}"
+        env = "{" + ", ".join(f"{v.id}: {self.ref(v)}" for v in op.operands) + "}"
         self.assign(op, depth, f"{h}(I, {o}, {env}, FN)")
 
 
@@ -885,53 +1035,126 @@ _INLINE_CASES: dict[str, list[tuple]] = {
 
 def _forwards(g: GenericFunction, p: Primitive) -> bool:
     """Whether every case written inline for `p` dispatches to `p` through `g`: its
-    Int64/Float64 cases, and for a Dict's get and store, no method of `g` but the
-    fallback takes a Dict first."""
+    Int64/Float64 cases, and for a fast form (`_FAST_FORMS`), no method of `g` but the
+    fallback may take the values of its cases."""
     cases = _INLINE_CASES.get(p.name)
-    if cases is not None:
-        for types in cases:
-            try:
-                if g.dispatch(list(types)).prim is not p:
-                    return False
-            except ZylaError:
+    form = _FAST_FORMS.get(p.name)
+    if cases is None and form is None:
+        return False
+    for types in cases or ():
+        try:
+            if g.dispatch(list(types)).prim is not p:
                 return False
-        return True
-    if p.name in _FAST_FORMS:
-        dict_t = V.apply_type(DictT, (V.AnyT, V.AnyT))
-        for m in g.methods:
-            if m.prim is p or not m.sig:
-                continue
-            first = m.sig[0]
-            if not isinstance(first, V.JType) or first.family is DictT or V.issubtype(
-                    dict_t, first):
-                return False
-        return True
-    return False
+        except ZylaError:
+            return False
+    return form is None or not any(m.prim is not p and _may_take(m, form.kinds)
+                                   for m in g.methods)
 
 
-def _fast_get(vals: list[str]) -> tuple[str, str] | None:
+def _may_take(m: Method, kinds: tuple[str, ...]) -> bool:
+    """Whether method `m` may be the one called with values of these kinds (so that a
+    fast form for them would bypass it): every one of its parameters there may take
+    the value (conservatively: unless its type certainly does not)."""
+    n = len(kinds)
+    if m.nreq > n or (not m.vararg and len(m.sig) < n):
+        return False
+    types = [m.sig[k] if k < len(m.sig) else m.vararg_type for k in range(n)]
+    return all(_takes(t, kind) for t, kind in zip(types, kinds, strict=True))
+
+
+#: type families whose values are none of the kinds the fast forms are for (arrays,
+#: structs, Dicts, Chars, Strings)
+_OTHER_FAMILIES = frozenset(id(t) for t in (V.TypeT, V.TupleT, V.NamedTupleT, V.ModuleT))
+_ANY_DICT = V.apply_type(DictT, (V.AnyT, V.AnyT))
+
+
+def _takes(t: Any, kind: str) -> bool:
+    """Whether a parameter of type `t` may take a value of `kind` ("array": a numpy
+    array; "struct": a struct; "dict": a Dict; "text": a Char or a String)."""
+    if not isinstance(t, V.JType):
+        return True
+    if kind == "dict":
+        return t.family is DictT or V.issubtype(_ANY_DICT, t)
+    if id(t.family) in _OTHER_FAMILIES:
+        return False
+    # (a concrete struct type takes its own instances only: no array, Dict, Char, String)
+    return kind == "struct" or not t.is_struct or t.abstract
+
+
+@dataclass(frozen=True)
+class _Form:
+    """A Python form of a primitive's common cases, written at its call sites: `write`
+    gives (guard, expression) pairs from the operand expressions and the operands'
+    constant values (UNSET where not a constant); each guard states a case, its
+    expression computes what the primitive's host implementation would. `kinds`: what
+    the guarded operands are, for the check that no method of a generic function that
+    forwards to the primitive takes such values first (`_forwards`)."""
+
+    write: Callable[[list[str], list[Any]], list[tuple[str, str]]]
+    kinds: tuple[str, ...]
+
+
+def _fast_get(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     """`get(d, k, default)` of a Dict: the dictionary's own get."""
     if len(vals) != 3:
-        return None
+        return []
     d, k, default = vals
-    return f"type({d}) is JDICT", f"{d}.get({k}, {default})"
+    return [(f"type({d}) is JDICT", f"{d}.get({k}, {default})")]
 
 
-def _fast_store(vals: list[str]) -> tuple[str, str] | None:
+def _fast_store(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     """`d[k] = v` (`Core.setindex_fn(d, v, k)`) of a Dict whose value type is v's own:
     stored as is (no conversion to make)."""
     if len(vals) != 3:
-        return None
+        return []
     d, v, k = vals
-    return (f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))",
-            f"DSET({d}, {k}, {v}) or {d}")
+    return [(f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))",
+             f"DSET({d}, {k}, {v}) or {d}")]
 
 
-#: primitives with a Python form for a common case, written at their call sites: name ->
-#: (operand expressions -> (guard, expression) or None). The guard states the case; the
-#: expression computes what the primitive's host implementation would
-_FAST_FORMS: dict[str, Callable[[list[str]], tuple[str, str] | None]] = {
-    "get": _fast_get, "Core.setindex_fn": _fast_store,
+def _fast_field(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
+    """`x.name` (`getproperty(x, :name)`) of a struct that has the field."""
+    if len(vals) != 2 or type(consts[1]) is not V.Symbol:
+        return []
+    x, name = vals[0], repr(consts[1].name)
+    return [(f"type({x}) is STRUCT and {name} in {x}.type.fields",
+             f"{x}.fields[{x}.type.fields.index({name})]")]
+
+
+def _fast_index(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
+    """`v[i]` of a vector of Float64, Int64, Bool (as Python numbers) or objects (as
+    they are), an Int64 index in bounds."""
+    if len(vals) != 2:
+        return []
+    v, i = vals
+    inside = (f"type({v}) is NDARRAY and type({i}) is int and {v}.ndim == 1 "
+              f"and 0 < {i} <= {v}.shape[0]")
+    return [(f"{inside} and {v}.dtype in ITEM_DTYPES", f"{v}.item({i} - 1)"),
+            (f"{inside} and {v}.dtype == OBJ_DTYPE", f"HOST_SCALAR({v}[{i} - 1])")]
+
+
+def _fast_length(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
+    """`length(a)` of an array: its number of elements."""
+    if len(vals) != 1:
+        return []
+    return [(f"type({vals[0]}) is NDARRAY", f"{vals[0]}.size")]
+
+
+def _fast_text_eq(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
+    """`a == b` of two Chars or two Strings: Python's equality is Julia's."""
+    if len(vals) != 2:
+        return []
+    a, b = vals
+    return [(f"type({a}) is type({b}) and type({a}) in TEXT", f"{a} == {b}")]
+
+
+#: the fast forms, by primitive name
+_FAST_FORMS: dict[str, _Form] = {
+    "get": _Form(_fast_get, ("dict",)), "Core.setindex_fn": _Form(_fast_store, ("dict",)),
+    "getproperty": _Form(_fast_field, ("struct", "symbol")),
+    "getindex": _Form(_fast_index, ("array", "int")),
+    "length": _Form(_fast_length, ("array",)),
+    "==": _Form(_fast_text_eq, ("text", "text")),
 }
 
 
@@ -951,6 +1174,9 @@ _WRITERS: dict[str, Callable[[_Gen, Op, int], None]] = {
     "while": _Gen.op_while, "method": _Gen.op_method, "struct": _Gen.op_struct,
 }
 
+#: vector element types whose numpy `item` is the host value (a Python number)
+_ITEM_DTYPES = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.bool_))
+
 _PY_TYPES = {int: V.Int64T, float: V.Float64T, bool: V.BoolT, str: V.StringT,
              type(None): V.NothingT}
 
@@ -962,6 +1188,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
     derived = caller.derived
     tiered = TIERED
     pytypes = _PY_TYPES
+    struct = V.StructValue
     run_function = interp.run_function
 
     def here(f: Any, body: Function, args: list) -> bool:
@@ -986,7 +1213,9 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             m = f.dispatch([pytypes[type(a)] if type(a) in pytypes else typeof(a)
                             for a in args])
             body = m.fn
-            if body is not None and m.prim is None and m.impl is None:
+            if body is None:  # (a built-in method: nothing for the policy to choose)
+                return interp.invoke(m, args, None)
+            if m.prim is None and m.impl is None:
                 if not here(f, body, args):
                     return interp.tiered_call(f, args, None, caller)
                 if (not body.vararg and not body.nkw and not body.ncaptures
@@ -1005,11 +1234,16 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
         return call(rt.lookup(name) if f is DYNAMIC else f, args, kwargs)
 
     def cached(f: Any, key: Any, args: list) -> Method | None:
-        """The method of a generic function for these arguments when their Python types
-        determine it and its body takes them as they are (else None)."""
-        if type(f) is not GenericFunction or not all(type(a) in pytypes for a in args):
+        """The method of a generic function for these arguments when their key types
+        (Python types; a struct's Julia type) determine it and its body takes them as
+        they are (else None)."""
+        if type(f) is not GenericFunction:
             return None
-        m = f.dispatch([pytypes[type(a)] for a in args])
+        types = [pytypes.get(type(a)) or (a.type if type(a) is struct else None)
+                 for a in args]
+        if None in types:
+            return None
+        m = f.dispatch(types)
         body = m.fn
         if type(m.prim) is Primitive:
             f.pycache[key] = m  # (a method forwarding to a primitive: `+` of two Int64s)
@@ -1073,6 +1307,9 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "CALL_TYPED": call_typed, "OSR": osr,
             "CLOCK": time.perf_counter,
             "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": dict.__setitem__,
+            "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": _ITEM_DTYPES,
+            "OBJ_DTYPE": np.dtype(object), "HOST_SCALAR": host_scalar,
+            "TEXT": (str, V.Char),
             "OVERFLOW": _overflow}
 
 
@@ -1096,9 +1333,11 @@ def _overflow() -> ZylaError:
     return ZylaError("StackOverflowError", "recursion too deep")
 
 
-def _fail(interp: Any, fn: Function, where: list[tuple[Op, ...]], e: Exception) -> BaseException:
+def _fail(interp: Any, fn: Function, where: list[tuple[Op, ...]], e: Exception,
+          consts: dict[int, Any]) -> BaseException:
     """The error a translated body raises for `e`, located as the interpreter locates it:
-    at the op whose line raised it, then at each op around that one."""
+    at the op whose line raised it, then at each op around that one (`consts`: the
+    values of the constants written as literals, for the messages)."""
     tb = e.__traceback__
     chain = where[tb.tb_lineno - 1] if tb is not None and 0 < tb.tb_lineno <= len(where) else ()
     if not chain:
@@ -1112,7 +1351,7 @@ def _fail(interp: Any, fn: Function, where: list[tuple[Op, ...]], e: Exception) 
     if isinstance(e, ZylaError):
         err = e
         if e.span is None and e.kind == "MethodError":
-            refine_method_error(err, op, _env(tb))
+            refine_method_error(err, op, {**consts, **_env(tb)})
     elif isinstance(e, RecursionError):
         err = ZylaError("StackOverflowError", "recursion too deep", op.span, src)
         err.__suppress_context__ = True
@@ -1121,7 +1360,7 @@ def _fail(interp: Any, fn: Function, where: list[tuple[Op, ...]], e: Exception) 
         return err
     else:
         err = interp.rt.translate_exception(e)
-        refine_method_error(err, op, _env(tb))
+        refine_method_error(err, op, {**consts, **_env(tb)})
         err.__cause__ = e
     for o in chain:
         err.located(o.span, src)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -372,7 +373,8 @@ class Interpreter:
         # when one is set (an infinite iterator needs it). A loop that records tapes keeps
         # one entry per element, which its adjoint expects.
         stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
-        progress = [0, _trip_count(it)]  # iterations done, of how many (-1: unknown)
+        # iterations done, of how many (-1: unknown), since when
+        progress = [0, _trip_count(it), time.perf_counter()]
         self.loops.append(progress)
         try:
             for x in self.rt.iterate(it):
@@ -399,7 +401,7 @@ class Interpreter:
         carried = [env[v.id] for v in op.operands]
         ntape = tape_count(op)
         recs: list[list] = [[] for _ in range(ntape)]
-        self.loops.append([0, -1])  # a while loop's trip count is not known
+        self.loops.append([0, -1, time.perf_counter()])  # (a while's trip count: unknown)
         try:
             carried = self._while(op, env, fn, carried, recs)
         finally:
@@ -463,11 +465,12 @@ def _trip_count(it: Any) -> int:
     return -1
 
 
-def loop_progress(loops: list[list[int]]) -> float | None:
+def loop_progress(loops: list[list]) -> float | None:
     """The fraction of the running loop nest done (outermost loop first, each inner loop
-    a fraction of one outer iteration), or None when a trip count is not known."""
+    a fraction of one outer iteration), or None when a trip count is not known. Each
+    entry is [iterations done, trip count (-1: unknown), the loop's start time]."""
     frac = 0.0
-    for done, total in reversed(loops):
+    for done, total, _t0 in reversed(loops):
         if total <= 0:
             return None
         frac = min(1.0, (done + frac) / total)
@@ -493,7 +496,7 @@ def _kw_splat(v: Any) -> dict:
     if isinstance(v, V.NamedTuple):
         return dict(zip(v.names, v.values, strict=False))
     if isinstance(v, dict):
-        return {str(k): x for k, x in v.items()}
+        return {k.name if isinstance(k, V.Symbol) else str(k): x for k, x in v.items()}
     return {}
 
 

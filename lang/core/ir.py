@@ -112,6 +112,7 @@ class Function(Atomic):
     host_active: ClassVar[int] = 0
     recursed: ClassVar[bool] = False
     host_skip: ClassVar[int] = 0
+    host_specs: ClassVar[Any] = None  # (interpreter, its specialisations by argument types)
     closure_types: ClassVar[Any] = None  # Julia types of closures of this body, by captures
 
     def __getstate__(self) -> dict[str, Any]:
@@ -127,7 +128,7 @@ class Function(Atomic):
 
 
 _RUN_STATE = ("host_code", "host_runs", "host_active", "recursed", "host_skip",
-              "closure_types")
+              "host_specs", "closure_types")
 
 
 def walk_ops(region: Region) -> Iterator[Op]:

@@ -31,6 +31,7 @@ from lang.core.scans import (
     bound_names,
     closure_assigned,
     count_assignments,
+    direct_bound_names,
     free_names,
     global_decls,
     has_break,
@@ -132,6 +133,8 @@ class Scope:
     local_methods: dict[str, list[A.FunctionDef]] = field(default_factory=dict)
     local_made: dict[str, Value] = field(default_factory=dict)
     declared_globals: set[str] = field(default_factory=set)  # `global x` in a function
+    # the locals assigned in the body itself, outside loops and other inner scopes
+    direct_locals: set[str] = field(default_factory=set)
 
 
 class Lowerer:
@@ -248,6 +251,7 @@ class Lowerer:
             ptypes = [p for p in allp] + list(kwparams)
             self.sc.declared_globals = global_decls(body_list) - set(names)
             self.sc.locals_ = bound_names(body_list) | set(names)
+            self.sc.direct_locals = direct_bound_names(body_list)
             self.sc.local_methods = repeated_local_functions(body_list)
             self._setup_boxes(body_list, params=names[len(captures):])
             self.sc.boxed -= self.sc.declared_globals
@@ -467,6 +471,12 @@ class Lowerer:
 
     def l_Call(self, n: A.Call) -> Value:
         f = n.func
+        if (isinstance(f, A.Ident) and len(f.name) > 1 and f.name[0] == "."
+                and not f.name[1].isalnum() and f.name[1] not in "_."
+                and not self.is_local(f.name)):
+            # `.+(a, b...)`: a dotted operator called as a function broadcasts it
+            op = A.Ident(f.name[1:], span=f.span)
+            return self.lower(A.Broadcast(op, n.args, n.kwargs, span=n.span))
         if isinstance(f, A.Ident) and f.name == ":" and len(n.args) in (2, 3):
             return self.call(":", [self.lower(a) for a in n.args], n.span)
         if (isinstance(f, A.Ident) and f.name == "^" and len(n.args) == 2 and not n.kwargs
@@ -641,6 +651,9 @@ class Lowerer:
         obj = self.lower(n.obj)
         if not n.indices:
             return self.call("Core.deref", [obj], n.span)  # `r[]`: a Ref's value
+        if any(isinstance(i, A.Splat) for i in n.indices):
+            idx, _, splat = self.lower_args(n.indices, [])  # `A[I...]`
+            return self.call("getindex", [obj] + idx, n.span, splat=tuple(k + 1 for k in splat))
         idx = [self.lower_index(i, obj, k, len(n.indices)) for k, i in enumerate(n.indices)]
         return self.call("getindex", [obj] + idx, n.span)
 
@@ -740,11 +753,26 @@ class Lowerer:
         name = name or f"#{self.nfun + 1}"
         names = {p.name for p in n.params + n.kwparams if p.name}
         fv = free_names(n.body) | free_names([p.default for p in n.params if p.default])
+        self._forward_boxes(fv - names, n.span)
         captures = sorted(x for x in fv - names if x in self.sc.env)
         fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, captures,
                                return_type=n.return_type)
         caps = [self.sc.env[c] for c in captures]  # boxes are captured as boxes
         return self.emit("closure", caps, span=n.span, func=fn, name=name).result
+
+    def _forward_boxes(self, free: set[str], span: A.Span) -> None:
+        """A closure that mentions a local its function assigns only later (`r(v) =
+        push!(acc, v); acc = []`) shares that variable, as in Julia: a box made now,
+        undefined until the assignment fills it. (Only for closures made in the function's
+        own body, not inside a branch or loop.)"""
+        sc = self.sc
+        if sc.toplevel or sc.region is not sc.fn.body:
+            return
+        for x in sorted(free):
+            if (x in sc.direct_locals and x not in sc.env and x not in sc.declared_globals
+                    and not x.startswith("#")):
+                sc.boxed.add(x)
+                sc.env[x] = self.call("Core.box", [self.const(UNDEF)], span)
 
     def l_Lambda(self, n: A.Lambda) -> Value:
         return self.make_lambda(n)
@@ -789,6 +817,7 @@ class Lowerer:
             own = {p.name for p in d.params + d.kwparams if p.name}
             free |= (free_names(d.body) | free_names([p.default for p in d.params if p.default])
                      ) - own
+        self._forward_boxes(free, n.span)
         captures = sorted(x for x in free if x in self.sc.env)
         caps = [self.sc.env[c] for c in captures]
         parts: list[Value] = []
@@ -1001,6 +1030,10 @@ class Lowerer:
         elif isinstance(t, A.Index) and not t.indices:
             # `r[] = v`: a Ref's value (or a 0-d array's element), written in place
             self.call("Core.setref!", [self.lower(t.obj), v], n.span)
+        elif isinstance(t, A.Index) and any(isinstance(i, A.Splat) for i in t.indices):
+            obj = self.lower(t.obj)  # `A[I...] = v`
+            idx, _, splat = self.lower_args(t.indices, [])
+            self.store(t.obj, "setindex", [obj, v] + idx, n, tuple(k + 2 for k in splat))
         elif isinstance(t, A.Index):
             obj = self.lower(t.obj)
             idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
@@ -1018,7 +1051,8 @@ class Lowerer:
             return obj.name
         return None
 
-    def store(self, obj: A.Node, kind: str, args: list[Value], n: A.Node) -> Value:
+    def store(self, obj: A.Node, kind: str, args: list[Value], n: A.Node,
+              splat: tuple[int, ...] = ()) -> Value:
         """An array write. On a local variable it is functionalised: `y[i] = v` becomes
         `y = Core.setindex_fn(y, v, i)`, which writes in place on the host (so aliases see
         it, as in Julia) but is a pure update for AD and XLA, and the rebinding makes
@@ -1028,8 +1062,8 @@ class Lowerer:
             inplace = {"setindex": "setindex!", "setindex_broadcast": "Core.setindex_broadcast!",
                        "broadcast_assign": "Core.broadcast_assign!", "push": "push!",
                        "append": "append!"}[kind]
-            return self.call(inplace, args, n.span)
-        new = self.call(f"Core.{kind}_fn", args, n.span)
+            return self.call(inplace, args, n.span, splat=splat)
+        new = self.call(f"Core.{kind}_fn", args, n.span, splat=splat)
         self.bind(name, new, n.span)
         return new
 
@@ -1289,16 +1323,16 @@ class Lowerer:
             body = A.Block([n.bindings[0]] + list(n.body.stmts), span=n.span)
             return self.l_Let(A.Let([], body, span=n.span))
         params: list[A.Param] = []
-        args: list[A.Node] = []
+        args: list[A.Node | None] = []
         for b in n.bindings:
             if isinstance(b, A.Assign) and isinstance(b.target, A.Ident):
                 params.append(A.Param(b.target.name, span=b.span))
                 args.append(b.value)
-            elif isinstance(b, A.Ident):
+            elif isinstance(b, A.Ident):  # `let x`: a new local, not yet assigned
                 params.append(A.Param(b.name, span=b.span))
-                args.append(b)
+                args.append(None)
         lam = self.make_lambda(A.Lambda(params, n.body, span=n.span), name="#let")
-        vals = [self.lower(a) for a in args]
+        vals = [self.const(UNDEF) if a is None else self.lower(a) for a in args]
         return self.emit("callv", [lam] + vals, span=n.span, kw=(), splat=()).result
 
     def l_Return(self, n: A.Return) -> Value:

@@ -57,14 +57,40 @@ def m_test_throws(lo: Any, n: A.MacroCall) -> Value:
 def m_testset(lo: Any, n: A.MacroCall) -> Value:
     body = n.args[-1]
     if isinstance(body, A.For):
-        # one test set per iteration; its name may interpolate the loop variable
-        inner = A.MacroCall("testset", list(n.args[:-1]) + [body.body], span=n.span)
+        # one test set per iteration; its name may interpolate the loop variable. The body
+        # runs as a closure: a `continue` in it ends the iteration when the body is a loop
+        # of one iteration (a `break` could not leave the outer loop from there)
+        each: A.Node = body.body
+        jumps = _loop_jumps(each)
+        if A.Break in jumps:
+            raise lo.err("`break` inside `@testset for` is not supported", n)
+        if A.Continue in jumps:
+            one = A.Literal(1, "Int64")
+            once = [(A.Ident("#once"), A.Call(A.Ident(":"), [one, one]))]
+            each = A.Block([A.For(once, body.body, span=body.span)])
+        inner = A.MacroCall("testset", list(n.args[:-1]) + [each], span=n.span)
         return lo.lower(A.For(body.iterators, A.Block([inner]), span=body.span))
     name: Value = lo.const("test set")
     for a in n.args[:-1]:
         if isinstance(a, (A.Literal, A.StringInterp)):
             name = lo.lower(a)
     return lo.call("Test.do_testset", [name, _thunk(lo, body, "#testset")], n.span)
+
+
+def _loop_jumps(node: Any) -> set:
+    """The kinds of `break`/`continue` in node that would leave it (not those of loops or
+    functions nested in it)."""
+    if isinstance(node, (A.Break, A.Continue)):
+        return {type(node)}
+    if isinstance(node, (A.For, A.While, A.Lambda, A.FunctionDef)):
+        return set()
+    found: set = set()
+    items = node if isinstance(node, (list, tuple)) else (
+        [getattr(node, f) for f in node.__dataclass_fields__] if isinstance(node, A.Node) else [])
+    for x in items:
+        if isinstance(x, (A.Node, list, tuple)):
+            found |= _loop_jumps(x)
+    return found
 
 
 def m_show(lo: Any, n: A.MacroCall) -> Value:

@@ -315,8 +315,11 @@ def unary_float(fn_name: str) -> Callable[..., Any]:
 
 
 def same_shape_check(a: Any, b: Any, op: str) -> None:
+    """Julia's promote_shape for `+`/`-` of arrays: the same size, up to trailing
+    dimensions of length 1 (`rand(3) + rand(3, 1)` is a 3×1 matrix)."""
     sa, sb = jl_size(a), jl_size(b)
-    if sa != sb:
+    short, long_ = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+    if long_[:len(short)] != short or any(n != 1 for n in long_[len(short):]):
         raise dim_mismatch(f"a has size {_fmt(sa)}, b has size {_fmt(sb)}, mismatch in `{op}`")
 
 
@@ -399,6 +402,13 @@ _max = binary_elementwise(_larger, "same")
 _min = binary_elementwise(_smaller, "same")
 
 
+def _zero_to_negative(a: Any, b: Any) -> float:
+    """±0.0 to a negative power: Inf, with the zero's sign for an odd integer power
+    (`(-0.0)^-1 == -Inf`, `(-0.0)^-2 == Inf`), as C's pow and Julia."""
+    odd = float(b).is_integer() and int(b) % 2 == 1
+    return math.copysign(math.inf, a) if odd else math.inf
+
+
 def _pow(xp: Any, a: Any, b: Any) -> Any:
     da, db = N.dtype_of(a), N.dtype_of(b)
     if xp is np and type(b) is int and type(a) is int:
@@ -422,7 +432,7 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
                 except OverflowError:
                     return math.inf
                 except ZeroDivisionError:
-                    return math.inf
+                    return _zero_to_negative(a, b)
             with np.errstate(all="ignore"):
                 return _result(np.power(a, np.asarray(b, dtype=da)), xp)
         return xp.power(a, xp.asarray(b, dtype=da))
@@ -441,7 +451,7 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
             except OverflowError:
                 return math.inf if a > 0 or b.is_integer() and int(b) % 2 == 0 else -math.inf
             except ZeroDivisionError:
-                return math.inf
+                return _zero_to_negative(a, b)
         with np.errstate(all="ignore"):
             return _result(np.power(_np_cast(a, d), _np_cast(b, d)), xp)
     return xp.power(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d))
@@ -469,7 +479,11 @@ def _intdiv(xp: Any, a: Any, b: Any) -> Any:
             raise ZylaError("DivideError", "integer division error")
         return q
     if N.is_float_dtype(d):
-        return _result(xp.trunc(xp.asarray(a, dtype=d) / xp.asarray(b, dtype=d)), xp)
+        # Julia's float div: the exact remainder taken off first, then the quotient
+        # rounded (`div(0.3, 0.01) == 29.0`: 0.3 is just below 30 × 0.01)
+        a, b = xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)
+        with np.errstate(all="ignore"):
+            return _result(xp.round((a - xp.fmod(a, b)) / b), xp)
     if xp is np:
         a, b = np.asarray(a, dtype=d), np.asarray(b, dtype=d)
         if d.kind == "i" and np.any((a == np.iinfo(d).min) & (b == -1)):
@@ -540,7 +554,8 @@ def _char_arith(a: Any, b: Any, sign: int) -> Any:
 
 def plus(xp: Any, *args: Any) -> Any:
     if len(args) == 1:
-        return args[0]
+        a = args[0]
+        return int(a) if type(a) is bool or type(a) is np.bool_ else a  # +true === 1
     out = args[0]
     for b in args[1:]:
         a = out
@@ -632,7 +647,13 @@ def _times2(xp: Any, a: Any, b: Any) -> Any:
                     hint="for elementwise multiplication use .*")
 
 
+#: `A / B` for an array B (division by a matrix), registered by lang.core.primitives_linalg
+MATRIX_DIVISION: dict[str, Callable[..., Any]] = {}
+
+
 def divide(xp: Any, a: Any, b: Any) -> Any:
+    if is_array(b) and is_array(a) and "/" in MATRIX_DIVISION:
+        return MATRIX_DIVISION["/"](xp, a, b)
     if is_array(b):
         raise ZylaError("MethodError", "no method matching /(_, ::Array)",
                         hint="use ./ for elementwise division")
@@ -799,10 +820,32 @@ def _not_missing(e: Any) -> Any:
     return e if isinstance(e, V.StructValue) else not e
 
 
+def _equal3(a: Any, b: Any) -> Any:
+    """Julia's `==` with missing: an element comparison that is missing makes the whole
+    comparison missing unless another is false (`[1, missing] == [1, missing]` is missing)."""
+    m = missing_of(a, b)
+    if m is not None:
+        return m
+    if type(a) is tuple and type(b) is tuple and len(a) == len(b):
+        pairs: Any = zip(a, b, strict=True)
+    elif (type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape
+          and (a.dtype == object or b.dtype == object)):
+        pairs = zip(a.ravel(), b.ravel(), strict=True)
+    else:
+        return jl_equal(a, b)
+    seen = None
+    for x, y in pairs:
+        e = _equal3(x, y)
+        if isinstance(e, V.StructValue):
+            seen = e
+        elif not e:
+            return False
+    return True if seen is None else seen
+
+
 def eq_any(xp: Any, a: Any, b: Any) -> Any:
     if xp is np:
-        m = missing_of(a, b)
-        return jl_equal(a, b) if m is None else m
+        return _equal3(a, b)
     if is_array(a) and is_array(b):
         if jl_size(a) != jl_size(b):
             return False
@@ -878,10 +921,11 @@ def numeric_prim(name: str, f: Callable[..., Any], pullback: str,
     return prim(name, _hx(f), _jx(f), pullback, INFER_BY_LOWERING, elementwise)
 
 
-numeric_prim("+", plus, "(dz, z, xs...) -> map(x -> dz, xs)", _add)
-numeric_prim("-", minus, "(dz, z, x, y...) -> length(y) == 0 ? (-dz,) : (dz, -dz)", _sub)
+numeric_prim("+", plus, "(dz, z, xs...) -> map(x -> Core.cot_like(dz, x), xs)", _add)
+numeric_prim("-", minus, "(dz, z, x, y...) -> length(y) == 0 ? (-dz,) : "
+             "(Core.cot_like(dz, x), Core.cot_like(-dz, y[1]))", _sub)
 numeric_prim("*", times, "(dz, z, xs...) -> Core.mul_back(dz, xs...)", _mul)
-numeric_prim("/", divide, "(dz, z, x, y) -> (dz ./ y, -sum(dz .* z) / y)", _div)
+numeric_prim("/", divide, "(dz, z, x, y) -> Core.div_back(dz, z, x, y)", _div)
 numeric_prim("^", power, "(dz, z, x, p) -> Core.pow_back(dz, z, x, p)", _pow)
 numeric_prim("÷", binary_elementwise(_intdiv, "same"), NONDIFF, binary_elementwise(_intdiv, "same"))
 def _rem_or_wrap(xp: Any, a: Any, b: Any) -> Any:
@@ -1091,6 +1135,35 @@ def _abs2(xp: Any, x: Any) -> Any:
     return _mul(xp, x, x)
 
 
+def _round_digits(name: str, x: float, digits: int) -> float:
+    """`round(x; digits)` (and floor/ceil/trunc) of a Float64 as Julia computes it: x
+    scaled by a power of ten, rounded to an integer, scaled back (so `round(1.15,
+    digits=1) == 1.2`, the scaled 11.5 rounding up), x itself where that overflows."""
+    if not math.isfinite(x):
+        return x
+    one = _ROUND_ONE[name]
+    if digits >= 0:
+        inv = 10.0 ** digits
+        y = one(x * inv) / inv if math.isfinite(x * inv) else math.inf
+        return y if math.isfinite(y) else x
+    step = 10.0 ** -digits
+    y = one(x / step) * step
+    if math.isfinite(y):
+        return y
+    if x > 0:
+        return math.inf if name == "ceil" else 0.0
+    return -math.inf if name == "floor" else (-0.0 if x < 0 else x)
+
+
+def _signed_zero(f: Callable[[float], Any]) -> Callable[[float], float]:
+    return lambda v: math.copysign(f(v), v) if math.isfinite(v) else v
+
+
+_ROUND_ONE: dict[str, Callable[[float], float]] = {
+    "round": _signed_zero(round), "floor": _signed_zero(math.floor),
+    "ceil": _signed_zero(math.ceil), "trunc": _signed_zero(math.trunc)}
+
+
 def _rounding(name: str) -> Callable[..., Any]:
     def run(xp: Any, x: Any, y: Any = None, digits: Any = None, sigdigits: Any = None) -> Any:
         if isinstance(x, V.JType):  # round(Int, x)
@@ -1105,21 +1178,18 @@ def _rounding(name: str) -> Callable[..., Any]:
             return (N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np
                     else xp.asarray(r).astype(d))
         if sigdigits is not None and xp is np and type(x) is float:
-            return float(f"{x:.{int(sigdigits)}g}")
+            hi = 0 if x == 0 or not math.isfinite(x) else 1 + math.floor(math.log10(abs(x)))
+            return _round_digits(name, x, int(sigdigits) - hi)
         if digits is not None:
             if xp is np and type(x) is float:
-                return round(x, int(digits)) if name == "round" else float(
-                    getattr(math, name)(x * 10.0**digits) / 10.0**digits)
+                return _round_digits(name, x, int(digits))
             return _result(xp.round(as_array(x, xp), int(digits)), xp)
         if xp is np and type(x) is int:
             return x
         if xp is np and type(x) is float:
-            if not math.isfinite(x):
-                return x  # round(NaN) is NaN, floor(Inf) is Inf
-            if name == "round":
-                r = round(x)  # Python rounds half to even, as Julia does
-                return float(r)
-            return float(getattr(math, name)(x))
+            # Python rounds half to even, as Julia does; the sign of a zero is kept
+            # (`round(-0.4) === -0.0`); round(NaN) is NaN, floor(Inf) is Inf
+            return _ROUND_ONE[name](x)
         fn = {"round": xp.round, "floor": xp.floor, "ceil": xp.ceil, "trunc": xp.trunc}[name]
         return _result(fn(as_array(x, xp)), xp)
 
@@ -1300,7 +1370,7 @@ FORWARD: dict[str, str] = {
     "+": "(d, z, xs...) -> Core.fwd_plus(d)",
     "-": "(d, z, x, y...) -> length(y) == 0 ? -d[1] : d[1] - d[2]",
     "*": "(d, z, xs...) -> Core.mul_fwd(d, xs...)",
-    "/": "(d, z, x, y) -> (d[1] - z * d[2]) / y",
+    "/": "(d, z, x, y) -> Core.div_fwd(d[1], d[2], z, x, y)",
     "^": "(d, z, x, p) -> Core.pow_fwd(d[1], d[2], z, x, p)",
     "%": "(d, z, x, y) -> d[1] .- d[2] .* trunc.(x ./ y)",
     "rem": "(d, z, x, y) -> d[1] .- d[2] .* trunc.(x ./ y)",

@@ -6,6 +6,7 @@ array of shape (..., n, m). Julia dimension d (1-based) is numpy axis ndim - d.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from lang.core import current, ranges
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.complexes import promote_literal
+from lang.core.eltypes import common_type, copy_tag, note_view, recorded, tag
 from lang.core.functions import typeof
 from lang.core.lower import COLON
 from lang.core.primitives import (
@@ -73,7 +75,7 @@ def _filled(value: float) -> Any:
 
 def _fill(xp: Any, v: Any, *dims: Any) -> Any:
     shape = _shape_from(dims)
-    d = N.dtype_of(v)
+    d = N.dtype_of(v) if not is_array(v) else N.OBJ  # (`fill(trues(5), 2)`: two arrays)
     if d == N.OBJ:
         out = np.empty(shape, dtype=object)
         out.fill(v)
@@ -93,7 +95,15 @@ def _similar(xp: Any, x: Any, *rest: Any) -> Any:
     return xp.zeros(shape, dtype=d)
 
 
+#: `copy` of host containers that are not arrays, by Python class (registered by the
+#: modules that define them: Dict, IdDict, Set); a new container with the same contents
+COPIES: dict[type, Callable[[Any], Any]] = {}
+
+
 def _copy(xp: Any, x: Any) -> Any:
+    copier = COPIES.get(type(x))
+    if copier is not None:
+        return copier(x)
     if isinstance(x, V.Range):
         return as_array(x, xp)
     if xp is np and isinstance(x, np.ndarray):
@@ -146,23 +156,28 @@ def _reshape(xp: Any, x: Any, *dims: Any) -> Any:
     if int(np.prod(dims)) != total:
         raise dim_mismatch(f"new dimensions {tuple(dims)} must be consistent with array size "
                            f"{total}")
-    return xp.reshape(x, tuple(reversed([int(d) for d in dims])))
+    return note_view(xp.reshape(x, tuple(reversed([int(d) for d in dims]))))
 
 
 def _vec(xp: Any, x: Any) -> Any:
-    return xp.reshape(as_array(x, xp), (-1,))
+    x = as_array(x, xp)
+    if x.ndim == 1:
+        return x  # (Julia: `vec(v) === v` for a vector)
+    return note_view(xp.reshape(x, (-1,)))
 
 
 def _permutedims(xp: Any, x: Any, perm: Any = None) -> Any:
     x = as_array(x, xp)
     if x.ndim == 1:
-        return xp.reshape(x, (x.shape[0], 1))
+        row = xp.reshape(x, (x.shape[0], 1))
+        return row.copy() if xp is np else row
     n = x.ndim
     if perm is None:
         perm = (2, 1)
     # Julia result dim i is input dim perm[i]; numpy axis of julia dim d is n - d
     np_perm = [n - perm[n - 1 - k] for k in range(n)]
-    return xp.transpose(x, np_perm)
+    out = xp.transpose(x, np_perm)
+    return out.copy() if xp is np else out  # (Julia's permutedims is a new array)
 
 
 class AdjointVector(np.ndarray):
@@ -180,9 +195,9 @@ def _adjoint(xp: Any, x: Any) -> Any:
     if x.ndim == 1:
         row = xp.reshape(x, (x.shape[0], 1))
         if xp is np:
-            return row.view(AdjointVector)
+            return note_view(row.view(AdjointVector))
         return row
-    return xp.transpose(x)
+    return note_view(xp.transpose(x))
 
 
 def _as_reduce_axes(x: Any, dims: Any) -> tuple[int, ...]:
@@ -198,16 +213,74 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
         if isinstance(x, tuple):
             x = np.array(x)
         if not is_array(x):
-            return x
+            if isinstance(x, V.StructValue) and not V.issubtype(x.type, V.NumberT):
+                # a program's iterable struct: reduced over its elements (sum(It(3)) is
+                # not It(3)), on the host
+                if xp is not np:
+                    raise OffloadError(f"{np_name} of a {V.type_name(x.type)} runs on the host")
+                items = list(current.runtime().iterate(x))
+                return run(xp, collect_results(items, (len(items),)), dims)
+            return _widen_small_int(x) if np_name in ("sum", "prod") else x
+        if x.dtype == N.BOOL and np_name == "prod" and dims is None:
+            return _result(xp.all(x), xp)  # `prod(trues(3)) === true`
         if x.dtype == N.BOOL and np_name in ("sum", "prod"):
             x = x.astype(N.I64)
         if dims is None:
+            if x.size == 0 and x.dtype == object and np_name in ("sum", "prod"):
+                wide = V.WIDE_TYPES.get(recorded(x))  # `sum(Int128[]) === Int128(0)`
+                if wide is not None:
+                    return wide(0 if np_name == "sum" else 1)
             if x.size == 0 and not empty_ok:
                 raise ZylaError("ArgumentError", "reducing over an empty collection is not allowed")
-            return _result(getattr(xp, np_name)(x), xp)
+            if x.dtype == object and np_name in _BY_ISLESS:
+                return _fold_by_isless(np_name, x)
+            r = getattr(xp, np_name)(x)
+            if xp is np and x.dtype.kind == "f" and r == 0:
+                r = _signed_zero(np_name, x, r)
+            return _result(r, xp)
         return getattr(xp, np_name)(x, axis=_as_reduce_axes(x, dims), keepdims=True)
 
     return run
+
+
+_BY_ISLESS = frozenset({"max", "min"})
+
+
+def _fold_by_isless(np_name: str, x: np.ndarray) -> Any:
+    """maximum/minimum of an object array, compared by Julia's `isless` as Base's
+    generic `max(x, y) = isless(y, x) ? x : y` does (user types with an isless method)."""
+    rt = current.runtime()
+    isless = rt.lookup("isless")
+    flat = x.reshape(-1)
+    acc = flat[0]
+    for y in flat[1:]:
+        y_less = bool(rt.interp.call_value(isless, [y, acc]))
+        if (np_name == "min") == y_less:
+            acc = y
+    return acc
+
+
+def _widen_small_int(x: Any) -> Any:
+    """`sum(Int8(3)) === 3`: a small integer sums as an Int (an unsigned one as a UInt)."""
+    if type(x) is bool or type(x) is np.bool_:
+        return int(x)
+    if isinstance(x, np.integer) and x.dtype.itemsize < 8:
+        return N.host_scalar(x.astype(N.I64 if x.dtype.kind == "i" else np.uint64))
+    return x
+
+
+def _signed_zero(np_name: str, x: np.ndarray, r: Any) -> Any:
+    """A zero result with Julia's sign (numpy's host reductions ignore it; XLA's follow
+    IEEE like Julia): `maximum([-0.0, 0.0]) === 0.0`, `minimum` prefers -0.0, and a sum
+    of negative zeros only is -0.0."""
+    neg = np.signbit(x) & (x == 0)
+    if np_name == "max":
+        return r.dtype.type(-0.0) if not np.any((x == 0) & ~neg) else r.dtype.type(0.0)
+    if np_name == "min":
+        return r.dtype.type(-0.0) if np.any(neg) else r.dtype.type(0.0)
+    if np_name == "sum":
+        return r.dtype.type(-0.0) if x.size and np.all(neg) else r
+    return r
 
 
 def _extreme_index(xp: Any, np_name: str, flat: Any) -> Any:
@@ -250,7 +323,18 @@ def _reverse(xp: Any, x: Any) -> Any:
     if isinstance(x, str):
         return x[::-1]
     x = as_array(x, xp)
-    return xp.flip(x, axis=x.ndim - 1) if x.ndim else x
+    return xp.flip(x) if x.ndim else x  # every dimension, as Julia's `dims = :`
+
+
+def _reverse_dims(xp: Any, x: Any, dims: Any) -> Any:
+    """`reverse(A; dims)`: A reversed along the given dimension(s)."""
+    x = as_array(x, xp)
+    ds = _dims_arg(dims)
+    nd = max(x.ndim, 1)
+    for d in ds:
+        if not 1 <= d <= nd:
+            raise ZylaError("ArgumentError", f"dimension {d} is not 1 ≤ {d} ≤ {nd}")
+    return xp.flip(x, axis=tuple(axis(x, d) for d in ds)) if x.ndim else x
 
 
 # --- concatenation ------------------------------------------------------------------------
@@ -281,7 +365,7 @@ def _vcat(xp: Any, *items: Any) -> Any:
         return xp.zeros((0,))
     items = promote_literal(items)  # [1.0 + im; 2]: the numbers in a common Complex type
     d = _common_dtype(list(items))
-    arrs = [as_array(x, xp) for x in items]
+    arrs = [_tuple_cell(x, 1) if isinstance(x, tuple) else as_array(x, xp) for x in items]
     if all((not is_array(a)) or a.ndim == 1 for a in arrs):
         parts = [xp.reshape(xp.asarray(a, dtype=d), (-1,)) for a in arrs]
         return xp.concatenate(parts)
@@ -290,6 +374,14 @@ def _vcat(xp: Any, *items: Any) -> Any:
         return xp.concatenate(mats, axis=mats[0].ndim - 1)
     except ValueError:
         raise dim_mismatch("number of columns of each array must match") from None
+
+
+def _tuple_cell(t: tuple, ndim: int) -> np.ndarray:
+    """A tuple in `[a b; c d]` or `[a; b]` is one element (Julia concatenates arrays, not
+    tuples): a one-element object array of the rank concatenation wants."""
+    out = np.empty((1,) * ndim, dtype=object)
+    out[(0,) * ndim] = t
+    return out
 
 
 def _as2_col(xp: Any, a: Any) -> Any:
@@ -307,7 +399,7 @@ def _hcat(xp: Any, *items: Any) -> Any:
     d = _common_dtype(list(items))
     mats = []
     for a in items:
-        a = as_array(a, xp)
+        a = _tuple_cell(a, 2) if isinstance(a, tuple) else as_array(a, xp)
         if not is_array(a):
             mats.append(xp.reshape(xp.asarray(a, dtype=d), (1, 1)))
         elif a.ndim == 1:
@@ -340,7 +432,7 @@ def _vect(xp: Any, *items: Any) -> Any:
         out = np.empty(len(items), dtype=object)
         for i, x in enumerate(items):
             out[i] = x
-        return out
+        return tag(out, common_type(items, typeof))  # `["a", "b"]` is a Vector{String}
     if xp is np:
         return np.array(items, dtype=d)
     return xp.stack([xp.asarray(x, dtype=d) for x in items])
@@ -348,11 +440,17 @@ def _vect(xp: Any, *items: Any) -> Any:
 
 def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
     d = V.JTYPE_TO_DTYPE.get(t, N.OBJ)
+    for x in items:
+        if d != N.OBJ and (isinstance(x, V.Range) or (is_array(x) and np.ndim(x) > 0)):
+            # `UInt8[1:3]` is a vector of one range, which is not a UInt8 (`[1:3; 4]` is
+            # the concatenation)
+            raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                            f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
     if d == N.OBJ:
         out = np.empty(len(items), dtype=object)
         for i, x in enumerate(items):
             out[i] = x
-        return out
+        return tag(out, t if isinstance(t, V.JType) else None)
     if xp is np:
         return np.array(items, dtype=d) if items else np.zeros(0, dtype=d)
     if not items:
@@ -376,6 +474,8 @@ def _show_index(i: Any) -> str:
         return f"{i.start}:{i.last}"
     if i is COLON:
         return ":"
+    if isinstance(i, np.ndarray):
+        return jl_show(i)  # (`Bool[1, 0, 1, 0]`, not numpy's form)
     return str(i)
 
 
@@ -401,8 +501,10 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
     if isinstance(i, np.ndarray) or hasattr(i, "dtype"):
         arr = i
         if N.dtype_of(arr) == N.BOOL:
-            if arr.ndim == 1 and arr.shape[0] != n and len(idx) > 1:
-                raise bounds_error(x, idx)  # a mask must be as long as its dimension
+            if arr.size != n and (arr.ndim == 1 or xp is np):
+                # a mask must be as long as its dimension (`(1:5)[[true, false]]` is a
+                # BoundsError, not the first two)
+                raise bounds_error(x, idx)
             # positions, not 0/1 (a mask beside another index array is not 0s and 1s)
             return np.flatnonzero(arr) if xp is np else arr
         if xp is np and arr.size and (arr.min() < 1 or arr.max() > n):
@@ -509,8 +611,16 @@ def _seq_kind(x: Any) -> str:
 
 def _getindex_seq(x: Any, idx: tuple) -> Any:
     if len(idx) != 1:
+        if isinstance(x, tuple):  # (1, 2)[1, 1], (1,)[]: no such method, as in Julia
+            types = "".join(", ::" + V.type_name(typeof(i)) for i in idx)
+            raise ZylaError("MethodError",
+                            f"no method matching getindex(::{V.type_name(typeof(x))}{types})")
         raise ZylaError("BoundsError", f"attempt to access {type(x).__name__} at index {list(idx)}")
     i = idx[0]
+    if i is COLON and isinstance(x, (tuple, str)):
+        return x
+    if isinstance(i, np.ndarray) and i.size == 0 and i.ndim == 1:
+        i = V.Range(1, 1, 0, True)  # t[[]] is empty
     if isinstance(x, V.NamedTuple):
         if isinstance(i, V.Symbol):
             return x.get(i.name)
@@ -545,16 +655,36 @@ def setindex(x: Any, v: Any, *idx: Any) -> Any:
     if not isinstance(x, np.ndarray):
         raise ZylaError("MethodError",
                         f"no method matching setindex!(::{V.type_name(typeof(x))}, ...)")
+    check_scalar_fill(v, idx)
     target = _index_view(x, idx)
-    if is_array(v) and not isinstance(target, tuple):
+    if is_array(v) and not isinstance(target, tuple) and not x.flags.c_contiguous:
+        # (linear indices write through a flat view, which only a contiguous array has)
         raise ZylaError("ArgumentError", "use .= to assign an array into a slice")
     _store(x, idx, v)
     return x
 
 
+def check_scalar_fill(v: Any, idx: tuple) -> None:
+    """`A[1:5] = 0` is Julia's ArgumentError (one value into many places is `A[1:5] .= 0`)."""
+    if is_array(v) or isinstance(v, V.Range):
+        return
+    for i in idx:
+        if i is COLON or isinstance(i, V.Range) or getattr(i, "ndim", 0) > 0:
+            raise ZylaError("ArgumentError", "indexed assignment with a single value to "
+                            "possibly many locations is not supported; perhaps use "
+                            "broadcasting `.=` instead?")
+
+
 def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
     V.note_write(x)
     tgt = _index_tuple(x, idx)
+    if is_array(v) and not (x.dtype == object and all(
+            isinstance(i, (int, np.integer)) for i in idx)):
+        # (Julia's setindex_shape_check: as many values as places, none broadcast; an
+        # array stored into one element of an array of arrays is one value)
+        places = np.size(x.reshape(-1)[tgt] if len(idx) == 1 and x.ndim != 1 else x[tgt])
+        if np.size(v) != places:
+            raise dim_mismatch(f"tried to assign {np.size(v)} elements to {places} destinations")
     if x.dtype != object and N.dtype_of(v) != x.dtype:
         v = _convert_elem(v, x.dtype)
     try:
@@ -563,6 +693,14 @@ def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
         else:
             x[tgt] = v
     except ValueError as e:
+        # Julia's setindex_shape_check: the sizes agree up to dimensions of length 1
+        sub = x[tgt] if not (len(idx) == 1 and x.ndim != 1) else None
+        va = np.asarray(v)
+        if (x.dtype != object and isinstance(sub, np.ndarray) and is_array(v)
+                and va.size == sub.size
+                and [d for d in va.shape if d != 1] == [d for d in sub.shape if d != 1]):
+            x[tgt] = va.reshape(sub.shape)
+            return
         raise dim_mismatch(str(e)) from None
 
 
@@ -608,7 +746,8 @@ def _index_tuple(x: np.ndarray, idx: tuple) -> Any:
     npi.reverse()
     arrays = [j for j in npi if not isinstance(j, (slice, int))]
     if len(arrays) > 1:
-        return np.ix_(*[np.arange(x.shape[k])[j] if isinstance(j, slice) else np.atleast_1d(j)
+        # (an index matrix `M[[1 2], [1 2]]` picks the positions it lists, as a vector)
+        return np.ix_(*[np.arange(x.shape[k])[j] if isinstance(j, slice) else np.ravel(j)
                         for k, j in enumerate(npi)])
     return tuple(npi)
 
@@ -624,6 +763,11 @@ def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
     if isinstance(x, np.ndarray) and x.dtype == object and idx and all(
             isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in idx):
         inner = getindex(np, x, *idx)
+        if isinstance(inner, np.ndarray):
+            broadcast_assign(inner, v)
+            return x
+    if isinstance(x, dict):  # `d[k] .= v`: into the array the key holds
+        inner = x[idx[0] if len(idx) == 1 else tuple(idx)]
         if isinstance(inner, np.ndarray):
             broadcast_assign(inner, v)
             return x
@@ -760,6 +904,8 @@ def _eltype(xp: Any, x: Any) -> Any:
             return V.apply_type(pair.family, t.params) if len(t.params) == 2 else pair
         if t.family is V.TupleT:
             return _join_all(t.params)
+        if t.family.name in _SET_FAMILIES:
+            return t.params[0] if t.params else V.AnyT
         return t
     if isinstance(x, str):
         return V.CharT
@@ -775,7 +921,14 @@ def _eltype(xp: Any, x: Any) -> Any:
         return V.DTYPE_TO_JTYPE.get(np.dtype(x.dtype), V.AnyT)
     if isinstance(x, tuple):
         return _join_all([typeof(e) for e in x])
-    return typeof(x)
+    t = typeof(x)
+    if t.family.name in _SET_FAMILIES:  # `eltype(Set([1]))` is Int64
+        return _eltype(xp, t)
+    return t
+
+
+#: collection types whose first parameter is their element type
+_SET_FAMILIES = frozenset({"Set", "AbstractSet", "BitSet"})
 
 
 def _join_all(types: Any) -> Any:
@@ -789,7 +942,8 @@ def _join_all(types: Any) -> Any:
 
 
 def _common_eltype(x: np.ndarray) -> Any:
-    return V.AnyT
+    t = typeof(x)  # (an object array's recorded element type, else Any)
+    return t.params[0] if t.params else V.AnyT
 
 
 def _ndims(xp: Any, x: Any) -> int:
@@ -805,20 +959,50 @@ def numeric(name: str, f: Any, pullback: str) -> None:
     prim(name, _hx(f), _jx(f), pullback, INFER_BY_LOWERING)
 
 
+def _keeps_eltype(f: Any) -> Any:
+    """f, whose object-array result has the element type of its array argument x (a copy,
+    slice or reshape of `["a", "b"]` is a Vector{String} too)."""
+    def run(xp: Any, x: Any, *rest: Any) -> Any:
+        return copy_tag(x, f(xp, x, *rest))
+    return run
+
+
+def _joins_eltypes(f: Any, skip: int = 0) -> Any:
+    """f, whose object-array result's element type is the one element type of its
+    arguments after the first `skip` (arrays give theirs, other values their type)."""
+    def run(xp: Any, *args: Any) -> Any:
+        out = f(xp, *args)
+        if type(out) is np.ndarray and out.dtype == object:
+            tag(out, common_type(args[skip:], _elt_or_type))
+        return out
+    return run
+
+
+def _elt_or_type(x: Any) -> Any:
+    t = typeof(x)
+    if type(x) is np.ndarray or isinstance(x, V.Range):
+        return t.params[0] if t.params else V.AnyT
+    return t
+
+
+def _fill_tagged(xp: Any, v: Any, *dims: Any) -> Any:
+    return tag(_fill(xp, v, *dims), typeof(v))  # `fill("a", 2)` is a Vector{String}
+
+
 numeric("zeros", _filled(0.0), NONDIFF)
 numeric("ones", _filled(1.0), NONDIFF)
-numeric("fill", _fill, "(dz, z, v, dims...) -> (sum(dz), map(d -> nothing, dims)...)")
+numeric("fill", _fill_tagged, "(dz, z, v, dims...) -> (sum(dz), map(d -> nothing, dims)...)")
 numeric("similar", _similar, NONDIFF)
-numeric("copy", _copy, "(dz, z, x) -> (dz,)")
-numeric("collect", lambda xp, x: _collect(xp, x), "(dz, z, x) -> (dz,)")
+numeric("copy", _keeps_eltype(_copy), "(dz, z, x) -> (dz,)")
+numeric("collect", _keeps_eltype(lambda xp, x: _collect(xp, x)), "(dz, z, x) -> (dz,)")
 numeric("size", _size, NONDIFF)
 numeric("length", _length, NONDIFF)
 numeric("ndims", _ndims, NONDIFF)
 numeric("eltype", _eltype, NONDIFF)
-numeric("reshape", _reshape,
+numeric("reshape", _keeps_eltype(_reshape),
         "(dz, z, x, dims...) -> (reshape(dz, size(x)), map(d -> nothing, dims)...)")
-numeric("vec", _vec, "(dz, z, x) -> (reshape(dz, size(x)),)")
-numeric("permutedims", _permutedims,
+numeric("vec", _keeps_eltype(_vec), "(dz, z, x) -> (reshape(dz, size(x)),)")
+numeric("permutedims", _keeps_eltype(_permutedims),
         "(dz, z, x, p...) -> (Core.permute_back(dz, x, p...), map(d -> nothing, p)...)")
 numeric("adjoint", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
 numeric("transpose", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
@@ -835,17 +1019,40 @@ numeric("argmin", _argext("argmin"), NONDIFF)
 numeric("findmax", _findext("argmax"), "(dz, z, x) -> (Core.findext_back(dz, z, x),)")
 numeric("findmin", _findext("argmin"), "(dz, z, x) -> (Core.findext_back(dz, z, x),)")
 numeric("cumsum", _cumsum, "Core.cumsum_rule")
-numeric("reverse", _reverse, "(dz, z, x) -> (reverse(dz),)")
-numeric("vcat", _vcat, "(dz, z, xs...) -> Core.vcat_back(dz, xs...)")
-numeric("hcat", _hcat, "(dz, z, xs...) -> Core.hcat_back(dz, xs...)")
-numeric("Core.hvcat", _hvcat,
+numeric("reverse", _keeps_eltype(_reverse), "(dz, z, x) -> (reverse(dz),)")
+numeric("Core.reverse_all", _keeps_eltype(_reverse), "(dz, z, x) -> (Core.reverse_all(dz),)")
+numeric("Core.reverse_dims", _keeps_eltype(_reverse_dims),
+        "(dz, z, x, d) -> (Core.reverse_dims(dz, d), nothing)")
+numeric("vcat", _joins_eltypes(_vcat), "(dz, z, xs...) -> Core.vcat_back(dz, xs...)")
+numeric("hcat", _joins_eltypes(_hcat), "(dz, z, xs...) -> Core.hcat_back(dz, xs...)")
+numeric("Core.hvcat", _joins_eltypes(_hvcat, 1),
         "(dz, z, rows, xs...) -> (nothing, Core.hvcat_back(dz, rows, xs...)...)")
 numeric("Core.vect", _vect, "(dz, z, xs...) -> Core.vect_back(dz, xs...)")
 numeric("Core.typed_vect", _typed_vect,
         "(dz, z, T, xs...) -> (nothing, Core.vect_back(dz, xs...)...)")
-numeric("getindex", getindex,
+numeric("getindex", _keeps_eltype(getindex),
         "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
 numeric("Core.endof", endof, NONDIFF)
+
+
+def _sort_dims(x: Any, d: Any, rev: Any) -> Any:
+    """`sort(A; dims=d, rev)`: each slice along dimension d sorted (numbers; NaN last, as
+    isless orders them)."""
+    x = np.asarray(as_array(x))
+    d = int(d)
+    if not 1 <= d <= max(x.ndim, 1) or x.dtype == object:
+        raise ZylaError("ArgumentError", f"sort(A; dims={d}) sorts numbers along one of the "
+                        f"{x.ndim} dimensions of A")
+    out = np.sort(x, axis=axis(x, d), kind="stable")
+    return np.flip(out, axis=axis(x, d)) if rev else out
+
+
+prim("Core.sort_dims", _sort_dims, HostOnly("sorting along dims runs on the host"), NONDIFF,
+     INFER_BY_LOWERING)
+# first/last of a range are its ends even when it is empty (`first(2:1) == 2`,
+# `last(2:1) == 1`), as Base reads them from the range's fields
+numeric("Core.range_first", lambda xp, r: r[0], NONDIFF)
+numeric("Core.range_last", lambda xp, r: r.last, NONDIFF)
 numeric(":", _range, NONDIFF)
 numeric("Core.range_len", _range_len, NONDIFF)
 numeric("Core.range_ends", _range_ends, NONDIFF)
@@ -913,6 +1120,8 @@ def _jax_key(xp: Any, x: Any, idx: tuple) -> Any:
 
 
 def _jax_store(xp: Any, x: Any, v: Any, idx: tuple, bcast: bool) -> Any:
+    if not bcast:
+        check_scalar_fill(v, idx)
     key = _jax_key(xp, x, idx)
     v = xp.asarray(v, dtype=x.dtype)
     if key is None:
@@ -1082,6 +1291,8 @@ FORWARD: dict[str, str] = {
     "findmin": "(d, z, x) -> (d[1][z[2]], nothing)",
     "cumsum": "Core.cumsum_fwd",
     "reverse": "(d, z, x) -> reverse(d[1])",
+    "Core.reverse_all": "(d, z, x) -> Core.reverse_all(d[1])",
+    "Core.reverse_dims": "(d, z, x, dims) -> Core.reverse_dims(d[1], dims)",
     "vcat": "(d, z, xs...) -> vcat(d...)",
     "hcat": "(d, z, xs...) -> hcat(d...)",
     "Core.hvcat": "(d, z, rows, xs...) -> Core.hvcat(rows, Core.tail(d)...)",
@@ -1115,5 +1326,5 @@ def collect_results(vals: list, shape: tuple[int, ...]) -> Any:
         out = np.empty(len(vals), dtype=object)
         for i, v in enumerate(vals):
             out[i] = v
-        return out.reshape(nps)
+        return tag(out.reshape(nps), common_type(vals, typeof))
     return np.array(vals, dtype=d).reshape(nps)

@@ -52,6 +52,8 @@ def _dims(dims: Any) -> tuple[int, ...]:
 def dropdims_size(xp: Any, size: tuple, dims: Any) -> tuple:
     """The size `dropdims(x; dims)` leaves: `size` without `dims`, each of which must be 1."""
     ds = _dims(dims)
+    if len(set(ds)) != len(ds):
+        raise ZylaError("ArgumentError", "dropped dims must be unique")
     for d in ds:
         if not 1 <= d <= len(size) or size[d - 1] != 1:
             raise ZylaError("ArgumentError", "dropped dims must all be size 1")
@@ -208,18 +210,6 @@ def eye_like(xp: Any, a: Any, lam: Any) -> Any:
     return xp.eye(a.shape[0], dtype=d) * xp.asarray(lam, dtype=d)
 
 
-def solve(xp: Any, a: Any, b: Any) -> Any:
-    """`A \\ b` for a square A (b a vector or a matrix)."""
-    a = _square(as_array(a, xp))
-    b = as_array(b, xp)
-    d = N.float_dtype(N.promote(N.dtype_of(a), N.dtype_of(b)))
-    am = xp.transpose(N.cast(a, d, xp))
-    bm = N.cast(b, d, xp)
-    if b.ndim == 1:
-        return xp.linalg.solve(am, bm)
-    return xp.transpose(xp.linalg.solve(am, xp.transpose(bm)))
-
-
 # --- index searches with dims -------------------------------------------------------------
 
 
@@ -284,7 +274,6 @@ numeric("Core.matinv", matinv, "(dz, z, A) -> (-(z' * dz * z'),)")
 # (λ's cotangent is the trace of dz: gradient(λ -> sum(A + λ*I), 1.0) was 0.0)
 numeric("Core.eye_like", eye_like,
         "(dz, z, a, lam) -> (nothing, sum(dz .* Core.eye_like(dz, 1.0)))")
-numeric("\\", solve, "(dz, z, A, b) -> Core.solve_back(dz, z, A, b)")
 
 _atan2 = binary_elementwise(lambda xp, y, x: xp.arctan2(y, x), "float")
 numeric_prim("Core.atan2", _atan2,
@@ -333,7 +322,6 @@ FORWARD: dict[str, str] = {
     "Core.atan2": "(d, z, y, x) -> (d[1] .* x .- d[2] .* y) ./ (x .^ 2 .+ y .^ 2)",
     "det": "(d, z, A) -> z * sum(transpose(inv(A)) .* d[1])",
     "Core.matinv": "(d, z, A) -> -(z * d[1] * z)",
-    "\\": "(d, z, A, b) -> A \\ (d[2] - d[1] * z)",
     "Core.cat": "(d, z, dims, xs...) -> Core.cat(dims, Core.tail(d)...)",
     "Core.cat_back": "(t, z, dz, dims, xs...) -> Core.cat_back(t[1], dims, xs...)",
     "Core.repeat_outer": "(d, z, x, c) -> Core.repeat_outer(d[1], c)",

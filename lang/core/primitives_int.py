@@ -7,6 +7,7 @@ host; each looks at the value's bits in its own width (`leading_zeros(0x01) == 7
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -121,8 +122,126 @@ def codeunits(s: Any) -> np.ndarray:
     return np.frombuffer(V.string_bytes(s), dtype=np.uint8).copy()
 
 
+def _byte_dtype(x: Any, name: str) -> np.dtype:
+    d = N.dtype_of(x)
+    if isinstance(x, bool) or d == N.OBJ or d.kind not in "iuf":
+        raise ZylaError("MethodError", f"no method matching {name}(::{V.type_name(typeof(x))})")
+    return d
+
+
+def _bswap(x: Any) -> Any:
+    """The value with its bytes in reverse order, in its own type (`bswap(0x0102) ===
+    0x0201`; a Complex swaps each part)."""
+    if isinstance(x, V.WideInt):
+        return type(x)(int.from_bytes(x.value.to_bytes(16, "little", signed=x.value < 0),
+                                      "big", signed=isinstance(x, V.Int128)))
+    parts = getattr(x, "fields", None)
+    if parts is not None and len(parts) == 2 and V.type_name(typeof(x)).startswith("Complex"):
+        return type(x)(x.type, [_bswap(p) for p in parts])
+    d = _byte_dtype(x, "bswap")
+    return N.host_scalar(np.asarray(x, dtype=d).byteswap()[()])
+
+
+#: `reinterpret(Unsigned, x)`, `reinterpret(Signed, x)`: the integer type of x's width
+_BY_WIDTH = {V.UnsignedT: "u", V.SignedT: "i"}
+
+
+def _reinterpret(t: Any, x: Any) -> Any:
+    """`reinterpret(T, x)`: the bits of number (or array of numbers) x read as a T of the
+    same width (`reinterpret(UInt64, 1.0) === 0x3ff0000000000000`)."""
+    if not isinstance(t, V.JType):
+        raise ZylaError("MethodError", f"no method matching reinterpret(::{V.type_name(typeof(t))}"
+                        f", ::{V.type_name(typeof(x))})")
+    if isinstance(x, np.ndarray):
+        target = V.JTYPE_TO_DTYPE.get(t)
+        if target is None or x.dtype == N.OBJ:
+            raise ZylaError("ArgumentError", f"cannot reinterpret an `{V.type_name(typeof(x))}` "
+                            f"as `{V.type_name(t)}`")
+        if x.ndim != 1 and x.dtype.itemsize != target.itemsize:
+            raise ZylaError("ArgumentError", "reinterpret of an array of rank ≥ 2 to a type of "
+                            "another size is not supported")
+        return np.ascontiguousarray(x).view(target).copy()
+    if isinstance(x, V.WideInt):
+        if t in V.WIDE_TYPES or t in _BY_WIDTH:
+            signed = t is V.SignedT or t is V.Int128T
+            cls = V.Int128 if signed else V.UInt128
+            v = x.value & ((1 << 128) - 1)
+            return cls(v - (1 << 128) if signed and v >= 1 << 127 else v)
+        raise ZylaError("ErrorException", f"reinterpret: bit sizes of {V.type_name(typeof(x))} "
+                        f"and {V.type_name(t)} differ")
+    if not isinstance(x, (bool, int, float, np.generic)):
+        raise ZylaError("ArgumentError", f"cannot reinterpret `{V.type_name(typeof(x))}` as "
+                        f"`{V.type_name(t)}`: it is not a primitive type")
+    d = N.dtype_of(x)
+    kind = _BY_WIDTH.get(t)
+    target = np.dtype(f"{kind}{d.itemsize}") if kind else V.JTYPE_TO_DTYPE.get(t)
+    if target is None or target.itemsize != d.itemsize or (t is V.BoolT) != (d == np.bool_):
+        raise ZylaError("ErrorException", f"reinterpret: bit sizes of {V.type_name(typeof(x))} "
+                        f"and {V.type_name(t)} differ" if target is not None else
+                        f"reinterpret: cannot reinterpret a {V.type_name(typeof(x))} as "
+                        f"{V.type_name(t)}")
+    return N.host_scalar(np.asarray(x, dtype=d).view(target)[()])
+
+
+def _hash_key(x: Any) -> Any:
+    """A Python value whose hash stands for x's Julia hash: equal for `isequal` values
+    (`hash(1) == hash(1.0) == hash(true)`), different for `0.0` and `-0.0`, one for every
+    NaN."""
+    if isinstance(x, (bool, int, float, np.number, np.bool_)):
+        v = x.item() if isinstance(x, (np.number, np.bool_)) else x
+        if isinstance(v, float):
+            if v != v:
+                return ("NaN",)
+            if v == 0 and np.signbit(v):
+                return ("-0.0",)
+        return v
+    if isinstance(x, V.WideInt):
+        return x.value
+    if isinstance(x, tuple):
+        return ("Tuple",) + tuple(_hash_key(v) for v in x)
+    if isinstance(x, np.ndarray):
+        return ("Array", x.shape) + tuple(_hash_key(v) for v in x.reshape(-1, order="F"))
+    if isinstance(x, V.Range):
+        return ("Array", (len(x),)) + tuple(_hash_key(v) for v in x)
+    try:
+        return (type(x).__name__, hash(x))
+    except TypeError:
+        return (type(x).__name__, id(x))  # a mutable value: hashed by identity
+
+
+def _hash(x: Any, h: Any = 0) -> Any:
+    """`hash(x[, h])`: a UInt64 that `isequal` values share (within one run)."""
+    return np.uint64(hash((_hash_key(x), int(h))) & ((1 << 64) - 1))
+
+
+def _ieee_remainder(x: Any, y: Any) -> Any:
+    """`rem(x, y, RoundNearest)` of two floats of one type: x - y*n, n the integer nearest
+    x/y (ties to even), exact (IEEE 754's remainder; Float32s are exact in Float64)."""
+    d = N.dtype_of(x)
+    with np.errstate(all="ignore"):
+        try:
+            r = math.remainder(float(x), float(y))
+        except ValueError:  # remainder(Inf, y), remainder(x, 0)
+            r = math.nan
+        return N.host_scalar(np.asarray(r).astype(d)[()])
+
+
+def _powermod(x: Any, p: Any, m: Any) -> int:
+    """`powermod(x, p, m)`: x^p mod m, exactly (the sign of m, as `mod`); a negative p
+    takes the inverse of x modulo m."""
+    vals = [v.value if isinstance(v, V.WideInt) else int(v) for v in (x, p, m)]
+    if vals[2] == 0:
+        raise ZylaError("DivideError", "integer division error")
+    try:
+        return pow(*vals)
+    except ValueError:
+        raise ZylaError("DomainError", f"{vals[0]} is not invertible modulo {vals[2]}") from None
+
+
 for _name, _f in {"codeunits": codeunits,"count_ones": _count_ones, "count_zeros": _count_zeros,
                   "leading_zeros": _leading_zeros, "leading_ones": _leading_ones,
                   "trailing_zeros": _trailing_zeros, "trailing_ones": _trailing_ones,
-                  "bitstring": _bitstring, "sizeof": _sizeof}.items():
+                  "bitstring": _bitstring, "sizeof": _sizeof, "bswap": _bswap,
+                  "reinterpret": _reinterpret, "hash": _hash,
+                  "Core.ieee_remainder": _ieee_remainder, "Core.powermod": _powermod}.items():
     prim(_name, _f, _HOST, NONDIFF)

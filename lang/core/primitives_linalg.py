@@ -22,10 +22,13 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.functions import typeof
 from lang.core.primitives import (
     DOMAINS,
+    MATRIX_DIVISION,
     NONDIFF,
     HostOnly,
+    _div,
     _result,
     as_array,
     dim_mismatch,
@@ -190,6 +193,74 @@ def tri_mask(xp: Any, x: Any, k: Any, upper: bool) -> Any:
     return _m(mask)
 
 
+# --- division by a matrix: `A \\ B` and `A / B` ------------------------------------------------
+
+
+def _as_jl_matrix(xp: Any, x: Any) -> Any:
+    """The Julia matrix of a stored vector (a column) or matrix, in Julia's index order."""
+    return x[:, None] if x.ndim == 1 else x.T
+
+
+def _solve(xp: Any, a: Any, b: Any, square: bool) -> Any:
+    """X with a X = b (Julia matrices): LU for a square a, else the minimum-norm
+    least-squares solution pinv(a) b, as Julia's QR-based `\\` gives for a of full rank."""
+    if square:
+        if xp is np:
+            try:
+                return np.linalg.solve(a, b)
+            except np.linalg.LinAlgError:
+                raise ZylaError("SingularException", "matrix is singular") from None
+        return xp.linalg.solve(a, b)
+    if xp is np:
+        return np.linalg.lstsq(a, b, rcond=None)[0]
+    return xp.linalg.pinv(a) @ b
+
+
+def _div_operands(xp: Any, a: Any, b: Any, op: str) -> tuple[Any, Any, Any]:
+    a, b = as_array(a, xp), as_array(b, xp)
+    for x in (a, b):
+        if x.ndim > 2:
+            raise ZylaError("MethodError", f"no method matching {op}(::Array{{_, {x.ndim}}}, _)")
+    d = N.float_dtype(N.promote(N.dtype_of(a), N.dtype_of(b)))
+    if d.kind != "f":
+        raise ZylaError("MethodError", f"no method matching {op} for element types "
+                        f"{N.dtype_of(a)} and {N.dtype_of(b)}")
+    return N.cast(a, d, xp), N.cast(b, d, xp), d
+
+
+def ldiv(xp: Any, a: Any, b: Any) -> Any:
+    """`a \\ b`: b / a for a number a; for a matrix a the solution of a x = b (LU when a is
+    square, else the least-squares or minimum-norm solution); for a vector a, pinv(a) b
+    (a number when b is a vector, a 1×k row when b is a matrix)."""
+    if not is_array(a):
+        if is_array(b) or N.is_scalar(b):
+            return _div(xp, b, a)
+    if not (is_array(a) and is_array(b)):
+        raise ZylaError("MethodError", f"no method matching \\(::{V.type_name(typeof(a))}, "
+                        f"::{V.type_name(typeof(b))})")
+    a, b, _ = _div_operands(xp, a, b, "\\")
+    am, bm = _as_jl_matrix(xp, a), _as_jl_matrix(xp, b)
+    if am.shape[0] != bm.shape[0]:
+        raise dim_mismatch(f"arguments must have the same number of rows: got {jl_size(a)} "
+                           f"and {jl_size(b)}")
+    x = _solve(xp, am, bm, a.ndim == 2 and am.shape[0] == am.shape[1])
+    if b.ndim == 1:
+        return _result(x[0, 0], xp) if a.ndim == 1 else x[:, 0]
+    return x.T
+
+
+def rdiv(xp: Any, a: Any, b: Any) -> Any:
+    """`a / b` for a vector or matrix b: the x with x b = a, that is (b' \\ a')' (LU when b
+    is square, else least squares or minimum norm)."""
+    a, b, _ = _div_operands(xp, a, b, "/")
+    am, bm = _as_jl_matrix(xp, a), _as_jl_matrix(xp, b)
+    if am.shape[1] != bm.shape[1]:
+        raise dim_mismatch(f"arguments must have the same number of columns: got "
+                           f"{jl_size(a)} and {jl_size(b)}")
+    x = _solve(xp, bm.T, am.T, b.ndim == 2 and bm.shape[0] == bm.shape[1])
+    return x  # (Xᵀ in Julia's index order is X in the stored, transposed layout)
+
+
 # --- printing --------------------------------------------------------------------------------
 
 
@@ -231,6 +302,8 @@ numeric("Core.svd_vt", svd_vt, _REFUSE.format(what="svd(A).V", ok="svd(A).S or s
 numeric("Core.qr_q", qr_q, _REFUSE.format(what="qr(A).Q", ok="another function"))
 numeric("Core.qr_r", qr_r, _REFUSE.format(what="qr(A).R", ok="another function"))
 numeric("Core.tri_mask", tri_mask, NONDIFF)
+numeric("\\", ldiv, "(dz, z, A, b) -> Core.ldiv_back(dz, z, A, b)")
+MATRIX_DIVISION["/"] = rdiv
 prim("Core.eig_general", eig_general,
      HostOnly("eigen of a non-symmetric matrix runs on the host"),
      '(dz, z, A) -> error("the derivative of eigen of a non-symmetric matrix is not supported; '
@@ -254,4 +327,5 @@ FORWARD: dict[str, str] = {
     "Core.qr_q": "noforward",
     "Core.qr_r": "noforward",
     "Core.eig_general": "noforward",
+    "\\": "(d, z, A, b) -> Core.ldiv_fwd(d[1], d[2], z, A, b)",
 }

@@ -3,9 +3,10 @@
 `floatmin`, `floatmax`, `maxintfloat`, `mod2pi`, `rem2pi`.
 
 They work on Float64 (a Python float), Float32 and Float16 (numpy scalars); an integer or
-other argument is a MethodError, as in Julia. None of them has a useful derivative at the
-level of bits, so they are not differentiable (the smooth functions — sind, cosc, modf, ...
-— are Zyla code in lang/core/stdlib/math.jl, over differentiable primitives).
+other argument is a MethodError, as in Julia. `ldexp`, `mod2pi` and `rem2pi` have
+derivatives (a power of two, and 1); the others have none worth having at the level of
+bits, so they are not differentiable (the smooth functions — sind, cosc, modf, ... — are
+Zyla code in lang/core/stdlib/math.jl, over differentiable primitives).
 """
 
 from __future__ import annotations
@@ -188,10 +189,23 @@ _FUNCS = {"nextfloat": nextfloat, "prevfloat": prevfloat, "frexp": frexp, "ldexp
           "mod2pi": mod2pi, "rem2pi": rem2pi}
 
 
+#: (pullback, forward rule) of those that have a derivative: ldexp(x, n) is x times a
+#: power of two; mod2pi and rem2pi shift x by a multiple of 2π (slope 1 between the jumps,
+#: ChainRules' convention)
+_RULES: dict[str, tuple[str, str]] = {
+    "ldexp": ("(dz, z, x, n) -> (dz * ldexp(one(x), n), nothing)",
+              "(d, z, x, n) -> d[1] * ldexp(one(x), n)"),
+    "mod2pi": ("(dz, z, x) -> (dz,)", "(d, z, x) -> d[1]"),
+    "rem2pi": ("(dz, z, x, r...) -> (dz, map(_ -> nothing, r)...)", "(d, z, x, r...) -> d[1]"),
+}
+
+
 def install(rt: Any) -> None:
-    """Register the bit-level float functions in `rt.builtins` (host-only, not
-    differentiable)."""
+    """Register the bit-level float functions in `rt.builtins` (host-only; the others
+    are not differentiable)."""
     b = rt.builtins
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     for name, fn in _FUNCS.items():
-        b[name] = prim(name, fn, HOST, NONDIFF, anyt)
+        back, fwd = _RULES.get(name, (NONDIFF, NONDIFF))
+        b[name] = prim(name, fn, HOST, back, anyt)
+        b[name].forward = fwd

@@ -63,11 +63,20 @@ LIBRARY_DIRS.append(STDLIB.resolve())
 INSTALLERS: list[Callable[[Runtime], None]] = []
 
 #: Zyla library files every new runtime runs after Base (autodiff adds its `ad.jl`).
-STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl"]
+STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl", "numbers.jl"]
+
+
+#: modules whose names a user's global never shadows: `Base.x` after `x = 1` is still
+#: `UndefVarError`, as in Julia
+_CLOSED_MODULES = frozenset({"Base", "Core", "Iterators"})
 
 
 def _alias(fam: V.JType, params: tuple) -> V.JType:
     return V.apply_type(fam, params)
+
+
+#: field types a value of these Python types is stored into as it is (no conversion)
+_AS_IS = {float: V.Float64T, int: V.Int64T, bool: V.BoolT}
 
 
 class Runtime:
@@ -99,11 +108,10 @@ class Runtime:
         b = self.builtins
         for name, t in V.BUILTIN_TYPES.items():
             b[name] = t
-        tv = V.TypeVar("T")
-        b["Vector"] = _alias(V.ArrayT, (V.TypeVar("T"), 1))
-        b["Matrix"] = _alias(V.ArrayT, (V.TypeVar("T"), 2))
-        b["AbstractVector"] = _alias(V.AbstractArrayT, (tv, 1))
-        b["AbstractMatrix"] = _alias(V.AbstractArrayT, (V.TypeVar("T"), 2))
+        b["Vector"] = _alias(V.ArrayT, (V.alias_typevar("T"), 1))
+        b["Matrix"] = _alias(V.ArrayT, (V.alias_typevar("T"), 2))
+        b["AbstractVector"] = _alias(V.AbstractArrayT, (V.alias_typevar("T"), 1))
+        b["AbstractMatrix"] = _alias(V.AbstractArrayT, (V.alias_typevar("T"), 2))
         b["AbstractVecOrMat"] = V.AbstractArrayT
         b["VecOrMat"] = V.ArrayT
         for name, p in primitives.PRIMITIVES.items():
@@ -134,8 +142,8 @@ class Runtime:
         if "." in name:
             mod, _, rest = name.partition(".")
             if mod in self.modules or mod in g:
-                if rest in g:
-                    return g[rest]
+                if rest in g and (mod not in _CLOSED_MODULES or rest in b):
+                    return g[rest]  # (`Base.x` never sees a user's global `x`)
                 if name in b:
                     return b[name]
                 if rest in b:
@@ -168,7 +176,7 @@ class Runtime:
                 return self.globals[full]
             if full in self.builtins:
                 return self.builtins[full]
-            if name in self.globals:
+            if name in self.globals and (x.name not in _CLOSED_MODULES or name in self.builtins):
                 return self.globals[name]
             if name in self.builtins:
                 return self.builtins[name]
@@ -205,6 +213,10 @@ class Runtime:
             prim = cur
             gf.methods.append(Method([], 0, impl=_prim_caller(self, prim), vararg=True, prim=prim))
             gf.fallback_prim = prim  # type: ignore[attr-defined]
+            if isinstance(getattr(prim, "jtype", None), V.JType):
+                # the same function, so the same `typeof(f)`: a method typed `op::typeof(+)`
+                # before `+` got its first Zyla method still matches it afterwards
+                gf.jtype = prim.jtype
         ns[name] = gf
         if self.loading_base or (cur is not None and name in self.builtins):
             self.builtins[name] = gf
@@ -331,7 +343,7 @@ class Runtime:
         """Julia's default constructor: parameters inferred from the arguments when not
         given (`Bar(2)` is a `Bar{Int64}`), fields converted to their declared types."""
         t = struct_params(t, args)
-        vals = [self.convert_field(field_type(t, ft), a)
+        vals = [a if _AS_IS.get(type(a)) is ft else self.convert_field(field_type(t, ft), a)
                 for ft, a in zip(t.field_types, args, strict=False)]
         refuse_traced(t, vals)
         return V.StructValue(t, vals)

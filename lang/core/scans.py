@@ -63,6 +63,11 @@ def _assigned(node: Any, out: set[str],
         target_names(node.target, out)
         assigned_names(node.value, out, memo)
         return out
+    if isinstance(node, A.Let):
+        own, values = let_bindings(node)
+        assigned_names(values, out, memo)
+        out |= assigned_names(node.body, set(), memo) - own
+        return out
     if (isinstance(node, A.Call) and isinstance(node.func, A.Ident)
             and node.func.name in ("push!", "append!")
             and node.args and isinstance(node.args[0], A.Ident)):
@@ -117,6 +122,22 @@ def target_names(t: A.Node, out: set[str]) -> None:
         target_names(t.value, out)
 
 
+def let_bindings(node: A.Let) -> tuple[set[str], list[A.Node]]:
+    """The names a `let` binds (they are its own: `let i = i` in a function does not make
+    `i` a local of the function) and the expressions its bindings evaluate."""
+    own: set[str] = set()
+    values: list[A.Node] = []
+    for b in node.bindings:
+        if isinstance(b, A.Assign):
+            target_names(b.target, own)
+            values.append(b.value)
+        elif isinstance(b, A.Ident):
+            own.add(b.name)
+        else:
+            values.append(b)
+    return own, values
+
+
 def bound_names(node: Any, out: set[str] | None = None) -> set[str]:
     """The names a function body makes local by assigning them (`x = ...`, `x += ...`,
     `a, b = ...`), not looking inside nested functions; an element write (`x[i] = v`)
@@ -133,9 +154,35 @@ def bound_names(node: Any, out: set[str] | None = None) -> set[str]:
     elif isinstance(node, (A.Assign, A.OpAssign)) and not isinstance(node.target, A.Index):
         target_names(node.target, out)
         bound_names(node.value, out)
+    elif isinstance(node, A.Let):
+        own, values = let_bindings(node)
+        bound_names(values, out)
+        out |= bound_names(node.body) - own
     elif isinstance(node, A.Node):
         for v in children(node):
             bound_names(v, out)
+    return out
+
+
+def direct_bound_names(node: Any, out: set[str] | None = None) -> set[str]:
+    """The names a function body assigns outside its inner scopes (loops, `let`, `try`,
+    nested functions): its locals for sure, whatever the enclosing scopes hold."""
+    if out is None:
+        out = set()
+    if isinstance(node, list):
+        for x in node:
+            direct_bound_names(x, out)
+    elif isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef, A.For, A.While, A.Let, A.Try,
+                           A.Comprehension)):
+        pass
+    elif isinstance(node, A.MacroCall) and node.name == "testset":
+        pass
+    elif isinstance(node, (A.Assign, A.OpAssign)) and not isinstance(node.target, A.Index):
+        target_names(node.target, out)
+        direct_bound_names(node.value, out)
+    elif isinstance(node, A.Node):
+        for v in children(node):
+            direct_bound_names(v, out)
     return out
 
 

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
+from lang.core.eltypes import recorded
 from lang.core.values import (
     DTYPE_TO_JTYPE,
     AnyT,
@@ -479,6 +480,9 @@ def _eltype(a: np.ndarray) -> JType:
     if a.dtype.kind == "U":
         return StringT
     t = DTYPE_TO_JTYPE.get(a.dtype)
+    if t is not None:
+        return t
+    t = recorded(a)
     if t is not None:
         return t
     common: JType | None = None

@@ -19,6 +19,7 @@ import numpy as np
 
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.eltypes import recorded
 from lang.core.functions import Closure
 from lang.core.interp import Tape
 from lang.core.lower import UNDEF
@@ -59,6 +60,11 @@ class BatchedBack:
 
 
 LEAF = ("leaf",)
+#: an array of objects (structs, strings, arrays) enters compiled code element by element,
+#: each one an input of the executable: one longer than this runs on the host instead
+#: (tracing 20,000 structs took seconds, and calling the executable costs more than the
+#: host's work)
+MAX_OBJECT_ELEMENTS = 1024
 
 
 def is_array_value(x: Any) -> bool:
@@ -84,6 +90,12 @@ def is_adjoint_row(x: Any) -> bool:
     return getattr(x, "is_adjoint_vector", False) and np.ndim(x) == 2 and np.shape(x)[1] == 1
 
 
+def object_kind(a: np.ndarray) -> str:
+    """The element type of an object array as Julia names it (for messages)."""
+    rec = recorded(a)
+    return V.type_name(rec) if rec is not None else "Any"
+
+
 def _split(v: Any, leaves: list, si: bool) -> Any:
     t = type(v)
     if t is float or t is np.float32 or t is np.float64:
@@ -96,6 +108,10 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
         return ("num", np.dtype(N.dtype_of(v)).str)
     if isinstance(v, np.ndarray):
         if v.dtype == object:
+            if v.size > MAX_OBJECT_ELEMENTS:
+                raise OffloadError(f"an array of {v.size} objects ({object_kind(v)}) does not "
+                                   "enter compiled code (at most "
+                                   f"{MAX_OBJECT_ELEMENTS} elements)")
             return ("objarr", v.shape, tuple(_split(x, leaves, si) for x in v.reshape(-1)))
         leaves.append(v)
         if is_adjoint_row(v):

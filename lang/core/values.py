@@ -61,10 +61,23 @@ class TypeVar(Atomic):
         self.ub = ub
 
     def __repr__(self) -> str:
+        if is_alias_var(self.name):
+            return self.name[1:]
         if self.name.startswith("#"):
             # an anonymous one, from a bound written as a parameter: `Vector{<:Real}`
             return "<:" + (type_name(self.ub) if self.ub is not None else "Any")
         return self.name
+
+
+def alias_typevar(name: str) -> TypeVar:
+    """The parameter of a type alias (`Vector` is `Array{T, 1} where T`): each use of the
+    alias has its own, so `f(a::Vector, b::Vector)` takes vectors of different types
+    (dispatch forgets its binding after each argument, see Method.applicable)."""
+    return TypeVar("#" + name)
+
+
+def is_alias_var(name: Any) -> bool:
+    return type(name) is str and name[:1] == "#" and name[1:].isalpha()
 
 
 _UNION: list = [None]  # UnionT, once defined below (JType's equality needs it)
@@ -111,6 +124,7 @@ class JType(Atomic):
         self.mutable = False
         self.is_struct = False
         self.param_names: list[str] = []
+        self.depth = 0  # how deeply types nest in its parameters (apply_type)
 
     def __getitem__(self, params: Any) -> JType:
         """Apply parameters: `ArrayT[Float64T, 2]`."""
@@ -220,6 +234,7 @@ def apply_type(fam: JType, params: tuple) -> JType:
     t = JType(fam.name, None, tuple(params), fam.abstract, fam.arity, fam)
     t.fields, t.field_types = fam.fields, fam.field_types
     t.mutable, t.is_struct, t.param_names = fam.mutable, fam.is_struct, fam.param_names
+    t.depth = 1 + max((getattr(p, "depth", 0) for p in params), default=0)
     return t
 
 
@@ -356,6 +371,11 @@ def make_union(members: tuple) -> Any:
     return t
 
 
+def union_members(t: Any) -> tuple | None:
+    """The members of a Union type (None for any other type)."""
+    return _union_members(t) if isinstance(t, JType) else None
+
+
 def _union_members(t: JType) -> tuple | None:
     """The members of a Union type (empty for `Union{}`), or None for any other type."""
     if getattr(t, "family", None) is UnionT:
@@ -371,9 +391,27 @@ class Symbol:
     name: str
 
 
-@dataclass(frozen=True)
 class Char:
-    value: str
+    """A Julia Char: one character (`value`, a one-character Python string), compared and
+    hashed by its character (a plain class, not a dataclass: strings are
+    iterated as Chars, so making and comparing one is on hot paths)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value  # (never assigned again)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Char and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(("Char", self.value))
+
+    def __repr__(self) -> str:
+        return f"Char(value={self.value!r})"
+
+    def __reduce__(self) -> tuple:
+        return Char, (self.value,)
 
 
 class Rational(Fraction):

@@ -43,6 +43,7 @@ from lang.core.macros import MACROS
 from lang.core.numeric import jax_numpy
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.show import jl_show
+from lang.core.structure import is_adjoint_row
 from lang.door.strategies import zyla_value
 
 # ---- leaves -------------------------------------------------------------------------------------
@@ -366,8 +367,8 @@ def one_sided_differences(rt: Any, f: Any, args: list, index: int, leaf: Any,
 
 
 def _with_leaf(leaf: Any, flat: np.ndarray) -> Any:
-    if isinstance(leaf, np.ndarray):
-        return flat.reshape(leaf.shape)
+    if isinstance(leaf, np.ndarray):  # (an ndarray subclass, `v'` of a vector, stays one)
+        return flat.reshape(leaf.shape).view(type(leaf))
     if isinstance(leaf, np.floating):
         return leaf.dtype.type(flat[0])
     return float(flat[0])
@@ -394,7 +395,11 @@ def jax_value_and_grad(rt: Any, f: Any,
 
         def primal(xs: list) -> Any:
             a2 = replace_leaves(tuple(args), iter(xs))
-            y = JaxInterpreter(rt, early_exit=False).call_value(f, list(a2))
+            interp = JaxInterpreter(rt, early_exit=False)
+            for host, traced in zip(leaves, xs, strict=True):
+                if is_adjoint_row(host):  # `v'` of a vector stays a row in the trace
+                    interp.adjoint_rows[id(traced)] = traced
+            y = interp.call_value(f, list(a2))
             return jnp.asarray(y, dtype=jnp.float64).reshape(())
 
         xs = [jnp.asarray(x) for x in leaves]

@@ -7,10 +7,16 @@ Core.cumsum_rule(dz, z, x, d...; dims=nothing) =
     (dims === nothing ? Core.cumsum_back(dz, d...) : Core.cumsum_back(dz, dims), map(q -> nothing, d)...)
 Core.bcast_primback(rule, z, args) = dz -> (nothing, nothing, map((x, d) -> Core.unbroadcast(x, d), args, rule(dz, z, args...))...)
 Core.zero_back(n) = dz -> nothing
+Core.nondiff_back(name, n) = dz -> Core.nondiff_refused(name, dz)
+Core.dict_ctor_pb(ps) = dz -> (nothing, Core.dict_ctor_back(dz, ps)...)
 Core.shift_back(bb) = dz -> Core.prepend_nothing(Core.back(bb, dz))
 Core.back_back(bb) = dz -> Core.prepend_nothing(Core.back(bb, dz))
 Core.bcast_scalar_back(b) = dz -> Core.prepend_nothing(Core.back(b, dz))
 Core.rrule_back(pb) = dz -> pb(dz)
+Core.trycatch_back(b, k) = dz -> Core.trycatch_cots(Core.back(b, dz), k)
+Core.hook_back(f) = dz -> (nothing, nothing, f(dz))
+Core.trycatch_cots(g::Nothing, k) = nothing
+Core.trycatch_cots(g, k) = k == 1 ? (nothing, g[1], nothing, nothing) : (nothing, nothing, g[1], nothing)
 Core.struct_back(n) = dz -> (nothing, Core.struct_fields_cot(dz, n)...)
 Core.convert_back(x) = dz -> (nothing, Core.convert_cot(x, dz))
 Core.bcast_convert_back(xs) = dz -> (nothing, nothing, Core.convert_cot(xs[1], dz))
@@ -37,6 +43,7 @@ Core.prim_pullback_fn(p) = (xs...) -> Core.prim_pullback(p, xs...)
 Core.bcast_pullback(f, args...) = Core.bcast_pb2(f, broadcast(f, args...), args)
 Core.bcast_pb2(f, y, args) = (y, Core.bcast_primback(Core.bcast_rule_of(f), y, args))
 
+Core.mul_back(dz, x) = (dz,)  # *(x) is x
 Core.mul_back(dz, x::Number, y::Number) = (dz * y, dz * x)
 Core.mul_back(dz, x::Number, y::AbstractArray) = (sum(dz .* y), dz .* x)
 Core.mul_back(dz, x::AbstractArray, y::Number) = (dz .* y, sum(dz .* x))
@@ -50,8 +57,10 @@ end
 Core.matmul_back_a(dz, y::AbstractVector) = dz * y'
 Core.matmul_back_a(dz, y::AbstractMatrix) = dz * y'
 
-Core.pow_back(dz, z, x, p::Integer) = (p == 0 ? zero(dz) : dz * p * x ^ (p - 1), nothing)
-Core.pow_back(dz, z, x, p) = (dz * p * x ^ (p - 1), dz * z * log(x))
+# x ^ p of numbers (ChainRules' conventions at x = 0, math.jl's Core.pow_grad_x/_p); p's
+# gradient is there for an integer p too, as Zygote's
+Core.pow_back(dz, z, x, p) =
+    (y = Core.pow_float(z); (dz * Core.pow_grad_x(x, p, y), dz * Core.pow_grad_p(x, p, y)))
 Core.pow_bcast_back(dz, z, x, p::Integer) = (p == 0 ? zero(dz) : dz .* p .* x .^ (p - 1), nothing)
 Core.pow_bcast_back(dz, z, x, p) = (dz .* p .* x .^ (p .- 1), dz .* z .* log.(x))
 
@@ -74,10 +83,21 @@ function gradient(f, args...)
     Core.grads_out(Core.back(b, Core.sensitivity(y)), args)
 end
 
+# a tuple or NamedTuple result: its first element is differentiated, the rest carried along
 function withgradient(f, args...)
     y, b = Core.pullback_call(f, args...)
-    (val = y, grad = Core.grads_out(Core.back(b, Core.sensitivity(y)), args))
+    (val = y, grad = Core.grads_out(Core.back(b, Core.first_sensitivity(y)), args))
 end
+Core.first_sensitivity(y) = Core.sensitivity(y)
+Core.first_sensitivity(y::Tuple) = (Core.sensitivity(y[1]), map(_ -> nothing, Base.tail(y))...)
+Core.first_sensitivity(y::NamedTuple) =
+    NamedTuple{keys(y)}(Core.first_sensitivity(Tuple(y)))
+
+# Zygote.forwarddiff(f, x): f(x), differentiated (by forward mode in Zygote; the
+# derivative is the same)
+forwarddiff(f, x; chunk_threshold = 0) = f(x)
+# Zygote.hook(f, x): x, whose cotangent dx is replaced by f(dx)
+hook(f, x) = Core.hook(f, x)
 
 # Jacobians: reverse mode row by row, or forward mode column by column when the input is
 # the smaller side (one pass per input direction instead of one per output).
@@ -94,7 +114,7 @@ function Core.jacobian_reverse(f, x)
     for i in 1:length(y)
         g = Core.grads_out(Core.back(b, Core.onehot_like(y, i)), (x,))[1]
         if g !== nothing
-            J[i, :] = vec(g)
+            J[i, :] .= vec(g)
         end
     end
     J
@@ -102,7 +122,7 @@ end
 function Core.jacobian_forward(f, x, y)
     J = zeros(length(y), length(x))
     for i in 1:length(x)
-        J[:, i] = Core.fwd_column(Core.jvp_call(f, nothing, 1, x, Core.onehot_like(x, i))[2], y)
+        J[:, i] .= Core.fwd_column(Core.jvp_call(f, nothing, 1, x, Core.onehot_like(x, i))[2], y)
     end
     J
 end
@@ -134,8 +154,12 @@ Core.mul_fwd(d, x, y, z, rest...) =
     Core.mul_fwd((Core.mul_fwd((d[1], d[2]), x, y), Core.tail(Core.tail(d))...), Core.times(x, y), z, rest...)
 Core.mul_fwd(d, x, y, z, rest...) =
     Core.mul_fwd((d[1], Core.mul_fwd(Core.tail(d), y, z, rest...)), x, Core.times(y, z, rest...))
-Core.pow_fwd(dx, dp, z, x, p::Integer) = p == 0 ? zero(dx) : dx * p * x ^ (p - 1)
-Core.pow_fwd(dx, dp, z, x, p) = dp == 0 ? dx * p * x ^ (p - 1) : dx * p * x ^ (p - 1) + dp * z * log(x)
+# (a zero tangent of p is a strong zero: it adds nothing, not NaN, where p's derivative is NaN)
+function Core.pow_fwd(dx, dp, z, x, p)
+    y = Core.pow_float(z)
+    t = dx * Core.pow_grad_x(x, p, y)
+    (dp === nothing || iszero(dp)) ? t : t + dp * Core.pow_grad_p(x, p, y)
+end
 Core.pow_bcast_fwd(dx, dp, z, x, p::Integer) = p == 0 ? zero(dx) : dx .* p .* x .^ (p - 1)
 # (the log term only where p has a tangent: a zero tangent of p adds nothing, not NaN)
 Core.pow_bcast_fwd(dx, dp, z, x, p) = dx .* p .* x .^ (p .- 1) .+ dp .* z .* log.(ifelse.(dp .== 0, 1.0, x))
@@ -167,8 +191,10 @@ function Core.comprehension(f, cond, it)
 end
 
 function Core.comprehension(f, cond::Nothing, it1, it2)
-    # the first iterator varies fastest: a column against a row
-    broadcast(f, Core.iter_array(it1), permutedims(Core.iter_array(it2)))
+    # the first iterator varies fastest: its dimensions first, then the second's
+    a1 = Core.iter_array(it1)
+    a2 = Core.iter_array(it2)
+    broadcast(f, a1, reshape(a2, (map(_ -> 1, size(a1))..., size(a2)...)))
 end
 
 # `reduce`, `foldl`, `mapreduce` (with `init` and `dims`) are loops in base.jl.
@@ -236,7 +262,7 @@ ChainRulesCore.rrule(::typeof(Iterators.drop), x::AbstractArray, n::Integer) =
 Core.range_back(dy::Nothing, x, lo, hi) = nothing
 function Core.range_back(dy, x, lo, hi)
     g = zeros(float(eltype(x)), size(x))
-    g[lo:hi] = dy
+    g[lo:hi] .= dy
     g
 end
 

@@ -158,7 +158,8 @@ function digits(n::Integer; base::Integer=10, pad::Integer=1)
     end
     out
 end
-powermod(x::Integer, p::Integer, m::Integer) = Core.powermod(x, p, m)
+powermod(x::Integer, p::Integer, m::Integer) =
+    convert(typeof(m), Core.powermod(x, p, m))
 
 # copyto!(dst, src): src's elements written into dst in linear order
 function copyto!(dst::AbstractArray, src)
@@ -201,6 +202,44 @@ lcm(a::Integer, b::Integer) = a == 0 || b == 0 ? zero(promote(a, b)[1]) : abs(a 
 lcm(a::Integer, b::Integer, c::Integer...) = lcm(lcm(a, b), c...)
 muladd(a, b, c) = a * b + c
 lastindex(x) = length(x)
+first(r::AbstractRange) = Core.range_first(r)
+# a range reshaped to its own length is itself
+reshape(r::AbstractRange, dims::Tuple{Integer}) = dims[1] == length(r) ? r : throw(DimensionMismatch("new dimensions $(dims) must be consistent with array size $(length(r))"))
+reshape(r::AbstractRange, n::Integer) = reshape(r, (n,))
+# reverse(A; dims): along dims (every dimension by default); reverse(v, start, stop): the
+# elements start:stop of v reversed
+reverse(x::AbstractArray; dims=:) = dims === (:) ? Core.reverse_all(x) : Core.reverse_dims(x, dims)
+reverse(v::AbstractVector, start::Integer, stop::Integer=length(v)) = [v[1:start-1]; v[stop:-1:start]; v[stop+1:end]]
+function reverse!(v::AbstractVector, start::Integer=1, stop::Integer=length(v))
+    r = reverse(v, start, stop)
+    for i in eachindex(v)
+        v[i] = r[i]
+    end
+    v
+end
+isdiag(A::AbstractMatrix) = all(A[i, j] == 0 for i in axes(A, 1), j in axes(A, 2) if i != j)
+istriu(A::AbstractMatrix) = all(A[i, j] == 0 for i in axes(A, 1), j in axes(A, 2) if i > j)
+istril(A::AbstractMatrix) = all(A[i, j] == 0 for i in axes(A, 1), j in axes(A, 2) if i < j)
+isdiag(x::Number) = true
+diagind(m::Integer, n::Integer, k::Integer=0) = k <= 0 ? range(1 - k, step=m + 1, length=min(m + k, n)) : range(k * m + 1, step=m + 1, length=min(m, n - k))
+diagind(A::AbstractMatrix, k::Integer=0) = diagind(size(A, 1), size(A, 2), k)
+shuffle!(v::AbstractVector) = copyto!(v, shuffle(v))
+bitrand(dims::Integer...) = rand(Bool, dims...)
+# get(A, I, default): A[I] where I is within A's bounds, else default (an array of them for
+# a range or a tuple of ranges, of the type both promote to)
+Base.elsize(A::AbstractArray) = sizeof(eltype(A))
+function get(A::AbstractArray, I::AbstractRange, default)
+    T = promote_type(eltype(A), typeof(default))
+    T[1 <= i <= length(A) ? A[i] : default for i in I]
+end
+function get(A::AbstractArray, I::Tuple{AbstractRange, AbstractRange}, default)
+    T = promote_type(eltype(A), typeof(default))
+    m, n = size(A, 1), size(A, 2)
+    T[(1 <= i <= m && 1 <= j <= n) ? A[i, j] : default for i in I[1], j in I[2]]
+end
+istriu(x::Number) = true
+istril(x::Number) = true
+last(r::AbstractRange) = Core.range_last(r)
 lastindex(x, d) = size(x, d)
 firstindex(x) = 1
 inv(x::Number) = 1 / x
@@ -233,12 +272,16 @@ flipsign(x, y) = signbit(y) ? -x : x
 fma(x, y, z) = x * y + z
 
 sum(x; dims=nothing) = dims === nothing ? Core.sum(x) : Core.sum(x, dims)
-sum(f::Function, x; dims=nothing) = sum(broadcast(f, x); dims=dims)
+# sum(f, x) of an empty array: what f gives on nothing (Base's mapreduce_empty: 0 for abs,
+# an ArgumentError for sin); of a Set or another iterable: its elements mapped
+sum(f::Function, x; dims=nothing) = dims === nothing && isempty(x) ? Core.mapreduce_empty(f, +, Core.sum_eltype(eltype(x))) : sum(broadcast(f, x); dims=dims)
+sum(f::Function, x::AbstractSet) = isempty(x) ? Core.mapreduce_empty(f, +, Core.sum_eltype(eltype(x))) : sum(f, collect(x))
 prod(x; dims=nothing) = dims === nothing ? Core.prod(x) : Core.prod(x, dims)
 prod(f::Function, x) = prod(broadcast(f, x))
-maximum(x; dims=nothing) = dims === nothing ? Core.maximum(x) : Core.maximum(x, dims)
+# (`maximum(x; init)`: the reduction by max from init; an empty x gives init)
+maximum(x; dims=nothing, init=NoInit()) = init isa NoInit ? (dims === nothing ? Core.maximum(x) : Core.maximum(x, dims)) : reduce(max, x; dims=dims, init=init)
 maximum(f::Function, x) = maximum(broadcast(f, x))
-minimum(x; dims=nothing) = dims === nothing ? Core.minimum(x) : Core.minimum(x, dims)
+minimum(x; dims=nothing, init=NoInit()) = init isa NoInit ? (dims === nothing ? Core.minimum(x) : Core.minimum(x, dims)) : reduce(min, x; dims=dims, init=init)
 minimum(f::Function, x) = minimum(broadcast(f, x))
 max(x) = x
 min(x) = x
@@ -272,9 +315,10 @@ diag(A) = [A[i, i] for i in 1:min(size(A, 1), size(A, 2))]
 Core.times(xs...) = reduce((a, b) -> a * b, xs)
 
 # map over tuples in Zyla, so that it is differentiable (pullback rules use it)
-ntuple(f, n) = n == 0 ? () : (ntuple(f, n - 1)..., f(n))
+ntuple(f, n) = n == 0 ? () : n < 0 ? throw(ArgumentError("tuple length should be ≥ 0, got $n")) :
+    (ntuple(f, n - 1)..., f(n))
 map(f, t::Tuple) = ntuple(i -> f(t[i]), length(t))
-map(f, a::Tuple, b::Tuple) = ntuple(i -> f(a[i], b[i]), length(a))
+map(f, a::Tuple, b::Tuple) = ntuple(i -> f(a[i], b[i]), min(length(a), length(b)))
 
 # --- exceptions (lang/core/exceptions.py turns the runtime's errors into these) ------------------
 
@@ -345,8 +389,7 @@ eachcol(A) = [A[:, j] for j in 1:size(A, 2)]
 eachrow(A) = [A[i, :] for i in 1:size(A, 1)]
 eachslice(A; dims) = [selectdim(A, dims, k) for k in 1:size(A, dims)]
 selectdim(A, d, k) = getindex(A, ntuple(i -> i == d ? k : (:), ndims(A))...)
-Iterators.product(a, b) = [(x, y) for x in a, y in b]
-Iterators.product(a, b, c) = [(x, y, z) for x in a, y in b, z in c]
+# (Iterators.product: lang/core/stdlib/collections.jl)
 view(A, I...) = getindex(A, I...)
 
 # --- ranges ---------------------------------------------------------------------------------
@@ -407,6 +450,7 @@ cat(xs...; dims) = Core.cat(dims, xs...)
 # --- reductions -----------------------------------------------------------------------------
 
 struct NoInit end
+⊻(a, b) = xor(a, b)
 function Core.foldl_init(op, acc, xs)
     for x in xs
         acc = op(acc, x)
@@ -420,16 +464,45 @@ function Core.foldl_init(op, acc, xs::AbstractArray)
     end
     acc
 end
-Core.foldl1(op, xs::Tuple) = Core.foldl1(op, collect(xs))
-Core.foldl1(op, xs::AbstractArray) = isempty(xs) ? throw(ArgumentError("reducing over an empty collection is not allowed")) : Core.foldl_init(op, xs[1], xs[2:end])
+# the result of reducing an empty collection of element type T with op (Base's
+# reduce_empty): op's identity where it has one, else an ArgumentError
+Core.reduce_empty(op, T) = throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+Core.reduce_empty(op::typeof(+), T) = zero(T)
+Core.reduce_empty(op::typeof(+), ::Type{Bool}) = 0
+Core.reduce_empty(op::typeof(*), T) = one(T)
+Core.reduce_empty(op::typeof(&), ::Type{Bool}) = true
+Core.reduce_empty(op::typeof(|), ::Type{Bool}) = false
+Core.reduce_empty(op::typeof(+), ::Type{Union{}}) = throw(ArgumentError("reducing over an empty collection of element type Union{} is not allowed"))
+Core.reduce_empty(op::typeof(*), ::Type{Union{}}) = throw(ArgumentError("reducing over an empty collection of element type Union{} is not allowed"))
+# ... and of mapping f first (Base's mapreduce_empty): known for identity, abs and abs2
+Core.mapreduce_empty(f, op, T) = throw(ArgumentError("reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+Core.mapreduce_empty(f::typeof(identity), op, T) = Core.reduce_empty(op, T)
+Core.mapreduce_empty(f::typeof(abs), op, T) = abs(Core.reduce_empty(op, T))
+Core.mapreduce_empty(f::typeof(abs2), op, T) = abs2(Core.reduce_empty(op, T))
+Core.mapreduce_empty(f::typeof(abs), op::typeof(max), T) = abs(zero(T))
+Core.mapreduce_empty(f::typeof(abs2), op::typeof(max), T) = abs2(zero(T))
+# sum's element type: small integers add as Int (UInt), as Base's add_sum
+Core.sum_eltype(T) = T
+Core.sum_eltype(::Type{<:Union{Bool,Int8,Int16,Int32}}) = Int
+Core.sum_eltype(::Type{<:Union{UInt8,UInt16,UInt32}}) = UInt
+Core.foldl1(op, xs::Tuple) = isempty(xs) ? Core.reduce_empty(op, Union{}) : Core.foldl1(op, collect(xs))
+Core.foldl1(op, xs::AbstractArray) = isempty(xs) ? Core.reduce_empty(op, eltype(xs)) : Core.foldl_init(op, xs[1], xs[2:end])
 Core.foldl1(op, xs) = Core.foldl1(op, collect(xs))
+Core.foldl1(op, x::Number) = x
 foldl(op, xs; init=NoInit()) = init isa NoInit ? Core.foldl1(op, xs) : Core.foldl_init(op, init, xs)
-foldr(op, xs; init=NoInit()) = foldl((a, b) -> op(b, a), reverse(collect(xs)); init=init)
+function foldr(op, xs; init=NoInit())
+    v = collect(xs)
+    init isa NoInit && isempty(v) && return Core.reduce_empty(op, eltype(v))
+    foldl((a, b) -> op(b, a), reverse(v); init=init)
+end
 Core.reduce1(op, xs) = Core.foldl1(op, xs)
 Core.reduce1(op::typeof(hcat), xs) = hcat(xs...)
 Core.reduce1(op::typeof(vcat), xs) = vcat(xs...)
-Core.reduce1(op::typeof(+), xs::AbstractArray) = sum(xs)
-Core.reduce1(op::typeof(*), xs::AbstractArray{T}) where {T<:Number} = prod(xs)
+# `+` over small integers wraps in their type (sum would widen them)
+Core.reduce1(op::typeof(+), xs::AbstractArray) = isempty(xs) ? Core.reduce_empty(op, eltype(xs)) : Core.reduce_as(eltype(xs), sum(xs))
+Core.reduce1(op::typeof(*), xs::AbstractArray{T}) where {T<:Number} = isempty(xs) ? Core.reduce_empty(op, T) : Core.reduce_as(T, prod(xs))
+Core.reduce_as(T, s) = s
+Core.reduce_as(T::Type{<:Union{Int8,Int16,Int32,UInt8,UInt16,UInt32}}, s) = s % T
 Core.reduce1(op::typeof(max), xs::AbstractArray) = maximum(xs)
 Core.reduce1(op::typeof(min), xs::AbstractArray) = minimum(xs)
 Core.reduce_dims1(op::typeof(+), xs, dims) = sum(xs; dims=dims)
@@ -444,12 +517,25 @@ function reduce(op, xs; init=NoInit(), dims=nothing)
         init isa NoInit ? Core.reduce_dims1(op, xs, dims) : broadcast(op, init, Core.reduce_dims1(op, xs, dims))
     end
 end
-mapreduce(f, op, xs; dims=nothing, init=NoInit()) = reduce(op, map(f, xs); dims=dims, init=init)
-mapfoldl(f, op, xs; init=NoInit()) = foldl(op, map(f, xs); init=init)
+function mapreduce(f, op, xs; dims=nothing, init=NoInit())
+    if dims === nothing && init isa NoInit && xs isa AbstractArray && isempty(xs)
+        return Core.mapreduce_empty(f, op, eltype(xs))
+    end
+    reduce(op, map(f, xs); dims=dims, init=init)
+end
+mapreduce(f, op, xs, ys...; dims=nothing, init=NoInit()) = reduce(op, map(f, xs, ys...); dims=dims, init=init)
+function mapfoldl(f, op, xs; init=NoInit())
+    if init isa NoInit && xs isa AbstractArray && isempty(xs)
+        return Core.mapreduce_empty(f, op, eltype(xs))
+    end
+    foldl(op, map(f, xs); init=init)
+end
+mapfoldr(f, op, xs; init=NoInit()) = foldr(op, map(f, xs); init=init)
 prod(f::Function, x; dims=nothing) = prod(broadcast(f, x); dims=dims)
 maximum(f::Function, x; dims=nothing) = maximum(broadcast(f, x); dims=dims)
 minimum(f::Function, x; dims=nothing) = minimum(broadcast(f, x); dims=dims)
-extrema(x) = (minimum(x), maximum(x))
+extrema(x; dims=:) = dims === (:) ? (minimum(x), maximum(x)) : map(tuple, minimum(x; dims=dims), maximum(x; dims=dims))
+extrema(f::Function, x; dims=:) = dims === (:) ? (minimum(f, x), maximum(f, x)) : extrema(f.(x); dims=dims)
 
 # findmax / argmax: an Int index for vectors, CartesianIndex for arrays (as in Julia)
 struct CartesianIndex{N}
@@ -490,6 +576,14 @@ atan(y, x) = Core.atan2(y, x)
 ∛(x) = cbrt(x)
 fld(a, b) = div(a - mod(a, b), b)
 cld(a, b) = -fld(-a, b)
+# of floats, Julia's: the quotient of the exact remainder's complement, rounded
+fld(a::AbstractFloat, b::AbstractFloat) = Core.float_quot(a, b, mod(a, b))
+fld(a::AbstractFloat, b::Real) = fld(promote(a, b)...)
+fld(a::Real, b::AbstractFloat) = fld(promote(a, b)...)
+cld(a::AbstractFloat, b::AbstractFloat) = Core.float_quot(a, b, mod(a, -b))
+cld(a::AbstractFloat, b::Real) = cld(promote(a, b)...)
+cld(a::Real, b::AbstractFloat) = cld(promote(a, b)...)
+Core.float_quot(a, b, r) = round((a - r) / b)
 iszero(x) = x == zero(x)
 isone(x) = x == one(x)
 exp10(x) = convert(typeof(float(x)), 10) ^ x
@@ -543,9 +637,6 @@ end
 # --- linear algebra in Base ---------------------------------------------------------------
 
 inv(A::AbstractMatrix) = Core.matinv(A)
-Core.solve_back(dz, z, A, b::AbstractVector) = Core.solve_back2(A' \ dz, z)
-Core.solve_back(dz, z, A, b::AbstractMatrix) = Core.solve_back2(A' \ dz, z)
-Core.solve_back2(db, z) = (-(db * z'), db)
 
 # --- small Base functions that real files call ----------------------------------------------
 
@@ -564,6 +655,11 @@ function circshift(v::AbstractVector, k::Integer)
     n = length(v)
     [v[mod(i - k - 1, n) + 1] for i in 1:n]
 end
+# circshift(A, shifts): dimension d shifted by shifts[d] (the first ones for an integer)
+function circshift(A::AbstractArray, shifts)
+    s = Tuple(shifts)
+    A[ntuple(d -> [mod(i - (d <= length(s) ? s[d] : 0) - 1, size(A, d)) + 1 for i in 1:size(A, d)], ndims(A))...]
+end
 summary(x::AbstractVector) = string(length(x), "-element ", typeof(x))
 summary(x::AbstractArray) = string(join(size(x), "×"), " ", typeof(x))
 summary(x) = string(typeof(x))
@@ -574,6 +670,11 @@ mutable struct Ref{T}
     x::T
 end
 Core.deref(r::Ref) = r.x
+getindex(r::Ref) = r.x
+# `T[]` and `T[a, b]` with T a type held by a variable: a typed vector, as Base's
+# getindex(::Type{T}, vals...)
+Core.deref(T::Type) = Core.typed_vect(T)
+getindex(T::Type, vals...) = Core.typed_vect(T, vals...)
 Core.deref(x::AbstractArray) = length(x) == 1 ? x[1] :
     throw(BoundsError("attempt to access $(length(x))-element array at index []"))
 function Core.setref!(r::Ref, v)
@@ -586,7 +687,9 @@ function Core.setref!(x::AbstractArray, v)
 end
 
 # `T[a b; c d]`: the matrix literal with its elements converted to T
-Core.typed_hvcat(rows, T, xs...) = T.(Core.hvcat(rows, xs...))
+Core.typed_hvcat(rows, T, xs...) = Core.typed_matrix(T, Core.hvcat(rows, xs...))
+# (a concrete number type converts each element; `Any[1 2; 3 4]` keeps them as they are)
+Core.typed_matrix(T, M) = isconcretetype(T) && T <: Number ? T.(M) : collect(T, M)
 
 # sorting a vector of numbers is indexing by its sorting permutation, so it
 # differentiates (the cotangent goes back to where each element came from) and compiles
@@ -596,6 +699,20 @@ sort(x::AbstractVector{<:Real}; rev=false, by=nothing, lt=nothing) =
     lt === nothing ? x[sortperm(x; rev=rev, by=by)] : Core.sort_any(x, rev, by, lt)
 sort(x::AbstractVector; rev=false, by=nothing, lt=nothing) = Core.sort_any(x, rev, by, lt)
 sort(x::Tuple; kws...) = Tuple(sort(collect(x); kws...))
+sort(A::AbstractArray; dims, rev=false) = Core.sort_dims(A, dims, rev)
+function issorted(v; lt=isless, by=identity, rev=false)
+    xs = collect(v)
+    for i in 2:length(xs)
+        a, b = by(xs[i - 1]), by(xs[i])
+        (rev ? lt(a, b) : lt(b, a)) && return false
+    end
+    true
+end
+sort!(A::AbstractArray; dims, rev=false) = copyto!(A, sort(A; dims=dims, rev=rev))
+function circshift!(dest::AbstractArray, src, shifts)
+    dest === src && throw(ArgumentError("dest and src must be separate arrays"))
+    copyto!(dest, circshift(src, shifts))
+end
 function sort!(x::AbstractVector; kws...)
     s = sort(x; kws...)
     for i in eachindex(x)
@@ -620,6 +737,40 @@ function findlast(f, A)
     nothing
 end
 findlast(A::AbstractArray{Bool}) = findlast(identity, A)
+# over an array of rank >= 2 they give CartesianIndex, as Julia's do; findnext/findprev
+# also take one as the start
+function findfirst(f, A::AbstractArray)
+    for i in 1:length(A)
+        f(A[i]) && return Core.find_index(A, i)
+    end
+    nothing
+end
+function findlast(f, A::AbstractArray)
+    for i in length(A):-1:1
+        f(A[i]) && return Core.find_index(A, i)
+    end
+    nothing
+end
+function Core.linear_index(A, c::CartesianIndex)
+    k, stride = 1, 1
+    for d in 1:length(c.I)
+        k += (c.I[d] - 1) * stride
+        stride *= size(A, d)
+    end
+    k
+end
+function findnext(f::Function, A::AbstractArray, start::CartesianIndex)
+    for i in Core.linear_index(A, start):length(A)
+        f(A[i]) && return Core.find_index(A, i)
+    end
+    nothing
+end
+function findprev(f::Function, A::AbstractArray, start::CartesianIndex)
+    for i in Core.linear_index(A, start):-1:1
+        f(A[i]) && return Core.find_index(A, i)
+    end
+    nothing
+end
 
 
 # getfield(x, name or position): a struct's (NamedTuple's, Tuple's) field
@@ -629,3 +780,5 @@ getfield(x, i::Integer) = getproperty(x, fieldnames(typeof(x))[i])
 
 # collect(T, itr), and so T[x for x in itr]: the elements of itr as a Vector{T}
 collect(T::Type, itr) = Core.typed_vect(T, collect(itr)...)
+# (an array keeps its shape: `Int[i + j for i in 1:2, j in 1:3]` is a 2×3 Matrix{Int})
+collect(T::Type, A::AbstractArray) = ndims(A) == 1 ? Core.typed_vect(T, A...) : reshape(Core.typed_vect(T, A...), size(A))

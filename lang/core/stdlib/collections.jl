@@ -14,6 +14,16 @@ mergewith!(combine) = (ds...) -> mergewith!(combine, ds...)
 # the older spelling of mergewith!
 merge!(combine::Function, d::AbstractDict, others::AbstractDict...) = mergewith!(combine, d, others...)
 
+# --- NamedTuples --------------------------------------------------------------------------------
+# merge: a's names then b's new ones; a value from b where b has the name
+function merge(a::NamedTuple, b::NamedTuple)
+    names = (keys(a)..., filter(k -> !haskey(a, k), keys(b))...)
+    return Core.namedtuple(map(string, names),
+                           map(k -> haskey(b, k) ? getfield(b, k) : getfield(a, k), names)...)
+end
+merge(a::NamedTuple) = a
+merge(a::NamedTuple, b::NamedTuple, cs::NamedTuple...) = merge(merge(a, b), cs...)
+
 # --- searching ----------------------------------------------------------------------------------
 # findnext(f, A, i) / findprev(f, A, i): the first index ≥ i (last ≤ i) where f holds, or
 # nothing; with a Bool array alone, where it is true
@@ -23,12 +33,13 @@ findnext(A::AbstractVector, start::Integer) = findnext(identity, A, start)
 findprev(A::AbstractVector, start::Integer) = findprev(identity, A, start)
 
 # indexin(a, b): for each element of a, its first index in b (or nothing)
+# (CartesianIndex for a matrix b; a number a gives a 0-dimensional array)
 function indexin(a, b::AbstractArray)
-    firsts = Dict{eltype(b), Int}()
+    firsts = Dict{eltype(b), Any}()
     for (i, x) in enumerate(b)
-        haskey(firsts, x) || (firsts[x] = i)
+        haskey(firsts, x) || (firsts[x] = Core.find_index(b, i))
     end
-    [get(firsts, x, nothing) for x in a]
+    a isa AbstractArray ? [get(firsts, x, nothing) for x in a] : fill(get(firsts, a, nothing))
 end
 
 # --- iterator traits ----------------------------------------------------------------------------
@@ -240,3 +251,191 @@ Core.bind_builtin("Iterators.Rest", Rest)
 # `nothing`); other iterables keep the built-in conversion
 Tuple(t::Tuple) = t
 Tuple(v::AbstractArray) = (v...,)
+
+# --- tuples -------------------------------------------------------------------------------------
+Base.front(t::Tuple) = isempty(t) ? throw(ArgumentError("Cannot call front on an empty tuple.")) :
+    t[1:end-1]
+Base.tail(t::Tuple) = isempty(t) ? throw(ArgumentError("Cannot call tail on an empty tuple.")) :
+    t[2:end]
+Iterators.tail_if_any(t::Tuple) = isempty(t) ? t : t[2:end]
+function Base.setindex(t::Tuple, v, i::Integer)
+    1 <= i <= length(t) || throw(BoundsError(t, i))
+    ntuple(k -> k == i ? v : t[k], length(t))
+end
+function Base.fill_to_length(t::Tuple, val, ::Val{N}) where N
+    length(t) <= N || throw(ArgumentError("input tuple of length $(length(t)), requested $N"))
+    ntuple(k -> k <= length(t) ? t[k] : val, N)
+end
+function circshift(t::Tuple, shift::Integer)
+    n = length(t)
+    n == 0 && return t
+    ntuple(k -> t[mod1(k - shift, n)], n)
+end
+function accumulate(op, t::Tuple; kw...)
+    isempty(t) && return ()
+    acc = haskey(kw, :init) ? op(kw[:init], t[1]) : t[1]
+    out = (acc,)
+    for k in 2:length(t)
+        acc = op(acc, t[k])
+        out = (out..., acc)
+    end
+    out
+end
+Nothing() = nothing
+isless(a::Tuple, b::Tuple) = Core.tuple_isless(a, b, 1)
+Core.tuple_isless(a, b, k) = k > length(a) ? k <= length(b) : k > length(b) ? false :
+    isless(a[k], b[k]) ? true : isless(b[k], a[k]) ? false : Core.tuple_isless(a, b, k + 1)
+propertynames(t::Tuple) = ntuple(identity, length(t))
+getproperty(t::Tuple, i::Int) = t[i]
+# Base.OneTo(n): 1:n (a UnitRange here; Julia's is its own type, equal to it)
+Base.OneTo(n::Integer) = 1:max(Int(n), 0)
+eachindex(t::Tuple, ts::Tuple...) = Base.OneTo(max(length(t), map(length, ts)...))
+minmax(x::Real) = (x, x)
+
+# --- Pair as a collection of its two elements ----------------------------------------------------
+function getindex(p::Pair, i::Real)
+    k = Int(i)
+    k == 1 ? p.first : k == 2 ? p.second : throw(BoundsError(p, k))
+end
+iterate(p::Pair) = (p.first, 2)
+iterate(p::Pair, i::Int) = i == 2 ? (p.second, 3) : nothing
+length(p::Pair) = 2
+firstindex(p::Pair) = 1
+lastindex(p::Pair) = 2
+first(p::Pair) = p.first
+last(p::Pair) = p.second
+eltype(p::Pair) = Union{typeof(p.first), typeof(p.second)}
+Base.indexed_iterate(p::Pair, i::Int, state=nothing) = (p[i], i + 1)
+isless(p::Pair, q::Pair) = isequal(p.first, q.first) ? isless(p.second, q.second) : isless(p.first, q.first)
+eachindex(d::AbstractDict) = keys(d)
+function pop!(d::AbstractDict)
+    isempty(d) && throw(ArgumentError("dict must be non-empty"))
+    k = first(keys(d))
+    v = d[k]
+    delete!(d, k)
+    k => v
+end
+
+# --- Iterators.Stateful(itr): an iterator that remembers how far it got ------------------------
+struct EOFError <: Exception end
+mutable struct Stateful
+    itr
+    nextvalstate
+    taken::Int
+end
+Stateful(itr) = Stateful(itr, iterate(itr), 0)
+Stateful(s::Stateful) = s
+Core.bind_builtin("Iterators.Stateful", Stateful)
+function iterate(s::Stateful, _ = nothing)
+    vs = s.nextvalstate
+    vs === nothing && return nothing
+    s.nextvalstate = iterate(s.itr, vs[2])
+    s.taken += 1
+    (vs[1], nothing)
+end
+isempty(s::Stateful) = s.nextvalstate === nothing
+isdone(s::Stateful, state...) = s.nextvalstate === nothing
+function popfirst!(s::Stateful)
+    y = iterate(s)
+    y === nothing ? throw(EOFError()) : y[1]
+end
+peek(s::Stateful, sentinel = nothing) = s.nextvalstate === nothing ? sentinel : s.nextvalstate[1]
+eltype(s::Stateful) = eltype(s.itr)
+IteratorEltype(s::Stateful) = IteratorEltype(s.itr)
+IteratorSize(s::Stateful) = IteratorSize(s.itr) isa Union{IsInfinite, SizeUnknown} ?
+    IteratorSize(s.itr) : HasLength()
+length(s::Stateful) = length(s.itr) - s.taken
+collect(s::Stateful) = [x for x in s]
+show(io::IO, s::Stateful) = print(io, "Base.Iterators.Stateful(", repr(s.itr), ")")
+
+# --- Iterators.product(its...): the tuples of one element of each, the first varying fastest ----
+struct ProductIterator
+    iterators::Tuple
+end
+Core.bind_builtin("Iterators.ProductIterator", ProductIterator)
+Iterators.product(its...) = ProductIterator(its)
+function iterate(p::ProductIterator)
+    its = p.iterators
+    isempty(its) && return ((), true)
+    firsts = map(iterate, its)
+    any(y -> y === nothing, firsts) && return nothing
+    vals = map(y -> y[1], firsts)
+    (vals, (vals, map(y -> y[2], firsts)))
+end
+function iterate(p::ProductIterator, st)
+    isempty(p.iterators) && return nothing
+    vals = Any[st[1]...]
+    states = Any[st[2]...]
+    for k in 1:length(p.iterators)
+        y = iterate(p.iterators[k], states[k])
+        if y !== nothing
+            vals[k], states[k] = y
+            t = Tuple(vals)
+            return (t, (t, Tuple(states)))
+        end
+        vals[k], states[k] = iterate(p.iterators[k])   # start it again, carry to the next
+    end
+    nothing
+end
+function Core.product_dims(it)
+    s = IteratorSize(it)
+    s isa HasShape ? size(it) : s isa HasLength ? (length(it),) :
+        throw(ArgumentError("the size of a product of an iterator of unknown or infinite size is not known"))
+end
+Core.tuple_cat(ts) = isempty(ts) ? () : (ts[1]..., Core.tuple_cat(Base.tail(ts))...)
+size(p::ProductIterator) = Core.tuple_cat(map(Core.product_dims, p.iterators))
+length(p::ProductIterator) = prod(size(p))
+ndims(p::ProductIterator) = length(size(p))
+eltype(p::ProductIterator) = Core.apply_type(Tuple, map(eltype, p.iterators)...)
+function IteratorSize(p::ProductIterator)
+    kinds = map(IteratorSize, p.iterators)
+    any(k -> k isa IsInfinite, kinds) && return IsInfinite()
+    any(k -> k isa SizeUnknown, kinds) && return SizeUnknown()
+    HasShape{ndims(p)}()
+end
+IteratorEltype(p::ProductIterator) = all(it -> IteratorEltype(it) isa HasEltype, p.iterators) ?
+    HasEltype() : EltypeUnknown()
+function collect(p::ProductIterator)
+    IteratorSize(p) isa HasShape || return [x for x in p]
+    v = Core.product_elements(p.iterators...)
+    isempty(p.iterators) ? fill((), ()) : reshape(v, size(p)...)
+end
+show(io::IO, p::ProductIterator) = print(io, "Base.Iterators.ProductIterator(", repr(p.iterators), ")")
+
+# --- smaller pieces of Base ---------------------------------------------------------------------
+!(::Missing) = missing
+# Base.Splat(f): a function of one collection that calls f with its elements
+struct Splat
+    f
+end
+(s::Splat)(args) = s.f(args...)
+splat(f) = Splat(f)
+flatmap(f, itrs...) = Iterators.flatten(Iterators.map(f, itrs...))
+Core.bind_builtin("Iterators.flatmap", flatmap)
+get(f::Function, t::Tuple, i::Integer) = 1 <= i <= length(t) ? t[i] : f()
+allunique(itr) = length(Set(itr)) == length(collect(itr))
+allunique(f, itr) = allunique(map(f, collect(itr)))
+
+# --- strings ------------------------------------------------------------------------------------
+isascii(c::AbstractChar) = Int(c) < 128
+isascii(s::AbstractString) = all(isascii, s)
+function ascii(s::AbstractString)
+    isascii(s) || throw(ArgumentError("invalid ASCII at index $(findfirst(!isascii, s)) in $(repr(s))"))
+    String(s)
+end
+last(s::AbstractString, n::Integer) = n < 0 ? throw(ArgumentError("Number of elements must be non-negative")) :
+    join(collect(s)[max(length(s) - n + 1, 1):end])
+function takestring!(v::Vector{UInt8})
+    s = String(copy(v))
+    empty!(v)
+    s
+end
+const _gensym_count = Ref(0)
+function gensym(s = "")
+    occursin('\0', string(s)) && throw(ArgumentError("Symbol name may not contain \\0"))
+    _gensym_count[] += 1
+    Symbol("##", s, isempty(string(s)) ? "" : "#", _gensym_count[])
+end
+const _randstring_chars = collect("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+randstring(n::Integer = 8) = join(rand(_randstring_chars, n))
+randstring(chars, n::Integer = 8) = join(rand(collect(chars), n))

@@ -112,6 +112,13 @@ isapprox(x::Real, y::Complex; kws...) = isapprox(y, x; kws...)
 -(z::Complex, x::Real) = Complex(z.re - x, z.im)
 *(x::Real, z::Complex) = Complex(x * z.re, x * z.im)
 *(z::Complex, x::Real) = Complex(z.re * x, z.im * x)
+# products and sums of three or more numbers, one of them complex: folded from the left
+*(a::Complex, b::Number, c::Number, xs::Number...) = *(a * b, c, xs...)
+*(a::Real, b::Complex, c::Number, xs::Number...) = *(a * b, c, xs...)
+*(a::Real, b::Real, c::Complex, xs::Number...) = *(a * b, c, xs...)
++(a::Complex, b::Number, c::Number, xs::Number...) = +(a + b, c, xs...)
++(a::Real, b::Complex, c::Number, xs::Number...) = +(a + b, c, xs...)
++(a::Real, b::Real, c::Complex, xs::Number...) = +(a + b, c, xs...)
 muladd(z::Complex, w::Number, x::Number) = z * w + x
 muladd(z::Number, w::Complex, x::Number) = z * w + x
 muladd(z::Real, w::Real, x::Complex) = z * w + x
@@ -308,7 +315,7 @@ log1p(z::Complex) = log(1 + z)
 hypot(a::Complex, b::Number) = hypot(abs(a), abs(b))
 hypot(a::Real, b::Complex) = hypot(abs(a), abs(b))
 
-round(z::Complex) = Complex(round(z.re), round(z.im))
+round(z::Complex; kws...) = Complex(round(z.re; kws...), round(z.im; kws...))
 flipsign(z::Complex, y::Real) = signbit(y) ? -z : z
 widen(z::Complex) = Complex(widen(z.re), widen(z.im))
 evalpoly(z::Complex, p) = (acc = zero(z) + p[end]; for k in length(p)-1:-1:1; acc = acc * z + p[k]; end; acc)
@@ -343,6 +350,26 @@ ones(::Type{Complex{T}}, dims...) where {T<:Real} = fill(one(Complex{T}), dims..
 *(z::Complex, x::AbstractArray) = z .* x
 *(x::AbstractArray, z::Complex) = x .* z
 /(x::AbstractArray, z::Complex) = x ./ z
+*(a::Real, x::AbstractArray{<:Complex}) = a .* x
+\(z::Complex, x::AbstractArray) = x ./ z
+\(a::Real, x::AbstractArray{<:Complex}) = x ./ a
+\(z::Complex, w::Number) = w / z
+\(x::Real, z::Complex) = z / x
+# sums and differences of arrays of which one has complex elements, elementwise (the sizes
+# as `+` of real arrays checks them)
+function _complex_array_addsub(op, x, y)
+    a, b = size(x), size(y)
+    s, l = length(a) <= length(b) ? (a, b) : (b, a)
+    s == l[1:length(s)] && all(==(1), l[length(s)+1:end]) || throw(DimensionMismatch(
+        "a has size $a, b has size $b, mismatch in `$op`"))
+    broadcast(op, x, y)
+end
++(x::AbstractArray{<:Complex}, y::AbstractArray) = _complex_array_addsub(+, x, y)
++(x::AbstractArray{<:Real}, y::AbstractArray{<:Complex}) = _complex_array_addsub(+, x, y)
+-(x::AbstractArray{<:Complex}, y::AbstractArray) = _complex_array_addsub(-, x, y)
+-(x::AbstractArray{<:Real}, y::AbstractArray{<:Complex}) = _complex_array_addsub(-, x, y)
+*(x::AbstractArray{<:Complex}, a::Real) = x .* a
+/(x::AbstractArray{<:Complex}, a::Real) = x ./ a
 
 # arrays with complex elements compare by the norm of their difference, as Julia's do
 function _complex_array_approx(x, y, atol, rtol, nans)

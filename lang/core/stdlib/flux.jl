@@ -38,8 +38,10 @@ Core.create_bias(w::AbstractArray, bias::Bool, dims...) = bias ? zeros(eltype(w)
 function Core.create_bias(w::AbstractArray, bias::AbstractArray, dims...)
     size(bias) == dims || throw(DimensionMismatch(string("expected bias of size ", dims,
                                                          ", got size ", size(bias))))
-    eltype(bias) == eltype(w) ? bias : convert.(eltype(w), bias)
+    eltype(bias) == eltype(w) ? bias : Core.eltype_convert(eltype(w), bias)
 end
+# the array x in element type T (a broadcast type call, which nested AD differentiates)
+Core.eltype_convert(T, x) = T.(x)
 Core.addbias(y, b::Bool) = y
 Core.addbias(y, b) = y .+ b
 
@@ -49,7 +51,7 @@ gpu = Flux.gpu
 cpu = Flux.cpu
 
 # Functors.fmap: f applied to every array of a model, the structs rebuilt around them
-fmap(f, x::AbstractArray) = f(x)
+fmap(f, x::AbstractArray) = eltype(x) <: Number ? f(x) : map(c -> fmap(f, c), x)  # (a Vector of layers)
 fmap(f, x::Tuple) = map(c -> fmap(f, c), x)
 fmap(f, x::NamedTuple) = map(c -> fmap(f, c), x)
 function fmap(f, x)
@@ -156,7 +158,7 @@ Dense(nin::Integer, nout::Integer, σ=identity; init=glorot_uniform, bias=true) 
 # (its `_match_eltype`), so the output is Float32, not a promoted Float64
 Core.match_eltype(w, x) =
     eltype(w) == Float32 && eltype(x) == Float64 || eltype(w) <: AbstractFloat && eltype(x) <: Integer ?
-    convert.(eltype(w), x) : x
+    Core.eltype_convert(eltype(w), x) : x
 (d::Dense)(x::AbstractVector) =
     d.σ.(Core.addbias(d.weight * Core.match_eltype(d.weight, x), d.bias))
 (d::Dense)(x::AbstractMatrix) =
@@ -166,16 +168,31 @@ function (d::Dense)(x::AbstractArray)
     reshape(y, size(y, 1), Core.tail(size(x))...)
 end
 
-# `Chain(a, b, ...)` and `Chain(a)` hold a tuple of layers, `Chain([a, b])` a vector
+# `Chain(a, b, ...)` and `Chain(a)` hold a tuple of layers, `Chain([a, b])` a vector,
+# `Chain(enc = a, dec = b)` a NamedTuple (`c[:enc]`, `c.layers.enc`)
 struct Chain
     layers
     Chain(layers::Tuple) = new(layers)
+    Chain(layers::NamedTuple) = new(layers)
     Chain(layers::AbstractVector) = new(layers)
     Chain(layers...) = new(layers)
 end
+function Chain(; kw...)
+    isempty(kw) && return Chain(())
+    haskey(kw, :layers) && throw(ArgumentError("a Chain cannot have a layer named `layers`"))
+    Chain(NamedTuple(kw))
+end
 (c::Chain)(x) = Core.applychain(c.layers, x)
+(c::Chain)(x, ys...) = Core.applychain(c.layers, (x, ys...))
 Core.applychain(layers::Tuple, x) =
     length(layers) == 0 ? x : Core.applychain(Core.tail(layers), layers[1](x))
+Core.applychain(layers::NamedTuple, x) = Core.applychain(Core.ntvalues(layers), x)
+# a NamedTuple's values as a tuple, read field by field (so that gradients reach them)
+Core.ntvalues(nt::NamedTuple) = Core.ntvalues_(nt, keys(nt))
+Core.ntvalues_(nt, ks::Tuple) =
+    length(ks) == 0 ? () : (getproperty(nt, ks[1]), Core.ntvalues_(nt, Core.tail(ks))...)
+Core.ntvalues(t::Tuple) = t
+Core.ntvalues(v::AbstractVector) = Tuple(v)
 function Core.applychain(layers::AbstractVector, x)
     h = x
     for l in layers
@@ -184,7 +201,11 @@ function Core.applychain(layers::AbstractVector, x)
     h
 end
 Base.getindex(c::Chain, i::Integer) = c.layers[i]
-Base.getindex(c::Chain, r::AbstractRange) = Chain(c.layers[r])
+Base.getindex(c::Chain, name::Symbol) = c.layers[name]
+Base.getindex(c::Chain, r::AbstractVector) = Core.chain_slice(c.layers, r)
+Core.chain_slice(ls::Tuple, r) = Chain(ls[r])
+Core.chain_slice(ls::AbstractVector, r) = Chain(ls[r])
+Core.chain_slice(ls::NamedTuple, r) = Chain(NamedTuple{keys(ls)[r]}(values(ls)[r]))
 Base.length(c::Chain) = length(c.layers)
 Base.first(c::Chain) = c.layers[1]
 Base.last(c::Chain) = c.layers[length(c.layers)]
@@ -192,8 +213,8 @@ Base.lastindex(c::Chain) = length(c.layers)
 Core.endof(c::Chain, k, n) = length(c.layers)  # (`model[end]`)
 Base.firstindex(c::Chain) = 1
 # a Chain iterates over its layers (`for l in model`, `[f(l) for l in model]`)
-iterate(c::Chain) = iterate(c.layers)
-iterate(c::Chain, i) = iterate(c.layers, i)
+iterate(c::Chain) = iterate(values(c.layers))
+iterate(c::Chain, i) = iterate(values(c.layers), i)
 
 struct SkipConnection
     layers
@@ -201,15 +222,66 @@ struct SkipConnection
 end
 (s::SkipConnection)(x) = s.connection(s.layers(x), x)
 
+# Parallel(connection, layers...) or Parallel(connection; name = layer, ...): one input
+# goes to every layer, n inputs (or a tuple of n) to n layers, one layer takes every input;
+# the outputs are combined by connection(ys...)
 struct Parallel
     connection
     layers
+    Parallel(connection, layers::Tuple) = new(connection, Core.parallel_layers(layers))
+    Parallel(connection, layers::NamedTuple) = new(connection, Core.parallel_layers(layers))
+    Parallel(connection, layers...) = new(connection, Core.parallel_layers(layers))
 end
-function Parallel(connection, layers...)
-    length(layers) > 0 || throw(ArgumentError("Parallel needs at least one layer"))
-    Parallel(connection, layers)
+function Parallel(connection; kw...)
+    (haskey(kw, :layers) || haskey(kw, :connection)) &&
+        throw(ArgumentError("a Parallel layer cannot have a sub-layer named `connection` or `layers`"))
+    Parallel(connection, isempty(kw) ? () : NamedTuple(kw))
 end
-(p::Parallel)(x) = p.connection(map(l -> l(x), p.layers)...)
+Core.parallel_layers(ls) =
+    length(ls) == 0 ? throw(ArgumentError("a Parallel layer needs at least one sub-layer")) : ls
+(p::Parallel)(x) = p.connection(map(l -> l(x), Core.ntvalues(p.layers))...)
+(p::Parallel)(xs::Tuple) = p(xs...)
+(p::Parallel)() = throw(ArgumentError("a Parallel layer takes at least one input"))
+function (p::Parallel)(x, ys...)
+    xs = (x, ys...)
+    ls = Core.ntvalues(p.layers)
+    length(ls) == 1 && return p.connection(map(a -> ls[1](a), xs)...)
+    length(ls) == length(xs) || throw(ArgumentError(string("a Parallel layer with ", length(ls),
+        " sub-layers takes one input or ", length(ls), " inputs, got ", length(xs))))
+    p.connection(map((l, a) -> l(a), ls, xs)...)
+end
+Base.getindex(p::Parallel, i::Integer) = p.layers[i]
+Base.getindex(p::Parallel, name::Symbol) = p.layers[name]
+Base.getindex(p::Parallel, r::AbstractVector) = Parallel(p.connection, Core.chain_slice(p.layers, r).layers)
+Base.length(p::Parallel) = length(p.layers)
+
+# PairwiseFusion(connection, layers...): y₁ = layer₁(x₁), yᵢ = layerᵢ(connection(yᵢ₋₁, xᵢ));
+# returns (y₁, ..., yₙ). One input (not a tuple) is every xᵢ.
+struct PairwiseFusion
+    connection
+    layers
+    PairwiseFusion(connection, layers::Tuple) = new(connection, Core.parallel_layers(layers))
+    PairwiseFusion(connection, layers::NamedTuple) = new(connection, Core.parallel_layers(layers))
+    PairwiseFusion(connection, layers...) = new(connection, Core.parallel_layers(layers))
+end
+function PairwiseFusion(connection; kw...)
+    (haskey(kw, :layers) || haskey(kw, :connection)) &&
+        throw(ArgumentError("a PairwiseFusion layer cannot have a sub-layer named `connection` or `layers`"))
+    PairwiseFusion(connection, isempty(kw) ? () : NamedTuple(kw))
+end
+function (m::PairwiseFusion)(xs::Tuple)
+    ls = Core.ntvalues(m.layers)
+    length(xs) == length(ls) || throw(ArgumentError(string("a PairwiseFusion layer with ",
+        length(ls), " sub-layers takes one input or ", length(ls), " inputs, got ", length(xs))))
+    Core.fuse(m.connection, Core.tail(ls), Core.tail(xs), (ls[1](xs[1]),))
+end
+(m::PairwiseFusion)(x) = m(ntuple(i -> x, length(m.layers)))
+(m::PairwiseFusion)(x, ys...) = m((x, ys...))
+Core.fuse(conn, ls::Tuple, xs::Tuple, acc::Tuple) = length(ls) == 0 ? acc :
+    Core.fuse(conn, Core.tail(ls), Core.tail(xs), (acc..., ls[1](conn(acc[length(acc)], xs[1]))))
+Base.getindex(m::PairwiseFusion, i::Integer) = m.layers[i]
+Base.getindex(m::PairwiseFusion, name::Symbol) = m.layers[name]
+Base.length(m::PairwiseFusion) = length(m.layers)
 
 flatten(x) = reshape(x, :, size(x, ndims(x)))
 
@@ -236,6 +308,36 @@ Core.conv_geometry(w, k, bias, nout, stride, pad, dilation) =
     (Core.create_bias(w, bias, nout), Core.expand(length(k), stride),
      Core.calc_padding(pad, k, dilation, stride), Core.expand(length(k), dilation))
 
+# the channels a:b of x (dimension N-1 of N) and the slices a:b of w's last dimension
+Core.channels(x, a, b) = ndims(x) == 3 ? x[:, a:b, :] : ndims(x) == 4 ? x[:, :, a:b, :] :
+    ndims(x) == 5 ? x[:, :, :, a:b, :] : throw(ArgumentError("convolution inputs have 3 to 5 dimensions, got $(ndims(x))"))
+Core.lastslices(w, a, b) = ndims(w) == 3 ? w[:, :, a:b] : ndims(w) == 4 ? w[:, :, :, a:b] : w[:, :, :, :, a:b]
+# a grouped convolution: the input channels and the kernels in `groups` equal parts,
+# convolved part by part, the outputs concatenated along the channel dimension
+function Core.grouped_conv(x, w, stride, pad, dilation, flipped, groups)
+    groups == 1 && return Core.conv(x, w, stride, pad, dilation, flipped)
+    nd = ndims(x)
+    size(w, nd) % groups == 0 || throw(DimensionMismatch(string("a kernel with ", size(w, nd),
+        " output channels cannot be split into ", groups, " groups")))
+    cin, cout = size(w, nd - 1), size(w, nd) ÷ groups
+    size(x, nd - 1) == cin * groups || throw(DimensionMismatch(string("a convolution with ",
+        cin * groups, " input channels (", groups, " groups) got an input with ", size(x, nd - 1))))
+    cat(ntuple(g -> Core.conv(Core.channels(x, (g - 1) * cin + 1, g * cin),
+                              Core.lastslices(w, (g - 1) * cout + 1, g * cout),
+                              stride, pad, dilation, flipped), groups)...; dims=nd - 1)
+end
+# the kernel an initialiser gives, checked against the size the layer needs
+function Core.conv_weight(init, dims)
+    w = init(dims...)
+    size(w) == dims || throw(DimensionMismatch(string("the initialiser returned an array of size ",
+                                                      size(w), ", the layer needs ", dims)))
+    w
+end
+function Core.check_groups(ch, groups)
+    @assert ch.first % groups == 0 "Input channel dimension must be divisible by groups."
+    @assert ch.second % groups == 0 "Output channel dimension must be divisible by groups."
+end
+
 struct Conv
     σ
     weight
@@ -247,16 +349,27 @@ struct Conv
 end
 function Conv(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1, groups=1,
               init=glorot_uniform, bias=true)
-    groups == 1 || error("Conv: groups other than 1 are not supported")
-    w = init(k..., ch.first, ch.second)
+    Core.check_groups(ch, groups)
+    w = Core.conv_weight(init, (k..., ch.first ÷ groups, ch.second))
     Conv(σ, w, Core.conv_geometry(w, k, bias, ch.second, stride, pad, dilation)..., groups)
 end
 function Conv(w::AbstractArray, b=true, σ=identity; stride=1, pad=0, dilation=1, groups=1)
     k = size(w)[1:ndims(w)-2]
     Conv(σ, w, Core.conv_geometry(w, k, b, size(w, ndims(w)), stride, pad, dilation)..., groups)
 end
-(c::Conv)(x) = c.σ.(Core.addbias(Core.conv(Core.match_eltype(c.weight, x), c.weight, c.stride, c.pad, c.dilation, false),
+(c::Conv)(x) = c.σ.(Core.addbias(Core.grouped_conv(Core.match_eltype(c.weight, x), c.weight, c.stride, c.pad,
+                                                   c.dilation, false, c.groups),
                                  Core.conv_bias(c.bias, ndims(x))))
+
+# DepthwiseConv: Flux's constructor of a Conv with one group per input channel
+DepthwiseConv(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1, init=glorot_uniform, bias=true) =
+    Conv(k, ch, σ; groups=ch.first, stride=stride, pad=pad, dilation=dilation, init=init, bias=bias)
+# a kernel (k..., m, cin): cin groups of m output channels each
+function DepthwiseConv(w::AbstractArray, bias=true, σ=identity; stride=1, pad=0, dilation=1)
+    n = ndims(w)
+    Conv(reshape(w, size(w)[1:n-2]..., 1, :), bias, σ; groups=size(w, n - 1), stride=stride,
+         pad=pad, dilation=dilation)
+end
 
 struct CrossCor
     σ
@@ -268,50 +381,116 @@ struct CrossCor
 end
 function CrossCor(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
                   init=glorot_uniform, bias=true)
-    w = init(k..., ch.first, ch.second)
+    w = Core.conv_weight(init, (k..., ch.first, ch.second))
     CrossCor(σ, w, Core.conv_geometry(w, k, bias, ch.second, stride, pad, dilation)...)
+end
+function CrossCor(w::AbstractArray, b=true, σ=identity; stride=1, pad=0, dilation=1)
+    k = size(w)[1:ndims(w)-2]
+    CrossCor(σ, w, Core.conv_geometry(w, k, b, size(w, ndims(w)), stride, pad, dilation)...)
 end
 (c::CrossCor)(x) = c.σ.(Core.addbias(Core.conv(Core.match_eltype(c.weight, x), c.weight, c.stride, c.pad, c.dilation, true),
                                      Core.conv_bias(c.bias, ndims(x))))
 
 # ConvTranspose: the adjoint of a convolution from the output back to the input, whose
-# kernel (k..., out, in) maps `out` channels to `in`.
+# kernel (k..., out ÷ groups, in) maps `out` channels to `in`. `outpad` adds to the end
+# of each output dimension (where stride > 1 leaves several input sizes possible).
 struct ConvTranspose
     σ
     weight
     bias
     stride
     pad
+    outpad
     dilation
+    groups
 end
-function ConvTranspose(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, dilation=1,
-                       init=glorot_uniform, bias=true)
-    w = init(k..., ch.second, ch.first)
-    ConvTranspose(σ, w, Core.conv_geometry(w, k, bias, ch.second, stride, pad, dilation)...)
+function ConvTranspose(k::Tuple, ch::Pair, σ=identity; stride=1, pad=0, outpad=0, dilation=1,
+                       groups=1, init=glorot_uniform, bias=true)
+    Core.check_groups(ch, groups)
+    w = Core.conv_weight(init, (k..., ch.second ÷ groups, ch.first))
+    Core.convtranspose(σ, w, bias, ch.second, k, stride, pad, outpad, dilation, groups)
+end
+function ConvTranspose(w::AbstractArray, b=true, σ=identity; stride=1, pad=0, outpad=0, dilation=1, groups=1)
+    n = ndims(w)
+    Core.convtranspose(σ, w, b, size(w, n - 1) * groups, size(w)[1:n-2], stride, pad, outpad, dilation, groups)
+end
+function Core.convtranspose(σ, w, bias, cout, k, stride, pad, outpad, dilation, groups)
+    n = length(k)
+    st = Core.expand(n, stride)
+    b = Core.create_bias(w, bias, cout)
+    p = pad isa SamePad ? Core.calc_padding(pad, map((ki, si) -> ki - si + 1, k, st), dilation, st) : pad
+    ConvTranspose(σ, w, b, st, p, Core.expand(n, outpad), Core.expand(n, dilation), groups)
 end
 Core.pad_pairs(p::Integer, n) = ntuple(i -> p, 2n)
 Core.pad_pairs(p::Tuple, n) = length(p) == 2n ? p : Core.pad_pairs_sym(p)
 Core.pad_pairs_sym(p) = length(p) == 0 ? () : (p[1], p[1], Core.pad_pairs_sym(Core.tail(p))...)
-function Core.convtranspose_size(x, w, stride, pad, dilation)
-    n = ndims(x) - 2
-    p = Core.pad_pairs(pad, n)
-    ntuple(i -> (size(x, i) - 1) * stride[i] + dilation[i] * (size(w, i) - 1) + 1 - p[2i-1] - p[2i], n)
-end
+# the output's spatial size for padding pairs p (negative: zeros added around the output)
+Core.convtranspose_size(x, w, stride, p, outpad, dilation) =
+    ntuple(i -> (size(x, i) - 1) * stride[i] + dilation[i] * (size(w, i) - 1) + 1 - p[2i-1] - p[2i] + outpad[i],
+           ndims(x) - 2)
 function (c::ConvTranspose)(x)
     x = Core.match_eltype(c.weight, x)
     n = ndims(x)
-    sz = Core.convtranspose_size(x, c.weight, c.stride, c.pad, c.dilation)
-    shape = zeros(eltype(x), sz..., size(c.weight, n - 1), size(x, n))
-    y = Core.conv_data_back(x, shape, c.weight, c.stride, c.pad, c.dilation, false)
+    p = Core.pad_pairs(c.pad, n - 2)
+    pos = map(a -> max(a, 0), p)
+    sz = Core.convtranspose_size(x, c.weight, c.stride, pos, c.outpad, c.dilation)
+    y = Core.grouped_convtranspose(x, sz, c.weight, c.stride, pos, c.dilation, c.groups)
+    if any(a -> a < 0, p)
+        y = Core.zero_pad(y, map(a -> max(-a, 0), p))
+    end
     c.σ.(Core.addbias(y, Core.conv_bias(c.bias, n)))
 end
+function Core.grouped_convtranspose(x, sz, w, stride, pad, dilation, groups)
+    n = ndims(x)
+    size(w, n) % groups == 0 || throw(DimensionMismatch(string("a kernel with ", size(w, n),
+        " input channels cannot be split into ", groups, " groups")))
+    cin, cout = size(w, n) ÷ groups, size(w, n - 1)
+    size(x, n - 1) == cin * groups || throw(DimensionMismatch(string("a ConvTranspose with ",
+        cin * groups, " input channels got an input with ", size(x, n - 1))))
+    back(xg, wg) = Core.conv_data_back(xg, zeros(eltype(xg), sz..., cout, size(x, n)), wg, stride, pad, dilation, false)
+    groups == 1 && return back(x, w)
+    cat(ntuple(g -> back(Core.channels(x, (g - 1) * cin + 1, g * cin),
+                         Core.lastslices(w, (g - 1) * cin + 1, g * cin)), groups)...; dims=n - 1)
+end
+# y with p[2i-1] zeros before and p[2i] after its spatial dimension i
+# (recursive over the dimensions, so that each one's sizes are constants when compiled)
+Core.zero_pad(y, p) = Core.zero_pad(y, p, 1)
+function Core.zero_pad(y, p, i)
+    i > ndims(y) - 2 && return y
+    z = cat(zeros(eltype(y), Core.setdim(size(y), i, p[2i-1])), y,
+            zeros(eltype(y), Core.setdim(size(y), i, p[2i])); dims=i)
+    Core.zero_pad(z, p, i + 1)
+end
+Core.setdim(sz, i, v) = ntuple(j -> j == i ? v : sz[j], length(sz))
+
+# Flux._channels_in / _channels_out of a convolution-like layer
+_channels_in(c::Conv) = size(c.weight, ndims(c.weight) - 1) * c.groups
+_channels_out(c::Conv) = size(c.weight, ndims(c.weight))
+_channels_in(c::CrossCor) = size(c.weight, ndims(c.weight) - 1)
+_channels_out(c::CrossCor) = size(c.weight, ndims(c.weight))
+_channels_in(c::ConvTranspose) = size(c.weight, ndims(c.weight))
+_channels_out(c::ConvTranspose) = size(c.weight, ndims(c.weight) - 1) * c.groups
+
+# NNlib's PoolDims(x, k; stride, padding, dilation): a pooling geometry for maxpool/meanpool
+struct PoolDims
+    k
+    stride
+    pad
+end
+function PoolDims(x::AbstractArray, k; stride=k, padding=0, dilation=1)
+    dilation == 1 || all(d -> d == 1, dilation) || error("PoolDims: dilation other than 1 is not supported")
+    n = ndims(x) - 2
+    PoolDims(Core.expand(n, k), Core.expand(n, stride), padding)
+end
+maxpool(x, pd::PoolDims) = Core.maxpool(x, pd.k, pd.stride, pd.pad)
+meanpool(x, pd::PoolDims) = Core.meanpool(x, pd.k, pd.stride, pd.pad)
 
 struct MaxPool
     k
     pad
     stride
 end
-MaxPool(k::Tuple; pad=0, stride=k) = MaxPool(k, pad, stride)
+MaxPool(k::Tuple; pad=0, stride=k) = MaxPool(k, Core.calc_padding(pad, k, 1, stride), stride)
 (m::MaxPool)(x) = Core.maxpool(x, m.k, m.stride, m.pad)
 
 struct MeanPool
@@ -319,7 +498,7 @@ struct MeanPool
     pad
     stride
 end
-MeanPool(k::Tuple; pad=0, stride=k) = MeanPool(k, pad, stride)
+MeanPool(k::Tuple; pad=0, stride=k) = MeanPool(k, Core.calc_padding(pad, k, 1, stride), stride)
 (m::MeanPool)(x) = Core.meanpool(x, m.k, m.stride, m.pad)
 
 Core.spatial_size(x) = size(x)[1:ndims(x)-2]
@@ -350,6 +529,107 @@ struct GlobalMeanPool end
 struct GlobalMaxPool end
 (m::GlobalMeanPool)(x) = Core.meanpool(x, Core.spatial_size(x), 1, 0)
 (m::GlobalMaxPool)(x) = Core.maxpool(x, Core.spatial_size(x), 1, 0)
+
+# --- upsampling (NNlib's upsample_nearest / _bilinear / _trilinear, pixel_shuffle) -----------------
+
+# the spatial output size from `scale` (an integer or a tuple) or an explicit `size`
+function Core.upsample_size(x, scale, size)
+    n = ndims(x) - 2
+    size === nothing || return Core.expand(n, size)
+    scale === nothing && throw(ArgumentError("upsampling needs a `scale` or a `size`"))
+    sc = Core.expand(n, scale)
+    ntuple(i -> sc[i] isa Integer ? Base.size(x, i) * sc[i] : floor(Int, Base.size(x, i) * sc[i]), n)
+end
+function upsample_nearest(x::AbstractArray, scale=nothing; size=nothing)
+    n = ndims(x) - 2
+    out = Core.upsample_size(x, scale, size)
+    all(i -> out[i] % Base.size(x, i) == 0, 1:n) || throw(ArgumentError(string(
+        "upsample_nearest: the output size ", out, " is not a multiple of the input size ",
+        Base.size(x)[1:n])))
+    repeat(x; inner=(ntuple(i -> out[i] ÷ Base.size(x, i), n)..., 1, 1))
+end
+# linear interpolation from n to m points along one dimension, as an m×n matrix: output
+# point o reads the input at src (0-based), between its neighbours floor(src) and the next
+function Core.interp_matrix(T, n, m, align_corners)
+    o = collect(0:m - 1)
+    src = align_corners ? (m == 1 ? zeros(m) : o .* ((n - 1) / (m - 1))) :
+                          clamp.((o .+ 0.5) .* (n / m) .- 0.5, 0.0, n - 1.0)
+    lo = min.(floor.(Int, src), n - 1)
+    w = T.(src .- lo)
+    cols = collect(0:n - 1)'
+    (cols .== lo) .* (1 .- w) .+ (cols .== lo .+ 1) .* w
+end
+Core.invperm(p) = ntuple(i -> Core.position(p, i), length(p))
+Core.position(p, i) = p[1] == i ? 1 : 1 + Core.position(Core.tail(p), i)
+# A applied along dimension i of x (A * the columns of x along i)
+function Core.along(x, A, i)
+    nd = ndims(x)
+    p = ntuple(j -> j == 1 ? i : (j <= i ? j - 1 : j), nd)
+    xp = i == 1 ? x : permutedims(x, p)
+    sz = Base.size(xp)
+    y = reshape(A * reshape(xp, sz[1], :), Base.size(A, 1), Core.tail(sz)...)
+    i == 1 ? y : permutedims(y, Core.invperm(p))
+end
+Core.upsample_linear(x, scale, size, align_corners) =
+    Core.interpolate(x, Core.upsample_size(x, scale, size), align_corners, 1)
+# (recursive over the dimensions, so that each one's sizes are constants when compiled)
+function Core.interpolate(y, out, align_corners, i)
+    i > length(out) && return y
+    A = Core.interp_matrix(float(eltype(y)), Base.size(y, i), out[i], align_corners)
+    Core.interpolate(Core.along(y, A, i), out, align_corners, i + 1)
+end
+upsample_linear(x::AbstractArray, scale=nothing; size=nothing, align_corners=true) =
+    Core.upsample_linear(x, scale, size, align_corners)
+upsample_bilinear(x::AbstractArray, scale=nothing; size=nothing, align_corners=true) =
+    ndims(x) == 4 ? Core.upsample_linear(x, scale, size, align_corners) :
+    throw(ArgumentError("upsample_bilinear takes a 4-dimensional array, got $(ndims(x))"))
+upsample_trilinear(x::AbstractArray, scale=nothing; size=nothing, align_corners=true) =
+    ndims(x) == 5 ? Core.upsample_linear(x, scale, size, align_corners) :
+    throw(ArgumentError("upsample_trilinear takes a 5-dimensional array, got $(ndims(x))"))
+
+# Upsample(mode = :nearest; scale, size), Upsample(scale, mode = :nearest)
+struct Upsample
+    mode
+    scale
+    size
+end
+function Upsample(mode::Symbol=:nearest; scale=nothing, size=nothing)
+    mode in (:nearest, :bilinear, :trilinear) ||
+        throw(ArgumentError("Upsample: mode must be :nearest, :bilinear or :trilinear, got :$mode"))
+    (scale === nothing) != (size === nothing) ||
+        throw(ArgumentError("Upsample: give exactly one of `scale` and `size`"))
+    Upsample(mode, scale, size)
+end
+Upsample(scale, mode::Symbol=:nearest) = Upsample(mode; scale=scale)
+(u::Upsample)(x::AbstractArray) =
+    u.mode === :nearest ? upsample_nearest(x, u.scale; size=u.size) :
+    u.mode === :bilinear ? upsample_bilinear(x, u.scale; size=u.size) :
+    upsample_trilinear(x, u.scale; size=u.size)
+function Base.show(io::IO, u::Upsample)
+    print(io, "Upsample(:", u.mode)
+    u.scale === nothing || print(io, ", scale = ", u.scale)
+    u.size === nothing || print(io, ", size = ", u.size)
+    print(io, ")")
+end
+
+# pixel_shuffle(x, r): channels (r^d · c) of a d-dimensional image moved into an image r
+# times larger in every spatial dimension, c channels
+function pixel_shuffle(x::AbstractArray, r::Integer)
+    d = ndims(x) - 2
+    d >= 1 || throw(ArgumentError("pixel_shuffle takes an array with spatial, channel and batch dimensions"))
+    cin, n = size(x, d + 1), size(x, d + 2)
+    cin % r^d == 0 || throw(ArgumentError("pixel_shuffle: $cin channels are not a multiple of $r^$d"))
+    sp = size(x)[1:d]
+    y = reshape(x, sp..., ntuple(i -> r, d)..., cin ÷ r^d, n)
+    # (spatial..., r..., c, n) → (r₁, spatial₁, r₂, spatial₂, ..., c, n)
+    perm = (ntuple(k -> isodd(k) ? d + (k + 1) ÷ 2 : k ÷ 2, 2d)..., 2d + 1, 2d + 2)
+    reshape(permutedims(y, perm), map(s -> s * r, sp)..., cin ÷ r^d, n)
+end
+struct PixelShuffle
+    r
+end
+(p::PixelShuffle)(x) = pixel_shuffle(x, p.r)
+Base.show(io::IO, p::PixelShuffle) = print(io, "PixelShuffle(", p.r, ")")
 
 # --- train/test modes (Flux.trainmode!, testmode!, and the automatic mode) -----------------------
 
@@ -472,19 +752,79 @@ function (l::LayerNorm)(x)
 end
 normalise(x; dims=ndims(x), eps=1.0f-5) = (x .- mean(x; dims=dims)) ./ sqrt.(var(x; dims=dims, corrected=false) .+ eps)
 
+# Embedding(in => out; padding_idx): a column of the weight per index; one-hot inputs
+# (dense Bool arrays here) multiply the weight. With padding_idx, that column is zero and
+# stays zero: the layer reads the weight through a mask, so its gradient is masked too.
 struct Embedding
     weight
+    padding_idx
 end
-Embedding(p::Pair; init=randn32) = Embedding(init(p.second, p.first))
-Embedding(nin::Integer, nout::Integer; init=randn32) = Embedding(nin => nout; init=init)
-(e::Embedding)(x::Integer) = e.weight[:, x]
+Embedding(weight::AbstractMatrix) = Embedding(weight, nothing)
+function Embedding(p::Pair; init=randn32, padding_idx=nothing)
+    w = init(p.second, p.first)
+    if padding_idx !== nothing
+        1 <= padding_idx <= p.first || throw(ArgumentError(string("Embedding: padding_idx must be ",
+            "an index in 1:", p.first, ", got ", padding_idx)))
+        w[:, padding_idx] .= 0
+    end
+    Embedding(w, padding_idx)
+end
+Embedding(nin::Integer, nout::Integer; init=randn32, padding_idx=nothing) =
+    Embedding(nin => nout; init=init, padding_idx=padding_idx)
+Core.emb_weight(e::Embedding) = e.padding_idx === nothing ? e.weight :
+    e.weight .* reshape((1:size(e.weight, 2)) .!= e.padding_idx, 1, :)
+(e::Embedding)(x::Integer) = Core.emb_weight(e)[:, x]
 (e::Embedding)(x::AbstractVector) =
-    eltype(x) <: Integer && eltype(x) != Bool ? e.weight[:, x] : e.weight * x  # Bools: one-hot
+    eltype(x) == Bool ? Core.emb_weight(e) * x : Core.emb_weight(e)[:, x]  # Bools: one-hot
 function (e::Embedding)(x::AbstractArray)
-    eltype(x) <: Integer || return e.weight * x
-    y = e.weight[:, vec(x)]
-    reshape(y, size(e.weight, 1), size(x)...)
+    w = Core.emb_weight(e)
+    if eltype(x) == Bool  # one-hot along the first dimension
+        y = w * reshape(x, size(x, 1), :)
+        return reshape(y, size(w, 1), Core.tail(size(x))...)
+    end
+    eltype(x) <: Integer || return w * x
+    reshape(w[:, vec(x)], size(w, 1), size(x)...)
 end
+
+# EmbeddingBag(in => out, reduction = mean): each bag of indices is embedded and reduced
+# over the bag (dims=2) to one column. Bags: a vector of indices (one bag), a vector of
+# vectors, the columns of a matrix, indices with PyTorch-style offsets, or a one-hot matrix.
+struct EmbeddingBag
+    weight
+    reduction
+end
+EmbeddingBag(weight::AbstractMatrix) = EmbeddingBag(weight, mean)
+EmbeddingBag(p::Pair, reduction=mean; init=randn32) = EmbeddingBag(init(p.second, p.first), reduction)
+Core.bag(m::EmbeddingBag, x) = vec(m.reduction(Embedding(m.weight)(x); dims=2))
+(m::EmbeddingBag)(x::Integer) = error("EmbeddingBag takes bags of indices, not a single index $x")
+function (m::EmbeddingBag)(x::AbstractVector)
+    eltype(x) == Bool && error("EmbeddingBag is not defined for a one-hot vector (a bag is a one-hot matrix)")
+    eltype(x) <: Integer && return Core.bag(m, x)
+    reduce(hcat, [m(b) for b in x])
+end
+# (bags of equal length: all embedded at once, reduced along the bag dimension)
+function (m::EmbeddingBag)(x::AbstractMatrix)
+    eltype(x) == Bool && return Core.bag(m, x)
+    e = reshape(Embedding(m.weight)(vec(x)), size(m.weight, 1), size(x)...)
+    reshape(m.reduction(e; dims=2), size(m.weight, 1), size(x, 2))
+end
+(m::EmbeddingBag)(inputs::AbstractVector, offsets::AbstractVector) = m(_splitat(inputs, offsets))
+# the parts of data that start at the indices `at` (1 first, strictly increasing)
+function _splitat(data::AbstractVector, at::AbstractVector{<:Integer})
+    length(at) > 0 && at[1] == 1 ||
+        throw(ArgumentError("the offsets must start at 1, got $(length(at) == 0 ? at : at[1])"))
+    all(i -> at[i] < at[i + 1], 1:length(at) - 1) ||
+        throw(ArgumentError("the offsets must be strictly increasing, got $at"))
+    at[end] <= length(data) ||
+        throw(ArgumentError("the offset $(at[end]) is past the end of data (length $(length(data)))"))
+    [data[at[i]:(i < length(at) ? at[i + 1] - 1 : length(data))] for i in 1:length(at)]
+end
+Base.show(io::IO, m::EmbeddingBag) =
+    print(io, "EmbeddingBag(", size(m.weight, 2), " => ", size(m.weight, 1), ")")
+
+# Flux's one-hot arrays, as dense Bool arrays: OneHotVector(i, n), OneHotMatrix(indices, n)
+OneHotVector(i::Integer, n::Integer) = (1:n) .== i
+OneHotMatrix(idx::AbstractVector, n::Integer) = (1:n) .== reshape(idx, 1, :)
 
 # --- recurrent layers (Flux 0.16's explicit-state API) -----------------------------------------
 # A cell maps (x, state) to (output, new state): RNNCell and GRUCell (h′, h′), LSTMCell
@@ -657,12 +997,13 @@ function Core.show_conv(io, name, c, cin, cout)
     print(io, name, "(", size(c.weight)[1:n-2], ", ", cin, " => ", cout)
     Core.show_act(io, c.σ)
     Core.show_geometry(io, c)
+    c isa CrossCor || c.groups == 1 || print(io, ", groups=", c.groups)
     c.bias === false && print(io, ", bias=false")
     print(io, ")")
 end
-Base.show(io::IO, c::Conv) = Core.show_conv(io, "Conv", c, size(c.weight, ndims(c.weight) - 1), size(c.weight, ndims(c.weight)))
-Base.show(io::IO, c::CrossCor) = Core.show_conv(io, "CrossCor", c, size(c.weight, ndims(c.weight) - 1), size(c.weight, ndims(c.weight)))
-Base.show(io::IO, c::ConvTranspose) = Core.show_conv(io, "ConvTranspose", c, size(c.weight, ndims(c.weight)), size(c.weight, ndims(c.weight) - 1))
+Base.show(io::IO, c::Conv) = Core.show_conv(io, "Conv", c, _channels_in(c), _channels_out(c))
+Base.show(io::IO, c::CrossCor) = Core.show_conv(io, "CrossCor", c, _channels_in(c), _channels_out(c))
+Base.show(io::IO, c::ConvTranspose) = Core.show_conv(io, "ConvTranspose", c, _channels_in(c), _channels_out(c))
 function Core.show_pool(io, name, m)
     print(io, name, "(", m.k)
     m.pad == 0 || print(io, ", pad=", m.pad)
@@ -688,7 +1029,11 @@ function Base.show(io::IO, l::LayerNorm)
     l.affine || print(io, ", affine=false")
     print(io, ")")
 end
-Base.show(io::IO, e::Embedding) = print(io, "Embedding(", size(e.weight, 2), " => ", size(e.weight, 1), ")")
+function Base.show(io::IO, e::Embedding)
+    print(io, "Embedding(", size(e.weight, 2), " => ", size(e.weight, 1))
+    e.padding_idx === nothing || print(io, "; padding_idx=", e.padding_idx)
+    print(io, ")")
+end
 function Base.show(io::IO, c::RNNCell)
     print(io, "RNNCell(", size(c.Wi, 2), " => ", size(c.Wi, 1))
     Core.show_act(io, c.σ)
@@ -705,8 +1050,8 @@ Base.show(io::IO, r::LSTM) = print(io, "LSTM(", size(r.cell.Wi, 2), " => ", size
 Base.show(io::IO, r::GRU) = print(io, "GRU(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1) ÷ 3, ")")
 
 # Flux.activations(c, x): every layer's output of a Chain, as a tuple
-activations(c::Chain, x) = Core.extrachain(c.layers, x)
-Core.extrachain(fs::Tuple, x) = Core.extrachain_(fs, (fs[1](x),))
+activations(c::Chain, x) = Core.extrachain(Core.ntvalues(c.layers), x)
+Core.extrachain(fs::Tuple, x) = length(fs) == 0 ? () : Core.extrachain_(fs, (fs[1](x),))
 Core.extrachain_(fs::Tuple, acc::Tuple) =
     length(fs) == 1 ? acc : Core.extrachain_(Core.tail(fs), (acc..., fs[2](acc[length(acc)])))
 
@@ -723,6 +1068,46 @@ Scale(s1::Integer, s23::Integer...; bias=true, init=ones32, _act=identity) =
 Scale(size_act...; bias=true, init=ones32) =
     Scale(size_act[1:end-1]...; bias=bias, init=init, _act=size_act[end])
 (a::Scale)(x::AbstractArray) = a.σ.(a.scale .* x .+ a.bias)
+
+# Bilinear: z[o, b] = σ(Σ_ij W[o, i, j] x[i, b] y[j, b] + bias[o]), W of size (out, in1, in2)
+struct Bilinear
+    weight
+    bias
+    σ
+    function Bilinear(W::AbstractArray, bias=true, σ=identity)
+        ndims(W) == 3 || throw(ArgumentError(string("Bilinear needs a 3-dimensional weight ",
+                                                    "(out, in1, in2), got size ", size(W))))
+        new(W, Core.create_bias(W, bias, size(W, 1)), σ)
+    end
+end
+Bilinear(p::Pair{<:Tuple, <:Integer}, σ=identity; bias=true, init=glorot_uniform) =
+    Bilinear(init(p.second, p.first[1], p.first[2]), bias, σ)
+Bilinear(p::Pair{<:Integer, <:Integer}, σ=identity; bias=true, init=glorot_uniform) =
+    Bilinear((p.first, p.first) => p.second, σ; bias=bias, init=init)
+Bilinear(in1::Integer, in2::Integer, out::Integer, σ=identity; bias=true, init=glorot_uniform) =
+    Bilinear((in1, in2) => out, σ; bias=bias, init=init)
+function (a::Bilinear)(x::AbstractMatrix, y::AbstractMatrix)
+    W = a.weight
+    o, i, j = size(W)
+    x = Core.match_eltype(W, x)
+    y = Core.match_eltype(W, y)
+    size(x, 1) == i && size(y, 1) == j && size(x, 2) == size(y, 2) ||
+        throw(DimensionMismatch(string("Bilinear with weight of size ", size(W),
+                                       " got inputs of sizes ", size(x), " and ", size(y))))
+    Wy = reshape(reshape(W, o * i, j) * y, o, i, size(y, 2))
+    z = reshape(sum(Wy .* reshape(x, 1, i, size(x, 2)); dims=2), o, size(x, 2))
+    a.σ.(Core.addbias(z, a.bias))
+end
+(a::Bilinear)(x::AbstractVector, y::AbstractVector) = vec(a(reshape(x, :, 1), reshape(y, :, 1)))
+(a::Bilinear)(x::AbstractArray) = a(x, x)
+(a::Bilinear)(xy::Tuple) = a(xy[1], xy[2])
+function Base.show(io::IO, b::Bilinear)
+    o, i, j = size(b.weight)
+    print(io, "Bilinear((", i, ", ", j, ") => ", o)
+    Core.show_act(io, b.σ)
+    b.bias === false && print(io, "; bias=false")
+    print(io, ")")
+end
 
 # Maxout: the elementwise maximum over the outputs of several layers
 struct Maxout
@@ -800,7 +1185,7 @@ end
 # --- one-hot encoding ----------------------------------------------------------------------------
 
 onehot(x, labels) = Core.onehotbatch([x], labels)[:, 1]
-onehotbatch = Core.onehotbatch
+onehotbatch = Core.onehotbatch  # (an array of values: its dimensions follow the labels')
 onecold(y::AbstractVector, labels=1:length(y)) = labels[argmax(y)]
 onecold(y::AbstractMatrix, labels=1:size(y, 1)) = Core.onecold_labels(Core.argmax_cols(y), labels)
 Core.onecold_labels(idx, labels::AbstractArray) = labels[idx]
@@ -1117,9 +1502,76 @@ Core.trainables!(out, x::AbstractArray) =
     eltype(x) <: Number ? nothing : foreach(c -> Core.trainables!(out, c), x)
 Core.trainables!(out, x::Number) = nothing
 Core.trainables!(out, x::Union{Tuple, NamedTuple}) = foreach(c -> Core.trainables!(out, c), x)
+# (a layer's trainable fields in the order of its fields, as Optimisers.jl walks them, so
+# that `destructure` reads them back in the same order)
 function Core.trainables!(out, x)
     t = trainable(x)
-    foreach(c -> Core.trainables!(out, c), t === nothing ? Functors.children(x) : t)
+    t === nothing && return foreach(c -> Core.trainables!(out, c), Functors.children(x))
+    t isa NamedTuple || return foreach(c -> Core.trainables!(out, c), t)
+    cs, names = Functors.children(x), fieldnames(typeof(x))
+    foreach(i -> haskey(t, names[i]) ? Core.trainables!(out, cs[i]) : nothing, 1:length(cs))
+end
+
+# Flux.destructure(model): (flat, re), flat the trainable arrays of trainables(model) one
+# after another, re(flat′) the model rebuilt around the arrays read back from flat′ (in
+# each array's element type); differentiable in flat′ (structs rebuilt by their constructors)
+function destructure(m)
+    ps = trainables(m)
+    flat = length(ps) == 0 ? Float32[] : reduce(vcat, [vec(p) for p in ps])
+    flat, Restructure(m, length(flat))
+end
+struct Restructure
+    model
+    length
+end
+function (r::Restructure)(flat::AbstractVector)
+    length(flat) == r.length || throw(DimensionMismatch(string("Restructure expected ",
+        r.length, " parameters, got a vector of length ", length(flat))))
+    first(Core.restructure(r.model, flat, 0))
+end
+Base.show(io::IO, r::Restructure) = print(io, "Restructure(", typeof(r.model), ", ..., ", r.length, ")")
+Core.restructure(x::AbstractArray{<:AbstractFloat}, flat, off) =
+    (reshape(Core.eltype_convert(eltype(x), flat[off+1:off+length(x)]), size(x)), off + length(x))
+function Core.restructure(x::AbstractArray, flat, off)
+    eltype(x) <: Number && return (x, off)
+    out = []
+    for c in x
+        y, off = Core.restructure(c, flat, off)
+        push!(out, y)
+    end
+    (out, off)
+end
+Core.restructure(x::Union{Number, Nothing, Function, Symbol, AbstractString}, flat, off) = (x, off)
+function Core.restructure(x::Tuple, flat, off)
+    length(x) == 0 && return ((), off)
+    y, off = Core.restructure(x[1], flat, off)
+    rest, off = Core.restructure(Core.tail(x), flat, off)
+    ((y, rest...), off)
+end
+function Core.restructure(x::NamedTuple, flat, off)
+    ys, off = Core.restructure(Core.ntvalues(x), flat, off)
+    (Core.mk_namedtuple(keys(x), ys), off)
+end
+# NamedTuple{names}(values), with a rule passing the fields' cotangents back to the values
+Core.mk_namedtuple(names, vals) = NamedTuple{names}(vals)
+ChainRulesCore.rrule(::typeof(Core.mk_namedtuple), names, vals) =
+    (Core.mk_namedtuple(names, vals), dy -> (NoTangent(), NoTangent(), Core.nt_cotangents(dy, names)))
+Core.nt_cotangents(dy::Nothing, names) = nothing
+Core.nt_cotangents(dy, names) = map(k -> haskey(dy, k) ? getproperty(dy, k) : nothing, names)
+function Core.restructure(x, flat, off)
+    cs = Functors.children(x)
+    length(cs) == 0 && return (x, off)
+    t = trainable(x)
+    ys, off = t === nothing ? Core.restructure(cs, flat, off) :
+        Core.restructure_some(cs, fieldnames(typeof(x)), t, flat, off)
+    (typeof(x)(ys...), off)
+end
+# only the fields a layer names trainable (BatchNorm's β and γ) are read from flat
+function Core.restructure_some(cs::Tuple, names, t, flat, off)
+    length(cs) == 0 && return ((), off)
+    y, off = haskey(t, names[1]) ? Core.restructure(cs[1], flat, off) : (cs[1], off)
+    rest, off = Core.restructure_some(Core.tail(cs), Core.tail(names), t, flat, off)
+    ((y, rest...), off)
 end
 
 # Flux.state(model): the model's arrays and numbers as nested NamedTuples and tuples

@@ -38,6 +38,34 @@ Matrix{T}(J::UniformScaling, mn::Tuple) where {T} = Matrix{T}(J, mn[1], mn[2])
 Matrix(J::UniformScaling, mn::Tuple) = Matrix(J, mn[1], mn[2])
 (J::UniformScaling)(n::Integer) = Diagonal(fill(J.λ, n))
 
+# muladd of a matrix product broadcasts the addend over the product, which it may not
+# outgrow (`muladd(A, B, 1.0)` adds 1.0 to every entry)
+function muladd(A::AbstractMatrix, y::AbstractVecOrMat, z::Union{Number, AbstractArray})
+    Ay = A * y
+    Core.check_muladd_addend(Ay, z)
+    return Ay .+ z
+end
+Core.check_muladd_addend(Ay, z::Number) = nothing
+function Core.check_muladd_addend(Ay, z)
+    for d in 1:ndims(Ay)
+        size(z, d) > size(Ay, d) &&
+            throw(DimensionMismatch("array could not be broadcast to match destination"))
+    end
+    for d in ndims(Ay)+1:ndims(z)
+        size(z, d) > 1 && throw(DimensionMismatch(
+            "dimensions must match: z has dims $(axes(z)), must have singleton at dim $d"))
+    end
+    return nothing
+end
+
+# the lazy wrappers' constructors: Zyla's adjoints and transposes are the arrays themselves
+Transpose(A::AbstractVecOrMat) = transpose(A)
+Adjoint(A::AbstractVecOrMat) = adjoint(A)
+
+# A * B * γ for a number γ (what 3-argument `*` calls in Julia)
+mat_mat_scalar(A, B, γ) = (A * B) * γ
+mat_vec_scalar(A, b, γ) = (A * b) * γ
+
 # --- triangles ---------------------------------------------------------------------------
 triu(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, true)
 tril(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, false)
@@ -171,6 +199,28 @@ Core.display_text(S::Symmetric) = Core.display_masked(Matrix(S), Matrix(S) .== M
     string(size(S, 1), "×", size(S, 2), " ", typeof(S)))
 Core.display_text(S::Hermitian) = Core.display_masked(Matrix(S), Matrix(S) .== Matrix(S),
     string(size(S, 1), "×", size(S, 2), " ", typeof(S)))
+
+# --- the structured matrices as the dense arrays they stand for ------------------------------
+# (what Base's AbstractArray fallbacks give them in Julia: `vec(D)` has n² entries,
+# `maximum(D)` looks at the zeros too)
+const StructuredMatrix = Union{Diagonal, Symmetric, Hermitian}
+vec(A::StructuredMatrix) = vec(Matrix(A))
+collect(A::StructuredMatrix) = Matrix(A)
+Array(A::StructuredMatrix) = Matrix(A)
+Base.ndims(A::StructuredMatrix) = 2
+Base.axes(A::StructuredMatrix) = (Base.OneTo(size(A, 1)), Base.OneTo(size(A, 2)))
+Base.axes(A::StructuredMatrix, d::Integer) = Base.OneTo(size(A, d))
+Base.getindex(A::StructuredMatrix, i::Integer) = Matrix(A)[i]
+Base.getindex(A::StructuredMatrix, i, j) = Matrix(A)[i, j]
+Base.iterate(A::StructuredMatrix, st=1) = st > length(A) ? nothing : (A[st], st + 1)
+Core.iter_array(A::StructuredMatrix) = Matrix(A)  # (a comprehension over A has A's shape)
+maximum(A::StructuredMatrix) = maximum(Matrix(A))
+minimum(A::StructuredMatrix) = minimum(Matrix(A))
+permutedims(A::StructuredMatrix) = permutedims(Matrix(A))
+reshape(A::StructuredMatrix, dims...) = reshape(Matrix(A), dims...)
+zero(D::Diagonal) = Diagonal(zero(D.diag))
+real(D::Diagonal) = Diagonal(real(D.diag))
+/(D::Diagonal, a::Number) = Diagonal(D.diag / a)
 
 # --- eigen ---------------------------------------------------------------------------------
 struct Eigen{T, V, M, Vv}

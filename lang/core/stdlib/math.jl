@@ -66,13 +66,13 @@ tand(x::Real) = sind(x) / cosd(x)
 secd(x::Real) = inv(cosd(x))
 cscd(x::Real) = inv(sind(x))
 cotd(x::Real) = inv(tand(x))
-asind(x::Real) = rad2deg(asin(x))
-acosd(x::Real) = rad2deg(acos(x))
-atand(y::Real) = rad2deg(atan(y))
+asind(x::Number) = rad2deg(asin(x))
+acosd(x::Number) = rad2deg(acos(x))
+atand(y::Number) = rad2deg(atan(y))
 atand(y::Real, x::Real) = rad2deg(atan(y, x))
-asecd(x::Real) = rad2deg(acos(inv(x)))
-acscd(x::Real) = rad2deg(asin(inv(x)))
-acotd(x::Real) = rad2deg(atan(inv(x)))
+asecd(x::Number) = rad2deg(acos(inv(x)))
+acscd(x::Number) = rad2deg(asin(inv(x)))
+acotd(x::Number) = rad2deg(atan(inv(x)))
 
 # --- sinc, cosc, modf, literal_pow, clamp to a type ------------------------------------------
 
@@ -96,6 +96,11 @@ end
 modf(x::Real) = modf(float(x))
 
 literal_pow(f, x, ::Val{p}) where {p} = f(x, p)
+
+hypot(x::Number) = abs(float(x))
+
+# conversion to "some float": the float type of x (Float64 for an integer)
+AbstractFloat(x::Real) = float(x)
 
 clamp(x::Integer, ::Type{T}) where {T<:Integer} = T(clamp(x, typemin(T), typemax(T)))
 
@@ -122,6 +127,81 @@ acot(x::Number) = atan(inv(x))
 asech(x::Number) = acosh(inv(x))
 acsch(x::Number) = asinh(inv(x))
 acoth(x::Number) = atanh(inv(x))
+
+# the partial derivatives of y = x ^ p of real numbers, with ChainRules' values where x is
+# zero: ∂x is p x^(p-1) (0 for p = 0, and +0.0 rather than -0.0 at x = -0.0), computed
+# from x at x = 0 too, so that it differentiates again (the second derivative of x^2 at 0
+# is 2); ∂p is y log|x| (0 at x = 0 for p > 0, NaN for p <= 0). The choices are `ifelse`s,
+# not branches: compiled code differentiates them to any order (the unchosen value is
+# kept finite: log is taken of 1 where x is 0).
+Core.pow_grad_x(x::Real, p::Real, y) =
+    ifelse(iszero(p), zero(y), Core.pow_dx(p * Core.pow_float(x)^(p - 1), x, p, y))
+# (at x = 0 with p > 1, y is a zero: adding |y| turns a -0.0 into 0.0 and changes no
+# derivative, and XLA cannot fold it away as it folds `+ 0.0`)
+Core.pow_dx(g, x, p, y) = ifelse(iszero(x) & (p > 1), g + abs(y), g)
+Core.pow_grad_p(x::Real, p::Real, y) = ifelse(iszero(x), ifelse(p > 0, zero(y), oftype(y, NaN)),
+    y * log(abs(ifelse(iszero(x), one(Core.pow_float(x)), Core.pow_float(x)))))
+Core.pow_grad_x(x, p, y) = p * x^(p - 1)
+# float(x) in a form compiled code runs (float itself is a host function)
+Core.pow_float(x) = x isa Integer ? Float64(x) : x
+Core.pow_grad_p(x, p, y) = y * log(x)
+
+# the cotangent of an argument of `+` or `-` whose size differs from the result's only in
+# trailing dimensions of length 1 (`rand(3) + rand(3, 1)`); under broadcasting (`.+`, the
+# same rule) the cotangent is summed down to each argument's size afterwards
+# (chosen by dispatch: the common case reads nothing, which nested AD's alias check prefers)
+Core.cot_like(dz, x) = dz
+Core.cot_like(dz::AbstractArray{T, N}, x::AbstractArray{S, N}) where {T, S, N} = dz
+Core.cot_like(dz::AbstractArray, x::AbstractArray) =
+    length(dz) == length(x) ? reshape(dz, size(x)) : dz
+
+# --- derivatives of division by a matrix ------------------------------------------------------
+# X = A \ B is A⁺B, A⁺ the pseudo-inverse (A⁻¹ for a square A). For A of full rank,
+# dA⁺ = -A⁺ dA A⁺ + A⁺A⁺' dA' (I - AA⁺) + (I - A⁺A) dA' A⁺'A⁺; the two last terms vanish
+# for a square A. A vector a is the m×1 matrix (a \ b a number, a \ B a 1×k row).
+
+# (the rules of `/` and `\` choose by dispatch: the scalar case reads nothing more)
+Core.div_back(dz, z, x, y) = (dz ./ y, -sum(dz .* z) / y)
+Core.div_back(dz, z, x, y::AbstractArray) = Core.rdiv_back(dz, z, x, y)
+Core.div_fwd(dx, dy, z, x, y) = (dx - z * dy) / y
+Core.div_fwd(dx, dy, z, x, y::AbstractArray) = Core.rdiv_fwd(dx, dy, z, x, y)
+Core.ldiv_back(dz, z, a, b) = (-sum(dz .* z) / a, dz ./ a)
+
+function Core.ldiv_back(dY, Y, A::AbstractMatrix, B)
+    dB = A' \ dY
+    size(A, 1) == size(A, 2) && return (-(dB * Y'), dB)
+    dA = (A' \ Y) * (dY' - dB' * A) - dB * Y' + ((B - A * Y) * dB') / A'
+    return (dA, dB)
+end
+function Core.ldiv_back(dy, y, a::AbstractVector, B)
+    dA, dB = Core.ldiv_back(Core.as_column(dy), Core.as_column(y), reshape(a, length(a), 1), B)
+    return (vec(dA), dB)
+end
+Core.as_column(y::Number) = [y]
+Core.as_column(y) = y
+
+Core.ldiv_fwd(dA, dB, X, A::Number, B) = (dB - dA * X) / A
+function Core.ldiv_fwd(dA, dB, X, A::AbstractMatrix, B)
+    size(A, 1) == size(A, 2) && return A \ (dB - dA * X)
+    W = dA' * (A' \ X)
+    return W + A \ (dB - dA * X + A' \ (dA' * (B - A * X)) - A * W)
+end
+function Core.ldiv_fwd(da, dB, x, a::AbstractVector, B)
+    m = length(a)
+    dX = Core.ldiv_fwd(reshape(da, m, 1), dB, Core.as_column(x), reshape(a, m, 1), B)
+    return x isa Number ? dX[1] : dX
+end
+
+# Z = X / Y is (Y' \ X')'
+function Core.rdiv_back(dZ, Z, X, Y)
+    dYt, dXt = Core.ldiv_back(Core.as_rows(dZ), Core.as_rows(Z), Core.as_rows(Y), Core.as_rows(X))
+    return (reshape(permutedims(dXt), size(X)), reshape(permutedims(dYt), size(Y)))
+end
+Core.rdiv_fwd(dX, dY, Z, X, Y) = permutedims(Core.ldiv_fwd(Core.as_rows(dY), Core.as_rows(dX),
+    Core.as_rows(Z), Core.as_rows(Y), Core.as_rows(X)))
+# the transpose of a vector or matrix as a matrix (a vector is a column)
+Core.as_rows(x::AbstractVector) = reshape(x, 1, length(x))
+Core.as_rows(x::AbstractMatrix) = permutedims(x)
 
 # --- Base.FastMath: the ordinary functions (Julia's differ only in rounding) -------------------
 

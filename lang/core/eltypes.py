@@ -1,0 +1,128 @@
+"""Element types of host object arrays.
+
+A numpy array of dtype `object` holds strings, structs, tuples, arrays, ... but carries no
+Julia element type, so `["a", "b"]` would be a `Vector{Any}` and a `::Vector{String}`
+method would not match it. The places that make an object array whose element type Julia
+knows (array literals, typed literals `T[...]`, `map`, comprehensions, broadcasting,
+`fill`, copies and slices) record it here, keyed by the array's identity; `typeof` reads
+it. The record lives as long as the array (a weak reference removes it); an array that
+was never recorded is an `Array{Any}`, as before.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from grammar.errors import ZylaError
+from lang.core import values as V
+
+_RECORDS: dict[int, tuple[weakref.ref, V.JType]] = {}
+
+
+def _forget(key: int) -> Any:
+    def drop(_ref: Any) -> None:
+        _RECORDS.pop(key, None)
+    return drop
+
+
+#: element types nested deeper than this are not recorded (the array is an Array{Any}):
+#: `x = [x]` repeated 100,000 times would otherwise make types as deep, whose hashing and
+#: comparison recurse that deep
+MAX_TYPE_DEPTH = 64
+
+
+def tag(a: Any, t: V.JType | None) -> Any:
+    """Record t as the element type of the object array a; returns a."""
+    if (t is None or type(a) is not np.ndarray or a.dtype != object
+            or getattr(t, "depth", 0) > MAX_TYPE_DEPTH):
+        return a
+    key = id(a)
+    _RECORDS[key] = (weakref.ref(a, _forget(key)), t)
+    return a
+
+
+def recorded(a: np.ndarray) -> V.JType | None:
+    """The element type recorded for the object array a, or None."""
+    rec = _RECORDS.get(id(a))
+    if rec is None or rec[0]() is not a:
+        return None
+    return rec[1]
+
+
+def copy_tag(src: Any, dst: Any) -> Any:
+    """dst (a copy, slice or reshape of src) has src's element type; returns dst."""
+    if type(src) is np.ndarray and src.dtype == object:
+        t = recorded(src)
+        if t is not None:
+            tag(dst, t)
+    return dst
+
+
+def common_type(items: Any, typeof: Any) -> V.JType | None:
+    """The one type all items have (Julia's element type of a literal or a collect of
+    them), or None when they differ or there are none."""
+    t = None
+    for x in items:
+        tx = typeof(x)
+        if t is None:
+            t = tx
+        elif tx != t:
+            return None
+    return t
+
+
+def resize_keeping_eltype(a: np.ndarray, shape: tuple) -> None:
+    """`a.resize(shape)` in place, keeping a's recorded element type (numpy refuses to
+    resize an array that a weak reference points to, so the record is dropped meanwhile).
+    An array that is a view, or that has views (`reshape`, `vec`, `v'`: `note_view`),
+    cannot be resized, as in Julia (the views would point into freed memory)."""
+    if a.base is not None or has_views(a):
+        raise ZylaError("ErrorException", "cannot resize array with shared data")
+    rec = _RECORDS.pop(id(a), None)
+    t = rec[1] if rec is not None and rec[0]() is a else None
+    rec = None
+    try:
+        a.resize(shape, refcheck=False)
+    finally:
+        tag(a, t)
+
+
+#: the live views of host arrays, by the identity of the array that owns the memory (a
+#: live view keeps its owner alive, so the identity cannot be reused meanwhile)
+_VIEWS: dict[int, list[weakref.ref]] = {}
+
+
+def note_view(v: Any) -> Any:
+    """Record that the host array v shares the memory of the array it is a view of;
+    returns v."""
+    if not isinstance(v, np.ndarray):
+        return v
+    owner = v
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner is v:
+        return v
+    key = id(owner)
+    refs = _VIEWS.setdefault(key, [])
+    refs.append(weakref.ref(v, _dead_view(key)))
+    return v
+
+
+def _dead_view(key: int) -> Any:
+    def drop(ref: Any) -> None:
+        refs = _VIEWS.get(key)
+        if refs is None:
+            return
+        refs[:] = [r for r in refs if r is not ref and r() is not None]
+        if not refs:
+            _VIEWS.pop(key, None)
+    return drop
+
+
+def has_views(a: np.ndarray) -> bool:
+    """Whether a live view shares the memory of the host array a (see note_view)."""
+    refs = _VIEWS.get(id(a))
+    return refs is not None and any(r() is not None for r in refs)
