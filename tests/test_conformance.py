@@ -20,7 +20,8 @@ FILES = sorted({k.split(": ", 1)[0] for k in PASSING})
 
 @pytest.mark.parametrize("rel", FILES)
 def test_ported_testsets_that_passed_still_pass(rel: str) -> None:
-    result = C.run_file(C.SUITE_DIR / rel)
+    # (only the testsets that passed: a failing one may run until the statement limit)
+    result = C.run_file(C.SUITE_DIR / rel, only={k for k in PASSING if k.startswith(rel + ": ")})
     passed = {result.key(t.name) for t in result.testsets if t.passed}
     lost = [k for k in PASSING if k.startswith(rel + ": ") and k not in passed]
     why = {result.key(t.name): t.why for t in result.testsets if not t.passed}

@@ -200,8 +200,12 @@ def _general_call(interp: Any, call_named: Callable[..., Any], name: str,
     a call that passes one)."""
 
     def general(*a: Any) -> Any:
+        before = interp.depth  # (a specialisation's own calls leave I.depth as it was)
         interp.depth = a[-1] - 1
-        return call_named(DYNAMIC, name, list(a[:-1]), None)
+        try:
+            return call_named(DYNAMIC, name, list(a[:-1]), None)
+        finally:
+            interp.depth = before
 
     def general_nodepth(*a: Any) -> Any:
         return call_named(DYNAMIC, name, list(a), None)
