@@ -16,9 +16,10 @@ def test_quick_benchmark_run_measures_every_group(tmp_path: Path) -> None:
     out = tmp_path / "quick.md"
     env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
     env.setdefault("JAX_PLATFORMS", "cpu")
-    p = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--out",
-                        str(out)], capture_output=True, text=True, timeout=600, env=env,
-                       cwd=ROOT)
+    # (two repetitions a comparison: every group and row runs; the timings are not the point)
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--reps", "2",
+                        "--vgg-reps", "1", "--out", str(out)], capture_output=True, text=True,
+                       timeout=600, env=env, cwd=ROOT)
     text = out.read_text() if out.exists() else ""
     assert p.returncode == 0, p.stderr[-3000:]
     assert "failed before its rows were measured" not in text

@@ -6,6 +6,7 @@ tests/test_forward.py also runs in forward mode).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -153,9 +154,17 @@ def test_gradient_cases_differentiate_their_primitives(case: tg.Case,
 
     def run(a: tuple) -> None:
         zargs = s.zargs(a)
-        with monkeypatch.context() as m:
-            recorded = _recording(m, s.z)
-            s.z.gradient(fname, *zargs)
+        # (hypothesis lowers Python's recursion limit to ~2,000 frames past the test's own
+        # depth while it runs an example; nested reverse mode through the recording hook
+        # needs more: the room `zyla` itself makes)
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 20000))
+        try:
+            with monkeypatch.context() as m:
+                recorded = _recording(m, s.z)
+                s.z.gradient(fname, *zargs)
+        finally:
+            sys.setrecursionlimit(old)
         seen.update(recorded)
 
     if case.witnesses:
