@@ -474,9 +474,9 @@ def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
     if isinstance(x, V.Range):
         return iter(x)
     if isinstance(x, np.ndarray):
-        if x.ndim == 1 and (x.dtype == object or x.dtype in _PY_ITEMS):
+        if x.ndim == 1 and (x.dtype == object or x.dtype in N.PY_ITEM_DTYPES):
             return _live_items(x)
-        if x.dtype == object or x.dtype in _PY_ITEMS:
+        if x.dtype == object or x.dtype in N.PY_ITEM_DTYPES:
             return iter(x.reshape(-1).tolist())
         return (N.host_scalar(v) for v in x.reshape(-1))
     if isinstance(x, (tuple, list)):
@@ -758,8 +758,6 @@ class _GrowArray(Exception):
         self.x, self.vs = x, vs
 
 
-#: element types whose values numpy's `tolist` gives as their host values (Python's)
-_PY_ITEMS = frozenset((N.F64, N.I64, N.BOOL))
 #: the vector element types a Python number is stored into as it is
 _STORED_AS_IS = {float: N.F64, int: N.I64, bool: N.BOOL}
 

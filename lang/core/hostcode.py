@@ -49,7 +49,7 @@ from lang.core.interp import (
     tape_count,
 )
 from lang.core.ir import Function, Op, Region, free_values, walk_ops
-from lang.core.numeric import host_scalar
+from lang.core.numeric import PY_ITEM_DTYPES, host_scalar
 from lang.core.primitives import _I64_MAX, _I64_MIN, PRIMITIVES, Primitive, wrap_int64
 
 #: ZYLA_HOSTCODE=0 runs every body on the interpreter loop (the reference the
@@ -1178,9 +1178,6 @@ _WRITERS: dict[str, Callable[[_Gen, Op, int], None]] = {
     "while": _Gen.op_while, "method": _Gen.op_method, "struct": _Gen.op_struct,
 }
 
-#: vector element types whose numpy `item` is the host value (a Python number)
-_ITEM_DTYPES = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.bool_))
-
 _PY_TYPES = {int: V.Int64T, float: V.Float64T, bool: V.BoolT, str: V.StringT,
              type(None): V.NothingT}
 
@@ -1311,7 +1308,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "CALL_TYPED": call_typed, "OSR": osr,
             "CLOCK": time.perf_counter,
             "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": dict.__setitem__,
-            "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": _ITEM_DTYPES,
+            "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": PY_ITEM_DTYPES,
             "OBJ_DTYPE": np.dtype(object), "HOST_SCALAR": host_scalar,
             "TEXT": (str, V.Char),
             "OVERFLOW": _overflow}

@@ -39,6 +39,8 @@ F32 = np.dtype(np.float32)
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
 OBJ = np.dtype(object)
+#: element types whose numpy `item`/`tolist` gives the host values (Python numbers)
+PY_ITEM_DTYPES = frozenset((F64, I64, BOOL))
 
 # Julia's promotion of the element types Zyla has: Bool is below every number; of two
 # integer types the wider wins, and of two of the same width the unsigned one
