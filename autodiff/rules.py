@@ -55,6 +55,14 @@ def getindex_back(xp: Any, dz: Any, x: Any, *idx: Any) -> Any:
         return _tuple_index_back(dz, len(x), idx[0])
     if dz is None:
         return None
+    if type(dz) is np.ndarray and dz.dtype == object and any(e is None for e in dz.flat):
+        # a Vector{Nothing} cotangent (or one with `nothing` holes): nothing is zero, never
+        # a float (NaN)
+        if all(e is None for e in dz.flat):
+            return None
+        if all(isinstance(e, (int, float, complex, np.number)) for e in dz.flat
+               if e is not None):
+            dz = np.array([0.0 if e is None else e for e in dz.flat]).reshape(dz.shape)
     if isinstance(x, dict) and len(idx) == 1:  # d[k]: a Dict of k's cotangent
         return JDict([(idx[0], dz)], None, V.AnyT)
     if isinstance(x, V.NamedTuple):  # nt[:name] or nt[i]
@@ -128,6 +136,13 @@ def broadcast_to(xp: Any, dz: Any, x: Any) -> Any:
     xa = as_array(x, xp)
     if not is_array(xa):
         return dz
+    if xp is np and xa.dtype == object and not (is_array(dz) and N.dtype_of(dz) == N.OBJ) \
+            and not isinstance(dz, (int, float, complex, np.number)):
+        # the sum of an array of arrays (or of tuples): each element's cotangent is dz
+        out = np.empty(xa.shape, dtype=object)
+        for k in range(out.size):
+            out.reshape(-1)[k] = dz
+        return out
     d = xa.dtype if N.dtype_of(xa).kind == "f" else N.F64
     if not is_array(dz):
         return xp.full(xa.shape, dz, dtype=d)

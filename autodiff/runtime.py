@@ -235,6 +235,8 @@ def _pullback_call(interp: Interpreter, st: ADState, f: Any, args: list,
         back = _TYPE_BACKS.get(f.name)
         if back is not None:
             return y, _make_closure(interp, back, tuple(args))
+        if isinstance(y, V.NamedTuple) and len(args) == 1:  # NamedTuple{names}(vals)
+            return y, _make_closure(interp, "Core.nt_ctor_pb", y, args[0])
         if nondiff_may_drop(f.name, y, args):  # (a conversion without a rule)
             return y, _make_closure(interp, "Core.nondiff_back", V.type_name(f), len(args) + 1)
         return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
@@ -568,7 +570,10 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
 def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: dict | None) -> tuple:
     f, xs = args[0], args[1:]
     p = elementwise_primitive(f, xs)
-    if p is None and not (isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE):
+    if p is None and not (isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE) \
+            or p is not None and _has_array_elements(xs):
+        # (elements that are arrays, `[v] .* [1, 2, 3]`: each call differentiated by the
+        # primitive's own rule, `*` of a vector and a number, not the elementwise one)
         return _broadcast_generic(interp, f, xs, None)
     y = interp.call_primitive(PRIMITIVES["broadcast"], args, kwargs)
     if p is not None:
@@ -579,6 +584,16 @@ def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: di
     if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE:
         return y, _make_closure(interp, "Core.bcast_convert_back", tuple(xs))
     return _broadcast_generic(interp, f, xs, None)
+
+
+def _has_array_elements(xs: Any) -> bool:
+    """Whether a broadcast argument is an array (or a tuple) holding arrays."""
+    for x in xs:
+        if type(x) is np.ndarray and x.dtype == object and any(is_array(e) for e in x.flat):
+            return True
+        if type(x) is tuple and any(is_array(e) for e in x):
+            return True
+    return False
 
 
 def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
@@ -1174,6 +1189,16 @@ def struct_fields_cot(dz: Any, n: int) -> Any:
         # a one-field struct's cotangent given as its content's (a `Ref(x)` of a number
         # broadcast as a scalar: the sum over the broadcast is x's)
         return (dz,)
+    if n == 2 and isinstance(dz, (float, int, np.floating, np.integer)) \
+            and not isinstance(dz, (bool, np.bool_)):
+        # a real cotangent of a two-field struct is a Complex's (its real part): dz + 0im
+        return (dz, type(dz)(0))
+    if isinstance(dz, (int, float, complex, np.number)) or (
+            getattr(dz, "ndim", 0) >= 1 and np.dtype(dz.dtype).kind in "fciub"):
+        # (a dense array as the cotangent of an array-like struct needs that struct's own
+        # projection, as Diagonal has; its rows are not the struct's fields)
+        raise ZylaError("AD error", f"a cotangent of type {V.type_name(typeof(dz))} "
+                        f"does not fit a struct with {n} fields")
     return tuple(dz)
 
 

@@ -858,6 +858,10 @@ def _prim_pullback_code() -> Any:
     return ad_runtime._prim_pullback.__code__
 
 
+#: the primitives whose host result shares memory with their argument (a view of it)
+_VIEWS = frozenset(("reshape", "vec", "adjoint", "transpose"))
+
+
 class InPlaceInterpreter(JaxInterpreter):
     """A JaxInterpreter that lowers writes into the call's input arrays functionally.
 
@@ -883,6 +887,9 @@ class InPlaceInterpreter(JaxInterpreter):
         # bodies, branches, broadcasts) it was made at (kept alive in `alive`)
         self.born: dict[int, int] = {}
         self.ad_code = _prim_pullback_code()
+        # ids of the arrays a primitive made that share memory with another on the host
+        # (`reshape`, `vec`, `A'`): a write into one would reach the other there
+        self.views: set[int] = set()
         self.handlers = {**self.handlers, "for": InPlaceInterpreter.op_for,
                          "while": InPlaceInterpreter.op_while}
 
@@ -947,12 +954,17 @@ class InPlaceInterpreter(JaxInterpreter):
         if is_array_value(out):
             self.born[id(out)] = self.nested
             self.alive.append(out)
+            if p.name in _VIEWS and args and is_array_value(args[0]):
+                self.views.add(id(out))
         return out
 
     def _write_call(self, p: Any, args: list, kwargs: dict | None) -> Any:
         """A write into an array, as a new version of it that every later use of any
         version gets (Julia's aliasing: a callee's `v[1] = x` is seen by its caller)."""
         target = args[0]
+        if id(target) in self.views:  # (the array it shares memory with would not see it)
+            raise OffloadError("writing into a reshaped or transposed array (it shares "
+                               "memory with the array it was made from) runs on the host")
         if self.callers(target):
             new = super().call_primitive(p, args, kwargs)
             self.write(target, new)

@@ -11,7 +11,8 @@ host-run functions, `@elapsed` blocks, comprehensions, `do` blocks and loops. Th
 - **at depth**: compiled when the call does *much* array work (`BIG_ELEMENTS` array
   elements among its arguments and the globals it reads), when the callee was compiled
   before, or when it is *hot* (it has already spent `HOT_SECONDS` on the interpreter
-  over at least `HOT_CALLS` calls, and is not recursive);
+  over at least `HOT_CALLS` calls, is not recursive, and the call has an array or a
+  float to pass: integers and strings alone would be constants of the executable);
 - **restarted**: a host call that has run `LONG_SECONDS` without an effect a caller
   could see is unwound and run compiled from its start (`watch`), unless its loops'
   progress says it will be done before an executable would be;
@@ -476,8 +477,11 @@ def _decide(rt: Any, pol: Policy, st: Stats, f: Any, args: list, kwargs: dict | 
         why = "an earlier call ran long" if st.long else "compiled before"
         pol.note(st, f, args, kwargs, where, "compile", why)
         return True, True, where, False
+    # (a call of only integers, strings, symbols has nothing an executable takes as input:
+    # each new value would be a new compile, `split(line)` per line)
     if (st.calls >= HOT_CALLS and st.host_seconds >= HOT_SECONDS and not st.recursive
-            and st.host_seconds >= MIN_CALL_SECONDS * st.calls):
+            and st.host_seconds >= MIN_CALL_SECONDS * st.calls
+            and (elems or _has_runtime_values(args))):
         pol.note(st, f, args, kwargs, where, "compile",
                  f"hot: {st.calls} calls, {st.host_seconds:.2f} s in the interpreter")
         return True, True, where, False

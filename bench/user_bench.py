@@ -237,7 +237,7 @@ def nest_rows(quick: bool, reps: int) -> list[Row]:
     import jax
     import jax.numpy as jnp
 
-    n = 128 if quick else 256
+    n = 32 if quick else 256
     out = zyla_run("loopnests.jl", n, max(5, reps))
     for k, v in out.items():
         if k.startswith("check_"):

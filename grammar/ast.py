@@ -323,6 +323,11 @@ class If(Node):
     other: Node | None = None
 
 
+#: the loop variable of `for outer i = xs` is named OUTER_PREFIX + "i" (a name no program
+#: can write); the lowering assigns its value to i at the start of each iteration
+OUTER_PREFIX = "#outer "
+
+
 @dataclass
 class For(Node):
     """`for x in xs, y in ys ... end`: several iterators nest, the first outermost."""
@@ -426,6 +431,8 @@ class Try(Node):
     var: str | None = None
     catch_body: Block | None = None
     finally_body: Block | None = None
+    # set once lang.core.tryjumps has turned its break/continue/return into values
+    lifted: bool = False
 
 
 @dataclass

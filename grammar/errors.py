@@ -18,6 +18,7 @@ library line on a separate line, so that a user sees their own line with a caret
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,9 +62,16 @@ def is_library_file(name: str | None) -> bool:
     if not name:
         return False
     try:
-        return Path(name).resolve().parent in LIBRARY_DIRS
+        return _resolved_parent(name) in LIBRARY_DIRS
     except (OSError, ValueError):
         return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved_parent(name: str) -> Path:
+    """The folder a source name is in (resolving it touches the file system: the tiering
+    asks once per call)."""
+    return Path(name).resolve().parent
 
 
 class ZylaError(Exception):

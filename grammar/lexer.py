@@ -88,6 +88,7 @@ PLUSMINUS, ADDOP, MULOP, RATIONAL = "PLUSMINUS", "ADDOP", "MULOP", "RATIONAL"
 SHIFTOP, POW, DCOLON, NOT, SQRT = "SHIFTOP", "POW", "DCOLON", "NOT", "SQRT"
 FUNCTION, END, IF, ELSEIF, ELSE = "FUNCTION", "END", "IF", "ELSEIF", "ELSE"
 FOR, COMPFOR, COMPIF, WHILE = "FOR", "COMPFOR", "COMPIF", "WHILE"
+OUTER = "OUTER"  # `for outer i = ...`: the loop sets the enclosing scope's i
 BREAK, CONTINUE, RETURN, BEGIN, LET = "BREAK", "CONTINUE", "RETURN", "BEGIN", "LET"
 TRY, CATCH, CATCHVAR, FINALLY = "TRY", "CATCH", "CATCHVAR", "FINALLY"
 STRUCT, MUTABLE_STRUCT, ABSTRACT_TYPE = "STRUCT", "MUTABLE_STRUCT", "ABSTRACT_TYPE"
@@ -132,7 +133,7 @@ _PLAIN_KEYWORDS = {
 KEYWORDS = frozenset(_BLOCK_KEYWORDS) | frozenset(_MID_KEYWORDS) | frozenset(_PLAIN_KEYWORDS)
 KEYWORDS |= {"end"}
 #: Words the main loop leaves to `_Run.word`.
-_SLOW_WORDS = KEYWORDS | {"mutable", "abstract"}
+_SLOW_WORDS = KEYWORDS | {"mutable", "abstract", "outer"}
 
 # ---- operators ------------------------------------------------------------------------
 
@@ -151,9 +152,9 @@ _OPERATOR_CLASSES: dict[str, tuple[str, ...]] = {
     ELEMOF: ("∈",),
     PIPE: ("|>",),
     PLUSMINUS: ("+", "-"),
-    ADDOP: ("|", "⊻", "∪", "⊕", "⊖", "⊞", "⊟", "∨", "⊔", "±", "∓"),
+    ADDOP: ("|", "⊻", "⊽", "∪", "⊕", "⊖", "⊞", "⊟", "∨", "⊔", "±", "∓"),
     MULOP: ("*", "/", "÷", "%", "\\", "⋅", "&", "∘", "×", "∩", "⊗", "⊙", "⊘", "⊛", "⊠", "⊡",
-            "∧", "⊓", "⋆", "∗"),
+            "∧", "⊓", "⋆", "∗", "⊼"),
     RATIONAL: ("//",),
     SHIFTOP: ("<<", ">>", ">>>"),
     POW: ("^",),
@@ -205,10 +206,13 @@ _QUALIFIED_MACRO_RE = re.compile(rf"(?:(?:{_IDENT_RE.pattern})\.)+@((?:{_IDENT_R
 _MACRO_RE = re.compile(rf"@((?:{_IDENT_RE.pattern})|\.)")
 _NUMBER_RE = re.compile(
     r"""
-      0x[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*
+      0x (?: [0-9a-fA-F]+(?:_[0-9a-fA-F]+)* (?:\.[0-9a-fA-F]*)? | \.[0-9a-fA-F]+ )
+        [pP][+-]?\d+
+    | 0x[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*
     | 0b[01]+(?:_[01]+)*
     | 0o[0-7]+(?:_[0-7]+)*
-    | (?: \d+(?:_\d+)* (?: \.\d+(?:_\d+)* | \.(?![.\w*/+\-^\\÷%=<>!&|']) )?
+    | (?: \d+(?:_\d+)* (?: \.\d+(?:_\d+)* | \.(?=[eEf][+-]?\d)
+                       | \.(?![.\w*/+\-^\\÷%=<>!&|']) )?
         | \.\d+(?:_\d+)* )
       (?:[eEf][+-]?\d+)?
     """,
@@ -236,6 +240,8 @@ _STRING_CHUNK_RE = re.compile(r'[^"\\$\n]+')
 _BLOCK_COMMENT_RE = re.compile(r"#=|=#|\n")
 _MUTABLE_RE = re.compile(r"[ \t]+struct\b")
 _ABSTRACT_RE = re.compile(r"[ \t]+type\b")
+#: `outer` before a loop variable (not the variable `outer` itself: `for outer in xs`)
+_OUTER_RE = re.compile(r"[ \t]+(?!in\b)[^\W\d]")
 
 _SIMPLE_ESCAPES = {
     "n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "$": "$",
@@ -777,6 +783,9 @@ class _Run:
                                    text.index("type", end) + 4)
         if self.prev_type == CATCH and self.prev_line == self.line:
             return self.token(CATCHVAR, word, pos, end)
+        if (word == "outer" and self.prev_type in (FOR, COMMA) and _OUTER_RE.match(text, end)
+                and self.accepts(OUTER)):
+            return self.token(OUTER, word, pos, end)
         if self.prev_end == pos or self.frames[-1].kind in _SPACE_SENSITIVE:
             return self.operand(NAME, word, pos, end)
         return self.token(NAME, word, pos, end)
@@ -888,7 +897,9 @@ class _Run:
         m = _NUMBER_RE.match(self.text, pos)
         assert m is not None
         s = m.group()
-        if s[:2] in ("0x", "0b", "0o"):
+        if s[:2] == "0x" and ("p" in s or "P" in s):
+            ttype = FLOAT  # a hexadecimal float, 0x1.8p3 (always a Float64)
+        elif s[:2] in ("0x", "0b", "0o"):
             ttype = INT
         elif "f" in s:
             ttype = FLOAT32
@@ -1070,8 +1081,8 @@ class _Run:
         op = m.group()
         end = m.end()
         ttype = OPERATORS[op]
-        if ttype in _VALUE_OPERATOR_TYPES and self.stands_alone(end):
-            # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`
+        if (ttype in _VALUE_OPERATOR_TYPES or ttype == PAIR) and self.stands_alone(end):
+            # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`, `map(=>, a, b)`
             return self.operand(NAME, op, pos, end)
         if (ttype in _VALUE_OPERATOR_TYPES and text.startswith("(", end)
                 and self.names_operator(end, ttype)):
@@ -1165,7 +1176,7 @@ class _Run:
 #: frame and token it opens otherwise, whether a juxtaposition marker may precede it)
 _OPENERS: dict[str, tuple[Any, str, str, str, str, bool]] = {
     "(": (_CALLABLE_END, CALL, CALL_LPAREN, PAREN, LPAREN, True),
-    "[": (_INDEXABLE_END, INDEX, INDEX_LBRACK, VECT, LBRACK, True),
+    "[": (_INDEXABLE_END | _NUMBERS, INDEX, INDEX_LBRACK, VECT, LBRACK, True),  # (`1[1]`)
     "{": ((NAME, RBRACE), CURLY, CURLY_LBRACE, BRACE, LBRACE, False),
 }
 
@@ -1206,6 +1217,23 @@ _DISPATCH: dict[str, Callable[[_Run, int], Emitted | None]] = {
 }
 
 
+def _raw_byte(code: int) -> str:
+    """`\\xNN` and octal escapes are bytes, as in Julia: one past 0x7f is kept as Python's
+    surrogate escape of that byte (joined into characters by `_join_bytes`)."""
+    return chr(0xDC00 + code) if 0x80 <= code <= 0xFF else chr(code)
+
+
+def _join_bytes(buf: list[str]) -> str:
+    """A string literal's text: escaped bytes that spell UTF-8 characters become them
+    (`"\\xce\\xb1" == "α"`); the others stay escaped bytes."""
+    s = "".join(buf)
+    if not any("\udc80" <= ch <= "\udcff" for ch in s):
+        return s
+    raw = b"".join(bytes([ord(ch) - 0xDC00]) if "\udc80" <= ch <= "\udcff"
+                   else ch.encode("utf-8", "surrogatepass") for ch in s)
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def _escape(text: str, i: int, fail: Callable[[], ZylaParseError]) -> tuple[str, int]:
     """Decode the escape sequence starting with the backslash at `i`."""
     c = text[i + 1] if i + 1 < len(text) else ""
@@ -1220,12 +1248,12 @@ def _escape(text: str, i: int, fail: Callable[[], ZylaParseError]) -> tuple[str,
         code = int(text[i + 2 : j], 16) if j > i + 2 else -1
         if not 0 <= code <= 0x10FFFF:
             raise fail()
-        return chr(code), j
+        return (_raw_byte(code) if c == "x" else chr(code)), j
     if c in "01234567" and c:
         j = i + 1
         while j < len(text) and j < i + 4 and text[j] in "01234567":
             j += 1
-        return chr(int(text[i + 1 : j], 8)), j
+        return _raw_byte(int(text[i + 1 : j], 8)), j
     raise fail()
 
 
@@ -1297,11 +1325,11 @@ class _StringScanner:
                 s, i = _escape(text, i, self.fail)
                 buf.append(s)
             else:  # "$"
-                items.append("".join(buf))
+                items.append(_join_bytes(buf))
                 buf.clear()
                 node, i = self.interpolation(i)
                 items.append(node)
-        items.append("".join(buf))
+        items.append(_join_bytes(buf))
         if triple:
             items = _dedent(items)
         return _merge(items), i

@@ -90,7 +90,7 @@ def _unsigned_kind(text: str, tok: Any) -> str:
     for bits in (8, 16, 32, 64, 128):
         if widest < 1 << bits:
             return f"UInt{bits}"
-    raise _error(f"the literal {text} is wider than 128 bits (BigInt is not supported)", tok)
+    return "BigInt"  # Julia: a literal wider than 128 bits is a BigInt
 #: Names that are literals (`nothing` is a constant in Julia; Zyla treats it as one).
 _NAMED_LITERALS: dict[str, tuple[object, str]] = {
     "true": (True, "Bool"),
@@ -369,6 +369,8 @@ class _AstBuilder:
 
     def unop(self, c: Children) -> A.Node:
         op, x = str(c[0]), c[1]
+        if op == "-" and isinstance(x, A.Literal) and x.kind == "BigInt" and x.value == 1 << 127:
+            return A.Literal(-x.value, "Int128", span=_span(c[0]))  # typemin(Int128), as Julia
         if op in ("-", "+") and isinstance(x, A.Literal) and x.kind in _NUMERIC_KINDS:
             value = -x.value if op == "-" else x.value
             kind = "Int64" if x.kind == "Int128" and -_INT64_MAX - 1 <= value else x.kind
@@ -454,10 +456,12 @@ class _AstBuilder:
             return A.Literal(value, "Int64", span=span)
         if value <= _INT128_MAX:
             return A.Literal(value, "Int128", span=span)  # Julia: a wider literal is an Int128
-        raise _error("integer literals beyond Int128 (BigInt) are not supported", tok)
+        return A.Literal(value, "BigInt", span=span)  # Julia: a wider literal is a BigInt
 
     def float_lit(self, c: Children) -> A.Literal:
-        return A.Literal(float(str(c[0]).replace("_", "")), "Float64", span=_span(c[0]))
+        text = str(c[0]).replace("_", "")
+        value = float.fromhex(text) if text[:2] == "0x" else float(text)
+        return A.Literal(value, "Float64", span=_span(c[0]))
 
     def float32_lit(self, c: Children) -> A.Literal:
         text = str(c[0]).replace("_", "").replace("f", "e")
@@ -662,6 +666,11 @@ class _AstBuilder:
 
     def iter(self, c: Children) -> tuple[A.Node, A.Node]:
         return (c[0], c[2])
+
+    def outer_iter(self, c: Children) -> tuple[A.Node, A.Node]:
+        """`for outer i = xs`: a hidden loop variable (A.OUTER_PREFIX + "i") whose value
+        each iteration assigns to the enclosing scope's i."""
+        return (A.Ident(A.OUTER_PREFIX + str(c[1]), span=_span(c[1])), c[3])
 
     def target_tuple(self, c: Children) -> A.TupleLit:
         return A.TupleLit(_nodes(c), span=_span(c[0]))

@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from snippets import session
 
 from lang.core.numeric import configure_jax
 from lang.door.api import Zyla
@@ -44,14 +45,8 @@ scaledsum(s, v) = sum(vi -> vi * s, v)
 squares(v) = sum(map(x -> x^2, v))
 """
 
-_Z: list[Zyla] = []
-
-
 def z() -> Zyla:
-    if not _Z:
-        _Z.append(Zyla())
-        _Z[0].eval(SRC)
-    return _Z[0]
+    return session(__name__, SRC)
 
 
 SETTINGS = settings(max_examples=15, deadline=None, database=None, derandomize=True,

@@ -5,13 +5,10 @@ Each check runs on the host interpreter (the reference semantics); a few also co
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
+from snippets import run_program
 
-from grammar.errors import ZylaError
 from lang.door.api import Zyla
 
 PROGRAM = r"""
@@ -92,13 +89,7 @@ end
 
 
 def test_arrays_base_program() -> None:
-    z = Zyla()
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            z.eval(PROGRAM)
-        except ZylaError as e:
-            pytest.fail(f"{e}\n{out.getvalue()}")
+    run_program(PROGRAM)
 
 
 def test_compiled_agrees() -> None:

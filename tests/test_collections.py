@@ -8,23 +8,14 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from snippets import printed, session
 
 from grammar.errors import ZylaError
 from lang.door.api import Zyla
 
-_ZS: list[Zyla] = []
-
-
-def _z() -> Zyla:
-    if not _ZS:
-        _ZS.append(Zyla())
-    return _ZS[0]
-
 
 def out(code: str, capsys: pytest.CaptureFixture) -> str:
-    capsys.readouterr()
-    _z().eval(code)
-    return capsys.readouterr().out.strip()
+    return printed(session(__name__), code, capsys)
 
 
 CASES = [
@@ -171,7 +162,7 @@ ERRORS = [
 @pytest.mark.parametrize("code, kind", ERRORS, ids=[c[0][:40] for c in ERRORS])
 def test_bad_input_is_a_julia_error(code: str, kind: str) -> None:
     with pytest.raises(ZylaError) as e:
-        _z().eval(code)
+        session(__name__).eval(code)
     assert e.value.kind == kind
 
 
@@ -191,7 +182,7 @@ def test_mutators_in_gradient_are_an_error_not_a_wrong_gradient() -> None:
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(-50, 50), max_size=12), st.data())
 def test_deleteat_and_insert_agree_with_list_operations(xs: list[int], data: st.DataObject) -> None:
-    z = _z()
+    z = session(__name__)
     v = z.eval(f"v = Int[{', '.join(map(str, xs))}]")
     assert list(v) == xs
     if xs:

@@ -112,3 +112,20 @@ def test_set_elements_are_compared_by_isequal() -> None:
     got = z.eval("s = Set([0.0, -0.0, NaN, 0.0 / 0.0, 1, 1.0])\n"
                  "(length(s), -0.0 in s, NaN in s, 2.0 in s, length(Set([NaN, NaN])))")
     assert got == (4, True, True, False, 1)
+
+
+def test_compiled_writes_through_a_reshape_or_transpose_reach_the_array() -> None:
+    """On the host `reshape`, `vec` and `A'` share the array's memory, so a write into
+    them changes it; a compiled call would have written into a new value and left the
+    caller's array as it was (a silent wrong answer): such a call runs on the host."""
+    z = Zyla()
+    z.rt.compile_mode = "always"
+    z.eval("g(A) = (B = reshape(A, 2, 2); B[1] = 100.0; A)\n"
+           "h(A) = (B = A'; B[1, 2] = 7.0; sum(A))\n"
+           "k(A) = (B = vec(A); B .= 0.0; A)\n"
+           "ok(A) = (B = reshape(A, 2, 2); C = B .* 2.0; C[1] = 5.0; sum(C))")
+    assert list(z.eval("g([1.0, 2.0, 3.0, 4.0])")) == [100.0, 2.0, 3.0, 4.0]
+    assert z.eval("h([1.0 2.0; 3.0 4.0])") == 14.0  # (A[2, 1] became 7.0)
+    assert z.eval("k([1.0 2.0; 3.0 4.0])").sum() == 0.0
+    assert all("reshaped or transposed" in z.rt.offload_reasons[f] for f in ("g", "h", "k"))
+    assert z.eval("ok([1.0, 2.0, 3.0, 4.0])") == 23.0 and "ok" not in z.rt.offload_reasons

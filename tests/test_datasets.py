@@ -132,3 +132,43 @@ def test_missing_files_are_caught_as_system_errors(tmp_path: Path,
     assert rt.run_source('sprint(showerror, SystemError("opening file", 2))', "s.jl") == (
         "SystemError: opening file: No such file or directory")
     assert rt.run_source('SystemError("x").errnum', "s.jl") == 0
+
+
+def test_iris_and_boston_housing_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """UCI's iris.data and housing.data as matrices with one observation per column
+    (MLDatasets' `as_df = false`); the DataFrame default is a clear error; a short row
+    names its line; a missing file names itself."""
+    rng = np.random.default_rng(3)
+    meas = np.round(rng.uniform(0.1, 8.0, size=(6, 4)), 1)
+    names = ["Iris-setosa"] * 2 + ["Iris-versicolor"] * 2 + ["Iris-virginica"] * 2
+    (tmp_path / "data" / "Iris").mkdir(parents=True)
+    (tmp_path / "data" / "Iris" / "iris.data").write_text(
+        "".join(",".join(f"{v:.1f}" for v in row) + f",{n}\n" for row, n in zip(meas, names,
+                                                                                 strict=True))
+        + "\n")
+    house = np.round(rng.uniform(0, 100, size=(5, 14)), 4)
+    (tmp_path / "data" / "BostonHousing").mkdir(parents=True)
+    (tmp_path / "data" / "BostonHousing" / "housing.data").write_text(
+        "".join(" " + "  ".join(f"{v:.4f}" for v in row) + "\n" for row in house))
+    monkeypatch.chdir(tmp_path)
+    rt = Runtime()
+    rt.run_source("using MLDatasets\nd = Iris(as_df = false)\nb = BostonHousing(as_df = false)",
+                  "t.jl")
+    assert rt.run_source("(size(d.features), size(d.targets), length(d), d[5].targets)",
+                         "t.jl") == ((4, 6), (1, 6), 6, ["Iris-virginica"])
+    np.testing.assert_allclose(rt.run_source("d.features[:, 3]", "t.jl"), meas[2])
+    assert rt.run_source("size(b.features), size(b.targets)", "t.jl") == ((13, 5), (1, 5))
+    np.testing.assert_allclose(rt.run_source("b.features[:, 2]", "t.jl"), house[1, :13])
+    np.testing.assert_allclose(rt.run_source("vec(b.targets)", "t.jl"), house[:, 13])
+    for src, kind, text in [("Iris()", "ArgumentError", "as_df = false"),
+                            ("BostonHousing()", "ArgumentError", "DataFrames")]:
+        with pytest.raises(ZylaError) as e:
+            rt.run_source(src, "t.jl")
+        assert e.value.kind == kind and text in e.value.message
+    (tmp_path / "data" / "Iris" / "iris.data").write_text("5.1,3.5,1.4,Iris-setosa\n")
+    with pytest.raises(ZylaError) as e:
+        rt.run_source("Iris(as_df = false)", "t.jl")
+    assert e.value.kind == "ArgumentError" and "iris.data:1" in e.value.message
+    with pytest.raises(ZylaError) as e:
+        rt.run_source('Iris(as_df = false, dir = "nowhere")', "t.jl")
+    assert e.value.kind == "SystemError" and "iris.data" in e.value.message

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from snippets import session
 
 from lang.door.api import Zyla
 
@@ -21,14 +22,8 @@ lossv(x) = sum(as_vector(x))
 grads(m, x) = gradient(m -> sum(m(x)), m)[1]
 """
 
-_Z: list[Zyla] = []
-
-
 def z() -> Zyla:
-    if not _Z:
-        _Z.append(Zyla())
-        _Z[0].eval(SRC)
-    return _Z[0]
+    return session(__name__, SRC)
 
 
 def test_a_one_layer_chain_applies_its_layer() -> None:

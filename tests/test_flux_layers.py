@@ -326,3 +326,40 @@ def test_second_derivatives_through_layers(z: Zyla) -> None:
                             hessian(sum ∘ hnet, hx) ≈ H && hessian_reverse(sum ∘ hnet, hx) ≈ H)""")
     assert z.call("hessians_agree")  # (on the interpreter: compiling three Hessians is slow)
     assert z.eval("gradcheck(penalty, hnet; oracle = false)")
+
+
+def test_multi_head_attention(z: Zyla) -> None:
+    """MultiHeadAttention and dot_product_attention against attention written out head by
+    head as comprehensions; the causal mask; gradients against finite differences and
+    compiled against host; Flux's errors for sizes that do not split into heads."""
+    z.eval("""using GradCheck
+        mha = f64(MultiHeadAttention((3, 2, 4) => (6, 4) => 5; nheads = 2, bias = true))
+        xq, xk, xv = randn(3, 4, 2), randn(2, 3, 2), randn(4, 3, 2)
+        function by_hand(m, xq, xk, xv; causal = false)
+            q, k, v = m.q_proj(xq), m.k_proj(xk), m.v_proj(xv)
+            hq, hv = size(q, 1) ÷ m.nheads, size(v, 1) ÷ m.nheads
+            x = zeros(size(v, 1), size(q, 2), size(q, 3))
+            for b in 1:size(q, 3), h in 1:m.nheads, j in 1:size(q, 2)
+                qs, vs = (h - 1) * hq .+ (1:hq), (h - 1) * hv .+ (1:hv)
+                s = [causal && i > j ? -Inf : sum(k[qs, i, b] .* q[qs, j, b]) / sqrt(hq)
+                     for i in 1:size(k, 2)]
+                a = exp.(s .- maximum(s)) ./ sum(exp.(s .- maximum(s)))
+                x[vs, j, b] = sum(a[i] .* v[vs, i, b] for i in 1:size(k, 2))
+            end
+            m.out_proj(x)
+        end""")
+    assert z.eval("y, α = mha(xq, xk, xv); size(y) == (5, 4, 2) && size(α) == (3, 4, 2, 2)")
+    assert z.eval("mha(xq, xk, xv)[1] ≈ by_hand(mha, xq, xk, xv)")
+    assert z.eval("all(sum(mha(xq, xk, xv)[2]; dims = 1) .≈ 1)")
+    z.eval("self = f64(MultiHeadAttention(4; nheads = 2)); xs = randn(4, 3, 2)")
+    assert z.eval("self(xs; mask = make_causal_mask(xs))[1] ≈ "
+                  "by_hand(self, xs, xs, xs; causal = true)")
+    assert z.eval("make_causal_mask(xs) == [true true true; false true true; false false true]")
+    z.eval("att(m, a, b, c) = sum(abs2, m(a, b, c)[1])")
+    assert z.eval("gradcheck(att, mha, xq, xk, xv; oracle = false)")
+    _host_and_compiled_gradients(z, "att", "mha", "xq", "xk", "xv")
+    for src in ["MultiHeadAttention(6; nheads = 4)",
+                "dot_product_attention(xq, xq, xq; nheads = 2)"]:
+        with pytest.raises(ZylaError) as e:
+            z.eval(src)
+        assert e.value.kind == "ArgumentError", src

@@ -442,3 +442,22 @@ def test_a_cheap_function_whose_compiled_calls_are_slower_goes_back_to_the_host(
     for _ in range(tiering.COMPARE_WARMUP + tiering.COMPARE_CALLS):
         tiering._compare(pol, slow, "f", [], None, "in g", 200e-6)
     assert "slower than its host calls" in slow.never
+
+
+def test_fast_forms_look_into_unions() -> None:
+    """A method whose parameter is a Union of structs takes no Char or String, so the
+    standard library's `==(a::WrappedString, b::WrappedString)` leaves the fast `==` of
+    Chars and Strings in place (without it, `ch == ','` in a loop over a string went the
+    generic way, 13x slower); a Union with String in it does take strings."""
+    from lang.core.hostcode import _takes
+
+    z = Zyla()
+    z.eval("struct UA\n  a::Int\nend\nstruct UB\n  b::Int\nend")
+    structs = z.eval("Union{UA, UB}")
+    with_string = z.eval("Union{UA, String}")
+    assert not _takes(structs, "text") and _takes(structs, "struct")
+    assert _takes(with_string, "text")
+    z.eval("==(a::Union{UA, String}, b::Union{UA, String}) = true\n"
+           "count_commas(s) = (c = 0; for ch in s; if ch == ','; c += 1; end; end; c)")
+    assert z.eval('count_commas("a,b")') == 1  # (the user's method takes no Char)
+    assert z.eval('"x" == "y"')  # (the user's method, for two Strings)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from snippets import session
 
 from grammar.errors import ZylaError
 from lang.door.api import Zyla
@@ -219,13 +220,8 @@ def test_rational_arithmetic_is_exact(a: int, b: int, c: int, d: int) -> None:
     assert got == (want.numerator, want.denominator, want < Fraction(c, d))
 
 
-_ZS: list[Zyla] = []
-
-
 def _z() -> Zyla:
-    if not _ZS:
-        _ZS.append(Zyla())
-    return _ZS[0]
+    return session(__name__)
 
 
 def test_an_index_that_is_a_call_keeps_its_keywords(capsys: pytest.CaptureFixture) -> None:
@@ -303,7 +299,7 @@ CONFORMANCE_LINES = [
      "' ', Dict{Float64, Int}(1 => 2), ' ', typeof(merge(Dict(1 => 2), Dict(2 => 1.0im))))",
      "3 Int128 2 Dict{Float64, Int64}(1.0 => 2) Dict{Int64, ComplexF64}"),
     ("println(typeof(Dict(1 => 1, 2 => nothing)), ' ', split(\"a  b\", ' '))",
-     "Dict{Int64, Union{Nothing, Int64}} [\"a\", \"\", \"b\"]"),
+     "Dict{Int64, Union{Nothing, Int64}} SubString{String}[\"a\", \"\", \"b\"]"),
 ]
 
 
@@ -341,3 +337,39 @@ def test_conformance_additions(capsys: pytest.CaptureFixture) -> None:
         "33true4[1, 1, 2]",
         "[(1, 3) (1, 4); (2, 3) (2, 4)](2, 2, 2)1[(1, 1), (2, 1), (3, 1)]",
         "-3.04-1.02truetruenothing318[2, 6]"]
+
+
+def test_dotted_operators_as_function_values() -> None:
+    """`.+` as a value is the function that broadcasts `+` (Julia's BroadcastFunction):
+    mapped, reduced, differentiated, and as Flux's PairwiseFusion connection."""
+    z = Zyla()
+    assert list(z.eval("map(.+, [1, 2], [3, 4])")) == [4, 6]
+    assert [list(v) for v in z.eval("map(.*, [[1, 2]], [[3, 4]])")] == [[3, 8]]
+    assert list(z.eval("reduce(.+, [[1, 2], [3, 4]])")) == [4, 6]
+    assert list(z.eval("gradient(x -> sum(map(.*, x, x)), [1.0, 2.0])[1]")) == [2.0, 4.0]
+    assert z.eval("using Flux; pf = PairwiseFusion(.+, x -> 2x, x -> 3x); "
+                  "pf(([1.0], [10.0]))") == ([2.0], [36.0])
+
+
+def test_findall_and_cartesian_indices_of_arrays(capsys: pytest.CaptureFixture) -> None:
+    """findall over a matrix gives CartesianIndexes in column-major order (typed even when
+    empty); CartesianIndices iterate and collect in the same order, offset ranges too."""
+    z = Zyla()
+    z.eval("""
+    A = [true false true; false true false]
+    println(findall(A))
+    println(findall(iseven, [1 2; 4 3]), findall(x -> x > 1, zeros(2, 2, 2)))
+    println(collect(CartesianIndices((2, 2))))
+    println([I for I in CartesianIndices((1:2, 3:4))])
+    B = rand(30, 40)
+    println(findall(B .> 0.5) == [I for I in CartesianIndices(B) if B[I] > 0.5])
+    println([B[I] for I in findall(B .> 0.5)] == B[B .> 0.5])
+    """)
+    assert capsys.readouterr().out.split("\n")[:6] == [
+        "CartesianIndex{2}[CartesianIndex(1, 1), CartesianIndex(2, 2), CartesianIndex(1, 3)]",
+        "CartesianIndex{2}[CartesianIndex(2, 1), CartesianIndex(1, 2)]CartesianIndex{3}[]",
+        "CartesianIndex{2}[CartesianIndex(1, 1) CartesianIndex(1, 2); "
+        "CartesianIndex(2, 1) CartesianIndex(2, 2)]",
+        "CartesianIndex{2}[CartesianIndex(1, 3) CartesianIndex(1, 4); "
+        "CartesianIndex(2, 3) CartesianIndex(2, 4)]",
+        "true", "true"]

@@ -220,3 +220,158 @@ def test_values_outside_a_domain_are_errors(rt: Runtime, src: str) -> None:
     with pytest.raises(ZylaError) as info:
         rt.run_source(src, "t.jl")
     assert info.value.kind in ("InexactError", "DomainError")
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    # fld/cld from the truncated quotient: typemin(Int) - mod(...) used to wrap around
+    ("fld(typemin(Int), 7)", "-1317624576693539402"), ("cld(typemin(Int), -2)",
+                                                       "4611686018427387904"),
+    ("cld(typemin(Int), -7)", "1317624576693539402"), ("fld(-7, 2), cld(-7, 2)", "(-4, -3)"),
+    # a signed and an unsigned integer: Base's own methods, not promotion
+    ("div(-7, UInt(2)), rem(-7, UInt(2)), fld(-7, UInt(2)), cld(-7, UInt(2))",
+     "(-3, -1, -4, -3)"),
+    ("div(UInt(7), -2)", "0xfffffffffffffffd"), ("mod(-7, UInt(3))", "0x0000000000000002"),
+    ("-1 == typemax(UInt), -1 < typemax(UInt), typemax(UInt) <= -1", "(false, true, false)"),
+    ("Int8(-1) < 0x01, [-1, 2] .< UInt[1, 1]", "(true, Bool[1, 0])"),
+    ("unsigned(-1), signed(UInt8)", "(0xffffffffffffffff, Int8)"),
+    # nextfloat landing on zero keeps the sign
+    ("nextfloat(-5.0e-324), prevfloat(5.0e-324)", "(-0.0, 0.0)"),
+    # integer powers of any integer types wrap in the base's type
+    ("3^typemax(UInt64), Int8(3)^0x05", "(-6148914691236517205, -13)"),
+    # 128-bit integers: typed literals convert, sums fold with Julia's +, round to them
+    ("sum([Int128(1) Int128(2)]), typeof(Int128[1, 2][1])", "(3, Int128)"),
+    ("round(Int128, 1e30)", "1000000000000000019884624838656"),
+    # literals and operators the lexer did not know
+    ("0x1p-52 == eps(), 0x.1p0, 0x1.fp1, -0x1.0p2", "(true, 0.0625, 3.875, -4.0)"),
+    ("1.f0, 1.e2", "(1.0f0, 100.0)"), ("true ⊼ false, true ⊽ false, nand(0x0f, 0x03)",
+                                        "(true, false, 0xfc)"),
+    # BigInt: arbitrary precision, never wrapped
+    ("big(2)^100 + 1", "1267650600228229401496703205377"),
+    ("typeof(123456789012345678901234567890123456789012345678901234567890)", "BigInt"),
+    ("typeof(0x000000000000000000000000000000001), typeof(big(1) + Int8(1))",
+     "(BigInt, BigInt)"),
+    ("big(2)^200 >> 190, -(big(2)^200) >> 199, big(2)^100 & (big(2)^100 + 1)",
+     "(1024, -2, 1267650600228229401496703205376)"),
+    ("digits(big(2)^70, base=16)[end], typeof(digits(Int8(12)))", "(4, Vector{Int8})"),
+    ("widemul(Int128(2), UInt128(3)), typeof(widemul(Int128(2), UInt128(3)))",
+     "(6, BigInt)"),
+    ("big(0)^(big(typemax(UInt)) + 1), convert(Int, big(5)) === 5", "(0, true)"),
+    ("hash(big(3)) == hash(3), isequal(big(3), 3)", "(true, true)"),
+])
+def test_integer_semantics_found_by_conformance(rt: Runtime, src: str, expected: str) -> None:
+    assert rt.run_source(f"repr(({src}))", "t.jl") == expected
+
+
+@pytest.mark.parametrize(("src", "kind"), [
+    ("round(Bool, 1.5)", "InexactError"), ("trunc(Bool, -4.1)", "InexactError"),
+    ("floor(Bool, 2.5)", "InexactError"), ("round(UInt128, -2.0)", "InexactError"),
+    ("Int(big(2)^100)", "InexactError"), ("UInt8(big(300))", "InexactError"),
+    ("typemax(BigInt)", "MethodError"), ("big(2)^(big(typemax(UInt)) + 1)", "OverflowError"),
+    ("big(2)^-(big(typemax(UInt)) + 1)", "DomainError"),
+    # Zyla has no BigFloat: an error, never a Float64 that looks like Julia's answer
+    ("big(2) + 1.5", "ErrorException"), ("big(2) / 3", "ErrorException"),
+    ("big(1.5)", "ErrorException"), ("promote_type(BigInt, Float64)", "ErrorException"),
+    ("count_ones(big(3))", "MethodError"),
+])
+def test_integer_errors_found_by_conformance(rt: Runtime, src: str, kind: str) -> None:
+    with pytest.raises(ZylaError) as info:
+        rt.run_source(src, "t.jl")
+    assert info.value.kind == kind
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    # fma rounds once; x * y + z rounds the product first
+    ("fma(1 + 2.0^-30, 1 + 2.0^-30, -1.0) == 2.0^-29 + 2.0^-60", "true"),
+    ("fma(1 + 2.0^-30, 1 + 2.0^-30, -1)", "1.8626451500983188e-9"),
+    ("fma(1f0 + 2f0^-15, 1f0 + 2f0^-15, -1f0)", "6.103609f-5"), ("fma(2, 3, 4)", "10"),
+    ("gradient(x -> fma(x, 3.0, 1.0), 2.0)", "(3.0,)"),
+    # integer powers with a 128-bit exponent stay integers
+    ("(3 * 3^typemax(UInt128)) & typemax(UInt128) == 1", "true"),
+    ("typeof(Int128(3)^0x02)", "Int128"),
+    ("mod(1, -Inf), mod(-2, Inf), mod.([1.0, -1.0], Inf)", "(1.0, -2.0, [1.0, -1.0])"),
+    ("typeof(nextpow(2, Int8(42))), prevpow(2, UInt16(42)), nextpow(2, big(100))",
+     "(Int8, 0x0020, 128)"),
+    ("gcdx(12, 42), gcdx(-12, 42), invmod(3, 7), invmod(3, -7)",
+     "((6, -3, 1), (6, 3, 1), 5, -2)"),
+    ("typeof(widemul(Int64(1), UInt64(1))), typeof(widemul(UInt128(1), Int128(1)))",
+     "(Int128, BigInt)"),
+    ("typeof(-170141183460469231731687303715884105728)", "Int128"),
+    ("Inf16 != typemax(UInt16), convert(Float32, -NaN16) === -NaN32", "(true, true)"),
+    ("reinterpret(Unsigned, one(Float32)) === Base.exponent_one(Float32)", "true"),
+    ("length(Base.BitInteger_types), abs(typemin(Int8)) == -typemin(Int8)", "(10, true)"),
+])
+def test_number_functions_found_by_conformance(rt: Runtime, src: str, expected: str) -> None:
+    assert rt.run_source(f"repr(({src}))", "t.jl") == expected
+
+
+@pytest.mark.parametrize(("src", "kind"), [
+    ("nextpow(Int8(4), 65)", "OverflowError"), ("nextpow(Int8(4), 128)", "DomainError"),
+    ("prevpow(Int8(4), 128)", "DomainError"), ("invmod(2, 4)", "DomainError"),
+    ("powermod(2, -1, big(6))", "DivideError"), ("powermod(2, -1, 6)", "DomainError"),
+    ("nextprod([2, 3, 5], Int128(typemax(Int)) + 1)", "ArgumentError"),
+])
+def test_number_function_errors_found_by_conformance(rt: Runtime, src: str, kind: str) -> None:
+    with pytest.raises(ZylaError) as info:
+        rt.run_source(src, "t.jl")
+    assert info.value.kind == kind
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("typeof(1//BigInt(2)^30), 1 + 1//BigInt(2)^30", "(Rational{BigInt}, 1073741825//1073741824)"),
+    ("Float64(1 + 1//BigInt(2)^30), typeof(numerator(big(3)//4))",
+     "(1.0000000009313226, BigInt)"),
+    ("typeof(-(big(1)//2)), big(3)//6 == 1//2", "(Rational{BigInt}, true)"),
+    ("hash(big(1)//2) == hash(1//2) == hash(0.5), hash(2//1) == hash(2)", "(true, true)"),
+])
+def test_big_rationals(rt: Runtime, src: str, expected: str) -> None:
+    assert rt.run_source(f"repr(({src}))", "t.jl") == expected
+    with pytest.raises(ZylaError) as info:
+        rt.run_source("big(1)//2 + 0.5", "t.jl")  # a BigFloat in Julia
+    assert info.value.kind == "ErrorException"
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("promote_type(Rational{Int}, Int), promote_type(Rational{Int}, Float32)",
+     "(Rational{Int64}, Float32)"),
+    ("promote(1//2, 3), typeof(convert(Rational{Int}, 3)), convert(Rational{Int}, 0.5)",
+     "((1//2, 3//1), Rational{Int64}, 1//2)"),
+    ("typeof((1//3) + 2im), (1 + 2im) // 5, 1 // (1 - 1im)",
+     "(Complex{Rational{Int64}}, 1//5 + 2//5*im, 1//2 + 1//2*im)"),
+    ("(1//2) * true, typeof(big(1//2)), 3//big(3) * im == im", "(1//2, Rational{BigInt}, true)"),
+])
+def test_rational_promotion_found_by_conformance(rt: Runtime, src: str, expected: str) -> None:
+    assert rt.run_source(f"repr(({src}))", "t.jl") == expected
+
+
+def test_a_number_indexes_as_a_container_of_itself(rt: Runtime) -> None:
+    """`1[end, end]` indexes (a `[` glued to a number opens an index, as Julia's parser);
+    firstindex/lastindex of a number along a dimension."""
+    assert rt.run_source("repr((1[end, end], 2.5[1], firstindex(1, 1), lastindex(1, 2)))",
+                         "t.jl") == "(1, 2.5, 1, 1)"
+    for src in ("firstindex(1, 0)", "lastindex(1, 0)"):
+        with pytest.raises(ZylaError) as info:
+            rt.run_source(src, "t.jl")
+        assert info.value.kind == "BoundsError"
+
+
+def test_rationals_are_finite_and_random_integers_use_every_bit(rt: Runtime) -> None:
+    """`isinf(1//2)` and `sign(2//3)` (a Rational); `rand(UInt64)` was always 0 (a float
+    in [0, 1) truncated), `rand(UInt128)` missing."""
+    assert rt.run_source("repr((isinf(1//2), isnan(1//2), isfinite(big(1)//2), sign(-2//3)))",
+                         "t.jl") == "(false, false, true, -1//1)"
+    draws = rt.run_source("Int.([rand(UInt64) >> 60 for _ in 1:64])", "t.jl")
+    assert len(set(draws.tolist())) > 4  # 16 equally likely values in the top 4 bits
+    assert rt.run_source("string(typeof(rand(UInt128)), typeof(rand(Int128)))",
+                         "t.jl") == "UInt128Int128"
+    assert rt.run_source("rand(UInt128) != rand(UInt128)", "t.jl")
+
+
+@pytest.mark.parametrize("src", ["sqrt(big(4))", "log(big(3))", "float(big(3))", "float(BigInt)",
+                                 "big(2)^0.5", "exp(big(1))", "Int128(1):Int128(3)",
+                                 "big(0):big(2)"])
+def test_no_float_stands_in_for_a_bigfloat(rt: Runtime, src: str) -> None:
+    """What Julia computes as a BigFloat (or a range of big integers) is an error here,
+    not a Float64 approximation (these returned 2.0, 1.0986…, a StepRangeLen{Float64})."""
+    with pytest.raises(ZylaError) as info:
+        rt.run_source(src, "t.jl")
+    assert info.value.kind == "ErrorException" and "not supported" in info.value.message

@@ -144,6 +144,25 @@ def test_cli_flags(work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
     capsys.readouterr()
 
 
+def test_env_holds_only_the_variables_the_user_names(
+        work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ZYLA_TEST_SECRET", "s3cret")
+    monkeypatch.setenv("ZYLA_TEST_OPEN", "open")
+    code = ('println(get(ENV, "ZYLA_TEST_SECRET", "-"), " ", get(ENV, "ZYLA_TEST_OPEN", "-"), '
+            '" ", length(ENV)); ENV["ZYLA_TEST_OPEN"] = "changed"; ENV["NEW"] = "x"; '
+            'println(ENV["ZYLA_TEST_OPEN"], " ", typeof(ENV))')
+    assert dispatch(["-e", code]) == 0
+    assert capsys.readouterr().out == "- - 0\nchanged Dict{String, String}\n"
+    assert dispatch(["--allow-env=ZYLA_TEST_OPEN,ZYLA_TEST_UNSET", "-e", code]) == 0
+    assert capsys.readouterr().out == "- open 1\nchanged Dict{String, String}\n"
+    # the program's writes never reach the process environment
+    assert os.environ["ZYLA_TEST_OPEN"] == "open" and "NEW" not in os.environ
+    assert dispatch(["--allow-env", "-e", "1"]) == 2
+    assert "--allow-env needs names" in capsys.readouterr().err
+    Session(allow_env=["ZYLA_TEST_SECRET"]).evaluate('ENV["ZYLA_TEST_SECRET"]')
+    assert '"s3cret"' in capsys.readouterr().out
+
+
 def test_repl_session_takes_the_flags(work: Path, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     secret = tmp_path / "outside" / "secret.txt"

@@ -137,3 +137,26 @@ def test_empty_input_exits_zero() -> None:
 
 def test_function_definition_display(session: subprocess.CompletedProcess[str]) -> None:
     assert "addmul (generic function with 1 method)" in outputs(session.stdout)
+
+
+def test_help_for_the_library_and_package_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    """`?gradient`, `?Dense`, `?Flux.setup`, a loss: their docstrings (written in the
+    standard library) and methods; `]add Flux` says packages are built in, no ParseError."""
+    from lang.door.docs import help_text
+    from lang.door.repl import Session
+
+    s = Session()
+    s.evaluate("using Flux")
+    rt = s.rt
+    for name, words in [("gradient", "reverse mode"), ("pullback", "cotangent"),
+                        ("withgradient", "auxiliary"), ("jacobian", "column-major"),
+                        ("Dense", "fully connected"), ("Chain", "applied in order"),
+                        ("Flux.setup", "optimiser state"), ("train!", "gradient step"),
+                        ("Flux.mse", "squared error"), ("logitcrossentropy", "logsoftmax"),
+                        ("crossentropy", "probabilities")]:
+        text = help_text(rt, name)
+        assert words in text and "No documentation found" not in text, name
+    capsys.readouterr()
+    s.evaluate("]add Flux")
+    out = capsys.readouterr()
+    assert "no package manager" in out.out and "ERROR" not in out.err

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError, decode_source
-from lang.core import current, exceptions, primitives_int, safety
+from lang.core import current, exceptions, primitives_int, safety, strings
 from lang.core import modules as M
 from lang.core import numeric as N
 from lang.core import values as V
@@ -38,16 +38,18 @@ from lang.core.primitives import (
     _hx,
     _jx,
     as_array,
+    eq_any,
     float_text,
     is_array,
     jl_egal,
     jl_equal,
     jl_isequal,
     jl_size,
+    no_bigfloat,
     prim,
     user_isless,
 )
-from lang.core.primitives_array import _typed_vect, _vect, collect_results, numeric
+from lang.core.primitives_array import SIZES, _typed_vect, _vect, collect_results, numeric
 from lang.core.show import jl_display, jl_show, jl_string
 
 PRINT_ONLY = HostOnly("printing runs on the host")
@@ -105,7 +107,7 @@ def apply_type(base: Any, *params: Any) -> Any:
     if base is NTupleT and len(params) == 2:
         n, t = params
         if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
-            return V.apply_type(V.TupleT, (t,) * int(n)) if n > 0 else V.TupleT
+            return V.apply_type(V.TupleT, (t,) * int(n))
         return V.apply_type(V.TupleT, (V.apply_type(V.VarargT, (t,)),))
     if isinstance(base, V.JType):
         fam = base.family
@@ -119,8 +121,20 @@ def apply_type(base: Any, *params: Any) -> Any:
             it = iter(params)
             new = tuple(next(it, p) if isinstance(p, V.TypeVar) else p for p in base.params)
             return V.apply_type(fam, new)
+        if fam is V.TupleT and any(_bottom_field(p) for p in params):
+            raise ZylaError("ErrorException", "Tuple field type cannot be Union{}")
         return V.apply_type(fam, tuple(params))
     raise ZylaError("TypeError", f"{base!r} is not a parametric type")
+
+
+def _bottom_field(p: Any) -> bool:
+    """Whether a Tuple parameter is a field of type Union{} (`Union{}` itself or
+    `Vararg{Union{}, n}` with n > 0; an unbounded `Vararg{Union{}}` is no field)."""
+    if not isinstance(p, V.JType):
+        return False
+    if p.family is V.VarargT and len(p.params) == 2:
+        p = p.params[0] if isinstance(p.params[1], int) and p.params[1] > 0 else None
+    return isinstance(p, V.JType) and p.family is V.UnionT and not p.params
 
 
 _INT_RANGES: dict[Any, tuple[int, int]] = {}
@@ -161,7 +175,7 @@ def _convert_wide(t: V.JType, x: Any) -> Any:
                         f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
     if d.kind == "f":
         with np.errstate(over="ignore"):  # Float16 of a huge Int128 is Inf16
-            return N.host_scalar(d.type(x.value))
+            return N.host_scalar(d.type(float(x) if type(x) is V.BigInt else x.value))
     if d.kind == "b":
         if x.value not in (0, 1):
             raise ZylaError("InexactError", f"Bool({x.value})")
@@ -193,6 +207,54 @@ def _convert_rational(t: V.JType, d: np.dtype, x: V.Rational) -> Any:
     return bool(v) if d.kind == "b" else N.host_scalar(d.type(v))
 
 
+def _to_rational(t: V.JType, x: Any) -> Any:
+    """`convert(Rational{T}, x)` of an integer, Rational or float x: exact (a float's exact
+    value, `Rational{Int}(0.5) == 1//2`), else an InexactError; T is Int64 or BigInt."""
+    big = t.params[0] is V.BigIntT
+    if t.params[0] not in (V.Int64T, V.BigIntT):
+        raise ZylaError("ErrorException", f"{V.type_name(t)} is not supported (only "
+                        "Rational{Int64} and Rational{BigInt})")
+    if isinstance(x, V.Rational):
+        v = Fraction(x.numerator, x.denominator)
+    elif isinstance(x, (bool, int, np.integer, np.bool_, V.WideInt)):
+        v = Fraction(int(x))
+    elif isinstance(x, (float, np.floating)):
+        if not math.isfinite(float(x)):
+            raise ZylaError("InexactError", f"{V.type_name(t)}({float_text(float(x))})")
+        v = Fraction(float(x))
+    else:
+        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+    lo, hi = -(1 << 63), (1 << 63) - 1
+    if not big and not (lo <= v.numerator <= hi and v.denominator <= hi):
+        raise ZylaError("InexactError", f"{V.type_name(t)}({jl_show(x)})")
+    return (V.BigRational if big else V.Rational)(v)
+
+
+def _fma(x: Any, y: Any, z: Any) -> Any:
+    """`fma(x, y, z)` of three floats of one type: x*y + z rounded once, as the hardware's
+    fused multiply-add (computed exactly with fractions, then rounded to the nearest)."""
+    d = N.dtype_of(x)
+    if not all(math.isfinite(float(v)) for v in (x, y, z)):
+        with np.errstate(all="ignore"):
+            return N.host_scalar(d.type(d.type(x) * d.type(y) + d.type(z)))
+    exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+    if exact == 0:  # the sign of an exact zero: IEEE's, as x*y + z gives it
+        with np.errstate(all="ignore"):
+            return N.host_scalar(d.type(d.type(x) * d.type(y) + d.type(z)))
+    if d == np.float64:
+        try:
+            return float(exact)  # (Fraction's float is correctly rounded)
+        except OverflowError:
+            return math.copysign(math.inf, exact)
+    return _convert_rational(V.DTYPE_TO_JTYPE[d], d, V.Rational(exact))
+
+
+prim("Core.fma_exact", _fma, HostOnly("a fused multiply-add rounded once runs on the host"),
+     "(dz, r, x, y, z) -> (dz * y, dz * x, dz)").forward = \
+    "(d, r, x, y, z) -> d[1] * y + x * d[2] + d[3]"
+
+
 def convert(rt: Any, t: Any, x: Any) -> Any:
     """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
     tx = type(x)
@@ -200,6 +262,8 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return x  # the common case: already of the type
     if not isinstance(t, V.JType):
         return x
+    if t.family is V.RationalT and len(t.params) == 1:
+        return _to_rational(t, x)
     if tx in WIDE or t in V.WIDE_TYPES:
         return _convert_wide(t, x)
     d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
@@ -227,7 +291,7 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
             if not lo <= (float(x) if is_float else int(x)) <= hi:
                 # Int(1e20), Int32(2^40): the value does not fit, as Julia says
                 raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
-        if type(x) is V.Rational:
+        if type(x) in V.RATIONALS:
             return _convert_rational(t, d, x)
         if N.dtype_of(x) == N.OBJ:
             if isinstance(x, str) and d.kind == "f":
@@ -251,10 +315,35 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
 
 
 def _num_rank(t: V.JType) -> tuple | None:
+    if t is V.BigIntT:
+        return (1, 1 << 30, False)  # above every integer type
     if t in V.WIDE_TYPES:
         return (1, 16, not V.WIDE_TYPES[t].signed)
     d = V.JTYPE_TO_DTYPE.get(t)
     return N._rank(d) if d is not None else None
+
+
+def _promote_rational(a: Any, b: Any) -> V.JType:
+    """promote_type with a Rational: Rational{T} beside an integer type S (or Rational{S})
+    is Rational{promote_type(T, S)}, beside a float type that float type, as Julia's; Any
+    where that would be a Rational Zyla does not have (Rational{UInt64})."""
+    parts = []
+    for t in (a, b):
+        if not isinstance(t, V.JType):
+            return V.AnyT
+        if t.family is V.RationalT:
+            if len(t.params) != 1:
+                return V.AnyT
+            parts.append((True, t.params[0]))
+        else:
+            parts.append((False, t))
+    inner = promote_type(parts[0][1], parts[1][1])
+    floats = [t for is_rat, t in parts if not is_rat and _num_rank(t) and _num_rank(t)[0] == 2]
+    if floats:
+        return inner  # (BigInt beside a float: promote_type raised the no-BigFloat error)
+    if inner in (V.Int64T, V.BigIntT):
+        return V.apply_type(V.RationalT, (inner,))
+    return V.AnyT
 
 
 def promote_type(*ts: Any) -> V.JType:
@@ -264,7 +353,12 @@ def promote_type(*ts: Any) -> V.JType:
     for t in ts[1:]:
         if t == out:
             continue
+        if V.RationalT in (getattr(out, "family", None), getattr(t, "family", None)):
+            out = _promote_rational(out, t)
+            continue
         r1, r2 = _num_rank(out), _num_rank(t)
+        if V.BigIntT in (out, t) and r1 is not None and r2 is not None and 2 in (r1[0], r2[0]):
+            raise no_bigfloat()  # promote_type(BigInt, Float64) is BigFloat
         out = V.AnyT if r1 is None or r2 is None else (out if r1 >= r2 else t)
     return out
 
@@ -303,8 +397,16 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
             return _typed_vect(np, elt if isinstance(elt, V.JType) else V.AnyT)
         if len(args) == 1 and isinstance(args[0], V.Range) and not isinstance(elt, V.JType):
             return as_array(args[0]).copy()  # `Vector(1:3)` collects the range
-        if len(args) == 1 and isinstance(args[0], str) and elt is V.UInt8T:
-            return primitives_int.codeunits(args[0])  # Vector{UInt8}("ab")
+        text = strings.text_of(args[0]) if len(args) == 1 else None
+        if text is not None:
+            # Vector{UInt8}("ab"), Vector{Char}("ab"), Array{UInt8}(GenericString("ab"))
+            vector = len(t.params) < 2 or t.params[1:] == (1,)
+            if elt is V.UInt8T and vector:
+                return primitives_int.codeunits(text)
+            if elt is V.CharT and vector:
+                return _typed_vect(np, elt, *strings.chars(text))
+            raise ZylaError("MethodError", f"no method matching {V.type_name(t)}"
+                                           f"(::{V.type_name(typeof(args[0]))})")
         if len(args) == 1 and _is_vector_source(args[0]) and len(t.params) > 1 and (
                 t.params[1] == 1):
             # Vector{T}(itr) of a tuple, set or lazy iterator: its elements as a Vector{T}
@@ -322,7 +424,10 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
             return np.asarray(as_array(args[0])).tobytes().decode("utf-8", "surrogateescape")
         return jl_string(*args)
     if t is V.SymbolT:
-        return V.Symbol(jl_string(*args))
+        name = jl_string(*args)
+        if "\0" in name:
+            raise ZylaError("ArgumentError", "Symbol name may not contain \\0")
+        return V.Symbol(name)
     if t is V.CharT:
         x = args[0]
         if isinstance(x, (int, np.integer, *WIDE)) and not isinstance(x, bool):
@@ -458,14 +563,19 @@ def _tuples(items: list) -> np.ndarray:
 _FIELD_ITERABLE = {"Pair": lambda v: v.fields, "CartesianIndex": lambda v: v.fields[0]}
 
 
+#: how a numpy element of a vector becomes its host value, by dtype
+_HOST_ITEM = {N.F64: float, N.I64: int, N.BOOL: bool}
+
+
 def _live_items(v: np.ndarray) -> Iterator[Any]:
     """The elements of a vector as its host values, read one by one from the vector as
-    it is at each step (as Julia's `iterate(v, i)` does: a `push!` in the loop is seen;
-    no view of v is kept, so v may grow)."""
-    i = 0
-    while i < v.shape[0]:
-        yield v.item(i)
-        i += 1
+    it is at each step (as Julia's `iterate(v, i)` does: a `push!` in the loop is seen).
+    numpy iterates a vector by index through the sequence protocol, re-reading its length
+    and data at each step, so an in-place resize or write is seen; done in C, it is ~8x
+    faster than a Python generator."""
+    if v.dtype == object:
+        return iter(v)
+    return map(_HOST_ITEM[v.dtype], v)
 
 
 def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
@@ -484,9 +594,12 @@ def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
     if isinstance(x, V.NamedTuple):
         return iter(x.values)
     if isinstance(x, str):
-        return (V.Char(c) for c in x)
+        return iter(strings.chars(x))
     if isinstance(x, dict):
-        return (_pair(k, v) for k, v in x.items())
+        pt = dict_pair_type(x)
+        if pt is None:
+            return (_pair(k, v) for k, v in x.items())
+        return (V.StructValue(pt, [k, v]) for k, v in x.items())
     if N.is_scalar(x):
         return iter((x,))
     if hasattr(x, "aval") and getattr(x, "ndim", 0) > 0:
@@ -516,6 +629,41 @@ def _julia_iterate(rt: Any, gf: GenericFunction, x: Any) -> Iterator[Any]:
 def _pair(k: Any, v: Any) -> Any:
     t = current.runtime().builtins["Pair"]
     return V.StructValue(V.apply_type(t, (typeof(k), typeof(v))), [k, v])
+
+
+def dict_pair_type(d: dict) -> V.JType | None:
+    """`Pair{K, V}` of a `Dict{K, V}`: the type of the pairs iterating it gives (a
+    `Dict{Any, Any}`'s are `Pair{Any, Any}`), None for a dict with no such types."""
+    kt, vt = getattr(d, "key_type", None), getattr(d, "value_type", None)
+    if kt is None or vt is None:
+        return None
+    return V.apply_type(current.runtime().builtins["Pair"], (kt, vt))
+
+
+#: `filter(f, c)` of host collections that filter to their own kind (Dict, IdDict, Set),
+#: by Python class (registered by the modules that define them): (c, the elements kept)
+#: -> a new collection like c
+FILTERED: dict[type, Callable[[Any, list], Any]] = {}
+
+#: host collections that broadcasting collects first (Julia's broadcastable falls back to
+#: iteration: `exp.(Set([1, 2]))` is a vector), registered by the modules that define them
+BROADCAST_COLLECTS: set[type] = set()
+
+#: values broadcasting refuses, by Python class: the Julia error's type and message
+BROADCAST_REFUSED: dict[type, tuple[str, str]] = {
+    dict: ("ArgumentError", "broadcasting over dictionaries and `NamedTuple`s is reserved"),
+    V.NamedTuple: ("ArgumentError",
+                   "broadcasting over dictionaries and `NamedTuple`s is reserved"),
+    V.ModuleValue: ("MethodError", "no method matching length(::Module)"),
+}
+
+
+def _refuse_broadcast(args: tuple) -> None:
+    for a in args:
+        for cls in type(a).__mro__:
+            err = BROADCAST_REFUSED.get(cls)
+            if err is not None:
+                raise ZylaError(*err)
 
 
 def _is_ref(a: Any) -> bool:
@@ -556,6 +704,11 @@ _BINARY_ELEMENTWISE = frozenset({"+", "-", "*"})
 def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
     """Julia broadcasting on the host: vectorised for elementwise primitives and
     numeric type conversions, an element loop otherwise."""
+    _refuse_broadcast(args)
+    if any(type(a) in BROADCAST_COLLECTS for a in args):
+        rt = current.runtime()
+        args = tuple(collect_results(items := rt.iterate_all(a), (len(items),))
+                     if type(a) in BROADCAST_COLLECTS else a for a in args)
     call = ref_call(args)
     if call is not None:
         return interp.call_value(f, call)
@@ -563,6 +716,11 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
         # Julia's broadcastable does (`mean.(Iterators.partition(v, n))`: one mean per part)
         rt = current.runtime()
         args = tuple(_collect_lazy(rt, a) if isinstance(a, LazyIter) else a for a in args)
+    if any(_is_plain_array_struct(a) for a in args):
+        # an array type of its own (Symmetric, a program's `<: AbstractArray` with size and
+        # getindex) broadcasts as its elements do, into an Array (Base's DefaultArrayStyle)
+        rt = current.runtime()
+        args = tuple(_elements_of(rt, a) if _is_plain_array_struct(a) else a for a in args)
     args = tuple(as_array(a) if isinstance(a, V.Range) else a for a in unref_args(args))
     if any(is_array(a) for a in args):
         # beside arrays, a tuple is a 1-d collection too (of its elements, whatever they are)
@@ -603,7 +761,34 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
         el = [N.host_scalar(arr[k]) if arr is not None else a
               for a, arr in zip(args, arrs, strict=True)]
         out.append(call(f, el))
+    if not out and any(getattr(a, "dtype", None) == object for a in args):  # noqa: E721
+        # (no element to call f on: Julia infers the element type, here Any, not Float64)
+        return tag(np.empty(shape, dtype=object), V.AnyT)
     return collect_results(out, tuple(reversed(shape)))
+
+
+#: LinearAlgebra's structured matrices: their broadcasts keep the structure where they can
+#: (`sin.(D)` is a Diagonal), which the element loop would not
+_STRUCTURED_MATRICES = frozenset({"Diagonal", "Bidiagonal", "Tridiagonal", "SymTridiagonal",
+                                  "UpperTriangular", "LowerTriangular", "UnitUpperTriangular",
+                                  "UnitLowerTriangular"})
+
+
+def _is_plain_array_struct(a: Any) -> bool:
+    """Whether a is a struct value of an AbstractArray type whose broadcast is an Array."""
+    return (isinstance(a, V.StructValue) and V.issubtype(a.type, V.AbstractArrayT)
+            and a.type.name not in _STRUCTURED_MATRICES)
+
+
+def _elements_of(rt: Any, a: Any) -> Any:
+    """The Array of an AbstractArray struct's elements, by its `size` and `getindex`."""
+    call = rt.interp.call_value
+    size = tuple(int(n) for n in call(rt.lookup("size"), [a]))
+    getindex = rt.lookup("getindex")
+    # column-major: the first index varies fastest
+    items = [call(getindex, [a, *reversed(ix)])
+             for ix in itertools.product(*(range(1, n + 1) for n in reversed(size)))]
+    return collect_results(items, size)
 
 
 def _collect_lazy(rt: Any, it: LazyIter) -> Any:
@@ -692,6 +877,9 @@ def _filter(interp: Any, f: Any, xs: Any) -> Any:
     if isinstance(xs, str):
         return "".join(c for c in xs if interp.call_value(f, [V.Char(c)]))
     out = [x for x in interp.rt.iterate(xs) if interp.call_value(f, [x])]
+    like = FILTERED.get(type(xs))
+    if like is not None:
+        return like(xs, out)
     if isinstance(xs, np.ndarray):
         return (np.array(out, dtype=xs.dtype) if out or xs.dtype != object
                 else np.empty(0, dtype=object))
@@ -738,6 +926,9 @@ def _invoke(interp: Any, f: Any, types: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _push(x: Any, *vs: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.ndim != 1:  # (only a vector grows)
+        raise ZylaError("MethodError", f"no method matching push!(::{V.type_name(typeof(x))}"
+                        + "".join(f", ::{V.type_name(typeof(v))}" for v in vs) + ")")
     if isinstance(x, np.ndarray):
         raise _GrowArray(x, vs)
     if isinstance(x, list):
@@ -1026,6 +1217,10 @@ def translate_exception(e: Exception) -> ZylaError:
         return ZylaError("DivideError", "integer division error")
     if isinstance(e, IndexError):
         return ZylaError("BoundsError", str(e))
+    if isinstance(e, ValueError) and "read-only" in str(e):  # (view_host's copies)
+        return ZylaError("ErrorException", "this array cannot be written into: it is a "
+                         "read-only copy (a view by index arrays, or a reshaped range); write "
+                         "into the parent array, or into a collect()ed copy")
     if isinstance(e, (ValueError,)) and ("shape" in str(e) or "broadcast" in str(e)
                                          or "dimension" in str(e)):
         return ZylaError("DimensionMismatch", str(e))
@@ -1241,8 +1436,12 @@ def _zero(x: Any) -> Any:
 
 
 def _float(x: Any) -> Any:
+    if type(x) is V.BigInt or x is V.BigIntT:
+        raise no_bigfloat()  # float(big(3)) is a BigFloat in Julia
     if isinstance(x, V.JType):
         return x if x.family in (V.Float64T, V.Float32T) else V.Float64T
+    if isinstance(x, V.StructValue) and V.issubtype(x.type, V.AbstractFloatT):
+        return x  # Base's float(x::AbstractFloat) = x, for a program's own float type
     d = N.float_dtype(N.dtype_of(as_array(x)))
     return N.cast(as_array(x), d, np)
 
@@ -1250,6 +1449,8 @@ def _float(x: Any) -> Any:
 def _type_bound(t: Any, which: str) -> Any:
     """typemax(T) / typemin(T) of a numeric type (a MethodError for any other type)."""
     wide = V.WIDE_TYPES.get(t) if isinstance(t, V.JType) else None
+    if wide is V.BigInt:
+        raise ZylaError("MethodError", f"no method matching {which}(::Type{{BigInt}})")
     if wide is not None:
         top = (1 << 127) - 1 if wide.signed else (1 << 128) - 1
         return wide(top if which == "typemax" else (-top - 1 if wide.signed else 0))
@@ -1284,6 +1485,17 @@ def _eps(x: Any = 1.0) -> Any:
         return N.host_scalar(out)
 
 
+def _int_base62(body: str, b: int) -> int:
+    """The value of digits in a base from 37 to 62 (0-9, A-Z, then a-z, as Julia's)."""
+    v = 0
+    for ch in body:
+        d = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".find(ch)
+        if not 0 <= d < b:
+            raise ValueError
+        v = v * b + d
+    return v
+
+
 def _parse(rt: Any, t: Any, s: Any, base: Any = None) -> Any:
     """`parse(T, s[; base])` of a number type: surrounding whitespace allowed, an integer
     may have a sign and a 0x/0o/0b prefix; anything else is Julia's ArgumentError, an
@@ -1310,12 +1522,16 @@ def _parse(rt: Any, t: Any, s: Any, base: Any = None) -> Any:
     b = 10 if base is None else int(base)
     if base is None and body[:2].lower() in ("0x", "0o", "0b"):
         b, body = {"x": 16, "o": 8, "b": 2}[body[1].lower()], body[2:]
+    if not 2 <= b <= 62:
+        raise ZylaError("ArgumentError", f"invalid base: base must be 2 ≤ base ≤ 62, got {b}")
     try:
         if not body or "_" in body or body[0] in "+-" or body != body.strip():
             raise ValueError
-        v = sign * int(body, b)
+        v = sign * (int(body, b) if b <= 36 else _int_base62(body, b))
     except ValueError:
         raise ZylaError("ArgumentError", f"invalid base {b} digits in {jl_show(s)}") from None
+    if d is not None and d.kind in "iu" and not np.iinfo(d).min <= v <= np.iinfo(d).max:
+        raise ZylaError("OverflowError", f"overflow parsing {jl_show(s)}")
     try:
         return convert(rt, t, v)
     except ZylaError as e:
@@ -1413,11 +1629,24 @@ def _in(x: Any, xs: Any) -> bool:
             k = (x - xs.start) / xs.step
             return float(k).is_integer() and 0 <= k < xs.length
     if isinstance(xs, dict):
-        return x in xs
+        return _in_dict(x, xs)
     contains = getattr(xs, "jl_contains", None)
     if contains is not None:
         return contains(x)
     return any(jl_equal(x, y) for y in current.runtime().iterate(xs))
+
+
+def _in_dict(p: Any, d: dict) -> Any:
+    """`p in d` of a Dict: whether d holds the pair p (its value compared with `==`, which
+    may be missing); anything but a Pair is an error, as in Julia (use `haskey`)."""
+    if not (type(p) is V.StructValue and p.type.family.name == "Pair"):
+        raise ZylaError("ErrorException", "AbstractDict collections only contain Pairs;\n"
+                        "Either look for e.g. A=>B instead, or use the `keys` or `values`\n"
+                        "function if you are looking for a key or value respectively.")
+    k, v = p.fields
+    if k not in d:
+        return False
+    return eq_any(np, d[k], v)
 
 
 def _first(x: Any, n: Any = None) -> Any:
@@ -1521,7 +1750,8 @@ def _eachindex(x: Any) -> V.Range:
 
 
 def _axes(x: Any, d: Any = None) -> Any:
-    s = jl_size(as_array(x))
+    own = SIZES.get(type(x))
+    s = own(x) if own is not None else jl_size(as_array(x))
     rs = tuple(V.Range(1, 1, n, True) for n in s)
     return rs if d is None else (rs[d - 1] if d <= len(rs) else V.Range(1, 1, 1, True))
 
@@ -1765,6 +1995,7 @@ def install(rt: Any) -> None:
         "split": lambda s, d=None: np.array(jl_string(s).split(jl_string(d)) if d is not None
                                             else jl_string(s).split(), dtype=object),
         "parse": lambda t, s, base=None: _parse(rt, t, s, base),
+        **exceptions.JUMP_BUILTINS,
     }.items():
         host(name, f)
     for name, f in {
@@ -1798,6 +2029,10 @@ def install(rt: Any) -> None:
     b["NaN"] = math.nan
     b["Inf32"] = np.float32(np.inf)
     b["NaN32"] = np.float32(np.nan)
+    b["Inf16"] = np.float16(np.inf)
+    b["NaN16"] = np.float16(np.nan)
+    b["Inf64"] = math.inf
+    b["NaN64"] = math.nan
     b["pi"] = math.pi
     b["π"] = math.pi
     b["ℯ"] = math.e

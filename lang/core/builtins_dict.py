@@ -7,12 +7,13 @@ to dictionaries: `get!`, `delete!`, `merge`, `pairs`, `keytype`, `valtype`, `get
 (`empty!`, `merge!`, `pop!(d, k)`, ...) are in lang.core.builtins_mutate.
 Indexing, `haskey`, `get`, `keys`, `values`, `length` and iteration (as `k => v` pairs)
 are in lang.core.builtins and lang.core.primitives_array, which treat any dict alike. Keys are
-compared by Python equality, which matches Julia's `isequal` for numbers, strings,
-symbols and tuples.
+compared by Julia's `isequal` (`isequal_key`: Python's equality where it agrees, so most keys
+are stored as they are; NaN, -0.0, arrays and tuples holding them through a stand-in).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
-from lang.core.builtins import _pair, convert
+from lang.core.builtins import FILTERED, _pair, convert
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.primitives_array import COPIES, collect_results
@@ -80,13 +81,93 @@ def _check_abstract_number(t: V.JType, value: Any) -> None:
                                        f"{V.type_name(vt)} to an object of type {V.type_name(t)}")
 
 
+class _Tag:
+    """The tag of an isequal stand-in (unequal to any Julia value)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+_NAN_TAG, _NEG_ZERO_TAG, _TUPLE_TAG, _ARRAY_TAG, _DICT_TAG = (
+    _Tag("NaN"), _Tag("-0.0"), _Tag("tuple"), _Tag("array"), _Tag("dict"))
+_FLOAT_TYPES = (float, np.float64, np.float32, np.float16)
+#: Python types whose equality and hash are Julia's isequal and hash
+_PLAIN_KEY_TYPES = frozenset({int, str, bool, V.Symbol, V.Char, type(None)})
+_NUMBERS = (int, float, bool, np.number, np.bool_)
+
+
+def isequal_key(x: Any) -> Any:
+    """A hashable stand-in for x, equal for two values exactly when Julia's `isequal` says
+    so; x itself when Python's equality already is isequal. NaN equals NaN, -0.0 is not
+    0.0 (also inside tuples), arrays and Dicts compare by value (1 and 1.0 are equal, as
+    in Julia). A value with no hash is an ArgumentError."""
+    t = type(x)
+    if t in _PLAIN_KEY_TYPES:
+        return x
+    if t in _FLOAT_TYPES:
+        if x != x:
+            return _NAN_TAG
+        if x == 0.0 and math.copysign(1.0, x) < 0:
+            return _NEG_ZERO_TAG
+        return x
+    if t is tuple:
+        ks = tuple(isequal_key(e) for e in x)
+        return x if all(k is e for k, e in zip(ks, x, strict=True)) else (_TUPLE_TAG, ks)
+    if isinstance(x, np.ndarray):
+        flat = x.ravel(order="F").tolist()
+        return (_ARRAY_TAG, x.shape, tuple(isequal_key(e) for e in flat))
+    if isinstance(x, dict):
+        return (_DICT_TAG, frozenset((isequal_key(k), isequal_key(v)) for k, v in x.items()))
+    try:
+        hash(x)
+    except TypeError:
+        raise ZylaError("ArgumentError", f"a value of type {V.type_name(typeof(x))} has no "
+                                         "hash, so it cannot be a key or a Set element") from None
+    return x
+
+
+class _IsEqual:
+    """A Dict key whose Python equality is not Julia's isequal (NaN, -0.0, an array, a
+    tuple holding one): compared and hashed by its stand-in; `value` is the Julia key."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, value: Any, key: Any) -> None:
+        self.value, self.key = value, key
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _IsEqual and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def stored_key(k: Any) -> Any:
+    """The Python dict key under which a JDict stores the Julia key k."""
+    if type(k) in _PLAIN_KEY_TYPES:
+        return k
+    s = isequal_key(k)
+    return k if s is k else _IsEqual(k, s)
+
+
+def _julia_key(k: Any) -> Any:
+    return k.value if type(k) is _IsEqual else k
+
+
 class JDict(dict):
     """A Julia `Dict{K,V}`; K and V are fixed at construction (inferred from the pairs)."""
 
     def __init__(self, items: Any = (), key_type: V.JType | None = None,
                  value_type: V.JType | None = None) -> None:
         if key_type is None or value_type is None or key_type not in V.JTYPE_TO_DTYPE:
-            super().__init__(items)
+            super().__init__()
+            for k, v in (items.items() if isinstance(items, dict) else items):
+                self._put(k, v)
             self.key_type = key_type or _common([typeof(k) for k in self.keys()])
             self.value_type = value_type or _common([typeof(v) for v in self.values()])
             return
@@ -123,10 +204,86 @@ class JDict(dict):
             # Vector{Int}}()["b"] = 1` is a MethodError, as convert's)
             raise ZylaError("MethodError", "Cannot `convert` an object of type "
                             f"{V.type_name(typeof(value))} to an object of type {V.type_name(vt)}")
-        super().__setitem__(key, value)
+        self._put(key, value)
+
+    #: whether a key is stored as an _IsEqual (then iteration unwraps the keys)
+    _wrapped = False
+    #: the Python types of the numeric keys stored so far
+    _numtypes: frozenset = frozenset()
+
+    def _put(self, key: Any, value: Any) -> None:
+        """Stores value under the Julia key key (already converted to the key type); an
+        isequal key of another type replaces the stored one, as Julia's setindex! does."""
+        if type(key) is not str and isinstance(key, str) and self.key_type is V.StringT:
+            key = str(key)  # (a SubString key of a Dict{String} is converted to a String)
+        sk = stored_key(key)
+        if sk is not key:
+            self._wrapped = True
+        if type(key) is not str and isinstance(key, _NUMBERS):
+            t = type(key)
+            if t not in self._numtypes:
+                self._numtypes = self._numtypes | {t}
+            if len(self._numtypes) > 1 and dict.__contains__(self, sk):
+                self._replace_key(sk)
+        dict.__setitem__(self, sk, value)
+
+    def _replace_key(self, sk: Any) -> None:
+        """Puts sk in place of the equal stored key when that one is of another type
+        (d[1] = x then d[1.0] = y leaves the key 1.0), keeping the order."""
+        for k0 in dict.keys(self):
+            if k0 == sk and type(_julia_key(k0)) is not type(_julia_key(sk)):
+                items = [(sk if k is k0 else k, v) for k, v in dict.items(self)]
+                dict.clear(self)
+                dict.update(self, items)
+                return
+
+    def store_exact(self, key: Any, value: Any) -> JDict:
+        """`d[key] = value` of a value already of the value type (translated host code):
+        only the key is converted."""
+        kt = self.key_type
+        if type(key) is not EXACT_VALUE_TYPES.get(id(kt)) and kt in V.JTYPE_TO_DTYPE:
+            key = convert(current.runtime(), kt, key)
+        self._put(key, value)
+        return self
+
+    def jl_key(self, key: Any) -> Any:
+        """The Python dict key of the Julia key key."""
+        return stored_key(key)
+
+    def __getitem__(self, key: Any) -> Any:
+        return dict.__getitem__(self, stored_key(key))
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, stored_key(key))
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, stored_key(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return dict.get(self, stored_key(key), default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        return dict.pop(self, stored_key(key), *default)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def __iter__(self) -> Any:
+        it = dict.__iter__(self)
+        return (_julia_key(k) for k in it) if self._wrapped else it
+
+    def keys(self) -> Any:  # type: ignore[override]
+        return [_julia_key(k) for k in dict.keys(self)] if self._wrapped else dict.keys(self)
+
+    def items(self) -> Any:  # type: ignore[override]
+        if self._wrapped:
+            return [(_julia_key(k), v) for k, v in dict.items(self)]
+        return dict.items(self)
 
     def __missing__(self, key: Any) -> Any:
-        raise ZylaError("KeyError", f"key {jl_show(key)} not found")
+        raise ZylaError("KeyError", f"key {jl_show(_julia_key(key))} not found")
 
     def jl_show(self) -> str:
         inner = ", ".join(f"{jl_show(k)} => {jl_show(v)}" for k, v in self.items())
@@ -134,7 +291,7 @@ class JDict(dict):
 
 
 def _copy_dict(d: JDict) -> JDict:
-    return JDict(dict.items(d), d.key_type, d.value_type)
+    return JDict(d.items(), d.key_type, d.value_type)
 
 
 COPIES[JDict] = _copy_dict
@@ -195,6 +352,14 @@ class JIdDict(JDict):
     def __delitem__(self, key: Any) -> None:
         dict.__delitem__(self, _Egal(key))
 
+    def jl_key(self, key: Any) -> Any:
+        return _Egal(key)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
     def __contains__(self, key: object) -> bool:
         return dict.__contains__(self, _Egal(key))
 
@@ -223,6 +388,14 @@ class JIdDict(JDict):
 
 
 COPIES[JIdDict] = JIdDict.copy
+
+
+def _filtered(d: JDict, kept: list) -> JDict:
+    """`filter(f, d)` of a Dict (IdDict): a dict of d's type with the pairs kept."""
+    return type(d)([(p.fields[0], p.fields[1]) for p in kept], d.key_type, d.value_type)
+
+
+FILTERED[JDict] = FILTERED[JIdDict] = _filtered
 
 
 def make_iddict(t: V.JType, args: list, kwargs: dict | None) -> JIdDict:
@@ -360,12 +533,13 @@ def getkey(d: Any, k: Any, default: Any) -> Any:
         raise ZylaError("MethodError", f"no method matching getkey(::{V.type_name(typeof(d))}, "
                                        "::Any, ::Any)")
     try:
-        hash(k)
-    except TypeError:
+        jk = d.jl_key(k) if hasattr(d, "jl_key") else k
+        hash(jk)
+    except (TypeError, ZylaError):
         return default
-    for kk in d.keys():
-        if kk == k:
-            return kk
+    for kk in dict.keys(d):
+        if kk == jk:
+            return kk.value if type(kk) in (_IsEqual, _Egal) else kk
     return default
 
 
@@ -398,6 +572,9 @@ def install(rt: Any) -> None:
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     b["Dict"] = DictT
     b["AbstractDict"] = AbstractDictT
+    # the program's own environment: empty unless the user names host variables to copy
+    # in (`zyla run --allow-env=NAME,...`, lang.door.wiring); writes stay in it
+    b["ENV"] = JDict((), V.StringT, V.StringT)
     DictT.constructor = make_dict  # type: ignore[attr-defined]
     b["IdDict"] = IdDictT
     IdDictT.constructor = make_iddict  # type: ignore[attr-defined]

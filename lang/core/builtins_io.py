@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import numpy as np
+
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
@@ -149,6 +151,11 @@ class Stdin:
 STDIN = Stdin()
 
 
+def _take_bytes(io: Any) -> np.ndarray:
+    """`take!(io)`: the bytes written to io (a Vector{UInt8}, as Julia's), emptying it."""
+    return np.frombuffer(io.take().encode("utf-8", "surrogateescape"), dtype=np.uint8).copy()
+
+
 def _readline(io: Any = STDIN, keep: bool = False) -> str:
     """`readline()` / `readline(stdin)`: the next line of standard input ("" at its end),
     without its newline unless `keep`."""
@@ -218,8 +225,8 @@ def install(rt: Any) -> None:
     b["Printf.format"] = b["Printf.sprintf"]
     b["IOBuffer"] = prim("IOBuffer", IOBuffer, HostOnly("streams are host values"), NONDIFF,
                          lambda *a, **k: IOBufferT)
-    b["take!"] = prim("take!", lambda io: io.take(), HostOnly("streams are host values"), NONDIFF,
-                      lambda *a, **k: V.StringT)
+    b["take!"] = prim("take!", _take_bytes, HostOnly("streams are host values"), NONDIFF,
+                      lambda *a, **k: V.AnyT)
     b["IO"] = IOT
     b["stdout"] = rt.jl_stdout
     b["stdin"] = STDIN

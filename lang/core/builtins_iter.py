@@ -30,7 +30,7 @@ from lang.core import current
 from lang.core import values as V
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.primitives_array import _eltype, _length, collect_results
+from lang.core.primitives_array import SIZES, _eltype, _length, collect_results
 
 HOST = HostOnly("lazy iterators are host values")
 # the supertype of every lazy iterator, so that Base methods (lang/core/stdlib/base.jl) can
@@ -57,8 +57,9 @@ class LazyIter:
     def __init__(self, name: str, make: Callable[[Any], Iterator[Any]],
                  length: int | None = None, infinite: bool = False, *,
                  size: SizeKind | None = None,
-                 elt: Callable[[], Any] | None = None) -> None:
+                 elt: Callable[[], Any] | None = None, inner: tuple = ()) -> None:
         self.name = name
+        self.inner = inner  # the iterators it wraps, where Julia's methods look into them
         self.make = make
         self.length = length
         self.infinite = infinite
@@ -85,6 +86,30 @@ class LazyIter:
 
     def jl_show(self) -> str:
         return f"Base.Iterators.{self.name}(...)"
+
+    #: the count of a Take or Drop made by take/drop (with `inner` the iterator it wraps)
+    count: int | None = None
+
+    def _egal(self) -> Any:
+        """What `===` compares: a Take or Drop is an immutable struct of its iterator and
+        count; any other lazy iterator is itself."""
+        if self.count is None:
+            return None
+        x = self.inner[0]
+        k = x._egal() if type(x) is LazyIter else None
+        return (self.name, self.count, V.egal_key(x) if k is None else k)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not LazyIter:
+            return False
+        k = self._egal()
+        return k is not None and k == other._egal()
+
+    def __hash__(self) -> int:
+        k = self._egal()
+        return id(self) >> 4 if k is None else hash(k)
 
 
 
@@ -227,33 +252,85 @@ def _infinite(x: Any) -> bool:
     return isinstance(x, LazyIter) and x.infinite
 
 
+def _as_int(n: Any) -> int | None:
+    """The value of an integer of any integer type (UInt8, Int128, ...), else None."""
+    if isinstance(n, (bool, np.bool_)):
+        return None
+    if isinstance(n, (int, np.integer)):
+        return int(n)
+    return n.value if type(n) in V.WIDE_INTS else None
+
+
 def _int(n: Any, what: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ZylaError("ArgumentError", f"{what} must be a non-negative Int, got {n!r}")
-    return n
+    k = _as_int(n)
+    if k is None:
+        raise ZylaError("MethodError", f"{what} must be an integer, got a value of type "
+                                       f"{V.type_name(typeof(n))}")
+    if k < 0:
+        raise ZylaError("ArgumentError", f"{what} must be non-negative")
+    return k
+
+
+def _counted(xs: Any, name: str) -> tuple[Any, int] | None:
+    """The iterator and count of xs when it is a Take (Drop) made by take (drop)."""
+    if type(xs) is LazyIter and xs.name == name and xs.count is not None:
+        return xs.inner[0], xs.count
+    return None
 
 
 def take(xs: Any, n: Any) -> LazyIter:
-    n = _int(n, "take: the count")
-    m = _len(xs)
-    length = n if m is None and _infinite(xs) else (min(n, m) if m is not None else None)
-    k = size_kind(xs)
-    return LazyIter("Take", lambda rt: itertools.islice(rt.iterate(xs), n), length,
-                    size="length" if k == "infinite" else _shape_to_length(k), elt=elt_of(xs))
+    """`Iterators.take(xs, n)`; a take of a take or of a drop folds into one Drop of a
+    Take of the innermost iterator (as Julia's methods for Take and Drop do)."""
+    n = _int(n, "Take length")
+    t = _counted(xs, "Take")
+    if t is not None:
+        return _take(t[0], min(n, t[1]))
+    d = _counted(xs, "Drop")
+    if d is not None:
+        return _drop(take(d[0], n + d[1]), d[1])
+    return _take(xs, n)
 
 
 def drop(xs: Any, n: Any) -> LazyIter:
-    n = _int(n, "drop: the count")
+    """`Iterators.drop(xs, n)`; a drop of a drop folds into one, a drop of a take is a
+    Drop of a Take (of at least n elements: both are empty past them)."""
+    n = _int(n, "Drop length")
+    d = _counted(xs, "Drop")
+    if d is not None:
+        return _drop(d[0], n + d[1])
+    t = _counted(xs, "Take")
+    if t is not None and n > t[1]:
+        return _drop(_take(t[0], n), n)
+    return _drop(xs, n)
+
+
+def _take(xs: Any, n: int) -> LazyIter:
     m = _len(xs)
-    return LazyIter("Drop", lambda rt: itertools.islice(rt.iterate(xs), n, None),
-                    None if m is None else max(m - n, 0), _infinite(xs),
-                    size=_shape_to_length(size_kind(xs)), elt=elt_of(xs))
+    length = n if m is None and _infinite(xs) else (min(n, m) if m is not None else None)
+    k = size_kind(xs)
+    it = LazyIter("Take", lambda rt: itertools.islice(rt.iterate(xs), n), length,
+                  size="length" if k == "infinite" else _shape_to_length(k), elt=elt_of(xs),
+                  inner=(xs,))
+    it.count = n
+    return it
+
+
+def _drop(xs: Any, n: int) -> LazyIter:
+    m = _len(xs)
+    it = LazyIter("Drop", lambda rt: itertools.islice(rt.iterate(xs), n, None),
+                  None if m is None else max(m - n, 0), _infinite(xs),
+                  size=_shape_to_length(size_kind(xs)), elt=elt_of(xs), inner=(xs,))
+    it.count = n
+    return it
 
 
 def partition(xs: Any, n: Any) -> LazyIter:
     """`Iterators.partition(xs, n)`: vectors of n consecutive elements (the last shorter)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ZylaError("ArgumentError", f"cannot create partitions of length {n!r}")
+    k = _as_int(n)
+    if k is None or k < 1:
+        raise ZylaError("ArgumentError", "cannot create partitions of length "
+                        f"{k if k is not None else V.type_name(typeof(n))}")
+    n = k
 
     def make(rt: Any) -> Iterator[Any]:
         it = rt.iterate(xs)
@@ -307,7 +384,7 @@ def cycle(xs: Any) -> LazyIter:
         return itertools.cycle(items) if items else iter(())
 
     return LazyIter("Cycle", make, 0 if _len(xs) == 0 else None, _len(xs) != 0,
-                    size="infinite", elt=elt_of(xs))
+                    size="infinite", elt=elt_of(xs), inner=(xs,))
 
 
 #: Base's promote_type (lang.core.builtins, which imports this module, sets it)
@@ -323,7 +400,7 @@ def repeated(x: Any, n: Any = None) -> LazyIter:
     if n is None:
         return LazyIter("Repeated", lambda rt: itertools.repeat(x), None, True,
                         elt=lambda: _typeof(x))
-    n = _int(n, "repeated: the count")
+    n = _int(n, "Take length")
     return LazyIter("Take", lambda rt: itertools.repeat(x, n), n, elt=lambda: _typeof(x))
 
 
@@ -439,27 +516,52 @@ def lazy_zip(*xss: Any) -> LazyIter:
         lambda: V.apply_type(V.TupleT, tuple(e() for e in elts)))  # type: ignore[misc]
     return LazyIter("Zip", lambda rt: zip(*[rt.iterate(x) for x in xss], strict=False), length,
                     all(_infinite(x) for x in xss) and bool(xss),
-                    size=_zip_size([size_kind(x) for x in xss]), elt=elt)
+                    size=_zip_size([size_kind(x) for x in xss]), elt=elt, inner=xss)
 
 
 def lazy_enumerate(xs: Any) -> LazyIter:
     inner = elt_of(xs)
     elt = None if inner is None else (lambda: V.apply_type(V.TupleT, (V.Int64T, inner())))
     return LazyIter("Enumerate", lambda rt: ((i + 1, v) for i, v in enumerate(rt.iterate(xs))),
-                    _len(xs), _infinite(xs), size=size_kind(xs), elt=elt)
+                    _len(xs), _infinite(xs), size=size_kind(xs), elt=elt, inner=(xs,))
 
 
 def lazy_reverse(xs: Any) -> LazyIter:
     if _infinite(xs):
         raise ZylaError("ArgumentError", "cannot reverse an infinite iterator")
     return LazyIter("Reverse", lambda rt: reversed(list(rt.iterate(xs))), _len(xs),
-                    size=size_kind(xs), elt=elt_of(xs))
+                    size=size_kind(xs), elt=elt_of(xs), inner=(xs,))
 
 
-def accumulate(f: Any, xs: Any) -> LazyIter:
+_NO_INIT = object()
+
+
+def accumulate(f: Any, xs: Any, *, init: Any = _NO_INIT) -> LazyIter:
+    """`Iterators.accumulate(f, xs[; init])`: f(f(x1, x2), x3)...; the first value is
+    f(init, x1), or without init Base's reduce_first of x1 (`+` makes a Bool an Int)."""
     call = _call(f)
-    return LazyIter("Accumulate", lambda rt: itertools.accumulate(rt.iterate(xs), call),
-                    _len(xs), _infinite(xs), size=size_kind(xs))
+
+    def make(rt: Any) -> Iterator[Any]:
+        it = iter(rt.iterate(xs))
+        if init is _NO_INIT:
+            acc = next(it, _NO_INIT)
+            if acc is _NO_INIT:
+                return
+            if isinstance(acc, (bool, np.bool_)) and f is rt.lookup("+"):
+                acc = int(acc)  # reduce_first(+, x::Bool) = Int(x)
+        else:
+            acc = init
+            x = next(it, _NO_INIT)
+            if x is _NO_INIT:
+                return
+            acc = call(acc, x)
+        yield acc
+        for x in it:
+            acc = call(acc, x)
+            yield acc
+
+    return LazyIter("Accumulate", make, _len(xs), _infinite(xs), size=size_kind(xs),
+                    inner=(xs,))
 
 
 def product_elements(*its: Any) -> Any:
@@ -469,6 +571,71 @@ def product_elements(*its: Any) -> Any:
     lists = [list(rt.iterate(x)) for x in reversed(its)]
     out = [tuple(reversed(c)) for c in itertools.product(*lists)]
     return collect_results(out, (len(out),))
+
+
+def lazy_size(it: LazyIter) -> tuple:
+    """`size(it)`: Julia's, where it has one (a zip's is the common shape of what it
+    zips; an enumerate's, reverse's or accumulate's is its iterator's); else a
+    MethodError (`size(Iterators.filter(f, v))`, a zip with an infinite iterator)."""
+    if it.name in ("Zip", "Enumerate", "Reverse", "Accumulate") and it.inner:
+        rt = current.runtime()
+        sizes = [tuple(rt.interp.call_value(rt.lookup("size"), [x])) for x in it.inner]
+        out = sizes[-1]
+        for s in reversed(sizes[:-1]):
+            out = _zip_shape(s, out)
+        return out
+    raise ZylaError("MethodError", f"no method matching size(::Base.Iterators.{it.name})")
+
+
+def _zip_shape(a: tuple, b: tuple) -> tuple:
+    """Julia's `_promote_tuple_shape` of two sizes: two vectors zip to the shorter length;
+    other shapes must be the same."""
+    if len(a) == 1 and len(b) == 1:
+        return (min(a[0], b[0]),)
+    if a != b:
+        raise ZylaError("DimensionMismatch", f"dimensions must match: a has dims {a}, "
+                                             f"b has dims {b}")
+    return a
+
+
+SIZES[LazyIter] = lazy_size
+
+
+def lazy_inner(it: Any) -> Any:
+    """The iterator a lazy Drop, Cycle, Enumerate, Reverse or Accumulate wraps (Julia's
+    `it.xs`, for `Base.isdone`)."""
+    if not isinstance(it, LazyIter) or len(it.inner) != 1:
+        raise ZylaError("MethodError", f"no method matching Core.lazy_inner(::"
+                                       f"{V.type_name(typeof(it))})")
+    return it.inner[0]
+
+
+#: the iterator types that can be called as constructors, as Julia's inner constructors
+#: (`Iterators.Filter(f, itr)` is `Iterators.filter(f, itr)`; `Zip` takes a tuple)
+_CONSTRUCTORS: dict[str, Callable[..., LazyIter]] = {
+    "Filter": lazy_filter, "Flatten": flatten, "TakeWhile": takewhile, "DropWhile": dropwhile,
+    "Cycle": cycle, "Enumerate": lazy_enumerate, "Reverse": lazy_reverse, "Take": take,
+    "Drop": drop, "Zip": lambda its: lazy_zip(*_tuple_arg(its)),
+}
+
+
+def _tuple_arg(its: Any) -> tuple:
+    if not isinstance(its, tuple):
+        raise ZylaError("MethodError", "no method matching Base.Iterators.Zip(::"
+                                       f"{V.type_name(typeof(its))})")
+    return its
+
+
+def _constructor(kind: str, make: Callable[..., LazyIter]) -> Callable[..., LazyIter]:
+    nargs = 1 if kind in ("Flatten", "Cycle", "Enumerate", "Reverse", "Zip") else 2
+
+    def construct(t: V.JType, args: list, kwargs: dict | None) -> LazyIter:
+        if kwargs or len(args) != nargs:
+            sig = ", ".join(f"::{V.type_name(typeof(a))}" for a in args)
+            raise ZylaError("MethodError", f"no method matching Base.Iterators.{kind}({sig})")
+        return make(*args)
+
+    return construct
 
 
 def install(rt: Any) -> None:
@@ -495,6 +662,10 @@ def install(rt: Any) -> None:
                  "TakeWhile", "DropWhile", "Zip", "Enumerate", "Reverse", "Accumulate",
                  "PartitionIterator"):
         b[f"Iterators.{kind}"] = lazy_type(kind)
+    for kind, make in _CONSTRUCTORS.items():
+        lazy_type(kind).constructor = _constructor(kind, make)  # type: ignore[attr-defined]
+    b["Base.Flatten"] = lazy_type("Flatten")
+    b["Core.lazy_inner"] = prim("Core.lazy_inner", lazy_inner, HOST, NONDIFF, anyt)
     b["Core.bind_builtin"] = prim("Core.bind_builtin", lambda name, v: b.__setitem__(name, v),
                                   HOST, NONDIFF, anyt)
     b["Core.lazy_iterate"] = prim("Core.lazy_iterate", lazy_iterate, HOST, NONDIFF, anyt)

@@ -28,8 +28,13 @@ from lang.core.builtins import _pair
 from lang.core.builtins_set import JSet
 from lang.core.eltypes import resize_keeping_eltype
 from lang.core.functions import typeof
-from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.primitives_array import _convert_elem, bounds_error, broadcast_assign
+from lang.core.primitives import NONDIFF, HostOnly, as_array, is_array, jl_size, prim
+from lang.core.primitives_array import (
+    _convert_elem,
+    bounds_error,
+    broadcast_assign,
+    collect_results,
+)
 
 HOST = HostOnly("in-place mutation of a collection is only run on the host")
 
@@ -105,7 +110,8 @@ def _positions(x: np.ndarray, inds: Any) -> list[int]:
         seq = [int(inds)]
     else:
         seq = list(current.runtime().iterate(inds))
-        if seq and all(isinstance(b, (bool, np.bool_)) for b in seq):
+        if (seq and all(isinstance(b, (bool, np.bool_)) for b in seq)) or (
+                isinstance(inds, np.ndarray) and inds.dtype == np.bool_):  # (`Bool[]` too)
             if len(seq) != n:
                 raise ZylaError("BoundsError", f"attempt to access {n}-element "
                                 f"{V.type_name(typeof(x))} at index [{len(seq)}-element mask]")
@@ -299,8 +305,25 @@ def map_bang(interp: Any, f: Any, dest: Any, *srcs: Any) -> np.ndarray:
 def broadcast_bang(interp: Any, f: Any, dest: Any, *args: Any) -> np.ndarray:
     """`broadcast!(f, dest, As...)`: `dest .= f.(As...)`, in place."""
     a = _array(dest, "broadcast!")
-    val = interp.call_value(interp.rt.lookup("broadcast"), [f, *args])
-    return broadcast_assign(a, val)
+    bc = interp.rt.lookup("broadcast")
+    # f runs once per element of dest (Julia's broadcast!), even where the arguments are
+    # smaller than dest or scalars: `broadcast!(rand, buf, (rng,))` draws length(buf) times
+    if not any(is_array(x) or isinstance(x, (tuple, V.Range)) for x in args):
+        vals = [interp.call_value(bc, [f, *args]) for _ in range(a.size)]
+        return broadcast_assign(a, collect_results(vals, jl_size(a)) if vals else a)
+    wide = []
+    for x in args:
+        if is_array(x) or isinstance(x, (tuple, V.Range)):
+            arr = as_array(x)
+            try:
+                x = np.broadcast_to(arr, a.shape) if arr.ndim <= a.ndim else None
+            except ValueError:
+                x = None
+            if x is None:
+                raise ZylaError("DimensionMismatch", "array could not be broadcast to match "
+                                f"destination of size {jl_size(a)}")
+        wide.append(x)
+    return broadcast_assign(a, interp.call_value(bc, [f, *wide]))
 
 
 def _truth(b: Any, fname: str) -> bool:

@@ -111,8 +111,8 @@ def _rand(*args: Any) -> Any:
     shape = tuple(int(s) for s in shape)
     if d == N.BOOL:
         v = g.random(shape or None) < 0.5
-    elif d.kind == "i":
-        v = g.integers(-(2**62), 2**62, size=shape or None)
+    elif d.kind in "iu":  # every bit pattern of the type equally likely, as Julia's
+        v = np.asarray(g.integers(0, 2**64, dtype=np.uint64, size=shape or None)).astype(d)
     else:
         v = g.random(shape or None)
     return _host_scalar_or_array(v, d, shape)
@@ -251,6 +251,8 @@ def install(rt: Any) -> None:
     """Register the `Random` functions in `rt.builtins`."""
     b = rt.builtins
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
+    b["Core.is_rng"] = prim("Core.is_rng", lambda x: isinstance(x, RNG), HostOnly(
+        "random-number generators are host values"), NONDIFF, lambda *a, **k: V.BoolT)
     b["rand"] = prim("rand", lambda interp, *a: _rand(*a), _rand_jax, NONDIFF, anyt,
                      needs_interp=True)
     b["randn"] = prim("randn", lambda interp, *a: _randn(*a), _randn_jax, NONDIFF, anyt,

@@ -1,8 +1,8 @@
 """`Set` on the host, and the set functions Base defines on any collection.
 
 A `JSet` keeps its elements in insertion order (Julia leaves the order unspecified) in a
-Python dict, so membership is a hash lookup; Python equality of keys matches Julia's
-`isequal` for numbers, strings, symbols and tuples, as for `Dict`. It follows the
+Python dict, so membership is a hash lookup; its keys are the elements' isequal stand-ins
+(`isequal_key`, as for `Dict`). It follows the
 runtime's collection protocol: `.items` (a list, for iteration and `length`),
 `jl_contains` (for `in`) and `jl_push` (for `push!`).
 
@@ -14,7 +14,6 @@ Set is not implemented).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,8 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
-from lang.core.builtins_dict import EMPTY_OF, delete
+from lang.core.builtins import BROADCAST_COLLECTS, FILTERED
+from lang.core.builtins_dict import EMPTY_OF, delete, isequal_key
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.primitives_array import COPIES, collect_results
@@ -34,26 +34,8 @@ SetT = V.JType("Set", AbstractSetT, arity=1)
 HOST = HostOnly("sets are host values")
 
 
-#: the stand-ins of the two Float64s whose Python equality is not Julia's isequal
-_NAN, _NEG_ZERO = ("#isequal", "NaN"), ("#isequal", "-0.0")
-
-
-def _key(x: Any) -> Any:
-    """A hashable stand-in for x, equal for two values exactly when Julia's isequal says
-    so: arrays by value, NaN equal to NaN, -0.0 not equal to 0.0."""
-    if type(x) is float or type(x) is np.float64 or type(x) is np.float32:
-        if x != x:
-            return _NAN
-        if x == 0.0 and math.copysign(1.0, x) < 0:
-            return _NEG_ZERO
-    try:
-        hash(x)
-        return x
-    except TypeError:
-        if isinstance(x, np.ndarray):
-            return ("#array", x.shape, str(x.dtype), x.tobytes())
-        raise ZylaError("ArgumentError", f"a value of type {V.type_name(typeof(x))} "
-                                         "cannot be an element of a Set") from None
+#: a hashable stand-in equal for two elements exactly when Julia's isequal says so
+_key = isequal_key
 
 
 class JSet:
@@ -117,6 +99,8 @@ class JSet:
 
 
 COPIES[JSet] = JSet.copy
+FILTERED[JSet] = lambda s, kept: JSet(kept, s.elem_type)  # filter(f, set) is a Set
+BROADCAST_COLLECTS.add(JSet)  # `exp.(Set([1, 2]))`: a vector
 
 
 def make_set(t: V.JType, args: list, kwargs: dict | None) -> JSet:

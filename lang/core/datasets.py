@@ -1,5 +1,6 @@
-"""Datasets from local files: the readers behind `MLDatasets.MNIST`, `FashionMNIST` and
-`CIFAR10` (lang/core/stdlib/datasets.jl builds the dataset values).
+"""Datasets from local files: the readers behind `MLDatasets.MNIST`, `FashionMNIST`,
+`CIFAR10`, `Iris` and `BostonHousing` (lang/core/stdlib/datasets.jl builds the dataset
+values).
 
 Nothing is downloaded: the standard files are looked for in the folder the program names
 (`dir = ...`, read through the permission gate), then in `$ZYLA_DATA/<Name>/` (a folder
@@ -33,7 +34,11 @@ _FILES = {
     ("CIFAR10", "train"): tuple(f"cifar-10-batches-bin/data_batch_{k}.bin" for k in range(1, 6)),
     ("CIFAR10", "test"): ("cifar-10-batches-bin/test_batch.bin",),
 }
+#: the tabular datasets: their one file (UCI's), and the number of numeric columns
+_TABLES = {"Iris": ("iris.data", 4), "BostonHousing": ("housing.data", 14)}
 _SOURCES = {"MNIST": "the MNIST files (yann.lecun.com/exdb/mnist or a mirror)",
+            "Iris": "iris.data (archive.ics.uci.edu/dataset/53/iris)",
+            "BostonHousing": "housing.data (the UCI Boston housing file, 506 rows of 14 numbers)",
             "FashionMNIST": "the Fashion-MNIST files (github.com/zalandoresearch/fashion-mnist)",
             "CIFAR10": "the CIFAR-10 binary version (cs.toronto.edu/~kriz/cifar.html)"}
 
@@ -78,6 +83,42 @@ def _idx(data: bytes, path: Path) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8, offset=start).reshape(dims).copy()
 
 
+def _missing(name: str, files: list[str], folders: list[Path], what: str) -> ZylaError:
+    return ZylaError("SystemError", f"{what} not found: {', '.join(files)} (or .gz) in "
+                     f"{' or '.join(str(f) for f in folders)}",
+                     hint=f"Zyla does not download: put {_SOURCES[name]} in ./data/{name}/,"
+                          f" or in DIR/{name}/ with ZYLA_DATA=DIR, or pass dir = \"...\"")
+
+
+def load_table(name: str, dir: Any = None) -> tuple:
+    """(features as a Float64 matrix, one observation per column, targets) of a UCI
+    table: Iris's four measurements and its class names (a Vector{String}), Boston
+    housing's 13 columns and its median values (a Float64 vector)."""
+    fname, ncols = _TABLES[name]
+    folders = _folders(name, dir)
+    path = _find(folders, fname)
+    if path is None:
+        raise _missing(name, [fname], folders, name)
+    rows = []
+    for k, line in enumerate(_read(path).decode("utf-8", "replace").splitlines()):
+        fields = line.replace(",", " ").split()
+        if not fields:
+            continue
+        if len(fields) != ncols + (name == "Iris"):
+            raise ZylaError("ArgumentError", f"{path}:{k + 1}: {len(fields)} fields, "
+                                             f"expected {ncols + (name == 'Iris')}")
+        rows.append(fields)
+    try:
+        nums = np.array([[float(x) for x in r[:ncols]] for r in rows], dtype=np.float64)
+    except ValueError as e:
+        raise ZylaError("ArgumentError", f"{path}: {e}") from None
+    if name == "Iris":
+        labels = np.empty(len(rows), dtype=object)
+        labels[:] = [r[ncols] for r in rows]
+        return nums, labels  # (host layout of a 4×150 matrix: 150 rows of 4)
+    return np.ascontiguousarray(nums[:, :13]), nums[:, 13].copy()
+
+
 def load_dataset(name: str, split: Any, dir: Any = None) -> tuple:
     """(features as unsigned bytes in the host layout, targets as Int64s) of a dataset."""
     split_name = split.name if isinstance(split, V.Symbol) else str(split)
@@ -90,11 +131,7 @@ def load_dataset(name: str, split: Any, dir: Any = None) -> tuple:
     paths = [_find(folders, f) for f in files]
     if any(p is None for p in paths):
         missing = [f for f, p in zip(files, paths, strict=True) if p is None]
-        raise ZylaError("SystemError", f"{name} ({split_name}) not found: "
-                        f"{', '.join(missing)} (or .gz) in "
-                        f"{' or '.join(str(f) for f in folders)}",
-                        hint=f"Zyla does not download: put {_SOURCES[name]} in ./data/{name}/,"
-                             f" or in DIR/{name}/ with ZYLA_DATA=DIR, or pass dir = \"...\"")
+        raise _missing(name, missing, folders, f"{name} ({split_name})")
     if key[0] == "MNIST":
         images = _idx(_read(paths[0]), paths[0])
         labels = _idx(_read(paths[1]), paths[1])
@@ -114,6 +151,6 @@ def load_dataset(name: str, split: Any, dir: Any = None) -> tuple:
 
 
 def install(rt: Any) -> None:
-    rt.builtins["Core.load_dataset"] = prim(
-        "Core.load_dataset", load_dataset, HostOnly("datasets are read on the host"),
-        NONDIFF, lambda *a, **k: V.AnyT)
+    for name, f in (("Core.load_dataset", load_dataset), ("Core.load_table", load_table)):
+        rt.builtins[name] = prim(name, f, HostOnly("datasets are read on the host"), NONDIFF,
+                                 lambda *a, **k: V.AnyT)

@@ -74,6 +74,28 @@ def common_type(items: Any, typeof: Any) -> V.JType | None:
     return t
 
 
+#: the types Base's promote_typejoin keeps beside another in a Union (`Union{Int, Nothing}`)
+_JOINED_AS_UNION = frozenset({"Nothing", "Missing"})
+
+
+def collected_type(items: Any, typeof: Any) -> V.JType | None:
+    """The element type Julia's `collect`/`map` gives items (Base's promote_typejoin of
+    their types): their one type, or `Union{T, Nothing}` (`Missing`) where the items
+    other than `nothing`/`missing` have the one type T; None otherwise (no common type
+    found)."""
+    types: list = []
+    for x in items:
+        tx = typeof(x)
+        if tx not in types:
+            types.append(tx)
+    if len(types) <= 1:
+        return types[0] if types else None
+    rest = [t for t in types if V.type_name(t) not in _JOINED_AS_UNION]
+    if len(rest) > 1:
+        return None
+    return V.make_union(tuple(types))
+
+
 def resize_keeping_eltype(a: np.ndarray, shape: tuple) -> None:
     """`a.resize(shape)` in place, keeping a's recorded element type (numpy refuses to
     resize an array that a weak reference points to, so the record is dropped meanwhile).

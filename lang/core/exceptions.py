@@ -133,6 +133,24 @@ def rethrow(*x: Any) -> None:
     raise _HANDLING[-1]
 
 
+class Jump:
+    """A `break`/`continue`/`return` leaving a `try` or `catch` body (lang.core.tryjumps):
+    what its closure returns, for the code after the `try` to carry out."""
+
+    __slots__ = ("kind", "value")
+
+    def __init__(self, kind: int, value: Any = None) -> None:
+        self.kind, self.value = kind, value
+
+
+JUMP_BUILTINS = {
+    "Core.jump": Jump,
+    "Core.isjump": lambda x: type(x) is Jump,
+    "Core.jumpkind": lambda j: j.kind,
+    "Core.jumpvalue": lambda j: j.value,
+}
+
+
 def trycatch(interp: Any, body: Any, handler: Any, fin: Any) -> Any:
     """`try body catch e handler finally fin end` (handler/fin None when absent)."""
     try:

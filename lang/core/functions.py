@@ -266,6 +266,11 @@ class PyCallable:
     def jl_show(self) -> str:
         return self.name
 
+    @property
+    def jtype(self) -> V.JType:
+        """A Function (`findall(==(2), v)` dispatches on `f::Function`)."""
+        return V.FunctionT
+
 
 # --- typeof -----------------------------------------------------------------------------
 
@@ -311,7 +316,7 @@ def _typeof_any(x: Any) -> V.JType:
     if isinstance(x, np.generic):
         return V.DTYPE_TO_JTYPE.get(x.dtype, V.AnyT)
     if isinstance(x, str):
-        return V.StringT
+        return getattr(x, "jtype", V.StringT)  # (a SubString is a str subclass)
     if x is None:
         return V.NothingT
     if isinstance(x, tuple):

@@ -47,7 +47,9 @@ UNSUPPORTED: dict[str, str] = {
     "@threads": "threads (`Threads.@threads`) are not supported by Zyla: "
     "a compiled call already runs in parallel on its device",
     "@distributed": "`@distributed` is not supported by Zyla",
-    "ENV": f"the process environment (`ENV`) is not available: {_NO_FFI}",
+    "DataFrame": "DataFrames are not available in Zyla (`using DataFrames` is accepted, so "
+    "that a program that loads it but does not use it runs): use matrices, e.g. "
+    "MLDatasets' `as_df = false`",
 }
 
 

@@ -51,6 +51,7 @@ from lang.core.interp import (
 from lang.core.ir import Function, Op, Region, free_values, walk_ops
 from lang.core.numeric import PY_ITEM_DTYPES, host_scalar
 from lang.core.primitives import _I64_MAX, _I64_MIN, PRIMITIVES, Primitive, wrap_int64
+from lang.core.strings import SubStr
 
 #: ZYLA_HOSTCODE=0 runs every body on the interpreter loop (the reference the
 #: differential tests compare translated code with)
@@ -1077,6 +1078,9 @@ def _takes(t: Any, kind: str) -> bool:
     array; "struct": a struct; "dict": a Dict; "text": a Char or a String)."""
     if not isinstance(t, V.JType):
         return True
+    members = V.union_members(t)
+    if members:  # (a Union takes what one of its members takes)
+        return any(_takes(m, kind) for m in members)
     if kind == "dict":
         return t.family is DictT or V.issubtype(_ANY_DICT, t)
     if id(t.family) in _OTHER_FAMILIES:
@@ -1103,7 +1107,10 @@ def _fast_get(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     if len(vals) != 3:
         return []
     d, k, default = vals
-    return [(f"type({d}) is JDICT", f"{d}.get({k}, {default})")]
+    # (a String key is stored as it is: the dict's own C-level get, no method call)
+    return [(f"type({d}) is JDICT and (type({k}) is str or type({k}) is SUBSTR)",
+             f"DGET({d}, {k}, {default})"),
+            (f"type({d}) is JDICT", f"{d}.get({k}, {default})")]
 
 
 def _fast_store(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
@@ -1112,8 +1119,13 @@ def _fast_store(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     if len(vals) != 3:
         return []
     d, v, k = vals
-    return [(f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))",
-             f"DSET({d}, {k}, {v}) or {d}")]
+    exact = f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))"
+    # (a String key of a Dict{String, V} needs neither conversion nor an isequal stand-in)
+    return [(f"{exact} and type({k}) is str and {d}.key_type is STRING_T",
+             f"DSTR({d}, {k}, {v}) or {d}"),
+            (f"{exact} and type({k}) is SUBSTR and {d}.key_type is STRING_T",
+             f"DSTR({d}, STR({k}), {v}) or {d}"),
+            (exact, f"DSET({d}, {k}, {v})")]
 
 
 def _fast_field(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
@@ -1307,7 +1319,9 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "KW_SPLAT": _kw_splat, "CALL_NAMED": call_named, "CALL_VALUE": call,
             "CALL_TYPED": call_typed, "OSR": osr,
             "CLOCK": time.perf_counter,
-            "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": dict.__setitem__,
+            "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": JDict.store_exact,
+            "DGET": dict.get, "DSTR": dict.__setitem__, "STRING_T": V.StringT,
+            "SUBSTR": SubStr, "STR": str,
             "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": PY_ITEM_DTYPES,
             "OBJ_DTYPE": np.dtype(object), "HOST_SCALAR": host_scalar,
             "TEXT": (str, V.Char),

@@ -95,6 +95,7 @@ class _FnRef:
 _OPNAME = re.compile(r"[A-Za-z_][\w.!]*")
 _WORD = re.compile(r"[^\W\d][\w!]*(?:\.[^\W\d][\w!]*)*")
 _INT = re.compile(r"-?\d+")
+_HEX = re.compile(r"0x[0-9a-fA-F]+(?![\w.])")
 _NUMBER = re.compile(
     r"[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eEf][-+]?\d+)?|Inf(?:16|32)?|NaN(?:16|32)?)"
 )
@@ -546,6 +547,14 @@ class _Parser:
     def number(self) -> Any:
         """A number at the read position, or None (position unchanged) if there is none."""
         start = self.pos
+        hexa = self.match(_HEX)
+        if hexa is not None:  # (an unsigned integer, its width given by its digits as in Julia)
+            digits = len(hexa) - 2
+            for width, t in ((2, np.uint8), (4, np.uint16), (8, np.uint32), (16, np.uint64)):
+                if digits <= width:
+                    return t(int(hexa, 16))
+            self.pos = start
+            return None
         tok = self.match(_NUMBER)
         if tok is None or (self.peek() and (self.peek().isalnum() or self.peek() in "_!")):
             self.pos = start

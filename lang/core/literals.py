@@ -9,7 +9,7 @@ import numpy as np
 from lang.core import values as V
 
 _FIXED = {"UInt8": np.uint8, "UInt16": np.uint16, "UInt32": np.uint32, "UInt64": np.uint64,
-          "Int128": V.Int128, "UInt128": V.UInt128}
+          "Int128": V.Int128, "UInt128": V.UInt128, "BigInt": V.BigInt}
 
 
 def make(value: Any, kind: str) -> Any:

@@ -41,6 +41,7 @@ from lang.core.scans import (
     repeated_local_functions,
     target_names,
 )
+from lang.core.tryjumps import finally_jump, lift_try_jumps
 from lang.core.values import AnyT, Int64T, SelfRef, Symbol, TypeVar
 
 
@@ -148,6 +149,8 @@ class Lowerer:
         self.nfun = 0
         self.module = module  # the user module (`M`, `M.N`) whose globals this code names
         self.ntypevar = 0  # anonymous type variables made so far (`Vector{<:Real}`)
+        # the variables of the `for` loops being lowered, with the scope of each loop
+        self._loop_vars: list[tuple[Scope, set[str]]] = []
         self.ctor: _InnerCtor | None = None  # the inner constructor being lowered
         # assigned_names' answers per compound statement (linear time in nesting depth)
         self.assigned_memo: dict[int, tuple[Any, frozenset[str]]] = {}
@@ -157,6 +160,9 @@ class Lowerer:
         self.inbounds_fn: Function | None = None
         # the function whose loops are inside `@sequential` now (kept as written)
         self.sequential_fn: Function | None = None
+        # the function whose code is inside `@views` now: its `A[I...]` reads are views
+        self.views_fn: Function | None = None
+        self.views_call = "Core.maybeview"  # (`@view A[i]` calls `view`: 0-dimensional)
 
     def gname(self, name: str) -> str:
         """The global binding a plain name refers to: `f` inside `module M` is `M.f`
@@ -202,6 +208,7 @@ class Lowerer:
         fn.span = stmt.span
         self.sc = Scope(fn, {}, set(), True, region=fn.body)
         try:
+            stmt, = lift_try_jumps([stmt])
             self._setup_boxes([stmt], params=[])
             v = self.lower(stmt)
         except RecursionError:
@@ -218,7 +225,8 @@ class Lowerer:
                      body: A.Node, span: A.Span, captures: list[str] = (),
                      receiver: A.Param | None = None, static_params: tuple[str, ...] = (),
                      callee_params: tuple[str, ...] = (),
-                     return_type: A.Node | None = None) -> Function:
+                     return_type: A.Node | None = None,
+                     soft_globals: frozenset[str] = frozenset()) -> Function:
         """A method or closure body: captures first, then receiver, positional, keyword.
         `static_params` are the method's `where` type variables; those the body mentions
         are bound on entry by matching the argument types against the signature.
@@ -247,9 +255,9 @@ class Lowerer:
         try:
             args = [fn.new_value(n) for n in names]
             fn.body.args = args
-            body_list = body.stmts if isinstance(body, A.Block) else [body]
+            body_list = lift_try_jumps(body.stmts if isinstance(body, A.Block) else [body])
             ptypes = [p for p in allp] + list(kwparams)
-            self.sc.declared_globals = global_decls(body_list) - set(names)
+            self.sc.declared_globals = (global_decls(body_list) | soft_globals) - set(names)
             self.sc.locals_ = bound_names(body_list) | set(names)
             self.sc.direct_locals = direct_bound_names(body_list)
             self.sc.local_methods = repeated_local_functions(body_list)
@@ -391,6 +399,8 @@ class Lowerer:
                 return self.lower_return(s)
             if isinstance(s, (A.Break, A.Continue)):
                 flag = BRK if isinstance(s, A.Break) else CONT
+                if flag not in self.sc.env:  # (each loop with a break/continue sets both)
+                    raise self.err(f"{'break' if flag == BRK else 'continue'} outside a loop", s)
                 self.sc.env[flag] = self.const(True, s.span)
                 return self.const(None)
             v = self.lower(s)
@@ -430,7 +440,16 @@ class Lowerer:
         return self.const(literals.make(n.value, n.kind), n.span)
 
     def l_Ident(self, n: A.Ident) -> Value:
-        return self.read(n.name, n)
+        name = n.name
+        if len(name) > 1 and name[0] == "." and not name[1:].isidentifier():
+            # a dotted operator as a value (`map(.+, a, b)`, `PairwiseFusion(.+, ...)`): the
+            # function that broadcasts it, Julia's `Base.BroadcastFunction(+)`
+            xs = A.Ident("#xs", span=n.span)
+            body = A.Call(A.Ident("broadcast", span=n.span),
+                          [A.Ident(name[1:], span=n.span), A.Splat(xs, span=n.span)], span=n.span)
+            return self.make_lambda(A.Lambda([A.Param("#xs", vararg=True, span=n.span)], body,
+                                             span=n.span))
+        return self.read(name, n)
 
     def l_StringInterp(self, n: A.StringInterp) -> Value:
         parts = [self.const(p) if isinstance(p, str) else self.lower(p) for p in n.parts]
@@ -655,6 +674,8 @@ class Lowerer:
             idx, _, splat = self.lower_args(n.indices, [])  # `A[I...]`
             return self.call("getindex", [obj] + idx, n.span, splat=tuple(k + 1 for k in splat))
         idx = [self.lower_index(i, obj, k, len(n.indices)) for k, i in enumerate(n.indices)]
+        if self.views_fn is self.sc.fn:
+            return self.call(self.views_call, [obj] + idx, n.span)
         return self.call("getindex", [obj] + idx, n.span)
 
     def lower_index(self, i: A.Node, obj: Value, k: int, count: int) -> Value:
@@ -749,14 +770,17 @@ class Lowerer:
 
     # --- functions ---------------------------------------------------------------------------
 
-    def make_lambda(self, n: A.Lambda, name: str = "") -> Value:
+    def make_lambda(self, n: A.Lambda, name: str = "",
+                    soft_globals: frozenset[str] = frozenset()) -> Value:
+        """A closure of `n`; `soft_globals`: names its body assigns that are the
+        enclosing top level's globals (a top-level `try` body is a soft scope)."""
         name = name or f"#{self.nfun + 1}"
         names = {p.name for p in n.params + n.kwparams if p.name}
         fv = free_names(n.body) | free_names([p.default for p in n.params if p.default])
         self._forward_boxes(fv - names, n.span)
         captures = sorted(x for x in fv - names if x in self.sc.env)
         fn = self.lower_method(name, n.params, n.kwparams, n.body, n.span, captures,
-                               return_type=n.return_type)
+                               return_type=n.return_type, soft_globals=soft_globals)
         caps = [self.sc.env[c] for c in captures]  # boxes are captured as boxes
         return self.emit("closure", caps, span=n.span, func=fn, name=name).result
 
@@ -1000,7 +1024,11 @@ class Lowerer:
         return self.const(None)
 
     def l_Local(self, n: A.Local) -> Value:
+        loop_sc, loop_vars = self._loop_vars[-1] if self._loop_vars else (None, set())
+        loop_vars = loop_vars if loop_sc is self.sc else set()  # (not in a closure's body)
         for x in n.names:
+            if isinstance(x, A.Ident) and x.name in loop_vars:
+                continue  # `local x` of the loop's own variable declares it again: a no-op
             if isinstance(x, A.Ident):
                 self.sc.env[x.name] = self.const(UNDEF)
             else:
@@ -1197,6 +1225,11 @@ class Lowerer:
         if len(n.iterators) > 1:
             return self.lower(self._nest_for(n))
         (target, iterable), = n.iterators
+        if isinstance(target, A.Ident) and target.name.startswith(A.OUTER_PREFIX):
+            # `for outer i = xs`: each iteration sets the enclosing scope's i
+            real = A.Ident(target.name[len(A.OUTER_PREFIX):], span=target.span)
+            n = A.For(n.iterators, A.Block([A.Assign(real, target, span=target.span),
+                                            *n.body.stmts], span=n.body.span), span=n.span)
         sc = self.sc
         itv = self.lower(iterable)
         brk = has_break(n.body.stmts)
@@ -1219,11 +1252,13 @@ class Lowerer:
             sc.env[x] = a
         stop_flags = [f for f in (BRK, RET) if f in carried]
         stmts = n.body.stmts
+        self._loop_vars.append((sc, {target.name} if isinstance(target, A.Ident) else set()))
         if stop_flags:
             self.lower_guarded_body(stop_flags, target, xarg, stmts)
         else:
             self._bind_target(target, xarg, n)
             self.lower_body(stmts)
+        self._loop_vars.pop()
         body.ops.append(Op("yield", [sc.env[x] for x in carried]))
         sc.region = saved
         sc.env = before
@@ -1345,14 +1380,23 @@ class Lowerer:
         raise self.err("continue outside a loop", n)
 
     def l_Try(self, n: Any) -> Value:
-        body = self.make_lambda(A.Lambda([], n.body, span=n.span), name="#try")
+        jump = finally_jump(n)
+        if jump is not None:
+            raise self.err("break, continue and return inside `finally` are not supported",
+                           jump)
+        # at top level a try body is a soft scope, as a top-level loop's body is here:
+        # what it assigns are the globals
+        soft = frozenset(assigned_names([n])) if self.sc.toplevel else frozenset()
+        body = self.make_lambda(A.Lambda([], n.body, span=n.span), name="#try",
+                                soft_globals=soft)
         if getattr(n, "catch_body", None) is not None:
             var = n.var.name if isinstance(getattr(n, "var", None), A.Ident) else (n.var or "#err")
             handler = self.make_lambda(A.Lambda([A.Param(var)], n.catch_body, span=n.span),
-                                       name="#catch")
+                                       name="#catch", soft_globals=soft)
         else:
             handler = self.const(None)
-        fin = (self.make_lambda(A.Lambda([], n.finally_body, span=n.span), name="#finally")
+        fin = (self.make_lambda(A.Lambda([], n.finally_body, span=n.span), name="#finally",
+                                soft_globals=soft)
                if getattr(n, "finally_body", None) is not None else self.const(None))
         return self.call("Core.trycatch", [body, handler, fin], n.span)
 

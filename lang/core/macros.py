@@ -210,6 +210,22 @@ def m_inbounds(lo: Any, n: A.MacroCall) -> Value:
     return _lowered_marked(lo, n, "inbounds_fn")
 
 
+def m_views(lo: Any, n: A.MacroCall) -> Value:
+    """`@views ex` / `@view A[I...]`: ex's indexing reads `A[I...]` are `view`s sharing A's
+    memory (scalar indices still give the element: Base.maybeview)."""
+    return _lowered_marked(lo, n, "views_fn")
+
+
+def m_view(lo: Any, n: A.MacroCall) -> Value:
+    """`@view A[I...]`: `view(A, I...)` (all-integer indices: a 0-dimensional view)."""
+    saved = lo.views_call
+    lo.views_call = "view"
+    try:
+        return m_views(lo, n)
+    finally:
+        lo.views_call = saved
+
+
 def m_sequential(lo: Any, n: A.MacroCall) -> Value:
     """`@sequential for ... end`: the loops of ex run as written, one iteration after the
     other, never rewritten into tensor operations (backend/nests.py), so a sum adds its
@@ -334,8 +350,8 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     # (backend/nests.py); @fastmath allows, not requires, relaxed floating point
     "simd": m_passthrough,
     "fastmath": m_passthrough,
-    "views": m_passthrough,
-    "view": m_passthrough,
+    "views": m_views,
+    "view": m_view,
     "inline": m_passthrough,
     "noinline": m_passthrough,
     **FLUX_MACROS,  # @showprogress, Flux.@layer/@functor, @__DIR__, @__FILE__

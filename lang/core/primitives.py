@@ -175,7 +175,7 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
                 return bool(fn(np, a, b))  # (2^53 + 1 > 2.0^53, not equal after rounding)
             if kind != "same" or (ta is float and tb is float):
                 return _float_op(fn, kind, float(a), float(b))
-        if xp is np and (ta is V.Rational or tb is V.Rational):
+        if xp is np and (ta in V.RATIONALS or tb in V.RATIONALS):
             return _rational_op(fn, kind, a, b)
         if ta in _WIDE or tb in _WIDE:
             return _wide_op(run, fn, kind, a, b, xp)
@@ -189,6 +189,8 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
         a = as_array(a, xp)
         b = as_array(b, xp)
         da, db = N.dtype_of(a), N.dtype_of(b)
+        if kind == "cmp" and xp is np and {da.kind, db.kind} == {"i", "u"}:
+            return _mixed_sign_compare(fn, a, b)
         d = N.promote(da, db)
         if kind == "arith":
             d = N.arith_dtype(da, db)
@@ -204,6 +206,16 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
         return out
 
     return run
+
+
+def _mixed_sign_compare(fn: Callable[[Any, Any, Any], Any], a: Any, b: Any) -> Any:
+    """A comparison of a signed with an unsigned integer (or arrays of them), by their
+    mathematical values as Julia's (`-1 < typemax(UInt)`; promoting to the unsigned type
+    would wrap -1 around)."""
+    if not is_array(a) and not is_array(b):
+        return bool(fn(np, int(a), int(b)))
+    x, y = (np.asarray(v).astype(object) for v in (a, b))
+    return np.asarray(fn(np, x, y), dtype=bool)
 
 
 def _float_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: float, b: float) -> Any:
@@ -230,11 +242,13 @@ def _wide_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: 
     wide = type(a) if type(a) in _WIDE else type(b)
     other = b if type(a) in _WIDE else a
     if type(a) in _WIDE and type(b) in _WIDE and type(a) is not type(b):
-        wide = V.UInt128
+        wide = V.BigInt if V.BigInt in (type(a), type(b)) else V.UInt128
     d = N.dtype_of(other) if type(other) not in _WIDE else N.I64
     if d.kind == "f" and kind == "cmp":  # compared exactly: Int128(1e30) + 1 > 1e30
         return bool(fn(np, int(a) if type(a) in _WIDE else float(a),
                        int(b) if type(b) in _WIDE else float(b)))
+    if wide is V.BigInt and (d.kind == "f" or kind == "float"):
+        raise no_bigfloat()  # (BigInt with a float, BigInt / BigInt: a BigFloat in Julia)
     if d.kind == "f":  # Int128 + Float32 is a Float32
         return run(np, *(d.type(x.value) if type(x) in _WIDE else x for x in (a, b)))
     if d.kind not in "iub":
@@ -254,6 +268,13 @@ def _wide_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: 
     return wide(fn(np, x, y))
 
 
+def no_bigfloat() -> ZylaError:
+    """The error for what would be a BigFloat in Julia: Zyla has no arbitrary-precision
+    floats (a clear error rather than a Float64 that looks like an answer)."""
+    return ZylaError("ErrorException", "BigFloat (arbitrary-precision floating point) is not "
+                     "supported")
+
+
 def _elementwise_objects(run: Callable[..., Any], a: Any, b: Any) -> Any:
     """`run` element by element over object arrays (of 128-bit integers)."""
     return np.frompyfunc(lambda x, y: run(np, x, y), 2, 1)(as_array(a), as_array(b))
@@ -266,28 +287,41 @@ def _typeof_scalar(x: Any) -> V.JType:
 def _rational_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: Any, b: Any) -> Any:
     """A binary operation with a Rational operand: exact with integers and Rationals (a
     Rational result), Float64 with a float, as Julia promotes."""
-    ok = (int, V.Rational)
-    if type(a) is bool or type(b) is bool or not (isinstance(a, (*ok, float))
+    ok = (int, V.Rational, V.BigInt)
+    a, b = (int(x) if type(x) in (bool, np.bool_) else x for x in (a, b))  # (1//2) * true
+    if not (isinstance(a, (*ok, float))
                                                   and isinstance(b, (*ok, float))):
         raise ZylaError("MethodError", "no method for these argument types")
+    cls = _rational_class(a, b)
+    if cls is V.BigRational and kind != "cmp" and float in (type(a), type(b)):
+        raise no_bigfloat()  # (Rational{BigInt} with a Float64 is a BigFloat in Julia)
+    a, b = (int(x) if type(x) is V.BigInt else x for x in (a, b))
     if type(a) is float or type(b) is float:
         a, b = float(a), float(b)
     try:
         out = fn(np, a, b)
     except ZeroDivisionError:
         raise ZylaError("DivideError", "integer division error") from None
-    return V.Rational(out) if isinstance(out, Fraction) else out
+    return cls(out) if isinstance(out, Fraction) else out
+
+
+def _rational_class(a: Any, b: Any) -> type:
+    """Rational{BigInt} when either operand is big, else Rational{Int64}."""
+    big = (V.BigInt, V.BigRational)
+    return V.BigRational if type(a) in big or type(b) in big else V.Rational
 
 
 def rational(a: Any, b: Any) -> V.Rational:
     """`a // b`: the Rational of two integers (or Rationals), in lowest terms."""
+    cls = _rational_class(a, b)
+    a, b = (int(x) if type(x) is V.BigInt else x for x in (a, b))
     for x in (a, b):
         if not isinstance(x, (int, V.Rational)) or isinstance(x, bool):
             raise ZylaError("MethodError", f"no method matching //(::{V.type_name(typeof(a))}, "
                             f"::{V.type_name(typeof(b))})")
     if b == 0:
         raise ZylaError("DivideError", "integer division error")
-    return V.Rational(Fraction(a) / Fraction(b))
+    return cls(Fraction(a) / Fraction(b))
 
 
 def _np_cast(x: Any, d: np.dtype) -> Any:
@@ -298,6 +332,8 @@ def _np_cast(x: Any, d: np.dtype) -> Any:
 
 def unary_float(fn_name: str) -> Callable[..., Any]:
     def run(xp: Any, x: Any) -> Any:
+        if type(x) is V.BigInt:
+            raise no_bigfloat()
         x = as_array(x, xp)
         d = N.float_dtype(N.dtype_of(x))
         if xp is np:
@@ -411,17 +447,24 @@ def _zero_to_negative(a: Any, b: Any) -> float:
 
 def _pow(xp: Any, a: Any, b: Any) -> Any:
     da, db = N.dtype_of(a), N.dtype_of(b)
+    if type(a) is V.BigInt and (db.kind == "f" or type(b) in V.RATIONALS):
+        raise no_bigfloat()  # big(2)^0.5 is a BigFloat in Julia
     if xp is np and type(b) is int and type(a) is int:
         if b < 0:
             if a in (1, -1):
                 return a if b % 2 else 1
             raise ZylaError("DomainError", f"cannot raise an integer {a} to a negative power {b}")
         return wrap_int64(pow(a, b, 1 << 64))
-    if type(a) in _WIDE and type(b) in (int, *_WIDE):
+    if type(a) in _WIDE and isinstance(b, (int, np.integer, V.WideInt)) and type(b) is not bool:
         if int(b) < 0 and int(a) not in (1, -1):
             raise ZylaError("DomainError", f"cannot raise an integer {int(a)} to a negative "
                             f"power {int(b)}")
+        if type(a) is V.BigInt:
+            return V.BigInt(_big_pow(int(a), int(b)))
         return type(a)(int(a) ** int(b) if int(b) < 0 else pow(int(a), int(b), 1 << 128))
+    if xp is np and da.kind in "iu" and (db.kind in "iu" or type(b) in _WIDE) and not is_array(
+            a) and not is_array(b):
+        return _int_scalar_pow(a, b, da)
     if da.kind in "iu" and db.kind in "iu" and xp is np and np.any(np.asarray(b) < 0):
         raise ZylaError("DomainError", "cannot raise an integer to a negative power")
     if db in (N.I64, N.BOOL) and N.is_float_dtype(da):
@@ -455,6 +498,38 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
         with np.errstate(all="ignore"):
             return _result(np.power(_np_cast(a, d), _np_cast(b, d)), xp)
     return xp.power(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d))
+
+
+#: the most bits a BigInt power may have (GMP would run out of memory far beyond it)
+_BIG_POW_BITS = 1 << 24
+
+
+def _big_pow(x: int, p: int) -> int:
+    """x^p exactly for a BigInt x (p ≥ 0, or x = ±1); an OverflowError when the result
+    would be too large to hold, as Julia's `big(2)^(big(2)^64)`."""
+    if x in (0, 1) or p == 0:
+        return 1 if p == 0 else x
+    if x == -1:
+        return -1 if p % 2 else 1
+    if p * max(1, abs(x).bit_length() - 1) > _BIG_POW_BITS:
+        raise ZylaError("OverflowError", "exponent too large: the BigInt result would not fit "
+                        "in memory")
+    return x ** p
+
+
+def _int_scalar_pow(a: Any, b: Any, d: np.dtype) -> Any:
+    """An integer to an integer power on the host: exact modulo 2^bits of the base's type,
+    which the result keeps (`Int8(3)^0x05 === Int8(-13)`, `3^typemax(UInt64)` wraps)."""
+    x, p = int(a), int(b)
+    if p < 0:
+        if x in (1, -1):
+            return N.host_scalar(d.type(x if p % 2 else 1))
+        raise ZylaError("DomainError", f"cannot raise an integer {x} to a negative power {p}")
+    bits = 8 * d.itemsize
+    v = pow(x, p, 1 << bits)
+    if d.kind == "i" and v >> (bits - 1):
+        v -= 1 << bits
+    return N.host_scalar(d.type(v))
 
 
 def _check_int_divisor(xp: Any, d: np.dtype, b: Any) -> None:
@@ -518,7 +593,11 @@ def _mod(xp: Any, a: Any, b: Any) -> Any:
     d = N.promote(N.dtype_of(a), N.dtype_of(b))
     _check_int_divisor(xp, d, b)
     with np.errstate(all="ignore"):
-        return _result(xp.mod(xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)), xp)
+        x, y = xp.asarray(a, dtype=d), xp.asarray(b, dtype=d)
+        r = xp.mod(x, y)
+        if d.kind == "f":  # mod(x, ±Inf) is x for a finite x, as Julia's (not ±Inf)
+            r = xp.where(xp.isinf(y) & xp.isfinite(x), x, r)
+        return _result(r, xp)
 
 
 def _exact_mod(a: int, b: int) -> int:
@@ -574,8 +653,8 @@ def minus(xp: Any, a: Any, b: Any = None) -> Any:
     if b is None:
         if xp is np and type(a) is float:
             return -a
-        if type(a) is V.Rational:
-            return V.Rational(-a)
+        if type(a) in V.RATIONALS:
+            return type(a)(-a)
         if type(a) in _WIDE:
             return type(a)(-a.value)
         if xp is np and type(a) is int:
@@ -714,12 +793,13 @@ def user_isless(a: Any, b: Any) -> bool:
 
 
 def _numeric(x: Any) -> bool:
-    return N.dtype_of(x) != N.OBJ or type(x) is V.Rational or type(x) in _WIDE
+    return N.dtype_of(x) != N.OBJ or type(x) in V.RATIONALS or type(x) in _WIDE
 
 
 def jl_equal(a: Any, b: Any) -> bool:
     """Julia's `==` on host values (structural for arrays, tuples, NamedTuples)."""
-    if a is b and not isinstance(a, (float, np.floating, np.ndarray, tuple, V.NamedTuple)):
+    if a is b and not isinstance(a, (float, np.floating, np.ndarray, tuple, V.NamedTuple,
+                                     dict, V.StructValue)):
         return True  # (not for what may hold a NaN: NaN == NaN is false)
     if _numeric(a) and _numeric(b) and not is_array(a) and not is_array(b):
         if isinstance(a, (str,)) or isinstance(b, str):
@@ -742,13 +822,35 @@ def jl_equal(a: Any, b: Any) -> bool:
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
         return a.names == b.names and all(jl_equal(x, y)
                                           for x, y in zip(a.values, b.values, strict=False))
+    pa, pb = _complex_parts(a), _complex_parts(b)
+    if pa is not None and pb is not None and (type(a) is not type(b) or pa[2]):
+        # a Complex{Int} struct beside a ComplexF64 or a real (the elements of
+        # `[0.0 + 4.0im] == [4im]`): by parts
+        return jl_equal(pa[0], pb[0]) and jl_equal(pa[1], pb[1])
     if isinstance(a, V.StructValue) and isinstance(b, V.StructValue):
+        if a.type.family.name == "Pair" and b.type.family.name == "Pair":
+            return jl_equal(tuple(a.fields), tuple(b.fields))  # (1 => 2.0) == (1.0 => 2)
+        if a is b and a.type.mutable:
+            return True
         return a.type == b.type and not a.type.mutable and all(
             jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
     if isinstance(a, dict) and isinstance(b, dict):  # the same pairs (keys by isequal)
         return len(a) == len(b) and all(k in b and jl_equal(v, b[k])
                                         for k, v in a.items())
+    if isinstance(a, str) and isinstance(b, str):  # (a SubString is a str subclass)
+        return str.__eq__(a, b)
     return bool(a == b) if type(a) is type(b) else False
+
+
+def _complex_parts(x: Any) -> tuple[Any, Any, bool] | None:
+    """(re, im, is a Complex struct) of a complex or real number, else None."""
+    if type(x) is V.StructValue and x.type.family.name == "Complex" and len(x.fields) == 2:
+        return x.fields[0], x.fields[1], True
+    if isinstance(x, (complex, np.complexfloating)):
+        return x.real, x.imag, False
+    if isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool):
+        return x, 0, False
+    return None
 
 
 def _same_float(a: Any, b: Any) -> bool:
@@ -777,11 +879,12 @@ def jl_isequal(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(jl_isequal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
         return a.names == b.names and jl_isequal(a.values, b.values)
-    if isinstance(a, V.StructValue) and isinstance(b, V.StructValue) and a.type == b.type \
-            and a.type.name == "Pair":
+    if isinstance(a, V.StructValue) and isinstance(b, V.StructValue) \
+            and a.type.family.name == "Pair" and b.type.family.name == "Pair":
         return jl_isequal(tuple(a.fields), tuple(b.fields))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return len(a) == len(b) and all(k in b and jl_isequal(v, b[k]) for k, v in a.items())
+    if isinstance(a, dict) and isinstance(b, dict):  # (a Dict holding itself is isequal to it)
+        return a is b or (len(a) == len(b) and all(k in b and jl_isequal(v, b[k])
+                                                   for k, v in a.items()))
     return bool(jl_equal(a, b))
 
 
@@ -831,6 +934,10 @@ def _equal3(a: Any, b: Any) -> Any:
     elif (type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape
           and (a.dtype == object or b.dtype == object)):
         pairs = zip(a.ravel(), b.ravel(), strict=True)
+    elif isinstance(a, dict) and isinstance(b, dict):
+        if len(a) != len(b) or any(k not in b for k in a):
+            return False
+        pairs = ((b[k], v) for k, v in a.items())  # (Julia's `in(k => v, b)`: b[k] == v)
     else:
         return jl_equal(a, b)
     seen = None
@@ -1006,10 +1113,26 @@ def _reduce2(f: Callable[..., Any], xp: Any, a: Any, b: Any, *rest: Any, name: s
             raise ZylaError("MethodError", f"no method matching {name} with an array argument",
                             hint=f"use {name}.(...) elementwise, or {name}imum(x) for the "
                             f"{which} element")
+    if xp is np and any(isinstance(x, V.StructValue) for x in (a, b, *rest)):
+        f = _by_isless(name)  # a program's own number type (Furlong, a unit)
     out = f(xp, a, b)
     for r in rest:
         out = f(xp, out, r)
     return out
+
+
+def _by_isless(name: str) -> Callable[..., Any]:
+    """Base's generic `max(x, y) = isless(y, x) ? x : y` (`min`: `? y : x`), by the
+    runtime's `isless`: for values of a program's own types."""
+    def pick(xp: Any, x: Any, y: Any) -> Any:
+        rt = current.runtime()
+        y_less = rt.interp.call_value(rt.lookup("isless"), [y, x])
+        if not isinstance(y_less, (bool, np.bool_)):
+            raise ZylaError("TypeError", f"non-boolean ({V.type_name(typeof(y_less))}) used "
+                            "in boolean context")
+        return (x if y_less else y) if name == "max" else (y if y_less else x)
+
+    return pick
 
 
 _UNARY_RULES = {
@@ -1091,6 +1214,8 @@ def _unary(name: str) -> Callable[..., Any]:
                 # IEEE results where Python raises: sinh(-1000.0) == -Inf, atanh(1.0) == Inf
                 with np.errstate(all="ignore"):
                     return float(getattr(np, npname)(np.float64(x)))
+        if type(x) is V.BigInt:
+            raise no_bigfloat()  # (sqrt(big(4)) is a BigFloat in Julia)
         x = as_array(x, xp)
         d = N.float_dtype(N.dtype_of(x))
         if xp is np:
@@ -1166,13 +1291,16 @@ _ROUND_ONE: dict[str, Callable[[float], float]] = {
 
 def _rounding(name: str) -> Callable[..., Any]:
     def run(xp: Any, x: Any, y: Any = None, digits: Any = None, sigdigits: Any = None) -> Any:
+        if isinstance(x, V.JType) and x in V.WIDE_TYPES and xp is np and not is_array(y):
+            return _round_to_wide(name, x, run(xp, y))
         if isinstance(x, V.JType):  # round(Int, x)
             d = V.JTYPE_TO_DTYPE.get(x, N.I64)
             r = run(xp, y)
-            if xp is np and d.kind in "iu":
-                info, rs = np.iinfo(d), np.asarray(r)
-                if np.any(~np.isfinite(rs) | (rs < info.min) | (rs > info.max)):
-                    bad = rs[~np.isfinite(rs) | (rs < info.min) | (rs > info.max)].reshape(-1)[0]
+            if xp is np and d.kind in "iub":
+                lo, hi = (0, 1) if d.kind == "b" else (np.iinfo(d).min, np.iinfo(d).max)
+                rs = np.asarray(r)
+                if np.any(~np.isfinite(rs) | (rs < lo) | (rs > hi)):
+                    bad = rs[~np.isfinite(rs) | (rs < lo) | (rs > hi)].reshape(-1)[0]
                     raise ZylaError("InexactError",
                                     f"{name}({V.type_name(x)}, {float_text(float(bad))})")
             return (N.host_scalar(np.asarray(r).astype(d)[()]) if xp is np
@@ -1184,7 +1312,7 @@ def _rounding(name: str) -> Callable[..., Any]:
             if xp is np and type(x) is float:
                 return _round_digits(name, x, int(digits))
             return _result(xp.round(as_array(x, xp), int(digits)), xp)
-        if xp is np and type(x) is int:
+        if xp is np and (type(x) is int or type(x) in _WIDE):
             return x
         if xp is np and type(x) is float:
             # Python rounds half to even, as Julia does; the sign of a zero is kept
@@ -1194,6 +1322,16 @@ def _rounding(name: str) -> Callable[..., Any]:
         return _result(fn(as_array(x, xp)), xp)
 
     return run
+
+
+def _round_to_wide(name: str, t: V.JType, r: Any) -> Any:
+    """`round(Int128, x)`: the rounded value r as a 128-bit integer, or an InexactError."""
+    wide = V.WIDE_TYPES[t]
+    v = int(r) if not isinstance(r, (float, np.floating)) or math.isfinite(r) else None
+    lo = -(1 << 127) if wide.signed else 0
+    if v is None or wide is not V.BigInt and not lo <= v < lo + (1 << 128):
+        raise ZylaError("InexactError", f"{name}({V.type_name(t)}, {jl_show(r)})")
+    return wide(v)
 
 
 def _neg(xp: Any, x: Any) -> Any:
@@ -1263,6 +1401,10 @@ def _int_shift(a: Any, b: int, op: str) -> Any:
     v = int(a)
     if b < 0:
         b, op = -b, ("<<" if op != "<<" else ">>")
+    if kind is V.BigInt:  # no width: `>>>` is `>>`, as Julia's for BigInt
+        if op == "<<" and b > _BIG_POW_BITS:
+            raise ZylaError("OverflowError", "shift too large: the BigInt would not fit in memory")
+        return kind(v << b if op == "<<" else v >> b)
     if op == "<<":
         out = 0 if b >= bits else v << b
     elif op == ">>":
@@ -1272,10 +1414,15 @@ def _int_shift(a: Any, b: int, op: str) -> Any:
     return kind(out) if kind else wrap_int64(out)
 
 
+def _rational_part(x: V.Rational, v: int) -> Any:
+    return V.BigInt(v) if type(x) is V.BigRational else v
+
+
 prim("//", rational, HostOnly("Rational numbers live on the host"), NONDIFF)
-prim("numerator", lambda x: x.numerator if isinstance(x, V.Rational) else x,
+prim("numerator", lambda x: _rational_part(x, x.numerator) if isinstance(x, V.Rational) else x,
      HostOnly("Rational numbers live on the host"), NONDIFF)
-prim("denominator", lambda x: x.denominator if isinstance(x, V.Rational) else 1,
+prim("denominator", lambda x: _rational_part(x, x.denominator) if isinstance(x, V.Rational)
+     else 1,
      HostOnly("Rational numbers live on the host"), NONDIFF)
 
 def _signbit(xp: Any, x: Any) -> Any:
@@ -1325,7 +1472,8 @@ def _bitop(xp: Any, a: Any, b: Any, op: str) -> Any:
         if N.dtype_of(b if type(a) in _WIDE else a).kind not in "iub" and not (
                 type(a) in _WIDE and type(b) in _WIDE):
             raise ZylaError("MethodError", f"no method matching {op} for these argument types")
-        wide = V.UInt128 if V.UInt128 in (type(a), type(b)) else V.Int128
+        wide = (V.BigInt if V.BigInt in (type(a), type(b)) else
+                V.UInt128 if V.UInt128 in (type(a), type(b)) else V.Int128)
         return wide(_WIDE_BITOPS[op](int(a), int(b)))
     a, b = as_array(a, xp), as_array(b, xp)
     d = N.promote(N.dtype_of(a), N.dtype_of(b))

@@ -6,17 +6,18 @@ array of shape (..., n, m). Julia dimension d (1-based) is numpy axis ndim - d.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import current, ranges
+from lang.core import current, ranges, strings
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.complexes import promote_literal
-from lang.core.eltypes import common_type, copy_tag, note_view, recorded, tag
+from lang.core.eltypes import collected_type, common_type, copy_tag, note_view, recorded, tag
 from lang.core.functions import typeof
 from lang.core.lower import COLON
 from lang.core.primitives import (
@@ -43,7 +44,8 @@ def axis(x: Any, d: int) -> int:
 
 
 def _dims_arg(dims: Any) -> tuple[int, ...]:
-    if isinstance(dims, tuple):
+    """Julia `dims` (an Int, a tuple or a vector of Ints) as a tuple of Ints."""
+    if isinstance(dims, (tuple, list)) or (isinstance(dims, np.ndarray) and dims.ndim == 1):
         return tuple(int(d) for d in dims)
     return (int(dims),)
 
@@ -98,6 +100,9 @@ def _similar(xp: Any, x: Any, *rest: Any) -> Any:
 #: `copy` of host containers that are not arrays, by Python class (registered by the
 #: modules that define them: Dict, IdDict, Set); a new container with the same contents
 COPIES: dict[type, Callable[[Any], Any]] = {}
+#: `size(x)` of host values that are not arrays, by Python class (registered by the modules
+#: that define them: the lazy iterators); a tuple of dims, or a Julia error
+SIZES: dict[type, Callable[[Any], tuple]] = {}
 
 
 def _copy(xp: Any, x: Any) -> Any:
@@ -115,7 +120,8 @@ def _copy(xp: Any, x: Any) -> Any:
 
 
 def _size(xp: Any, x: Any, d: Any = None) -> Any:
-    s = jl_size(x)
+    own = SIZES.get(type(x))
+    s = own(x) if own is not None else jl_size(x)
     if d is None:
         return s
     return s[d - 1] if d <= len(s) else 1
@@ -124,7 +130,9 @@ def _size(xp: Any, x: Any, d: Any = None) -> Any:
 def _length(xp: Any, x: Any) -> int:
     if isinstance(x, V.Range):
         return x.length  # (traced when the compiled tier computes a range's bounds)
-    if isinstance(x, (tuple, str, V.NamedTuple)):
+    if isinstance(x, str):
+        return strings.length(x)
+    if isinstance(x, (tuple, V.NamedTuple)):
         return len(x)
     if isinstance(x, dict):
         return len(x)
@@ -139,12 +147,12 @@ def _length(xp: Any, x: Any) -> int:
         return x.jl_length()
     if N.is_scalar(x):
         return 1
-    from lang.core.functions import typeof
 
     raise ZylaError("MethodError", f"no method matching length(::{V.type_name(typeof(x))})")
 
 
 def _reshape(xp: Any, x: Any, *dims: Any) -> Any:
+    of_range = xp is np and isinstance(x, V.Range)
     x = as_array(x, xp)
     if len(dims) == 1 and isinstance(dims[0], tuple):
         dims = dims[0]
@@ -156,6 +164,10 @@ def _reshape(xp: Any, x: Any, *dims: Any) -> Any:
     if int(np.prod(dims)) != total:
         raise dim_mismatch(f"new dimensions {tuple(dims)} must be consistent with array size "
                            f"{total}")
+    if of_range:  # (a range's elements are computed, not stored: Julia refuses writes;
+        # x is this call's own array, which every view of the result has as its base)
+        make_readonly(x, "indexed assignment fails for a reshaped range; consider calling "
+                      "collect")
     return note_view(xp.reshape(x, tuple(reversed([int(d) for d in dims]))))
 
 
@@ -174,6 +186,8 @@ def _permutedims(xp: Any, x: Any, perm: Any = None) -> Any:
     n = x.ndim
     if perm is None:
         perm = (2, 1)
+    elif xp is np and sorted(int(k) for k in perm) != list(range(1, n + 1)):
+        raise ZylaError("ArgumentError", "no valid permutation of dimensions")
     # Julia result dim i is input dim perm[i]; numpy axis of julia dim d is n - d
     np_perm = [n - perm[n - 1 - k] for k in range(n)]
     out = xp.transpose(x, np_perm)
@@ -234,6 +248,11 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
                 raise ZylaError("ArgumentError", "reducing over an empty collection is not allowed")
             if x.dtype == object and np_name in _BY_ISLESS:
                 return _fold_by_isless(np_name, x)
+            if x.dtype == object and np_name in _BY_JULIA_OP and x.size and isinstance(
+                    x.flat[0], (V.WideInt, tuple, str)):  # (numpy's + would concatenate)
+                return _fold_by_julia_op(_BY_JULIA_OP[np_name], x)
+            if xp is not np and np_name == "sum" and x.dtype.kind == "f" and x.size:
+                return _result(_sum_from_negative_zero(xp, x), xp)
             r = getattr(xp, np_name)(x)
             if xp is np and x.dtype.kind == "f" and r == 0:
                 r = _signed_zero(np_name, x, r)
@@ -244,6 +263,18 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
 
 
 _BY_ISLESS = frozenset({"max", "min"})
+
+
+def _sum_from_negative_zero(xp: Any, x: Any) -> Any:
+    """The compiled sum of a non-empty float array, started from -0.0 (IEEE's additive
+    identity: `-0.0 + y === y` for every y) so that a sum of negative zeros only is -0.0,
+    as Julia's. XLA's own sum starts from +0.0; the start value costs nothing."""
+    import jax
+
+    # (a lambda, not lax.add itself: JAX would turn `lax.add` with a zero start back into
+    # its own sum, which starts from +0.0)
+    return jax.lax.reduce(x, np.array(-0.0, dtype=x.dtype), lambda a, b: jax.lax.add(a, b),
+                          tuple(range(x.ndim)))
 
 
 def _fold_by_isless(np_name: str, x: np.ndarray) -> Any:
@@ -257,6 +288,22 @@ def _fold_by_isless(np_name: str, x: np.ndarray) -> Any:
         y_less = bool(rt.interp.call_value(isless, [y, acc]))
         if (np_name == "min") == y_less:
             acc = y
+    return acc
+
+
+#: sum/prod of an object array of 128-bit (or big) integers: folded with Julia's own `+`/`*`
+_BY_JULIA_OP = {"sum": "+", "prod": "*"}
+
+
+def _fold_by_julia_op(op: str, x: np.ndarray) -> Any:
+    """An object array reduced left to right by the runtime's `op`, as Base's
+    `reduce(+, x)` does for element types numpy has no arithmetic for."""
+    rt = current.runtime()
+    f = rt.lookup(op)
+    flat = x.reshape(-1, order="F")
+    acc = flat[0]
+    for y in flat[1:]:
+        acc = rt.interp.call_value(f, [acc, y])
     return acc
 
 
@@ -313,6 +360,8 @@ def _findext(np_name: str) -> Any:
 
 def _cumsum(xp: Any, x: Any, dims: Any = None) -> Any:
     x = as_array(x, xp)
+    if dims is not None and int(dims) > x.ndim:  # along a singleton dimension: x itself
+        return xp.cumsum(x[..., None], axis=-1)[..., 0]
     ax = 0 if dims is None else axis(x, int(dims))
     return xp.cumsum(x, axis=ax)
 
@@ -413,6 +462,16 @@ def _hcat(xp: Any, *items: Any) -> Any:
 
 
 def _hvcat(xp: Any, rows: tuple, *items: Any) -> Any:
+    if (xp is np and items and len(set(rows)) == 1
+            and not any(is_array(x) or isinstance(x, (tuple, V.Range)) for x in items)):
+        items = promote_literal(items)
+        if _common_dtype(list(items)) == N.OBJ:
+            # scalars without a common number type (`[1 "two"; 3im 4.0]`): each element
+            # as it is (Julia's fallback hvcat), not promoted row by row
+            out = np.empty((rows[0], len(rows)), dtype=object)
+            for k, x in enumerate(items):
+                out[k % rows[0], k // rows[0]] = x
+            return tag(out, common_type(items, typeof))
     out_rows = []
     k = 0
     for n in rows:
@@ -423,10 +482,39 @@ def _hvcat(xp: Any, rows: tuple, *items: Any) -> Any:
     return _vcat(xp, *out_rows)
 
 
+def _promote_pairs(items: tuple) -> tuple:
+    """An array literal's Pairs of different types, each converted to their promoted type
+    (`[1 => 2.0, 1.0 => 2]` is a Vector{Pair{Float64, Float64}}: Julia's vect promotes
+    its elements, and promote_type of two Pair types promotes the parts)."""
+    first = items[0].type
+    if first.family.name != "Pair" or len(first.params) != 2 or not all(
+            type(x) is V.StructValue and x.type.family is first.family
+            and len(x.type.params) == 2 for x in items) or all(x.type == first for x in items):
+        return items
+    rt = current.runtime()
+    promote, conv = rt.lookup("promote_type"), rt.lookup("convert")
+
+    def joined(i: int) -> Any:
+        t = items[0].type.params[i]
+        for x in items[1:]:
+            t = rt.interp.call_value(promote, [t, x.type.params[i]])
+        return t
+
+    kt, vt = joined(0), joined(1)
+
+    def to(t: Any, v: Any) -> Any:
+        return v if t is V.AnyT or typeof(v) == t else rt.interp.call_value(conv, [t, v])
+
+    pt = V.apply_type(first.family, (kt, vt))
+    return tuple(V.StructValue(pt, [to(kt, x.fields[0]), to(vt, x.fields[1])]) for x in items)
+
+
 def _vect(xp: Any, *items: Any) -> Any:
     if not items:
         return np.zeros((0,), dtype=object) if xp is np else xp.zeros((0,))
     items = promote_literal(items)
+    if type(items[0]) is V.StructValue:
+        items = _promote_pairs(items)
     d = _common_dtype(list(items))
     if d == N.OBJ or any(is_array(x) or isinstance(x, tuple) for x in items):
         out = np.empty(len(items), dtype=object)
@@ -447,6 +535,9 @@ def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
             raise ZylaError("MethodError", f"Cannot `convert` an object of type "
                             f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
     if d == N.OBJ:
+        if t in V.WIDE_TYPES and items:  # Int128[1, 2] holds Int128s: each one converted
+            rt = current.runtime()
+            items = tuple(rt.interp.call_value(rt.lookup("convert"), [t, x]) for x in items)
         out = np.empty(len(items), dtype=object)
         for i, x in enumerate(items):
             out[i] = x
@@ -610,6 +701,8 @@ def _seq_kind(x: Any) -> str:
 
 
 def _getindex_seq(x: Any, idx: tuple) -> Any:
+    if isinstance(x, str):  # (byte indices, as Julia's)
+        return strings.getindex(x, idx)
     if len(idx) != 1:
         if isinstance(x, tuple):  # (1, 2)[1, 1], (1,)[]: no such method, as in Julia
             types = "".join(", ::" + V.type_name(typeof(i)) for i in idx)
@@ -656,10 +749,6 @@ def setindex(x: Any, v: Any, *idx: Any) -> Any:
         raise ZylaError("MethodError",
                         f"no method matching setindex!(::{V.type_name(typeof(x))}, ...)")
     check_scalar_fill(v, idx)
-    target = _index_view(x, idx)
-    if is_array(v) and not isinstance(target, tuple) and not x.flags.c_contiguous:
-        # (linear indices write through a flat view, which only a contiguous array has)
-        raise ZylaError("ArgumentError", "use .= to assign an array into a slice")
     _store(x, idx, v)
     return x
 
@@ -675,7 +764,48 @@ def check_scalar_fill(v: Any, idx: tuple) -> None:
                             "broadcasting `.=` instead?")
 
 
+#: why a read-only host array may not be written, by identity (with a weak reference
+#: that tells a live entry from a stale one)
+_READONLY_WHY: dict[int, tuple[Any, str]] = {}
+
+
+def make_readonly(a: np.ndarray, why: str) -> np.ndarray:
+    """a, marked read-only: a write into it (or a view of it) raises `why`."""
+    a.flags.writeable = False
+    key = id(a)
+    _READONLY_WHY[key] = (weakref.ref(a, lambda _r: _READONLY_WHY.pop(key, None)), why)
+    return a
+
+
+def check_writable(x: np.ndarray) -> None:
+    """A host array a write may go into: not the read-only copy that a view by index
+    arrays is (view_host), whose writes would never reach its parent, nor a reshaped
+    range (make_readonly)."""
+    if x.flags.writeable:
+        return
+    a: Any = x
+    while isinstance(a, np.ndarray):
+        rec = _READONLY_WHY.get(id(a))
+        if rec is not None and rec[0]() is a:
+            raise ZylaError("ErrorException", rec[1])
+        a = a.base
+    raise ZylaError("ErrorException", "writing into a view whose indices are not all "
+                    "colons, ranges or integers is not supported (the view is a copy); "
+                    "write into the parent array instead")
+
+
+def _linear_write(x: np.ndarray, tgt: Any, v: Any) -> None:
+    """`x[i] = v` by linear indices i (numpy's tgt) into a multidimensional x; a strided x
+    (a view) does not reshape to a view of itself, so its places are written by position."""
+    if x.flags.c_contiguous:
+        x.reshape(-1)[tgt] = v
+        return
+    pos = np.arange(x.size).reshape(-1)[tgt]
+    x[np.unravel_index(pos, x.shape)] = v
+
+
 def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
+    check_writable(x)
     V.note_write(x)
     tgt = _index_tuple(x, idx)
     if is_array(v) and not (x.dtype == object and all(
@@ -689,7 +819,7 @@ def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
         v = _convert_elem(v, x.dtype)
     try:
         if len(idx) == 1 and x.ndim != 1:
-            x.reshape(-1)[tgt] = v  # C-contiguous arrays reshape to views
+            _linear_write(x, tgt, v)
         else:
             x[tgt] = v
     except ValueError as e:
@@ -773,6 +903,7 @@ def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
             return x
     if not isinstance(x, np.ndarray):
         raise ZylaError("MethodError", "cannot assign into this value with .=")
+    check_writable(x)
     V.note_write(x)
     tgt = _index_tuple(x, idx)
     if len(idx) == 1 and x.ndim != 1:
@@ -790,7 +921,10 @@ def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
                                f"{tuple(reversed(sub_shape))}") from None
     if x.dtype != object:
         val = _convert_elem(val, x.dtype)
-    view[tgt] = val
+    if view is x:
+        x[tgt] = val
+    else:
+        _linear_write(x, tgt, val)
     return x
 
 
@@ -802,6 +936,7 @@ def broadcast_assign(dest: Any, v: Any) -> Any:
     """`dest .= v` on the host: copy (broadcasting) v into dest in place."""
     if not isinstance(dest, np.ndarray):
         raise ZylaError("MethodError", "the left side of .= must be an array")
+    check_writable(dest)
     V.note_write(dest)
     val = as_array(v)
     if is_array(val):
@@ -817,6 +952,8 @@ def broadcast_assign(dest: Any, v: Any) -> Any:
 
 
 def endof(xp: Any, x: Any, k: int, n: int) -> int:
+    if n == 1 and isinstance(x, str):
+        return strings.lastindex(x)
     if n == 1:
         return _length(xp, x)
     s = jl_size(x)
@@ -830,6 +967,10 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
         start, step, stop = a, b, c
     ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                for v in (start, step, stop))
+    if any(isinstance(v, V.WideInt) for v in (start, step, stop)):
+        # (a float range would be a silent wrong answer: Julia's is a UnitRange{Int128})
+        raise ZylaError("ErrorException", "ranges of Int128, UInt128 or BigInt are not "
+                        "supported")
     if not ints and all(N.dtype_of(v).kind == "i" for v in (start, step, stop)):
         # integer bounds only known at run time (compiled code): a range of traced length
         jnp = N.xp_for(start, step, stop)
@@ -991,7 +1132,8 @@ def _fill_tagged(xp: Any, v: Any, *dims: Any) -> Any:
 
 numeric("zeros", _filled(0.0), NONDIFF)
 numeric("ones", _filled(1.0), NONDIFF)
-numeric("fill", _fill_tagged, "(dz, z, v, dims...) -> (sum(dz), map(d -> nothing, dims)...)")
+numeric("fill", _fill_tagged,
+        "(dz, z, v, dims...) -> (Core.fill_back(dz), map(d -> nothing, dims)...)")
 numeric("similar", _similar, NONDIFF)
 numeric("copy", _keeps_eltype(_copy), "(dz, z, x) -> (dz,)")
 numeric("collect", _keeps_eltype(lambda xp, x: _collect(xp, x)), "(dz, z, x) -> (dz,)")
@@ -1009,7 +1151,7 @@ numeric("transpose", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
 numeric("Core.sum", _reducer("sum"),
         "(dz, z, x, dims...) -> (Core.sum_back(dz, x), map(d -> nothing, dims)...)")
 numeric("Core.prod", _reducer("prod"),
-        "(dz, z, x, dims...) -> (Core.prod_back(dz, x, dims...), map(d -> nothing, dims)...)")
+        "(dz, z, x, dims...) -> (Core.prod_cot(dz, x, dims...), map(d -> nothing, dims)...)")
 numeric("Core.maximum", _reducer("max", False),
         "(dz, z, x, dims...) -> (Core.extremum_back(dz, z, x), map(d -> nothing, dims)...)")
 numeric("Core.minimum", _reducer("min", False),
@@ -1033,6 +1175,51 @@ numeric("Core.typed_vect", _typed_vect,
 numeric("getindex", _keeps_eltype(getindex),
         "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
 numeric("Core.endof", endof, NONDIFF)
+
+
+def _basic_index(i: Any) -> bool:
+    """Whether the index i selects through a strided numpy view (a colon, a range, an
+    integer), so that a view by it can share its parent's memory."""
+    return i is COLON or isinstance(i, V.Range) or (
+        isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)))
+
+
+def view_host(x: Any, *idx: Any) -> Any:
+    """`view(A, I...)` on the host: for an array and indices that are colons, ranges and
+    integers, an array sharing A's memory (writes through either reach the other, as
+    Julia's SubArray); for other indices a read-only copy, so that a write into it raises
+    an error instead of silently missing the parent."""
+    if any(is_cartesian_index(i) for i in idx):
+        idx = tuple(k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,)))
+    if not isinstance(x, np.ndarray) or not idx:
+        return getindex(np, x, *idx)
+    if not all(_basic_index(i) for i in idx):
+        out = getindex(np, x, *idx)
+        if isinstance(out, np.ndarray):
+            out = copy_tag(x, np.array(out))
+            out.flags.writeable = False
+        return out
+    src = x
+    if len(idx) == 1 and x.ndim != 1:
+        src = x.reshape(-1)
+    elif len(idx) < x.ndim:  # trailing dimensions collapsed (partial linear indexing)
+        lead = jl_size(x)[: len(idx) - 1]
+        src = x.reshape(tuple(reversed((*lead, int(np.prod(jl_size(x)[len(idx) - 1:]))))))
+    elif len(idx) > x.ndim:  # trailing indices of a size-1 dimension
+        src = x.reshape((1,) * (len(idx) - x.ndim) + x.shape)
+    sizes = jl_size(src)
+    npi = [to_np_index(np, i, sizes[d], x, idx) for d, i in enumerate(idx)]
+    npi.reverse()
+    out = src[(Ellipsis, *npi)]  # (all integers: a 0-dimensional view, not an element)
+    if out.size and not np.may_share_memory(out, x):  # (a strided array's reshape copies)
+        out = np.array(out)
+        out.flags.writeable = False
+    return note_view(copy_tag(x, out))
+
+
+prim("Core.view", view_host, HostOnly("a view shares its parent's memory, which XLA "
+                                      "arrays cannot; it runs on the host"),
+     "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
 
 
 def _sort_dims(x: Any, d: Any, rev: Any) -> Any:
@@ -1084,6 +1271,9 @@ def _collect(xp: Any, x: Any) -> Any:
             x, "jl_iter") or (xp is np and isinstance(x, V.StructValue)):
         # (a struct: its own iterate methods; one without them is a MethodError)
         vals = list(current.runtime().iterate(x))
+        own = SIZES.get(type(x))
+        if own is not None and type(getattr(x, "size", None)) is int and x.size > 1:
+            return collect_results(vals, own(x))  # a HasShape{N} iterator: its shape
         return collect_results(vals, (len(vals),))
     return x
 
@@ -1189,17 +1379,31 @@ MUTATING = {"Core.setindex_fn", "Core.setindex_broadcast_fn", "Core.broadcast_as
 def cumsum_back(xp: Any, dz: Any, dims: Any = None) -> Any:
     """The cotangent of cumsum: a reversed cumulative sum along the same dimension."""
     dz = as_array(dz, xp)
+    if dims is not None and int(dims) > dz.ndim:  # along a singleton dimension
+        return xp.cumsum(dz[..., None], axis=-1)[..., 0]
     ax = 0 if dims is None else axis(dz, int(dims))
     return xp.flip(xp.cumsum(xp.flip(dz, axis=ax), axis=ax), axis=ax)
 
 
-def _reduced_last(xp: Any, x: Any, dims: Any) -> tuple[Any, int]:
-    """x with the reduced dimension moved last (all of x flattened without dims), and the
-    axis to move it back to."""
+def _reduced_last(xp: Any, x: Any, dims: Any) -> tuple[Any, Any]:
+    """x with the reduced dimensions moved last and merged into one (all of x flattened
+    without dims), and the axes they came from (for `_unreduce`)."""
     if dims is None:
-        return xp.reshape(x, (-1,)), 0
-    ax = axis(x, int(dims))
-    return xp.moveaxis(x, ax, -1), ax
+        return xp.reshape(x, (-1,)), None
+    axes = tuple(sorted({axis(x, d) for d in _dims_arg(dims) if d <= x.ndim}))
+    keep = [a for a in range(x.ndim) if a not in axes]
+    moved = xp.transpose(x, keep + list(axes))
+    return xp.reshape(moved, tuple(x.shape[a] for a in keep) + (-1,)), axes
+
+
+def _unreduce(xp: Any, y: Any, shape: tuple, axes: Any) -> Any:
+    """The inverse of `_reduced_last` for an array y of its result's shape."""
+    if axes is None:
+        return xp.reshape(y, shape)
+    keep = [a for a in range(len(shape)) if a not in axes]
+    order = keep + list(axes)
+    y = xp.reshape(y, tuple(shape[a] for a in order))
+    return xp.transpose(y, tuple(int(i) for i in np.argsort(order)))
 
 
 def _exclusive_products(xp: Any, xm: Any) -> tuple[Any, Any]:
@@ -1216,9 +1420,9 @@ def prod_back(xp: Any, dz: Any, x: Any, dims: Any = None) -> Any:
     """The cotangent of prod: dz times the product of the other elements (exact with
     zeros: products of everything left and right of each element)."""
     x = as_array(x, xp)
-    xm, ax = _reduced_last(xp, x, dims)
+    xm, axes = _reduced_last(xp, x, dims)
     left, right = _exclusive_products(xp, xm)
-    return dz * xp.reshape(xp.moveaxis(left * right, -1, ax), x.shape)
+    return dz * _unreduce(xp, left * right, x.shape, axes)
 
 
 def _linear_scan(xp: Any, a: Any, b: Any) -> Any:
@@ -1246,13 +1450,13 @@ def prod_pair(xp: Any, g: Any, x: Any, dims: Any = None) -> Any:
     right of each pair (two linear scans), never divided out."""
     x = as_array(x, xp)
     g = xp.broadcast_to(as_array(g, xp), x.shape)
-    xm, ax = _reduced_last(xp, x, dims)
+    xm, axes = _reduced_last(xp, x, dims)
     gm = _reduced_last(xp, g, dims)[0]
     left, right = _exclusive_products(xp, xm)
     before = _linear_scan(xp, xm, gm * left)  # sum over i < j of g_i * prod(x_k, k < j, k != i)
     after = xp.flip(_linear_scan(xp, xp.flip(xm, axis=-1), xp.flip(gm * right, axis=-1)),
                     axis=-1)
-    return xp.reshape(xp.moveaxis(right * before + left * after, -1, ax), x.shape)
+    return _unreduce(xp, right * before + left * after, x.shape, axes)
 
 
 numeric("Core.cumsum_back", cumsum_back,
@@ -1309,6 +1513,31 @@ FORWARD: dict[str, str] = {
     "Core.append_fn": "(d, z, x, ys) -> Core.append_fn(d[1], d[2])",
     "Core.cumsum_back": "(d, z, dz, r...) -> Core.cumsum_back(d[1], r...)",
 }
+FORWARD["Core.view"] = "(d, z, x, i...) -> getindex(d[1], i...)"
+
+
+def permuted_view(x: Any, perm: Any) -> np.ndarray:
+    """`PermutedDimsArray(A, perm)`: A with its dimensions permuted (result dimension i is
+    A's dimension perm[i]), sharing A's memory as Julia's lazy wrapper does."""
+    x = as_array(x)
+    p = [int(k) for k in perm]
+    n = x.ndim
+    if sorted(p) != list(range(1, n + 1)):
+        raise ZylaError("ArgumentError", "no valid permutation of dimensions")
+    return note_view(copy_tag(x, np.transpose(x, [n - p[n - 1 - k] for k in range(n)])))
+
+
+def strides_host(x: Any) -> tuple:
+    """`strides(A)`: the distance in elements between neighbours along each dimension."""
+    a = np.asarray(as_array(x))
+    return tuple(reversed([s // a.itemsize for s in a.strides]))
+
+
+prim("PermutedDimsArray", permuted_view, HostOnly("a PermutedDimsArray shares its parent's "
+                                                  "memory, which XLA arrays cannot"),
+     "(dz, z, x, p) -> (Core.permute_back(dz, x, p), nothing)")
+FORWARD["PermutedDimsArray"] = "(d, z, x, p) -> PermutedDimsArray(d[1], p)"
+prim("strides", strides_host, HostOnly("memory layout is a host property"), NONDIFF)
 
 
 def collect_results(vals: list, shape: tuple[int, ...]) -> Any:
@@ -1326,5 +1555,5 @@ def collect_results(vals: list, shape: tuple[int, ...]) -> Any:
         out = np.empty(len(vals), dtype=object)
         for i, v in enumerate(vals):
             out[i] = v
-        return tag(out.reshape(nps), common_type(vals, typeof))
+        return tag(out.reshape(nps), collected_type(vals, typeof))
     return np.array(vals, dtype=d).reshape(nps)

@@ -11,12 +11,14 @@ reversed layout of lang.core.values: Julia dimension d is numpy axis ndim - d.
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import current
+from lang.core import current, eltypes
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.primitives import (
@@ -43,7 +45,9 @@ def numeric(name: str, f: Any, pullback: str) -> None:
 
 
 def _dims(dims: Any) -> tuple[int, ...]:
-    return tuple(int(d) for d in dims) if isinstance(dims, tuple) else (int(dims),)
+    if isinstance(dims, (tuple, list)) or (isinstance(dims, np.ndarray) and dims.ndim == 1):
+        return tuple(int(d) for d in dims)
+    return (int(dims),)
 
 
 # --- shapes ---------------------------------------------------------------------------------
@@ -275,7 +279,61 @@ numeric("Core.matinv", matinv, "(dz, z, A) -> (-(z' * dz * z'),)")
 numeric("Core.eye_like", eye_like,
         "(dz, z, a, lam) -> (nothing, sum(dz .* Core.eye_like(dz, 1.0)))")
 
-_atan2 = binary_elementwise(lambda xp, y, x: xp.arctan2(y, x), "float")
+#: Base.Math's constants of atan(y, x), per float type: π's low part (π - T(π)), and the
+#: exponent difference past which |y/x| counts as infinite (or as zero)
+_ATAN2 = {np.dtype(np.float32): (-8.7422777e-08, 26),
+          np.dtype(np.float64): (1.2246467991473532e-16, 60)}
+
+
+def _julia_atan2(xp: Any, y: Any, x: Any) -> Any:
+    """atan(y, x) as Base.Math computes it for Float32/Float64 (its last bit differs from
+    libm's atan2 in places): atan(|y/x|) folded into the quadrant with π's low part. The
+    special values (zeros, infinities, NaN; x == 1 is atan(y)) are libm's, which agree.
+    Compiled code keeps XLA's atan2 (XLA's arctan has last bits of its own anyway)."""
+    if xp is not np:
+        return xp.arctan2(y, x)
+    if type(y) is float and type(x) is float:
+        return _julia_atan2_float64(y, x)
+    y_, x_ = np.asarray(y), np.asarray(x)
+    consts = _ATAN2.get(np.dtype(y_.dtype))
+    if consts is None or np.dtype(x_.dtype) != np.dtype(y_.dtype):
+        return N.host_scalar(np.arctan2(y_, x_))
+    t = np.dtype(y_.dtype).type
+    pi, pilo = t(np.pi), t(consts[0])
+    with np.errstate(all="ignore"):
+        k = xp.frexp(y_)[1] - xp.frexp(x_)[1]
+        huge = k > consts[1]
+        z = xp.where(huge, pi / t(2) + t(0.5) * pilo,
+                     xp.where((x_ < 0) & (k < -consts[1]), t(0), xp.arctan(xp.abs(y_ / x_))))
+        left = xp.signbit(x_) & ~huge
+        folded = xp.where(left, xp.where(xp.signbit(y_), (z - pilo) - pi, pi - (z - pilo)),
+                          xp.where(xp.signbit(y_), -z, z))
+        general = xp.isfinite(x_) & xp.isfinite(y_) & (x_ != 0) & (y_ != 0) & (x_ != 1)
+        out = xp.where(general, folded,
+                       xp.where(x_ == 1, xp.arctan(y_), xp.arctan2(y_, x_)))
+    return N.host_scalar(out) if np.ndim(out) == 0 else out
+
+
+def _julia_atan2_float64(y: float, x: float) -> float:
+    """_julia_atan2 on two Python floats (Float64s), without numpy's overhead."""
+    if not (math.isfinite(x) and math.isfinite(y)) or x == 0 or y == 0:
+        return float(np.arctan2(y, x))
+    if x == 1:
+        return float(np.arctan(y))
+    pilo, limit = _ATAN2[np.dtype(np.float64)]
+    k = math.frexp(y)[1] - math.frexp(x)[1]
+    if k > limit:
+        z, left = math.pi / 2 + 0.5 * pilo, False
+    else:
+        # (numpy's arctan, as for arrays: libm's differs from it in a last bit at places)
+        z = 0.0 if x < 0 and k < -limit else float(np.arctan(abs(y / x)))
+        left = x < 0
+    if left:
+        return (z - pilo) - math.pi if y < 0 else math.pi - (z - pilo)
+    return -z if y < 0 else z
+
+
+_atan2 = binary_elementwise(_julia_atan2, "float")
 numeric_prim("Core.atan2", _atan2,
              "(dz, z, y, x) -> (dz .* x ./ (x .^ 2 .+ y .^ 2), -dz .* y ./ (x .^ 2 .+ y .^ 2))",
              _atan2)
@@ -285,14 +343,49 @@ def _pred(fn: str) -> Any:
     def run(xp: Any, x: Any) -> Any:
         if xp is np and type(x) is int:
             return fn == "isfinite"
+        if xp is np and isinstance(x, V.StructValue) and fn in _NUMBER_FALLBACKS \
+                and V.issubtype(x.type, _NUMBER_FALLBACKS[fn][0]):
+            return _NUMBER_FALLBACKS[fn][1](x)
         return _result(getattr(xp, fn)(as_array(x, xp)), xp)
 
     return run
 
 
+def _call(name: str, *args: Any) -> Any:
+    rt = current.runtime()
+    return rt.interp.call_value(rt.lookup(name), list(args))
+
+
+def _isnan_number(x: Any) -> bool:
+    """Base's `isnan(x::AbstractFloat) = x != x` and `isnan(x::Number) = false`."""
+    return bool(_call("!=", x, x)) if V.issubtype(x.type, V.AbstractFloatT) else False
+
+
+#: Base's generic methods of the float predicates, for a program's own number types
+#: (`struct FloatWrapper <: Real`): the least type they apply to, and the method
+_NUMBER_FALLBACKS: dict[str, tuple] = {
+    "isnan": (V.NumberT, _isnan_number),
+    # isinf(x::Real) = !isnan(x) & !isfinite(x)
+    "isinf": (V.RealT, lambda x: not _call("isnan", x) and not _call("isfinite", x)),
+}
+
 for _name in ("isnan", "isinf", "isfinite"):
     numeric_prim(_name, _pred(_name), NONDIFF, _pred(_name))
 
+def cartesian_list(indices: tuple) -> np.ndarray:
+    """Every CartesianIndex of `CartesianIndices(indices)` (a tuple of index ranges), in
+    Julia's column-major order (the first index changes fastest), as one object vector."""
+    rt = current.runtime()
+    ci = V.apply_type(rt.builtins["CartesianIndex"], (len(indices),))
+    axes = [list(rt.iterate(r)) for r in reversed(indices)]
+    items = [V.StructValue(ci, [tuple(reversed(t))]) for t in itertools.product(*axes)]
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return eltypes.tag(out, ci)
+
+
+prim("Core.cartesian_list", cartesian_list, HostOnly("CartesianIndex arrays are host values"),
+     NONDIFF, lambda *a, **k: V.AnyT)
 prim("Core.findext_dims", findext_dims, HostOnly("CartesianIndex arrays are host values"), NONDIFF,
      lambda *a, **k: V.AnyT)
 prim("Core.reduce_dims", reduce_dims,

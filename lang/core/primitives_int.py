@@ -8,6 +8,7 @@ host; each looks at the value's bits in its own width (`leading_zeros(0x01) == 7
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,8 @@ def _bits(x: Any, name: str) -> tuple[int, int]:
         return int(x), 8
     if type(x) is int:
         return x & ((1 << 64) - 1), 64
+    if isinstance(x, V.BigInt):  # (no fixed width: GMP's bit functions are not here)
+        raise ZylaError("MethodError", f"no method matching {name}(::BigInt)")
     if isinstance(x, V.WideInt):
         return x.value & ((1 << 128) - 1), 128
     if isinstance(x, np.integer):
@@ -75,24 +78,27 @@ def _bitstring(x: Any) -> str:
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_DIGITS62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def string(*xs: Any, base: Any = None, pad: Any = None) -> str:
     """`string(xs...)`, and `string(n; base = 10, pad = 1)` for an integer n: its digits
-    in `base` (2 to 36, lower-case letters), at least `pad` of them, a sign if negative."""
+    in `base` (2 to 36: lower-case letters; to 62: upper-case, then lower-case ones), at
+    least `pad` of them, a sign if negative."""
     if base is None and pad is None:
         return jl_string(*xs)
     if len(xs) != 1 or isinstance(xs[0], bool) or not isinstance(
             xs[0], (int, np.integer, V.WideInt)):
         raise ZylaError("MethodError", "string(x; base, pad) needs one integer")
     b, p = int(10 if base is None else base), int(1 if pad is None else pad)
-    if not 2 <= b <= 36:
-        raise ZylaError("DomainError", f"base must satisfy 2 ≤ base ≤ 36, got {b}")
+    if not 2 <= b <= 62:
+        raise ZylaError("DomainError", f"base must satisfy 2 ≤ base ≤ 62, got {b}")
+    alphabet = _DIGITS if b <= 36 else _DIGITS62  # (Julia's base36digits, base62digits)
     n = int(xs[0])
     digits, m = [], abs(n)
     while m:
         m, r = divmod(m, b)
-        digits.append(_DIGITS[r])
+        digits.append(alphabet[r])
     text = "".join(reversed(digits)).rjust(p, "0")
     return "-" + text if n < 0 else text
 
@@ -132,6 +138,8 @@ def _byte_dtype(x: Any, name: str) -> np.dtype:
 def _bswap(x: Any) -> Any:
     """The value with its bytes in reverse order, in its own type (`bswap(0x0102) ===
     0x0201`; a Complex swaps each part)."""
+    if isinstance(x, V.BigInt):
+        raise ZylaError("MethodError", "no method matching bswap(::BigInt)")
     if isinstance(x, V.WideInt):
         return type(x)(int.from_bytes(x.value.to_bytes(16, "little", signed=x.value < 0),
                                       "big", signed=isinstance(x, V.Int128)))
@@ -161,6 +169,9 @@ def _reinterpret(t: Any, x: Any) -> Any:
             raise ZylaError("ArgumentError", "reinterpret of an array of rank ≥ 2 to a type of "
                             "another size is not supported")
         return np.ascontiguousarray(x).view(target).copy()
+    if isinstance(x, V.BigInt) or t is V.BigIntT:
+        raise ZylaError("ErrorException", "reinterpret of a BigInt is not supported: it has no "
+                        "fixed width")
     if isinstance(x, V.WideInt):
         if t in V.WIDE_TYPES or t in _BY_WIDTH:
             signed = t is V.SignedT or t is V.Int128T
@@ -197,12 +208,16 @@ def _hash_key(x: Any) -> Any:
         return v
     if isinstance(x, V.WideInt):
         return x.value
+    if isinstance(x, V.Rational):  # one key for isequal numbers: 1//2, big(1)//2 and 0.5
+        return Fraction(x.numerator, x.denominator)
     if isinstance(x, tuple):
         return ("Tuple",) + tuple(_hash_key(v) for v in x)
     if isinstance(x, np.ndarray):
         return ("Array", x.shape) + tuple(_hash_key(v) for v in x.reshape(-1, order="F"))
     if isinstance(x, V.Range):
         return ("Array", (len(x),)) + tuple(_hash_key(v) for v in x)
+    if isinstance(x, str):  # a String and an equal SubString hash alike
+        return ("str", str.__hash__(x))
     try:
         return (type(x).__name__, hash(x))
     except TypeError:
@@ -235,6 +250,8 @@ def _powermod(x: Any, p: Any, m: Any) -> int:
     try:
         return pow(*vals)
     except ValueError:
+        if isinstance(m, V.BigInt):  # (GMP's inversion fails with a DivideError, as Julia's)
+            raise ZylaError("DivideError", "integer division error") from None
         raise ZylaError("DomainError", f"{vals[0]} is not invertible modulo {vals[2]}") from None
 
 

@@ -80,6 +80,8 @@ def nextfloat(x: Any, n: Any = 1) -> Any:
         return x
     lim = _ordered(np.inf, dt)
     o = max(-lim, min(lim, _ordered(x, dt) + n))
+    if o == 0:  # landing on zero keeps x's sign, as Julia's bit stepping does
+        return _back(np.copysign(np.array(0, dtype=dt), np.array(x, dtype=dt))[()], dt)
     return _from_ordered(o, dt)
 
 

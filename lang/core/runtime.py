@@ -40,6 +40,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     primitives_nn,
     safety,
     saving,
+    strings,
 )
 from lang.core import values as V
 from lang.core.bindings import Bindings, Watch
@@ -63,7 +64,7 @@ LIBRARY_DIRS.append(STDLIB.resolve())
 INSTALLERS: list[Callable[[Runtime], None]] = []
 
 #: Zyla library files every new runtime runs after Base (autodiff adds its `ad.jl`).
-STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl", "numbers.jl"]
+STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl", "numbers.jl", "strings.jl"]
 
 
 #: modules whose names a user's global never shadows: `Base.x` after `x = 1` is still
@@ -128,7 +129,7 @@ class Runtime:
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
                   "DelimitedFiles", "Zyla", "OneHotArrays", "StatsBase", "MLDataDevices",
                   "Losses", "Logging", "JLD2", "BSON", "FileIO", "MLDatasets", "Parameters",
-                  "Optimise"):
+                  "Optimise", "DataFrames"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 

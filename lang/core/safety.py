@@ -5,8 +5,9 @@ Running or including a `.jl` file cannot reach Python or the shell:
 - the host runtime resolves names only in Zyla's own namespaces (globals, built-ins,
   modules); `x.name` reads struct fields, NamedTuple entries and module members, never a
   Python attribute (so `f.__globals__`, `"s".__class__` are `FieldError`s);
-- there is no `ccall`, `eval`, `Meta.parse`, `include_string`, `ENV` or `Libc`
-  (lang.door.diagnostics names them as unsupported when a program uses them);
+- there is no `ccall`, `eval`, `Meta.parse`, `include_string` or `Libc`
+  (lang.door.diagnostics names them as unsupported when a program uses them); `ENV` is
+  the program's own Dict, holding only the host variables `--allow-env=NAME,...` names;
 - `include(path)` reads only regular files and parses them as Zyla source;
 - running an external command, `run(Cmd(["prog", "arg"]))`, is refused unless the user
   opted in (`zyla run --allow-shell FILE.jl`, `zyla --allow-shell`), which sets
@@ -294,6 +295,7 @@ def configure(rt: Any, program: str | None, allow_read: list[str] = (),  # type:
     pol.allow_read = [_real(p) for p in allow_read]
     pol.allow_write = [_real(p) for p in allow_write]
     return pol
+
 
 
 def policy(rt: Any) -> Policy:

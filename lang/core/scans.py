@@ -236,10 +236,19 @@ def closure_assigned(node: Any, out: set[str] | None = None) -> set[str]:
         for a in node.args:
             assigned_names(a, out)
             closure_assigned(a, out)
+    elif isinstance(node, A.Try):
+        # its bodies run as closures (Core.trycatch): `try s += 1 catch end` updates s
+        for part in _try_bodies(node):
+            assigned_names(part, out)
+            closure_assigned(part, out)
     elif isinstance(node, A.Node):
         for v in children(node):
             closure_assigned(v, out)
     return out
+
+
+def _try_bodies(node: A.Try) -> list[A.Block]:
+    return [b for b in (node.body, node.catch_body, node.finally_body) if b is not None]
 
 
 def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
@@ -260,6 +269,8 @@ def nested_captures(node: Any, out: set[str] | None = None) -> set[str]:
     elif isinstance(node, A.MacroCall) and node.name in ("testset", "test", "test_throws",
                                                          "test_broken"):
         free_names(node.args, out)
+    elif isinstance(node, A.Try):
+        free_names(_try_bodies(node), out)
     elif isinstance(node, A.Node):
         for v in children(node):
             nested_captures(v, out)
@@ -294,7 +305,7 @@ def may_exit(node: Any, in_loop: bool = False) -> bool:
         return True
     if isinstance(node, (A.Break, A.Continue)):
         return not in_loop
-    if isinstance(node, (A.Lambda, A.FunctionDef)):
+    if isinstance(node, (A.Lambda, A.FunctionDef)) or _lifted_try(node):
         return False
     if isinstance(node, A.MacroCall) and node.name == "testset":
         return False
@@ -311,11 +322,17 @@ def has_return(node: Any) -> bool:
         return any(has_return(x) for x in node)
     if isinstance(node, A.Return):
         return True
-    if isinstance(node, (A.Lambda, A.FunctionDef)):
+    if isinstance(node, (A.Lambda, A.FunctionDef)) or _lifted_try(node):
         return False
     if isinstance(node, A.Node):
         return any(has_return(v) for v in children(node))
     return False
+
+
+def _lifted_try(node: Any) -> bool:
+    """A `try` whose jumps lang.core.tryjumps has rewritten: its bodies are closures whose
+    `return`s are its own (the jumps they stand for follow the `try`)."""
+    return isinstance(node, A.Try) and node.lifted
 
 
 def has_break(node: Any) -> bool:
@@ -324,7 +341,7 @@ def has_break(node: Any) -> bool:
         return any(has_break(x) for x in node)
     if isinstance(node, (A.Break, A.Continue)):
         return True
-    if isinstance(node, (A.Lambda, A.FunctionDef, A.For, A.While)):
+    if isinstance(node, (A.Lambda, A.FunctionDef, A.For, A.While)) or _lifted_try(node):
         return False
     if isinstance(node, A.Node):
         return any(has_break(v) for v in children(node, tuples=False))

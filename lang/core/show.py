@@ -119,6 +119,10 @@ def jl_print(x: Any) -> str:
     hook = getattr(x, "jl_print", None)
     if callable(hook) and not isinstance(x, type):
         return str(hook())
+    for custom_print in CUSTOM_PRINT:  # (structs that print unlike they show: wrapped strings)
+        text = custom_print(x)
+        if text is not None:
+            return text
     return jl_show(x)
 
 
@@ -582,6 +586,9 @@ def _show_namedtuple(nt: NamedTuple, ctx: _Ctx) -> str:
 #: Functions `x -> text or None` that print a struct with a `show(io, x)` method the
 #: program (or Base) defines; lang.core.builtins_io registers the one that runs it.
 CUSTOM_SHOW: list[Callable[[Any], str | None]] = []
+#: Functions `x -> text or None` for `print` of a value that prints unlike it shows
+#: (lang.core.strings registers the strings that wrap a String).
+CUSTOM_PRINT: list[Callable[[Any], str | None]] = []
 #: The same for the REPL's `display` (Julia's `show(io, MIME"text/plain", x)`): a struct
 #: with a `Core.display_text(x)` method (LinearAlgebra's `Diagonal`, `Eigen`) shows that.
 CUSTOM_DISPLAY: list[Callable[[Any], str | None]] = []
@@ -616,6 +623,11 @@ def _show_complex(z: StructValue, ctx: _Ctx) -> str:
             return "im"
         return f"Complex({_show(re_, _PLAIN)},{_show(im_, _PLAIN)})"
     inner = replace(ctx, typeinfo=None)
+    if isinstance(im_, Fraction):  # a Complex{Rational}: `1//5 - 2//5*im`
+        negative = im_ < 0
+        shown = _show(type(im_)(-im_) if negative else im_, inner)
+        sep = ("-" if negative else "+") if ctx.compact else (" - " if negative else " + ")
+        return f"{_show(re_, inner)}{sep}{shown}*im"
     negative = bool(np.signbit(im_)) and not (isinstance(im_, float | np.floating)
                                               and math.isnan(im_))
     sep = ("-" if negative else "+") if ctx.compact else (" - " if negative else " + ")

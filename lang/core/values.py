@@ -30,6 +30,7 @@ size; element `A[i, j]` is `a[j-1, i-1]`.
 from __future__ import annotations
 
 import codecs
+import math
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -138,7 +139,8 @@ class JType(Atomic):
         if self.family is _UNION[0] and other.family is self.family:  # members are a set
             return len(self.params) == len(other.params) and all(
                 p in other.params for p in self.params)
-        return self.family is other.family and self.params == other.params
+        return self.family is other.family and self.params == other.params and (
+            bool(self.params) or (self is self.family) == (other is other.family))  # Tuple{}
 
     def __hash__(self) -> int:
         if self.family is _UNION[0]:
@@ -172,7 +174,7 @@ def type_name(t: Any) -> str:
         return f"NamedTuple{{({inner}{trail}), Tuple{{}}}}"
     if t.params:
         return f"{t.name}{{{', '.join(type_name(p) for p in t.params)}}}"
-    return t.name
+    return "Tuple{}" if t is EmptyTupleT else t.name
 
 
 def _family(name: str, super_: JType | None, arity: int = 0, abstract: bool = False) -> JType:
@@ -199,6 +201,7 @@ UInt16T = _family("UInt16", UnsignedT)
 UInt8T = _family("UInt8", UnsignedT)
 Int128T = _family("Int128", SignedT)
 UInt128T = _family("UInt128", UnsignedT)
+BigIntT = _family("BigInt", SignedT)
 BoolT = _family("Bool", IntegerT)
 RationalT = _family("Rational", RealT, arity=1)
 AbstractStringT = _family("AbstractString", AnyT, abstract=True)
@@ -212,6 +215,9 @@ TypeT = _family("Type", AnyT, arity=1, abstract=True)
 DataTypeT = _family("DataType", AnyT)
 ModuleT = _family("Module", AnyT)
 TupleT = _family("Tuple", AnyT, arity=-1)  # variadic parameters
+#: `Tuple{}`, the type of `()`: an instance of Tuple with no parameters, unequal to the
+#: bare `Tuple` (which stands for every tuple type)
+EmptyTupleT = JType("Tuple", None, (), False, -1, TupleT)
 NamedTupleT = _family("NamedTuple", AnyT, arity=2)
 AbstractArrayT = _family("AbstractArray", AnyT, arity=2, abstract=True)
 DenseArrayT = _family("DenseArray", AbstractArrayT, arity=2, abstract=True)
@@ -230,7 +236,7 @@ _COMPLEX_ALIAS = {Float64T: "ComplexF64", Float32T: "ComplexF32", Float16T: "Com
 def apply_type(fam: JType, params: tuple) -> JType:
     """Instantiate a family with parameters; cheap, structural equality."""
     if not params:
-        return fam
+        return EmptyTupleT if fam is TupleT else fam
     t = JType(fam.name, None, tuple(params), fam.abstract, fam.arity, fam)
     t.fields, t.field_types = fam.fields, fam.field_types
     t.mutable, t.is_struct, t.param_names = fam.mutable, fam.is_struct, fam.param_names
@@ -303,8 +309,8 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
                 return True
         return False
     if b.family is TupleT and a.family is TupleT:
-        if not b.params:
-            return True
+        if not b.params:  # Tuple, or Tuple{} (only itself)
+            return b is TupleT or (not a.params and a is not TupleT)
         bp = list(b.params)
         if bp and isinstance(bp[-1], JType) and bp[-1].family is VarargT:
             elem = bp[-1].params[0] if bp[-1].params else AnyT
@@ -487,8 +493,38 @@ class UInt128(WideInt):
     jtype = UInt128T
 
 
-WIDE_TYPES = {Int128T: Int128, UInt128T: UInt128}
-WIDE_INTS = (Int128, UInt128)
+class BigInt(WideInt):
+    """Julia's BigInt: an arbitrary-precision integer (a Python int, never wrapped). It
+    shares the 128-bit integers' host arithmetic; Zyla has no BigFloat, so mixing it with
+    floats is an error (lang.core.primitives)."""
+
+    __slots__ = ()
+    jtype = BigIntT
+
+    def __init__(self, value: int) -> None:
+        self.value = int(value)
+
+    def __float__(self) -> float:
+        try:
+            return float(self.value)
+        except OverflowError:  # Float64(big(2)^2000) is Inf, as in Julia
+            return math.inf if self.value > 0 else -math.inf
+
+
+class BigRational(Rational):
+    """Julia's Rational{BigInt} (`1//big(3)`): a Rational whose parts are BigInts."""
+
+    __slots__ = ()
+
+    @property
+    def jtype(self) -> JType:
+        return apply_type(RationalT, (BigIntT,))
+
+
+#: the classes of Julia's Rationals (Rational{Int64}, Rational{BigInt})
+RATIONALS = (Rational, BigRational)
+WIDE_TYPES = {Int128T: Int128, UInt128T: UInt128, BigIntT: BigInt}
+WIDE_INTS = (Int128, UInt128, BigInt)
 
 
 @dataclass(frozen=True)
@@ -622,8 +658,9 @@ class StructValue:
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
-        if type(other) is not StructValue or self.type.mutable or other.type is not self.type:
-            return False
+        if type(other) is not StructValue or self.type.mutable or (
+                other.type is not self.type and other.type != self.type):
+            return False  # (a parametric type, `Complex{Int64}`, may be made twice: ==)
         return egal_key(self) == egal_key(other)
 
     def __hash__(self) -> int:
@@ -654,7 +691,7 @@ def egal_key(x: Any) -> Any:
     if t is tuple:
         return ("Tuple", tuple(egal_key(e) for e in x))
     if t is StructValue and not x.type.mutable:
-        return (id(x.type), tuple(egal_key(f) for f in x.fields))
+        return (x.type, tuple(egal_key(f) for f in x.fields))
     if t is Char or t is Symbol or t is Rational or isinstance(x, JType):
         return (t.__name__, x)
     return ("id", id(x))
@@ -769,7 +806,7 @@ BUILTIN_TYPES = {
     "Signed": SignedT, "Int64": Int64T, "Int": Int64T, "Int32": Int32T, "Bool": BoolT,
     "Int16": Int16T, "Int8": Int8T, "Unsigned": UnsignedT, "UInt64": UInt64T, "UInt": UInt64T,
     "UInt32": UInt32T, "UInt16": UInt16T, "UInt8": UInt8T, "Int128": Int128T,
-    "UInt128": UInt128T,
+    "UInt128": UInt128T, "BigInt": BigIntT,
     "AbstractString": AbstractStringT, "String": StringT, "Char": CharT,
     "AbstractChar": AbstractCharT, "Symbol": SymbolT, "Nothing": NothingT,
     "Rational": RationalT,

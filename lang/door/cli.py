@@ -15,7 +15,8 @@ PERMISSIONS (lang.core.safety, docs/SAFETY.md): a program reads files under its 
 folder and the current folder and writes only inside the current folder's tree (no
 hidden files, nothing that tools run); `--allow-read=PATH[,PATH...]` and
 `--allow-write=PATH[,PATH...]` add paths; `--allow-shell` lets it run external commands
-(`run(Cmd([...]))`), which are refused otherwise.
+(`run(Cmd([...]))`), which are refused otherwise; `ENV` is the program's own dictionary,
+empty but for the variables named by `--allow-env=NAME[,NAME...]` (writes stay in it).
 """
 
 from __future__ import annotations
@@ -155,14 +156,15 @@ def _read(path: str) -> str:
 
 
 def run_file(path: str, args: list[str], allow_shell: bool = False,
-             allow_read: Sequence[str] = (), allow_write: Sequence[str] = ()) -> int:
+             allow_read: Sequence[str] = (), allow_write: Sequence[str] = (),
+             allow_env: Sequence[str] = ()) -> int:
     box: list = [None]
 
     def action() -> None:
         import numpy as np
 
         text = _read(path)
-        rt = box[0] = new_runtime(path, allow_shell, allow_read, allow_write)
+        rt = box[0] = new_runtime(path, allow_shell, allow_read, allow_write, allow_env)
         argv = np.empty(len(args), dtype=object)
         argv[:] = args
         rt.globals["ARGS"] = argv
@@ -173,11 +175,11 @@ def run_file(path: str, args: list[str], allow_shell: bool = False,
 
 
 def run_code(code: str, allow_shell: bool = False, allow_read: Sequence[str] = (),
-             allow_write: Sequence[str] = ()) -> int:
+             allow_write: Sequence[str] = (), allow_env: Sequence[str] = ()) -> int:
     box: list = [None]
 
     def action() -> None:
-        rt = box[0] = new_runtime("none", allow_shell, allow_read, allow_write)
+        rt = box[0] = new_runtime("none", allow_shell, allow_read, allow_write, allow_env)
         rt.run_source(code, "none")
 
     return guarded(action, box)
@@ -274,17 +276,19 @@ def _int_option(argv: list[str], name: str) -> tuple[int | None, str | None]:
 
 
 def _leading_options(argv: list[str], opts: dict) -> tuple[list[str], str | None]:
-    """Take `--allow-shell`, `--allow-read=PATHS`, `--allow-write=PATHS` and `--devices N`
-    from the front of argv into opts; (rest, error)."""
+    """Take `--allow-shell`, `--allow-read=PATHS`, `--allow-write=PATHS`, `--allow-env=NAMES`
+    and `--devices N` from the front of argv into opts; (rest, error)."""
     while argv:
         arg = argv[0]
         if arg == "--allow-shell":
             opts["allow_shell"] = True
             argv = argv[1:]
-        elif arg.startswith(("--allow-read", "--allow-write")):
+        elif arg.startswith(("--allow-read", "--allow-write", "--allow-env")):
             flag, eq, paths = arg.partition("=")
-            if flag not in ("--allow-read", "--allow-write") or not eq or not paths:
-                return argv, f"{flag} needs paths: {flag}=PATH[,PATH...]"
+            if flag not in ("--allow-read", "--allow-write", "--allow-env") or not eq or not paths:
+                what = "names: --allow-env=NAME[,NAME...]" if flag == "--allow-env" else \
+                    f"paths: {flag}=PATH[,PATH...]"
+                return argv, f"{flag} needs {what}"
             opts[flag[2:].replace("-", "_")].extend(p for p in paths.split(",") if p)
             argv = argv[1:]
         elif arg in _COUNTS:
@@ -333,7 +337,7 @@ def _job(opts: dict) -> str | None:
 def _permission_options(opts: dict) -> list[str]:
     """The permission options as they were given (for the processes of a job)."""
     out = ["--allow-shell"] if opts["allow_shell"] else []
-    for k in ("allow_read", "allow_write"):
+    for k in ("allow_read", "allow_write", "allow_env"):
         if opts[k]:
             out.append(f"--{k.replace('_', '-')}={','.join(opts[k])}")
     return out
@@ -356,13 +360,14 @@ def _use_devices(n: int | None, model: int | None = None) -> None:
 
 def dispatch(argv: list[str]) -> int:
     """Run the command line `argv` (without the program name); the exit status."""
-    opts: dict = {"allow_shell": False, "allow_read": [], "allow_write": [], "devices": None,
+    opts: dict = {"allow_shell": False, "allow_read": [], "allow_write": [], "allow_env": [],
+                  "devices": None,
                   "processes": None, "coordinator": None, "process_id": None,
                   "num_processes": None, "model": None}
     argv, err = _leading_options(argv, opts)
     if err:
         return usage(err)
-    perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write")}
+    perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write", "allow_env")}
     if not argv:
         _use_devices(opts["devices"])
         return repl(**perms)
@@ -388,7 +393,7 @@ def dispatch(argv: list[str]) -> int:
         err = _job(opts)
         if err:
             return usage(err)
-        perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write")}
+        perms = {k: opts[k] for k in ("allow_shell", "allow_read", "allow_write", "allow_env")}
         return run_file(rest[0], rest[1:], **perms)
     if cmd == "-e":
         if len(argv) < 2:

@@ -29,6 +29,7 @@ from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, typeof
 from lang.core.hints import UNSUPPORTED, closest_names, method_lines, names_in_scope
 from lang.core.primitives import Primitive
+from lang.core.runtime import STDLIB
 
 _CACHE: dict[tuple[str, int], dict[str, list[str]]] = {}
 
@@ -74,11 +75,15 @@ def _scan(text: str, filename: str) -> dict[str, list[str]]:
 
 
 def docstrings(rt: Any, name: str) -> list[str]:
-    """The docstrings of `name` in every source the runtime has run, oldest first."""
+    """The docstrings of `name` in the standard library (`gradient`, `Dense`, ...) and in
+    every source the runtime has run, oldest first."""
     out: list[str] = []
-    for src in list(rt.sources.values()):
-        if src.text and '"' in src.text and name in src.text:
-            out.extend(_scan(src.text, src.name).get(name, []))
+    texts = [(p.read_text(), str(p)) for p in sorted(STDLIB.glob("*.jl"))]
+    texts += [(src.text, src.name) for src in list(rt.sources.values())
+              if not src.name.startswith(str(STDLIB))]
+    for text, fname in texts:
+        if text and '"' in text and name in text:
+            out.extend(_scan(text, fname).get(name, []))
     return out
 
 

@@ -52,12 +52,19 @@ Type ?name for help, Ctrl-D to exit."""
 # ---- evaluation (shared by both front ends) -------------------------------------------------
 
 
+#: what `]add Flux` (Julia's package mode) answers: there is nothing to install
+PKG_MODE = ("Zyla has no package manager: its packages are built in and need no "
+            "installing.\n`using` loads them: Flux, NNlib, Optimisers, Zygote, ChainRulesCore, "
+            "MLUtils, OneHotArrays,\nStatistics, StatsBase, LinearAlgebra, Random, Printf, "
+            "Logging, JLD2, BSON, FileIO, MLDatasets, Plots, Test.")
+
+
 class Session:
     """One REPL session: a runtime and the number of inputs evaluated so far."""
 
     def __init__(self, allow_shell: bool = False, allow_read: Sequence[str] = (),
-                 allow_write: Sequence[str] = ()) -> None:
-        self.rt = new_runtime("REPL", allow_shell, allow_read, allow_write)
+                 allow_write: Sequence[str] = (), allow_env: Sequence[str] = ()) -> None:
+        self.rt = new_runtime("REPL", allow_shell, allow_read, allow_write, allow_env)
         self.count = 0
 
     def evaluate(self, text: str, width: int | None = None, height: int | None = None) -> None:
@@ -67,6 +74,9 @@ class Session:
             return
         if stripped.startswith("?"):
             self.help(stripped[1:])
+            return
+        if stripped.startswith("]"):
+            print(PKG_MODE)
             return
         self.count += 1
         quiet = _ends_with_semicolon(text)
@@ -130,7 +140,7 @@ def _ends_with_semicolon(text: str) -> bool:
 def is_complete(text: str) -> bool:
     """Whether Enter should submit `text`: help queries and empty input always,
     otherwise when the parser does not ask for more."""
-    if not text.strip() or text.lstrip().startswith("?"):
+    if not text.strip() or text.lstrip().startswith(("?", "]")):
         return True
     try:
         return not parse_incomplete(text)
@@ -329,9 +339,9 @@ def _read_line(prompt: str) -> str:
 
 
 def repl(allow_shell: bool = False, allow_read: Sequence[str] = (),
-         allow_write: Sequence[str] = ()) -> int:
+         allow_write: Sequence[str] = (), allow_env: Sequence[str] = ()) -> int:
     """Run the REPL until end of input; the exit status."""
-    session = Session(allow_shell, allow_read, allow_write)
+    session = Session(allow_shell, allow_read, allow_write, allow_env)
     if sys.stdin.isatty() and sys.stdout.isatty():
         try:
             return _terminal_loop(session)

@@ -18,6 +18,7 @@ door has the whole language.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,10 +46,14 @@ interp.set_osr(tiering.replace_loop)
 
 
 def new_runtime(filename: str, allow_shell: bool = False, allow_read: Sequence[str] = (),
-                allow_write: Sequence[str] = ()) -> Any:
+                allow_write: Sequence[str] = (), allow_env: Sequence[str] = ()) -> Any:
     """A runtime for running `filename` (a path, or "none"/"REPL"), with the safety policy
     set from the user's flags (lang.core.safety)."""
     rt = Runtime()
     rt.current_file = filename
     configure(rt, filename, list(allow_read), list(allow_write), allow_shell)
+    env = rt.builtins["ENV"]  # (the host variables the user named, where set)
+    for name in allow_env:
+        if name in os.environ:
+            env[name] = os.environ[name]
     return rt

@@ -66,10 +66,23 @@ Core.pow_bcast_back(dz, z, x, p) = (dz .* p .* x .^ (p .- 1), dz .* z .* log.(x)
 
 Core.sum_back(dz, x) = Core.broadcast_to(dz, x)
 Core.sum_back(dz, x::Tuple) = map(xi -> dz, x)
+# prod's cotangent, a tuple's a tuple
+Core.prod_cot(dz, x, dims...) = Core.prod_back(dz, x, dims...)
+Core.prod_cot(dz, x::Tuple) = Tuple(Core.prod_back(dz, x))
 Core.adjoint_back(dz, x::AbstractVector) = vec(adjoint(dz))
 Core.adjoint_back(dz, x) = adjoint(dz)
 Core.extremum_back(dz, z, x) = dz .* (x .== z)
 
+"""
+    pullback(f, args...) -> (y, back)
+
+Run `y = f(args...)` and return it with `back`, the function that maps a cotangent `dy`
+of `y` to the tuple of cotangents of `args` (`nothing` for an argument without one).
+`back(1.0)` of a scalar `y` is `gradient(f, args...)`.
+
+    y, back = pullback(x -> x^2, 3.0)   # (9.0, back)
+    back(1.0)                           # (6.0,)
+"""
 function pullback(f, args...)
     y, b = Core.pullback_call(f, args...)
     y, dy -> Core.grads_out(Core.back(b, dy), args)
@@ -78,12 +91,36 @@ end
 # `f'` of a function is its derivative, as Zygote defines it: `sin'(1.0) == cos(1.0)`
 adjoint(f::Function) = x -> gradient(f, x)[1]
 
+"""
+    gradient(f, args...)
+
+The tuple of the derivatives of the real number `f(args...)` with respect to each
+argument, computed by reverse mode: an array for an array argument, a NamedTuple of field
+gradients for a struct or a Flux model, `nothing` for an argument that does not change the
+result (or is not differentiable, such as a String). Called at top level or inside any
+function, it runs as one compiled executable when the call is worth compiling.
+
+    gradient(x -> sum(abs2, x), [1.0, 2.0])        # ([2.0, 4.0],)
+    gradient((a, b) -> a * b, 2.0, 3.0)            # (3.0, 2.0)
+    gradient(m -> sum(m(x)), model)[1].weight      # a Dense layer's weight gradient
+
+See also `withgradient`, `pullback`, `jacobian`, `hessian`.
+"""
 function gradient(f, args...)
     y, b = Core.pullback_call(f, args...)
     Core.grads_out(Core.back(b, Core.sensitivity(y)), args)
 end
 
 # a tuple or NamedTuple result: its first element is differentiated, the rest carried along
+"""
+    withgradient(f, args...) -> (val = f(args...), grad = gradient(f, args...))
+
+The value and the gradient in one pass. When `f` returns a tuple or a NamedTuple, its
+first element is differentiated and the whole value is returned as `val` (auxiliary
+results carried along, as Zygote does).
+
+    r = withgradient(x -> x^2, 3.0)    # (val = 9.0, grad = (6.0,))
+"""
 function withgradient(f, args...)
     y, b = Core.pullback_call(f, args...)
     (val = y, grad = Core.grads_out(Core.back(b, Core.first_sensitivity(y)), args))
@@ -101,6 +138,15 @@ hook(f, x) = Core.hook(f, x)
 
 # Jacobians: reverse mode row by row, or forward mode column by column when the input is
 # the smaller side (one pass per input direction instead of one per output).
+"""
+    jacobian(f, x)
+
+The one-element tuple holding the matrix `J` with `J[i, j] = ∂f(x)[i] / ∂x[j]` (rows: the
+elements of the output, columns: those of the input, both in column-major order). Reverse
+mode row by row, or forward mode column by column when `x` is the smaller side.
+
+    jacobian(x -> [x[1] * x[2], sin(x[1])], [1.0, 2.0])[1]   # 2×2 Matrix
+"""
 function jacobian(f, x)
     y = f(x)
     length(x) < length(y) && return (Core.jacobian_forward(f, x, y),)
@@ -180,8 +226,40 @@ Core.fwd_bcast_tangent(f, df, n, xs...) = broadcast((e...) -> Core.jvp_call(f, d
 # a comprehension or `map` over arrays is a broadcast; `filter` is an index selection;
 # `reduce`/`foldl` are loops.
 map(f, x::AbstractArray) = broadcast(f, x)
-map(f, x::AbstractArray, y::AbstractArray) = broadcast(f, x, y)
-map(f, x::AbstractArray, y::AbstractArray, zs::AbstractArray...) = broadcast(f, x, y, zs...)
+map(f, x::AbstractArray, y::AbstractArray) =
+    size(x) == size(y) ? broadcast(f, x, y) : Core.map_zip(f, x, y)
+map(f, x::AbstractArray, y::AbstractArray, zs::AbstractArray...) =
+    all(z -> size(z) == size(x), (y, zs...)) ? broadcast(f, x, y, zs...) : Core.map_zip(f, x, y, zs...)
+map(f, x::Tuple, y::AbstractArray) = Core.map_zip(f, x, y)
+map(f, x::AbstractArray, y::Tuple) = Core.map_zip(f, x, y)
+# `NamedTuple{names}(x)` of a tuple or a NamedTuple x: x's cotangent taken by name
+Core.nt_ctor_pb(y, x) = dz -> (nothing, Core.nt_ctor_back(dz, keys(y), x))
+Core.nt_ctor_back(dz::Nothing, names, x) = nothing
+Core.nt_ctor_back(dz::NamedTuple, names, x::Tuple) = Core.nt_field_cots(dz, names)
+Core.nt_ctor_back(dz::NamedTuple, names, x::NamedTuple) =
+    NamedTuple{keys(x)}(Core.nt_field_cots(dz, keys(x)))
+Core.nt_field_cots(dz, names) = map(k -> haskey(dz, k) ? getproperty(dz, k) : nothing, names)
+Core.nt_ctor_back(dz, names, x) = Core.nondiff_refused("NamedTuple", dz)
+# the cotangent of `fill(v, dims...)`'s v: its elements' cotangents added, structurally for
+# a tuple's or a struct's (`sum` would concatenate tuples)
+Core.fill_back(dz::AbstractArray{<:Number}) = sum(dz)
+Core.fill_back(dz::AbstractArray) = isempty(dz) ? nothing : reduce(Core.accum, dz)
+Core.fill_back(dz) = dz
+# `map` over collections of different shapes zips them, stopping at the shortest, into a
+# Vector (column-major order); arrays all of one ndims > 1 must agree in size, as in Julia
+function Core.map_zip(f, xs...)
+    Core.map_zip_check(xs)
+    n = minimum(map(length, xs))
+    broadcast(f, map(x -> Core.map_zip_vec(x, n), xs)...)
+end
+Core.map_zip_vec(x::Tuple, n) = collect(x[1:n])
+Core.map_zip_vec(x::AbstractArray, n) = vec(x)[1:n]
+function Core.map_zip_check(xs)
+    all(x -> x isa AbstractArray && ndims(x) == ndims(xs[1]), xs) && ndims(xs[1]) > 1 &&
+        any(x -> size(x) != size(xs[1]), xs) &&
+        throw(DimensionMismatch("dimensions must match: got sizes $(join(map(size, xs), ", "))"))
+    nothing
+end
 filter(f, x::AbstractArray) = x[Core.findall_true(broadcast(f, x))]
 
 function Core.comprehension(f, cond, it)

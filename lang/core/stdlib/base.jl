@@ -130,16 +130,31 @@ minmax(a, b) = isless(b, a) ? (b, a) : (a, b)
 ispow2(x::Integer) = x > 0 && count_ones(x) == 1
 function nextpow(a::Real, x::Real)
     x <= 0 && throw(DomainError(x, "`x` must be positive."))
+    a == 2 && x isa Integer && return Core.nextpow_loop(oftype(x, 2), x)  # (x's type, as Base)
+    a <= 1 && throw(DomainError(a, "`a` must be greater than 1."))
+    Core.nextpow_loop(a, x)
+end
+function prevpow(a::Real, x::Real)
+    x < 1 && throw(DomainError(x, "`x` must be ≥ 1."))
+    a == 2 && x isa Integer && return Core.prevpow_loop(oftype(x, 2), x)
+    a <= 1 && throw(DomainError(a, "`a` must be greater than 1."))
+    Core.prevpow_loop(a, x)
+end
+# a fixed-width integer base must not wrap around: Base's DomainError and OverflowError
+Core.pow_fixed(a) = a isa Integer && !(a isa BigInt)
+function Core.nextpow_loop(a, x)
+    Core.pow_fixed(a) && x > typemax(typeof(a)) && throw(DomainError(x, "argument is beyond the range of type of the base"))
     p = one(a)
     while p < x
+        Core.pow_fixed(a) && p > div(typemax(typeof(a)), a) && throw(OverflowError("result is beyond the range of type of the base"))
         p *= a
     end
     p
 end
-function prevpow(a::Real, x::Real)
-    x < 1 && throw(DomainError(x, "`x` must be ≥ 1."))
+function Core.prevpow_loop(a, x)
+    Core.pow_fixed(a) && x > typemax(typeof(a)) && throw(DomainError(x, "argument is beyond the range of type of the base"))
     p = one(a)
-    while p * a <= x
+    while Core.pow_fixed(a) ? p <= div(x, a) : p * a <= x
         p *= a
     end
     p
@@ -147,7 +162,7 @@ end
 isreal(x::Real) = true
 cmp(a, b) = isless(a, b) ? -1 : (isless(b, a) ? 1 : 0)
 function digits(n::Integer; base::Integer=10, pad::Integer=1)
-    out = Int[]
+    out = typeof(n)[]
     m = abs(n)
     while m != 0
         push!(out, sign(n) * rem(m, base))
@@ -249,6 +264,7 @@ function hypot(a, b)
     isinf(a) && return abs(float(a)) + zero(float(b))  # hypot(Inf, NaN) == Inf
     isinf(b) && return abs(float(b)) + zero(float(a))
     m = max(abs(float(a)), abs(float(b)))
+    m isa AbstractFloat || return _hypot_scaled(a, b, m)
     lo, hi = _hypot_range(typeof(m))
     if m > hi || (0 < m < lo)
         # the squares would overflow or underflow: the parts are scaled by the larger
@@ -259,6 +275,14 @@ function hypot(a, b)
     sqrt(abs2(a) + abs2(b))
 end
 hypot(a, b, c, xs...) = hypot(hypot(a, b), c, xs...)
+# hypot of a program's own number type (a quantity with units, which floats do not compare
+# with): the parts scaled by the larger in the type's own arithmetic, safe from overflow
+function _hypot_scaled(a, b, m)
+    iszero(m) && return m
+    x = abs(float(a)) / m
+    y = abs(float(b)) / m
+    m * sqrt(x * x + y * y)
+end
 # where the sum of two squares neither overflows nor underflows, for each float type
 _hypot_range(::Type{Float32}) = (1.0f-18, 1.0f18)
 _hypot_range(::Type{Float16}) = (Float16(0.01), Float16(100))
@@ -278,6 +302,12 @@ sum(f::Function, x; dims=nothing) = dims === nothing && isempty(x) ? Core.mapred
 sum(f::Function, x::AbstractSet) = isempty(x) ? Core.mapreduce_empty(f, +, Core.sum_eltype(eltype(x))) : sum(f, collect(x))
 prod(x; dims=nothing) = dims === nothing ? Core.prod(x) : Core.prod(x, dims)
 prod(f::Function, x) = prod(broadcast(f, x))
+# `*` of characters makes a string: their product is their string ("" for none), as Base's
+# reduce_empty/reduce_first of `*` for AbstractChar give
+prod(x::AbstractArray{<:AbstractChar}) = join(x)
+# an array of element type Union{} has no zero to start from (Base's reduce_empty)
+sum(x::AbstractArray{Union{}}; dims=nothing) = Core.reduce_empty(+, Union{})
+prod(x::AbstractArray{Union{}}; dims=nothing) = Core.reduce_empty(*, Union{})
 # (`maximum(x; init)`: the reduction by max from init; an empty x gives init)
 maximum(x; dims=nothing, init=NoInit()) = init isa NoInit ? (dims === nothing ? Core.maximum(x) : Core.maximum(x, dims)) : reduce(max, x; dims=dims, init=init)
 maximum(f::Function, x) = maximum(broadcast(f, x))
@@ -294,18 +324,35 @@ maximum(x::Iterators.LazyIterator) = maximum(collect(x))
 minimum(x::Iterators.LazyIterator) = minimum(collect(x))
 maximum(f::Function, x::Iterators.LazyIterator) = maximum(f, collect(x))
 minimum(f::Function, x::Iterators.LazyIterator) = minimum(f, collect(x))
+# a NamedTuple iterates over its values
+sum(nt::NamedTuple) = sum(values(nt))
+sum(f::Function, nt::NamedTuple) = sum(f, values(nt))
+prod(nt::NamedTuple) = prod(values(nt))
+prod(f::Function, nt::NamedTuple) = prod(f, values(nt))
+maximum(nt::NamedTuple) = maximum(values(nt))
+minimum(nt::NamedTuple) = minimum(values(nt))
+maximum(f::Function, nt::NamedTuple) = maximum(f, values(nt))
+minimum(f::Function, nt::NamedTuple) = minimum(f, values(nt))
+collect(nt::NamedTuple) = collect(values(nt))
+first(nt::NamedTuple) = nt[1]
+Tuple(nt::NamedTuple) = values(nt)
+map(f, nt::NamedTuple) = NamedTuple{keys(nt)}(map(f, values(nt)))
+reduce(op, nt::NamedTuple; init=NoInit()) = reduce(op, values(nt); init=init)
+foldl(op, nt::NamedTuple; init=NoInit()) = foldl(op, values(nt); init=init)
 mean(x::Iterators.LazyIterator) = mean(collect(x))
 map(f, x::Iterators.LazyIterator) = map(f, collect(x))
 
 mean(x; dims=nothing) = dims === nothing ? sum(x) / length(x) : sum(x; dims=dims) ./ (length(x) ÷ length(sum(x; dims=dims)))
 mean(f::Function, x) = mean(broadcast(f, x))
-function var(x; dims=nothing, corrected=true)
-    m = mean(x; dims=dims)
-    n = dims === nothing ? length(x) : length(x) ÷ length(m)
+# `var`'s keyword `mean` shadows the function inside it
+_var_mean(x, dims, m) = m === nothing ? mean(x; dims=dims) : m
+function var(x; dims=nothing, corrected=true, mean=nothing)
+    m = _var_mean(x, dims, mean)
+    n = dims === nothing ? length(x) : length(x) ÷ length(sum(x; dims=dims))
     s = sum(abs2.(x .- m); dims=dims)
     s ./ (corrected ? n - 1 : n)
 end
-std(x; dims=nothing, corrected=true) = sqrt.(var(x; dims=dims, corrected=corrected))
+std(x; dims=nothing, corrected=true, mean=nothing) = sqrt.(var(x; dims=dims, corrected=corrected, mean=mean))
 
 dot(x, y) = sum(x .* y)
 norm(x) = sqrt(sum(abs2.(x)))
@@ -390,7 +437,11 @@ eachrow(A) = [A[i, :] for i in 1:size(A, 1)]
 eachslice(A; dims) = [selectdim(A, dims, k) for k in 1:size(A, dims)]
 selectdim(A, d, k) = getindex(A, ntuple(i -> i == d ? k : (:), ndims(A))...)
 # (Iterators.product: lang/core/stdlib/collections.jl)
-view(A, I...) = getindex(A, I...)
+view(A, I...) = Core.view(A, I...)  # (shares A's memory: lang/core/primitives_array.py)
+# `@views`' indexing (Base.maybeview): scalar indices give the element, others a view
+Core.maybeview(A::AbstractArray, I...) =
+    all(i -> i isa Integer || i isa CartesianIndex, I) ? getindex(A, I...) : view(A, I...)
+Core.maybeview(A, I...) = getindex(A, I...)
 
 # --- ranges ---------------------------------------------------------------------------------
 
@@ -445,7 +496,34 @@ function repeat(x::AbstractArray, counts::Integer...; inner=nothing, outer=nothi
     length(c) == 0 ? y : Core.repeat_outer(y, c)
 end
 repeat(s::AbstractString, n::Integer) = join(fill(s, n))
-cat(xs...; dims) = Core.cat(dims, xs...)
+cat(xs...; dims) = Core.cat_any(Core.cat_dims(dims), xs...)
+Core.cat_dims(::Val{d}) where {d} = d  # `dims = Val(2)` is `dims = 2`
+Core.cat_dims(d) = d
+Core.cat_any(d, xs...) = Core.cat(d, xs...)
+Core.cat_any(d::Tuple, xs...) = length(d) == 1 ? Core.cat(d[1], xs...) : Core.cat_block(d, xs...)
+# `cat(xs...; dims=(1, 2))`: block-diagonal, each x zero-padded along the dims to its block
+# (a sum of padded arrays, so that it differentiates; recursive, so that it compiles)
+function Core.cat_block(dims, xs...)
+    T = promote_type(map(eltype, xs)...)
+    N = max(maximum(dims), maximum(map(ndims, xs)))
+    tots = map(d -> sum(map(x -> size(x, d), xs)), dims)
+    Core.cat_blocks(dims, map(d -> 0, dims), tots, T, N, xs...)
+end
+function Core.cat_blocks(dims, offs, tots, T, N, x, rest...)
+    hi = ntuple(k -> tots[k] - offs[k] - size(x, dims[k]), length(dims))
+    y = Core.pad_dims(x, dims, offs, hi, T, N)
+    isempty(rest) && return y
+    y .+ Core.cat_blocks(dims, ntuple(k -> offs[k] + size(x, dims[k]), length(dims)), tots, T, N,
+                         rest...)
+end
+Core.pad_dims(y, dims::Tuple{}, lo, hi, T, N) = y
+Core.pad_dims(y, dims, lo, hi, T, N) = Core.pad_dims(Core.pad_dim(y, dims[1], lo[1], hi[1], T, N),
+                                                     Base.tail(dims), Base.tail(lo), Base.tail(hi), T, N)
+function Core.pad_dim(y, d, lo, hi, T, N)
+    sz = ntuple(i -> size(y, i), N)
+    shape(n) = ntuple(i -> i == d ? n : sz[i], N)
+    cat(zeros(T, shape(lo)...), reshape(y, sz), zeros(T, shape(hi)...); dims=d)
+end
 
 # --- reductions -----------------------------------------------------------------------------
 
@@ -470,6 +548,7 @@ Core.reduce_empty(op, T) = throw(ArgumentError("reducing over an empty collectio
 Core.reduce_empty(op::typeof(+), T) = zero(T)
 Core.reduce_empty(op::typeof(+), ::Type{Bool}) = 0
 Core.reduce_empty(op::typeof(*), T) = one(T)
+Core.reduce_empty(op::typeof(*), ::Type{<:AbstractChar}) = ""
 Core.reduce_empty(op::typeof(&), ::Type{Bool}) = true
 Core.reduce_empty(op::typeof(|), ::Type{Bool}) = false
 Core.reduce_empty(op::typeof(+), ::Type{Union{}}) = throw(ArgumentError("reducing over an empty collection of element type Union{} is not allowed"))
@@ -564,6 +643,9 @@ findmax(x; dims=nothing) = dims === nothing ? Core.findext_any(x, true) : Core.f
 findmin(x; dims=nothing) = dims === nothing ? Core.findext_any(x, false) : Core.findext_dims(x, dims, false)
 findmax(f::Function, x) = findmax(broadcast(f, x))
 findmin(f::Function, x) = findmin(broadcast(f, x))
+# an unordered collection has no indices for findmax/findmin to return (Julia: keys(s))
+findmax(s::AbstractSet) = throw(MethodError(keys, (s,)))
+findmin(s::AbstractSet) = throw(MethodError(keys, (s,)))
 argmax(x; dims=nothing) = dims === nothing ? Core.find_index(x, Core.argmax(x)) : Core.findext_dims(x, dims, true)[2]
 argmin(x; dims=nothing) = dims === nothing ? Core.find_index(x, Core.argmin(x)) : Core.findext_dims(x, dims, false)[2]
 argmax(f::Function, x) = x[argmax(broadcast(f, x))]
@@ -587,6 +669,9 @@ Core.float_quot(a, b, r) = round((a - r) / b)
 iszero(x) = x == zero(x)
 isone(x) = x == one(x)
 exp10(x) = convert(typeof(float(x)), 10) ^ x
+# Base's AbstractFloat methods (a program's own float type needs only `^`)
+exp2(x::AbstractFloat) = 2^x
+exp10(x::AbstractFloat) = 10^x
 log(b::Number, x::Number) = log(x) / log(b)
 sec(x) = 1 / cos(x)
 csc(x) = 1 / sin(x)
@@ -642,6 +727,7 @@ inv(A::AbstractMatrix) = Core.matinv(A)
 
 only(x) = length(x) == 1 ? first(x) :
     throw(ArgumentError("Collection must contain exactly 1 element, has $(length(x))"))
+only(x::Char) = x
 something() = throw(ArgumentError("No value arguments present"))
 something(x, rest...) = x === nothing ? something(rest...) : x
 trues(dims...) = fill(true, dims...)
@@ -671,6 +757,7 @@ mutable struct Ref{T}
 end
 Core.deref(r::Ref) = r.x
 getindex(r::Ref) = r.x
+only(r::Ref) = r.x
 # `T[]` and `T[a, b]` with T a type held by a variable: a typed vector, as Base's
 # getindex(::Type{T}, vals...)
 Core.deref(T::Type) = Core.typed_vect(T)

@@ -93,6 +93,9 @@ isequal(x, ::Missing) = false
 # Base.isdone(itr[, state]): whether iteration is known to be over; missing when the iterator
 # cannot tell without iterating (which is all of Base's collections)
 isdone(itr, state...) = missing
+isdone(it::Iterators.Drop, state) = isdone(Core.lazy_inner(it), state)
+isdone(it::Iterators.Cycle) = isdone(Core.lazy_inner(it))
+isdone(it::Iterators.Cycle, state) = false
 # Iterators.rest(itr, state): the rest of itr after state; Iterators.peel(itr): its first
 # element and the rest, or nothing when it is empty
 struct Rest{I,S}
@@ -179,9 +182,13 @@ getindex(c::CartesianIndices, i::Integer, j::Integer, rest::Integer...) =
     CartesianIndex(map((r, k) -> r[k], c.indices, (i, j, rest...)))
 first(c::CartesianIndices) = c[1]
 last(c::CartesianIndices) = c[length(c)]
-iterate(c::CartesianIndices) = iterate(c, 1)
+# (iteration walks one list of every index, made at the start: indexing c[k] for each k
+# would rebuild the index tuple each time)
+iterate(c::CartesianIndices) = iterate(c, (Core.cartesian_list(c.indices), 1))
 iterate(c::CartesianIndices, k::Integer) = k > length(c) ? nothing : (c[k], k + 1)
-collect(c::CartesianIndices) = reshape([c[k] for k in 1:length(c)], size(c))
+iterate(c::CartesianIndices, s::Tuple) = s[2] > length(s[1]) ? nothing : (s[1][s[2]], (s[1], s[2] + 1))
+collect(c::CartesianIndices) = reshape(Core.cartesian_list(c.indices), size(c))
+Core.iter_array(c::CartesianIndices) = collect(c)  # (a comprehension over c has c's shape)
 map(f, c::CartesianIndices) = map(f, collect(c))
 in(i::CartesianIndex, c::CartesianIndices) =
     length(i.I) == ndims(c) && all(map(in, i.I, c.indices))
@@ -223,10 +230,23 @@ function mapslices(f, A::AbstractMatrix; dims)
 end
 
 # --- findall / findfirst beyond vectors: CartesianIndex for arrays, keys for Dicts -------------
+# (linear indices first, then their CartesianIndexes taken from one list of all of them)
 findall(f::Function, A::AbstractArray) = ndims(A) <= 1 ? Int[i for i in 1:length(A) if f(A[i])] :
-    [I for I in CartesianIndices(A) if f(A[I])]
+    Core.cartesian_list(CartesianIndices(A).indices)[Int[i for i in 1:length(A) if f(A[i])]]
 findall(A::AbstractArray{Bool}) = findall(identity, A)
 findall(f::Function, t::Tuple) = Int[i for i in 1:length(t) if f(t[i])]
+# findall(in(b), A) tests membership by isequal (NaN is found), as Julia's _findin (a Set
+# of b); a number is a collection of one element. (A host-curried `==(2)` reaches the Fix2
+# methods too, so findall_pred takes any predicate.)
+Core.findall_pred(p) = p isa Fix2 && p.f === in ? Core.isequal_in(p.x) : (x -> p(x))
+Core.isequal_in(b::AbstractSet) = x -> x in b
+Core.isequal_in(b::Number) = x -> isequal(x, b)
+Core.isequal_in(b) = x -> any(y -> isequal(x, y), b)
+findall(p::Fix2, A::AbstractVector) = findall(Core.findall_pred(p), A)
+findall(p::Fix2, A::AbstractArray) = findall(Core.findall_pred(p), A)
+findall(f::Function, x::Number) = f(x) ? [1] : Int[]
+findall(b::Bool) = b ? [1] : Int[]
+findall(d::AbstractDict) = [k for (k, v) in d if v]
 findall(f::Function, d::AbstractDict) = [k for (k, v) in d if f(v)]
 function findfirst(f::Function, d::AbstractDict)
     for (k, v) in d
@@ -258,6 +278,7 @@ Base.front(t::Tuple) = isempty(t) ? throw(ArgumentError("Cannot call front on an
 Base.tail(t::Tuple) = isempty(t) ? throw(ArgumentError("Cannot call tail on an empty tuple.")) :
     t[2:end]
 Iterators.tail_if_any(t::Tuple) = isempty(t) ? t : t[2:end]
+first(::Tuple{}) = throw(ArgumentError("tuple must be non-empty"))
 function Base.setindex(t::Tuple, v, i::Integer)
     1 <= i <= length(t) || throw(BoundsError(t, i))
     ntuple(k -> k == i ? v : t[k], length(t))
@@ -413,6 +434,31 @@ splat(f) = Splat(f)
 flatmap(f, itrs...) = Iterators.flatten(Iterators.map(f, itrs...))
 Core.bind_builtin("Iterators.flatmap", flatmap)
 get(f::Function, t::Tuple, i::Integer) = 1 <= i <= length(t) ? t[i] : f()
+# invperm(p): the permutation q with q[p[i]] == i
+function invperm(p::AbstractVector)
+    n = length(p)
+    q = zeros(Int, n)
+    for (i, j) in enumerate(p)
+        (1 <= j <= n && q[j] == 0) || throw(ArgumentError("argument is not a permutation"))
+        q[j] = i
+    end
+    q
+end
+invperm(p::Tuple) = Tuple(invperm(collect(p)))
+
+# index vectors as the ranges of base.jl's get(A, I, default); a vector of index vectors,
+# one per dimension, is the tuple of them (Base's RangeVecIntList)
+get(A::AbstractArray, I::AbstractVector{<:AbstractVector}, default) = get(A, Tuple(I), default)
+function get(A::AbstractArray, I::AbstractVector{<:Integer}, default)
+    T = promote_type(eltype(A), typeof(default))
+    T[1 <= i <= length(A) ? A[i] : default for i in I]
+end
+function get(A::AbstractArray, I::Tuple{AbstractVector{<:Integer}, AbstractVector{<:Integer}},
+             default)
+    T = promote_type(eltype(A), typeof(default))
+    m, n = size(A, 1), size(A, 2)
+    T[(1 <= i <= m && 1 <= j <= n) ? A[i, j] : default for i in I[1], j in I[2]]
+end
 allunique(itr) = length(Set(itr)) == length(collect(itr))
 allunique(f, itr) = allunique(map(f, collect(itr)))
 
@@ -438,4 +484,5 @@ function gensym(s = "")
 end
 const _randstring_chars = collect("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 randstring(n::Integer = 8) = join(rand(_randstring_chars, n))
-randstring(chars, n::Integer = 8) = join(rand(collect(chars), n))
+randstring(chars, n::Integer = 8) =  # (randstring(rng, n): an RNG has no type to dispatch on)
+    Core.is_rng(chars) ? join(rand(chars, _randstring_chars, n)) : join(rand(collect(chars), n))

@@ -198,6 +198,21 @@ function ^(z::Complex, p::Real)
     _cpow(Complex{P}(z.re, z.im), Complex{P}(p, 0))
 end
 ^(x::Real, p::Complex) = (P = typeof(float(x) + float(p.re)); _cpow(Complex{P}(x, 0), Complex{P}(p.re, p.im)))
+# z^p differentiated in p too where p is whole (computed by squaring, whose Int(p) has no
+# derivative): ∂z = conj(p z^(p-1)) Δ, ∂p = conj(z^p log z) Δ (0 at z = 0), each taken
+# real for a real argument
+ChainRulesCore.rrule(::typeof(^), z::Complex, p::Union{Real, Complex}) = Core.cpow_rrule(z, p)
+ChainRulesCore.rrule(::typeof(^), x::Real, p::Complex) = Core.cpow_rrule(x, p)
+function Core.cpow_rrule(z, p)
+    Ω = z^p
+    (Ω, dΩ -> (NoTangent(), Core.cpow_cot(z, conj(p * z^(p - 1)) * Core.complex_cot(dΩ)),
+               Core.cpow_cot(p, iszero(z) ? zero(Ω) : conj(Ω * log(complex(z))) * Core.complex_cot(dΩ))))
+end
+Core.cpow_cot(x::Real, d) = real(d)
+Core.cpow_cot(x::Complex, d) = d
+# a complex's cotangent, given as a number or as its fields' NamedTuple
+Core.complex_cot(d::Number) = d
+Core.complex_cot(d::NamedTuple) = complex(something(d.re, false), something(d.im, false))
 
 # z^p in polar form: |z|^p cis(p arg z) for a real p, and for a complex one
 # |z|^re(p) e^(-im(p) arg z) cis(re(p) arg z + im(p) log|z|); whole powers by squaring
@@ -229,6 +244,17 @@ end
 
 conj(z::Complex) = Complex(z.re, -z.im)
 abs(z::Complex) = hypot(z.re, z.im)
+# |z|'s derivative is z/|z|, taken as 0 at z = 0 (ChainRules' convention, as for a real's
+# sign), not the NaN of differentiating hypot's square root there
+Core.abs_dir(z, Ω) = z / ifelse(iszero(z), one(Ω), Ω)
+ChainRulesCore.rrule(::typeof(abs), z::Complex) =
+    (abs(z), dΩ -> (NoTangent(), real(dΩ) * Core.abs_dir(z, abs(z))))
+ChainRulesCore.frule(Δ, ::typeof(abs), z::Complex) =
+    (abs(z), Δ[2] === nothing ? nothing : Core.abs_fwd(Core.abs_dir(z, abs(z)), Δ[2]))
+# (a complex's tangent may come as a Complex or as its fields' NamedTuple)
+Core.abs_fwd(u, dz::Number) = real(conj(u) * dz)
+Core.abs_fwd(u, dz::NamedTuple) = Core.abs_fwd(u, Complex(something(dz.re, zero(real(u))),
+                                                          something(dz.im, zero(real(u)))))
 abs2(z::Complex) = z.re * z.re + z.im * z.im
 angle(x::Real) = atan(zero(float(x)), float(x))
 angle(z::Complex) = atan(z.im, z.re)
@@ -263,6 +289,10 @@ function log(z::Complex)
     big = max(ax, ay); small = min(ax, ay)
     if isfinite(big) && 0.5 < big && big <= 1.25
         lr = log1p((big - 1) * (big + 1) + small * small) / 2
+    elseif 0 < big < floatmin(typeof(big)) / eps(typeof(big))
+        # (tiny parts: |z| would round to a subnormal's few bits; scaled by a power of two)
+        s = inv(eps(typeof(big)))
+        lr = log(hypot(x * s, y * s)) - log(s)
     else
         lr = log(hypot(x, y))
     end

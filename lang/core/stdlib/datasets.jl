@@ -42,3 +42,33 @@ Base.show(io::IO, d::MLDataset) =
           "  split     =>    :", d.split, "\n  features  =>    ",
           join(size(d.features), "×"), " Array{", eltype(d.features), ", ",
           ndims(d.features), "}\n  targets   =>    ", length(d.targets), "-element Vector{Int64}")
+
+# Iris and BostonHousing (MLDatasets' tabular datasets) as matrices, one observation per
+# column: `Iris(as_df = false)` has `features` 4×150 and `targets` a 1×150 matrix of class
+# names; `BostonHousing(as_df = false)` 13×506 and 1×506 (median values). MLDatasets'
+# default, a DataFrame (one observation per row), is not available: a clear error, not
+# matrices of the other orientation.
+struct Iris
+    features
+    targets
+end
+struct BostonHousing
+    features
+    targets
+end
+Core.no_dataframes(name) =
+    throw(ArgumentError("$name: DataFrames are not supported in Zyla; pass as_df = false " *
+                        "(features and targets as matrices, one observation per column)"))
+function Iris(; as_df = true, dir = nothing)
+    as_df && Core.no_dataframes("Iris")
+    X, y = Core.load_table("Iris", dir)
+    Iris(X, reshape(y, 1, :))
+end
+function BostonHousing(; as_df = true, dir = nothing)
+    as_df && Core.no_dataframes("BostonHousing")
+    X, y = Core.load_table("BostonHousing", dir)
+    BostonHousing(X, reshape(y, 1, :))
+end
+const TabularDataset = Union{Iris, BostonHousing}
+Base.length(d::TabularDataset) = size(d.features, 2)
+Base.getindex(d::TabularDataset, i) = (features = d.features[:, i], targets = d.targets[:, i])

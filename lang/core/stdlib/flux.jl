@@ -141,6 +141,18 @@ meanpool(x, k::Tuple; pad=0, stride=k) = Core.meanpool(x, k, stride, pad)
 
 # --- layers ------------------------------------------------------------------------------------
 
+"""
+    Dense(in => out, σ = identity; bias = true, init = glorot_uniform)
+    Dense(W::AbstractMatrix, bias = true, σ = identity)
+
+A fully connected layer: `d(x) = σ.(W * x .+ b)` with `W` of size `out × in` (Float32 by
+default). `x` may be a vector, a matrix with one column per sample, or an array whose first
+dimension is `in` (the rest are batch dimensions). Float64 input is converted to the
+layer's Float32, as Flux does.
+
+    d = Dense(5 => 2, relu)
+    d(rand(Float32, 5, 64))   # 2×64 Matrix{Float32}
+"""
 struct Dense
     weight
     bias
@@ -170,6 +182,17 @@ end
 
 # `Chain(a, b, ...)` and `Chain(a)` hold a tuple of layers, `Chain([a, b])` a vector,
 # `Chain(enc = a, dec = b)` a NamedTuple (`c[:enc]`, `c.layers.enc`)
+"""
+    Chain(layers...)
+    Chain([layers...])
+    Chain(name = layer, ...)
+
+Layers applied in order: `Chain(a, b, c)(x) == c(b(a(x)))`. A chain can be indexed
+(`c[1]`, `c[2:3]`, `c[:name]` for a named one), is differentiable as a whole
+(`gradient(m -> loss(m(x), y), c)`), and runs as one compiled executable.
+
+    model = Chain(Dense(784 => 32, relu), Dense(32 => 10), softmax)
+"""
 struct Chain
     layers
     Chain(layers::Tuple) = new(layers)
@@ -1109,6 +1132,78 @@ function Base.show(io::IO, b::Bilinear)
     print(io, ")")
 end
 
+# --- attention (NNlib's dot_product_attention, Flux's MultiHeadAttention) ---------------------
+
+# q: (dq, lq, batch...), k: (dq, lk, batch...), v: (dv, lk, batch...); every head sees dq ÷ nheads
+# features. Written with broadcasts and sums over reshaped arrays (no batched loops), so that
+# it compiles to a few XLA ops and differentiates like any array code.
+function dot_product_attention(q::AbstractArray, k::AbstractArray, v::AbstractArray, bias=nothing;
+                               fdrop=identity, mask=nothing, nheads=1)
+    batch = Core.tail(Core.tail(size(q)))
+    q3, k3, v3 = Core.as3d(q), Core.as3d(k), Core.as3d(v)
+    dq, dv = size(q3, 1), size(v3, 1)
+    dq % nheads == 0 && dv % nheads == 0 ||
+        throw(ArgumentError("dot_product_attention: the feature sizes $dq and $dv are not multiples of nheads = $nheads"))
+    size(k3, 1) == dq || throw(DimensionMismatch("dot_product_attention: q has $dq features, k has $(size(k3, 1))"))
+    lq, lk, nb = size(q3, 2), size(k3, 2), size(q3, 3)
+    hq, hv = dq ÷ nheads, dv ÷ nheads
+    qh = reshape(q3, hq, 1, lq, nheads, nb)
+    kh = reshape(permutedims(reshape(k3, hq, nheads, lk, nb), (1, 3, 2, 4)), hq, lk, 1, nheads, nb)
+    scale = sqrt(convert(eltype(qh), hq))
+    # logits[i, j, h, b]: key i against query j in head h
+    logits = reshape(sum(kh .* permutedims(reshape(qh, hq, nheads, lq, 1, nb), (1, 4, 3, 2, 5)); dims=1),
+                     lk, lq, nheads, nb) ./ scale
+    bias === nothing || (logits = logits .+ bias)
+    mask === nothing || (logits = ifelse.(mask, logits, typemin(eltype(logits))))
+    α = fdrop(softmax(logits; dims=1))
+    vh = reshape(permutedims(reshape(v3, hv, nheads, lk, nb), (1, 3, 2, 4)), hv, lk, 1, nheads, nb)
+    x = reshape(sum(vh .* reshape(α, 1, lk, lq, nheads, nb); dims=2), hv, lq, nheads, nb)
+    x = reshape(permutedims(x, (1, 3, 2, 4)), dv, lq, batch...)
+    x, reshape(α, lk, lq, nheads, batch...)
+end
+
+Core.as3d(a) = reshape(a, size(a, 1), size(a, 2), :)
+
+# mask[i, j] = i <= j: query j sees keys 1..j (Flux's causal mask over dimension `dims` of x)
+make_causal_mask(x; dims=2) = [i <= j for i in 1:size(x, dims), j in 1:size(x, dims)]
+
+struct MultiHeadAttention
+    nheads
+    q_proj
+    k_proj
+    v_proj
+    attn_drop
+    out_proj
+end
+Core.mha_dims(d::Integer) = ((d, d, d), (d, d), d)
+function Core.mha_dims(p::Pair)
+    ins, rest = p.first, p.second
+    ins = ins isa Integer ? (ins, ins, ins) : ins
+    hid, out = rest isa Pair ? (rest.first, rest.second) : (rest, rest)
+    hid = hid isa Integer ? (hid, hid) : hid
+    (ins, hid, out)
+end
+function MultiHeadAttention(dims; nheads::Integer=8, bias::Bool=false, init=glorot_uniform,
+                            dropout_prob=0.0)
+    (qi, ki, vi), (qk, vd), out = Core.mha_dims(dims)
+    qk % nheads == 0 || throw(ArgumentError("MultiHeadAttention: qk_dim = $qk is not a multiple of nheads = $nheads"))
+    vd % nheads == 0 || throw(ArgumentError("MultiHeadAttention: v_dim = $vd is not a multiple of nheads = $nheads"))
+    MultiHeadAttention(nheads, Dense(qi => qk; bias=bias, init=init), Dense(ki => qk; bias=bias, init=init),
+                       Dense(vi => vd; bias=bias, init=init), Dropout(dropout_prob),
+                       Dense(vd => out; bias=bias, init=init))
+end
+(m::MultiHeadAttention)(qkv; kws...) = m(qkv, qkv, qkv; kws...)
+(m::MultiHeadAttention)(q, kv; kws...) = m(q, kv, kv; kws...)
+function (m::MultiHeadAttention)(q_in, k_in, v_in, bias=nothing; mask=nothing)
+    q, k, v = m.q_proj(q_in), m.k_proj(k_in), m.v_proj(v_in)
+    x, α = dot_product_attention(q, k, v, bias; nheads=m.nheads, mask=mask, fdrop=m.attn_drop)
+    m.out_proj(x), α
+end
+function Base.show(io::IO, m::MultiHeadAttention)
+    print(io, "MultiHeadAttention(", size(m.q_proj.weight, 2), " => ", size(m.q_proj.weight, 1),
+          " => ", size(m.out_proj.weight, 1), "; nheads=", m.nheads, ")")
+end
+
 # Maxout: the elementwise maximum over the outputs of several layers
 struct Maxout
     layers
@@ -1123,6 +1218,11 @@ Core.maxout(ls::Tuple, x) =
 
 Core.epseltype(x) = eps(float(eltype(x)))
 
+"""
+    Flux.mse(ŷ, y; agg = mean)
+
+The mean squared error, `agg(abs2.(ŷ .- y))`.
+"""
 mse(ŷ, y; agg=mean) = agg(abs2.(ŷ .- y))
 mae(ŷ, y; agg=mean) = agg(abs.(ŷ .- y))
 msle(ŷ, y; agg=mean, eps=Core.epseltype(ŷ)) = agg(abs2.(log.((ŷ .+ eps) ./ (y .+ eps))))
@@ -1133,7 +1233,21 @@ function huber_loss(ŷ, y; agg=mean, delta=1, δ=delta)
     q = a .< δ
     agg(q .* (a .^ 2 ./ 2) .+ (1 .- q) .* (δ .* a .- δ^2 / 2))
 end
+"""
+    Flux.crossentropy(ŷ, y; dims = 1, agg = mean, eps = eps(eltype(ŷ)))
+
+The cross-entropy between probabilities `ŷ` (e.g. a `softmax` output) and targets `y`
+(one-hot or probabilities) along `dims`: `agg(-sum(y .* log.(ŷ .+ eps); dims))`. For
+unnormalised scores use `logitcrossentropy`, which is more accurate.
+"""
 crossentropy(ŷ, y; dims=1, agg=mean, eps=Core.epseltype(ŷ)) = agg(-sum(y .* log.(ŷ .+ eps); dims=dims))
+"""
+    Flux.logitcrossentropy(ŷ, y; dims = 1, agg = mean)
+
+The cross-entropy of `softmax(ŷ; dims)` against `y`, computed from the scores `ŷ` with
+`logsoftmax` (no `softmax` layer needed in the model):
+`agg(-sum(y .* logsoftmax(ŷ; dims); dims))`.
+"""
 logitcrossentropy(ŷ, y; dims=1, agg=mean) = agg(-sum(y .* logsoftmax(ŷ; dims=dims); dims=dims))
 binarycrossentropy(ŷ, y; agg=mean, eps=Core.epseltype(ŷ)) =
     agg(-(y .* log.(ŷ .+ eps) .+ (1 .- y) .* log.(1 .- ŷ .+ eps)))
@@ -1445,6 +1559,16 @@ Leaf(rule, state) = Leaf(rule, state, false)
 
 # Flux.setup(rule, model): a Leaf per trainable float array of the model (see Core.setup);
 # Optimisers.trainable(layer) names a layer's trainable fields (default: all of them)
+"""
+    Flux.setup(rule, model)
+
+The optimiser state for training `model` with `rule` (`Adam(1e-3)`, `Descent(0.1)`,
+`OptimiserChain(WeightDecay(1e-4), Adam())`, ...): a tree of the model's shape with one
+state per trainable array. Pass it to `Flux.update!(state, model, grad)` or
+`Flux.train!(loss, model, data, state)`; it keeps momenta between steps.
+
+    opt_state = Flux.setup(Adam(3e-4), model)
+"""
 setup = Core.setup
 trainable(x) = nothing
 trainable(b::BatchNorm) = (β = b.β, γ = b.γ)
@@ -1648,6 +1772,16 @@ trainstep!(loss, model, batch::Tuple, opt_state) =
 # Flux.train!(loss, model, data, opt_state): one gradient step per element of data, each
 # step compiled to one XLA executable (offloaded like a top-level call) and the update
 # applied in place on the host.
+"""
+    Flux.train!(loss, model, data, opt_state)
+
+One gradient step per element `d` of `data`: the gradient of `loss(model, d...)` with
+respect to `model` (each step compiled to one executable), then `Flux.update!` of the
+model in place with `opt_state` (made by `Flux.setup`; a bare rule works but makes new
+state on every call).
+
+    Flux.train!((m, x, y) -> Flux.mse(m(x), y), model, [(x, y)], opt_state)
+"""
 function train!(loss, model, data, opt; cb=nothing)
     opt = Core.as_state(opt, model)
     for d in data

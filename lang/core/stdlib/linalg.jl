@@ -78,7 +78,14 @@ Core.eye_of(v) = Core.eye_like(Core.tri_mask(v * transpose(v), 0, true), one(elt
 struct Diagonal{T, V} <: AbstractMatrix
     diag::V
 end
-Diagonal(v::AbstractVector) = Diagonal{eltype(v), typeof(v)}(v)
+Diagonal(v::AbstractVector) = Core.mk_diagonal(v)
+Core.mk_diagonal(v) = Diagonal{eltype(v), typeof(v)}(v)
+# a dense or Diagonal cotangent projected onto the diagonal (as ChainRules' ProjectTo)
+ChainRulesCore.rrule(::typeof(Core.mk_diagonal), v) =
+    (Core.mk_diagonal(v), dy -> (NoTangent(), Core.diagonal_cot(dy)))
+Core.diagonal_cot(dy::Nothing) = nothing
+Core.diagonal_cot(dy::AbstractMatrix) = diag(dy)
+Core.diagonal_cot(dy::NamedTuple) = dy.diag
 Diagonal(A::AbstractMatrix) = Diagonal(diag(A))
 Base.size(D::Diagonal) = (length(D.diag), length(D.diag))
 Base.size(D::Diagonal, d::Integer) = d <= 2 ? length(D.diag) : 1
@@ -143,16 +150,44 @@ Core.check_square(A) = size(A, 1) == size(A, 2) ||
     throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
 function Symmetric(A::AbstractMatrix, uplo::Symbol=:U)
     Core.check_square(A)
-    Symmetric{eltype(A), typeof(A)}(A, Core.uplo_char(uplo))
+    Core.mk_symmetric(A, Core.uplo_char(uplo), false)
 end
 function Hermitian(A::AbstractMatrix, uplo::Symbol=:U)
     Core.check_square(A)
-    Hermitian{eltype(A), typeof(A)}(A, Core.uplo_char(uplo))
+    Core.mk_symmetric(A, Core.uplo_char(uplo), true)
+end
+Core.mk_symmetric(A, c, herm) =
+    herm ? Hermitian{eltype(A), typeof(A)}(A, c) : Symmetric{eltype(A), typeof(A)}(A, c)
+# a dense (or Diagonal) cotangent goes to the stored triangle: A[i, j] (i < j for 'U') is
+# also read, transposed (conjugated for a Hermitian), at [j, i]; a Hermitian's diagonal is
+# real (as Zygote's pullbacks of Symmetric and Hermitian)
+ChainRulesCore.rrule(::typeof(Core.mk_symmetric), A, c, herm) =
+    (Core.mk_symmetric(A, c, herm), dy -> (NoTangent(), Core.sym_cot(dy, c, herm), NoTangent(),
+                                           NoTangent()))
+# f.(S) of one structured matrix: a Diagonal stays one where f(0) == 0 (Julia's structured
+# broadcast); a Symmetric or Hermitian gives a Matrix
+Base.broadcast(f, D::Diagonal) =
+    iszero(f(zero(eltype(D.diag)))) ? Diagonal(broadcast(f, D.diag)) : broadcast(f, Matrix(D))
+Base.broadcast(f, S::Symmetric) = broadcast(f, Matrix(S))
+Base.broadcast(f, S::Hermitian) = broadcast(f, Matrix(S))
+Core.sym_cot(dy::Nothing, c, herm) = nothing
+Core.sym_cot(dy::NamedTuple, c, herm) = dy.data
+Core.sym_cot(dy::Diagonal, c, herm) = herm ? Diagonal(real.(dy.diag)) : dy
+function Core.sym_cot(dy::AbstractMatrix, c, herm)
+    flip(X) = herm ? adjoint(X) : transpose(X)
+    T = c == 'U' ? triu(dy, 1) + flip(tril(dy, -1)) : tril(dy, -1) + flip(triu(dy, 1))
+    T + Matrix(Diagonal(herm ? real.(diag(dy)) : diag(dy)))
 end
 Core.mirrored(A, uplo) = uplo == 'U' ? triu(A) + transpose(triu(A, 1)) :
     tril(A) + transpose(tril(A, -1))
 Matrix(S::Symmetric) = Core.mirrored(S.data, S.uplo)
-Matrix(S::Hermitian) = Core.mirrored(S.data, S.uplo)
+Matrix(S::Hermitian) = eltype(S.data) <: Real ? Core.mirrored(S.data, S.uplo) :
+    Core.hmirrored(S.data, S.uplo)
+# a complex Hermitian's other triangle is the adjoint of its own, its diagonal real
+function Core.hmirrored(A, uplo)
+    T = uplo == 'U' ? triu(A, 1) : tril(A, -1)
+    T + adjoint(T) + Matrix(Diagonal(real.(diag(A))))
+end
 Base.size(S::Symmetric) = size(S.data)
 Base.size(S::Hermitian) = size(S.data)
 Base.size(S::Symmetric, d::Integer) = size(S.data, d)
@@ -161,7 +196,10 @@ Base.eltype(S::Symmetric) = eltype(S.data)
 Base.eltype(S::Hermitian) = eltype(S.data)
 Core.sym_index(A, uplo, i, j) = (uplo == 'U') == (i <= j) ? A[i, j] : A[j, i]
 Base.getindex(S::Symmetric, i::Integer, j::Integer) = Core.sym_index(S.data, S.uplo, i, j)
-Base.getindex(S::Hermitian, i::Integer, j::Integer) = Core.sym_index(S.data, S.uplo, i, j)
+Base.getindex(S::Hermitian, i::Integer, j::Integer) = eltype(S.data) <: Real ?
+    Core.sym_index(S.data, S.uplo, i, j) : Core.herm_index(S.data, S.uplo, i, j)
+Core.herm_index(A, uplo, i, j) = i == j ? oftype(A[i, i], real(A[i, i])) :
+    (uplo == 'U') == (i < j) ? A[i, j] : conj(A[j, i])
 *(S::Symmetric, x::AbstractVecOrMat) = Matrix(S) * x
 *(S::Hermitian, x::AbstractVecOrMat) = Matrix(S) * x
 *(x::AbstractMatrix, S::Symmetric) = x * Matrix(S)
@@ -356,4 +394,5 @@ function kron(A::AbstractMatrix, B::AbstractMatrix)
 end
 kron(A::AbstractMatrix, b::AbstractVector) = kron(A, reshape(b, length(b), 1))
 kron(a::AbstractVector, B::AbstractMatrix) = kron(reshape(a, length(a), 1), B)
+kron(a, b, c, ds...) = kron(kron(a, b), c, ds...)
 ⊗(a, b) = kron(a, b)

@@ -86,6 +86,15 @@ function cosc(x::Real)
     isinf(fx) && return zero(fx)
     return (cospi(fx) - sinc(fx)) / fx
 end
+function cosc(z::Complex)
+    fz = float(z)
+    if abs(fz) < 1.0e-3
+        pz2 = (pi * fz)^2
+        return -(pi^2 * fz / 3) * (1 - pz2 / 10 + pz2^2 / 280)
+    end
+    isinf(real(fz)) && isfinite(imag(fz)) && return zero(fz)
+    return (cospi(fz) - sinc(fz)) / fz
+end
 
 # (fractional part, integral part), both with x's sign
 function modf(x::AbstractFloat)

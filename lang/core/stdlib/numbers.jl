@@ -80,6 +80,7 @@ function fldmod1(x, y)
     (fld1(x, y), mod1(x, y))
 end
 function nextprod(factors, x::Real)
+    x > typemax(Int) && throw(ArgumentError("unsafe for x > typemax(Int), got $x"))
     best = typemax(Int)
     Core.nextprod_search(collect(factors), 1, 1, x, best)
 end
@@ -125,3 +126,137 @@ signed(x::Signed) = x
 signed(x::Unsigned) = reinterpret(Signed, x)
 zero(x::Union{Int128, UInt128}) = zero(typeof(x))
 one(x::Union{Int128, UInt128}) = one(typeof(x))
+
+# --- integer fld/cld: from the truncated quotient, so typemin(Int) never overflows ----------
+# (a signed and an unsigned integer have their own methods below, so signbit is the sign here)
+fld(x::Integer, y::Integer) = Core.fld_int(x, y)
+cld(x::Integer, y::Integer) = Core.cld_int(x, y)
+function Core.fld_int(x::Integer, y::Integer)
+    d = div(x, y)
+    (signbit(x) != signbit(y)) && d * y != x ? d - one(d) : d
+end
+function Core.cld_int(x::Integer, y::Integer)
+    d = div(x, y)
+    (signbit(x) == signbit(y)) && d * y != x ? d + one(d) : d
+end
+
+# --- negated logical operators ------------------------------------------------------------------
+nand(x, y) = ~(x & y)
+nor(x, y) = ~(x | y)
+⊼(x, y) = nand(x, y)
+⊽(x, y) = nor(x, y)
+
+# --- BigInt (arbitrary precision, on the host); Zyla has no BigFloat ------------------------------
+big(x::Integer) = convert(BigInt, x)
+big(::Type{<:Integer}) = BigInt
+big(x::Rational) = big(numerator(x)) // big(denominator(x))
+big(x::AbstractFloat) = throw(ErrorException("BigFloat (arbitrary-precision floating point) is not supported"))
+big(::Type{<:AbstractFloat}) = throw(ErrorException("BigFloat (arbitrary-precision floating point) is not supported"))
+big(z::Complex) = Complex(big(real(z)), big(imag(z)))
+widen(::Type{BigInt}) = BigInt
+widen(::Type{Int128}) = BigInt
+widen(::Type{UInt128}) = BigInt
+widen(x::Union{Int128, UInt128, BigInt}) = convert(widen(typeof(x)), x)
+signbit(x::BigInt) = x < 0
+sign(x::BigInt) = x > 0 ? one(x) : x < 0 ? -one(x) : zero(x)
+zero(x::BigInt) = zero(BigInt)
+one(x::BigInt) = one(BigInt)
+
+# --- signed/unsigned conversions, and division of a signed by an unsigned integer (Base's own
+# methods: not promoted, so `div(-7, UInt(2)) == -3`) -----------------------------------------------
+unsigned(x::Unsigned) = x
+unsigned(x::Signed) = reinterpret(Unsigned, x)
+unsigned(x::Bool) = UInt(x)
+unsigned(::Type{Int8}) = UInt8
+unsigned(::Type{Int16}) = UInt16
+unsigned(::Type{Int32}) = UInt32
+unsigned(::Type{Int64}) = UInt64
+unsigned(::Type{Int128}) = UInt128
+unsigned(::Type{T}) where {T<:Unsigned} = T
+signed(::Type{UInt8}) = Int8
+signed(::Type{UInt16}) = Int16
+signed(::Type{UInt32}) = Int32
+signed(::Type{UInt64}) = Int64
+signed(::Type{UInt128}) = Int128
+signed(::Type{T}) where {T<:Signed} = T
+div(x::Union{Int8, Int16, Int32, Int64, Int128}, y::Union{UInt8, UInt16, UInt32, UInt64, UInt128}) =
+    flipsign(signed(div(unsigned(abs(x)), y)), x)
+div(x::Union{UInt8, UInt16, UInt32, UInt64, UInt128}, y::Union{Int8, Int16, Int32, Int64, Int128}) =
+    unsigned(flipsign(signed(div(x, unsigned(abs(y)))), y))
+rem(x::Union{Int8, Int16, Int32, Int64, Int128}, y::Union{UInt8, UInt16, UInt32, UInt64, UInt128}) =
+    flipsign(signed(rem(unsigned(abs(x)), y)), x)
+rem(x::Union{UInt8, UInt16, UInt32, UInt64, UInt128}, y::Union{Int8, Int16, Int32, Int64, Int128}) =
+    rem(x, unsigned(abs(y)))
+fld(x::Union{Int8, Int16, Int32, Int64, Int128}, y::Union{UInt8, UInt16, UInt32, UInt64, UInt128}) =
+    (d = div(x, y); signbit(x) && rem(x, y) != 0 ? d - one(d) : d)
+fld(x::Union{UInt8, UInt16, UInt32, UInt64, UInt128}, y::Union{Int8, Int16, Int32, Int64, Int128}) =
+    (d = div(x, y); signbit(y) && rem(x, y) != 0 ? d - one(d) : d)
+cld(x::Union{Int8, Int16, Int32, Int64, Int128}, y::Union{UInt8, UInt16, UInt32, UInt64, UInt128}) =
+    (d = div(x, y); !signbit(x) && rem(x, y) != 0 ? d + one(d) : d)
+cld(x::Union{UInt8, UInt16, UInt32, UInt64, UInt128}, y::Union{Int8, Int16, Int32, Int64, Int128}) =
+    (d = div(x, y); !signbit(y) && rem(x, y) != 0 ? d + one(d) : d)
+mod(x::Union{Int8, Int16, Int32, Int64, Int128}, y::Union{UInt8, UInt16, UInt32, UInt64, UInt128}) =
+    rem(y + unsigned(rem(x, y)), y)
+mod(x::Union{UInt8, UInt16, UInt32, UInt64, UInt128}, y::Union{Int8, Int16, Int32, Int64, Int128}) =
+    rem(y + signed(rem(x, y)), y)
+
+# Base's tuples of the fixed-width integer types
+const BitSigned64_types = (Int8, Int16, Int32, Int64)
+const BitUnsigned64_types = (UInt8, UInt16, UInt32, UInt64)
+const BitInteger64_types = (BitSigned64_types..., BitUnsigned64_types...)
+const BitSigned_types = (BitSigned64_types..., Int128)
+const BitUnsigned_types = (BitUnsigned64_types..., UInt128)
+const BitInteger_types = (BitSigned_types..., BitUnsigned_types...)
+
+# --- gcdx and invmod --------------------------------------------------------------------------------
+# gcdx(a, b) = (d, u, v) with d = gcd(a, b) = u*a + v*b (Base's extended Euclid, in the promoted type)
+gcdx(a::Integer, b::Integer) = Core.gcdx_loop(promote(a, b)...)
+function Core.gcdx_loop(a::T, b::T) where {T<:Integer}
+    s0, s1 = one(T), zero(T)
+    t0, t1 = s1, s0
+    x, y = a, b
+    while y != 0
+        q = div(x, y)
+        x, y = y, rem(x, y)
+        s0, s1 = s1, s0 - q * s1
+        t0, t1 = t1, t0 - q * t1
+    end
+    x < 0 ? (-x, -s0, -t0) : (x, s0, t0)
+end
+# invmod(n, m): the inverse of n modulo m, in [0, |m|) for m > 0 and (m, 0] for m < 0
+function invmod(n::Integer, m::Integer)
+    iszero(m) && throw(DomainError((n, m), "`m` must not be 0."))
+    g, x, y = gcdx(n, m)
+    g != 1 && throw(DomainError((n, m), "Greatest common divisor is $g."))
+    r = mod(x, m)
+    convert(promote_type(typeof(n), typeof(m)), r)
+end
+widemul(x::Signed, y::Unsigned) = widen(x) * signed(widen(y))
+widemul(x::Unsigned, y::Signed) = signed(widen(x)) * widen(y)
+signed(x::BigInt) = x
+
+# fma rounds once (x * y + z would round the product first: base.jl's fallback for other numbers)
+fma(x::Real, y::Real, z::Real) = Core.fma_promoted(promote(x, y, z)...)
+Core.fma_promoted(x::T, y::T, z::T) where {T<:Union{Float16, Float32, Float64}} = Core.fma_exact(x, y, z)
+Core.fma_promoted(x, y, z) = x * y + z
+
+# the bits of one(F) (Base.exponent_one), and of the sign, exponent and significand fields
+exponent_one(::Type{Float64}) = 0x3ff0000000000000
+exponent_one(::Type{Float32}) = 0x3f800000
+exponent_one(::Type{Float16}) = 0x3c00
+
+# Complex rationals
+//(x::Complex, y::Real) = complex(real(x) // y, imag(x) // y)
+//(x::Number, y::Complex) = x * conj(y) // abs2(y)
+
+# a number is a 0-dimensional container of itself
+firstindex(x::Number, d::Integer) = d < 1 ? throw(BoundsError(x, d)) : 1
+lastindex(x::Number, d::Integer) = d < 1 ? throw(BoundsError(x, d)) : 1
+
+# Rationals here never have a zero denominator (1//0 is a DivideError in Zyla), so all are finite
+isfinite(x::Rational) = true
+isinf(x::Rational) = false
+isnan(x::Rational) = false
+sign(x::Rational) = oftype(x, sign(numerator(x)))
+rand(::Type{UInt128}) = (UInt128(rand(UInt64)) << 64) | UInt128(rand(UInt64))
+rand(::Type{Int128}) = reinterpret(Int128, rand(UInt128))

@@ -1,0 +1,152 @@
+"""Julia's strings: byte (UTF-8 code unit) indices, SubString, StringIndexError, and
+string literals' byte escapes. The facts are Julia's (Base's String methods)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grammar.errors import ZylaError
+from lang.door.wiring import Runtime
+
+
+@pytest.fixture(scope="module")
+def rt() -> Runtime:
+    r = Runtime()
+    r.run_source('s = "αβc"\n', "strings.jl")
+    return r
+
+
+def value(rt: Runtime, src: str) -> str:
+    """`repr` of src's value, as Julia prints it."""
+    return rt.run_source(f"repr({src})", "t.jl")
+
+
+# (expression, Julia's repr of its value)
+FACTS = [
+    ("s[1]", "'α'"), ("s[3]", "'β'"), ("s[5]", "'c'"), ("s[end]", "'c'"),
+    ("length(s)", "3"), ("lastindex(s)", "5"), ("firstindex(s)", "1"),
+    ("ncodeunits(s)", "5"), ("sizeof(s)", "5"), ("codeunit(s, 1)", "0xce"),
+    ("s[1:3]", '"αβ"'), ("s[3:end]", '"βc"'), ("s[4:3]", '""'),
+    ("collect(eachindex(s))", "[1, 3, 5]"), ("collect(keys(s))", "[1, 3, 5]"),
+    ("collect(pairs(s))", "[1 => 'α', 3 => 'β', 5 => 'c']"),
+    ("[c for c in s]", "['α', 'β', 'c']"), ("iterate(s, 3)", "('β', 5)"),
+    ("iterate(s, 6)", "nothing"),
+    ("thisind(s, 2)", "1"), ("thisind(s, 6)", "6"), ("nextind(s, 1)", "3"),
+    ("nextind(s, 0)", "1"), ("nextind(s, 5)", "6"), ("nextind(s, 1, 3)", "6"),
+    ("prevind(s, 5)", "3"), ("prevind(s, 6)", "5"), ("prevind(s, 1)", "0"),
+    ("prevind(s, 4, 2)", "1"), ("isvalid(s, 2)", "false"), ("isvalid(s, 3)", "true"),
+    ("length(s, 2, 5)", "3"), ("length(s, 3, 4)", "1"),
+    ("findfirst('c', s)", "5"), ("findfirst(isequal('β'), s)", "3"),
+    ("findlast('α', s)", "1"), ("findnext('c', s, 3)", "5"), ("findprev('α', s, 3)", "1"),
+    ("findfirst(\"βc\", s)", "3:5"), ("findall('c', s)", "[5]"),
+    ("findfirst('z', s)", "nothing"), ("findlast('β', \"xβ\")", "2"),
+    ("findfirst('∀', \"\\xe2\\x88\\xe2\\x88\\x80\")", "3"), ("findprev('c', s, 6)", "nothing"),
+    ("get(s, 3, 'X')", "'β'"), ("get(s, 9, 'X')", "'X'"),
+    ("SubString(s, 3)", '"βc"'), ("typeof(SubString(s, 3))", "SubString{String}"),
+    ("SubString(s, 3)[3]", "'c'"), ("SubString(s, 3) == \"βc\"", "true"),
+    ('hash(SubString("abc", 1)) == hash("abc")', "true"),
+    ("lastindex(SubString(s, 1, 3))", "3"), ("SubString(s, 3, 2)", '""'),
+    # ASCII strings keep their one-byte characters
+    ('"abc"[2]', "'b'"), ('"abc"[2:3]', '"bc"'), ('lastindex("abc")', "3"),
+    # byte escapes in literals are bytes: two of them may spell one character
+    ('"\\xce\\xb1" == "α"', "true"), ('codeunits("\\xff")', "UInt8[0xff]"),
+    ('length("\\xc0\\x80")', "1"), ('nextind("\\xe2\\x88z", 1)', "3"),
+    ('"\\101"', '"A"'),
+    # validity, by Julia's rules of UTF-8
+    ('isvalid("\\xc0\\x80")', "false"), ('isvalid("αβ")', "true"),
+    ("isvalid(String, UInt8[0xe0, 0xa0, 0x80])", "true"), ("isvalid(Char, 0xd800)", "false"),
+    ("reinterpret(UInt32, 'α')", "0xceb10000"),
+    ('"a\\xbaA"[2] == reinterpret(Char, UInt32(0xba) << 24)', "true"),
+    # a prefix or suffix ends at a character boundary
+    ('startswith("\\xe2\\x88", "\\xe2")', "false"), ('startswith("αβ", "α")', "true"),
+    ('endswith("∀", "\\x88\\x80")', "false"), ('endswith("x∀", "∀")', "true"),
+    # functions that return SubStrings
+    ('strip("  aβ  ")', '"aβ"'), ('typeof(strip(" a "))', "SubString{String}"),
+    ("lstrip(\"xxab\", 'x')", '"ab"'), ('chop("αβγ")', '"αβ"'),
+    ('chop("αβγ", head=1, tail=1)', '"β"'), ('chomp("ab\\r\\n")', '"ab"'),
+    ('chopsuffix("αβγ", "γ")', '"αβ"'), ('uppercasefirst("αβ")', '"Αβ"'),
+    ('parent(view("abcdefg", 2:4))', '"abcdefg"'),
+    ('sprint(summary, "foα")', '"4-codeunit String"'),
+    ("isspace('\\u2003')", "true"), ("isspace('\\x1c')", "false"), ("isdigit('٣')", "false"),
+    ("isnumeric('٣')", "true"), ("isletter('β')", "true"), ("isprint('\\n')", "false"),
+    ("repeat('α', 3)", '"ααα"'), ('"abc"[:]', '"abc"'),
+    # strings that wrap another: its indices and characters
+    ('GenericString("∀α")[4]', "'α'"), ('lastindex(GenericString("∀α"))', "4"),
+    ('GenericString("ab") == "ab"', "true"), ('string(GenericString("ab"), "c")', '"abc"'),
+    ('thisind(Base.SubstitutionString("∀α"), 2)', "1"),
+    ('Array{UInt8}(GenericString("12"))', "UInt8[0x31, 0x32]"),
+    ('Vector{Char}("αb")', "['α', 'b']"),
+    # parsing past the type's range is nothing (tryparse), not a wider integer
+    ('tryparse(Int64, "92233720368547758070")', "nothing"),
+    ("string(12345, base=62)", '"3D7"'), ('parse(Int, "3D7", base=62)', "12345"),
+    ('parse(Int, "zz", base=36)', "1295"),
+    ("LazyString(1 + 2, \" is 3\")", '"3 is 3"'), ('typeof(LazyString("a"))', "LazyString"),
+    ('transcode(UInt16, "𒃵a")', "UInt16[0xd808, 0xdcf5, 0x0061]"),
+    ('transcode(String, transcode(Int32, "αβ"))', '"αβ"'),
+    ('first(eachindex(""))', "1"), ('eltype(eachindex("ab"))', "Int64"),
+    ('"∀∃"[big(4)]', "'∃'"),
+    # split: SubStrings, any delimiter Julia takes (Chars, a predicate), limit, keepempty
+    ("split(\"a,b;c\", [',', ';'])", 'SubString{String}["a", "b", "c"]'),
+    ('split("a b", isspace)', 'SubString{String}["a", "b"]'),
+    ('split("a,b,c", ",", limit=2)', 'SubString{String}["a", "b,c"]'),
+    ('split("a,,b", ",", keepempty=false)', 'SubString{String}["a", "b"]'),
+    ('split("abc", "")', 'SubString{String}["a", "b", "c"]'),
+    ('parentindices(split("αβ,γ", ",")[2])', "(6:7,)"),
+    # randstring(rng, n) draws n characters (it joined n random floats)
+    ('let r = randstring(MersenneTwister(1), 3); (length(r), all(isletter(c) || isdigit(c) '
+     'for c in r)); end', "(3, true)"),
+    # `local x` of a for loop's own variable keeps its value
+    ('let out = []; for s in ("ab", "c"); local s; push!(out, s); end; out; end', '["ab", "c"]'),
+]
+
+
+@pytest.mark.parametrize(("src", "want"), FACTS)
+def test_byte_indices(rt: Runtime, src: str, want: str) -> None:
+    assert value(rt, src) == want
+
+
+# (expression, the error kind Julia throws)
+ERRORS = [
+    ("s[2]", "StringIndexError"), ("s[1:2]", "StringIndexError"),
+    ("s[2:3]", "StringIndexError"), ("s[6]", "BoundsError"), ("s[0]", "BoundsError"),
+    ("s[1:7]", "BoundsError"), ("SubString(s, 2)", "StringIndexError"),
+    ("nextind(s, 2, 0)", "StringIndexError"), ("nextind(s, 6)", "BoundsError"),
+    ("prevind(s, 0)", "BoundsError"), ("findnext('c', s, 2)", "StringIndexError"),
+    ("iterate(s, 2)", "StringIndexError"), ("get(s, 2, 'X')", "StringIndexError"),
+    ("s[[true, false, true]]", "ArgumentError"), ('Symbol("ab\\0")', "ArgumentError"),
+    ("repeat('x', -1)", "ArgumentError"), ('repeat("x", -1)', "ArgumentError"),
+    ("isdigit(\"1\")", "MethodError"), ('parse(Int64, "92233720368547758070")', "OverflowError"),
+    ('Matrix{UInt8}("ab")', "MethodError"),
+    ('parse(Int, "zz", base=63)', "ArgumentError"),
+    ('split("a b", 3)', "MethodError"),
+]
+
+
+@pytest.mark.parametrize(("src", "kind"), ERRORS)
+def test_index_errors(rt: Runtime, src: str, kind: str) -> None:
+    with pytest.raises(ZylaError) as e:
+        value(rt, src)
+    assert e.value.kind == kind
+
+
+def test_string_index_error_message(rt: Runtime) -> None:
+    got = rt.run_source('sprint(showerror, StringIndexError("αn", 2))', "t.jl")
+    assert got == "StringIndexError: invalid index [2], valid nearby indices [1]=>'α', [3]=>'n'"
+    caught = rt.run_source('try; "αβ"[2]; catch e; (e isa StringIndexError, e.index); end',
+                           "t.jl")
+    assert caught == (True, 2)
+
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=" \t\n\x0b\x0c\rab\x1c\x85é", max_size=14))
+def test_split_on_whitespace_agrees_with_the_isspace_predicate(rt: Runtime, text: str) -> None:
+    """`split(s)` (its ASCII strings take a regex path) gives the SubStrings that
+    `split(s, isspace; keepempty = false)` gives, at the same offsets into s."""
+    rt.globals["s"] = text
+    got = rt.run_source("split(s)", "t.jl")
+    want = rt.run_source("split(s, isspace; keepempty = false)", "t.jl")
+    assert [(str(p), p.offset) for p in got] == [(str(p), p.offset) for p in want]

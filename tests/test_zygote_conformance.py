@@ -1,0 +1,214 @@
+"""Regressions from Zygote's conformance files (tests/conformance/zygote/): gradients
+checked against central finite differences, Zygote's cotangent conventions, and clear
+errors where a gradient is not computed (never `nothing`, NaN or a wrong number)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from snippets import session
+
+from grammar.errors import ZylaError
+from lang.door.api import Zyla
+
+SRC = """
+using Statistics
+using Zygote
+red_mean(a) = sum(sin.(mean(a; dims=[1, 2])))
+red_max(a) = sum(sin.(maximum(a; dims=[1, 2])))
+red_var(a) = sum(sin.(var(a; dims=[1, 2])))
+red_std_mean(a) = sum(sin.(std(a; dims=1, mean=mean(a; dims=1))))
+red_prod(a) = sum(sin.(prod(a; dims=(2, 3))))
+red_cumsum(v) = sum(sin.(cumsum(v; dims=3)))
+zip_map(v) = sum(map(*, v, [1.0, 2.0, 3.0]))
+mixed_map(a, b) = sum(map(*, a, b))
+"""
+
+def z() -> Zyla:
+    return session(__name__, SRC)
+
+
+def fd(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = eps
+        out.flat[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+def check_fd(name: str, x: np.ndarray) -> None:
+    (g,) = z().gradient(name, x)
+    np.testing.assert_allclose(g, fd(lambda w: z().call(name, w), x), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["red_mean", "red_max", "red_var", "red_prod"])
+def test_reductions_over_a_vector_or_tuple_of_dims(name: str) -> None:
+    check_fd(name, np.random.default_rng(0).random((2, 3, 4)) + 0.5)
+
+
+def test_var_and_std_take_a_given_mean() -> None:
+    check_fd("red_std_mean", np.random.default_rng(1).random((2, 3)))
+    assert z().eval("a = rand(3, 2); var(a; mean=mean(a)) ≈ var(a)")
+
+
+def test_cumsum_along_a_dimension_beyond_ndims() -> None:
+    v = np.random.default_rng(2).random(5)
+    assert z().eval("v = [1.0, 2.0, 3.0]; cumsum(v; dims=3) == v")
+    check_fd("red_cumsum", v)
+
+
+def test_map_zips_collections_of_different_shapes() -> None:
+    # Julia's map stops at the shortest collection, in column-major order; it never
+    # broadcasts a vector against a row
+    assert z().eval("map(*, [1, 2, 3], [1 2 3]) == [1, 4, 9]")
+    assert z().eval("map(*, (1, 2, 3, 4, 5), [1, 2, 3]) == [1, 4, 9]")
+    assert z().eval("map(+, [1 2; 3 4], [1, 10, 100, 1000], zeros(3, 1)) == [2.0, 13.0, 102.0]")
+    with pytest.raises(ZylaError, match="DimensionMismatch"):
+        z().eval("map(+, [1 2; 3 4], [1 2 3; 3 4 5])")
+    np.testing.assert_allclose(z().gradient("zip_map", np.ones(5))[0], [1, 2, 3, 0, 0])
+    ga, gb = z().gradient("mixed_map", np.arange(1.0, 4.0), np.array([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_allclose(ga, [1, 3, 2])
+    np.testing.assert_allclose(gb, [[1, 3], [2, 0]])
+    # a tuple zipped with an array: its cotangent a tuple (was `nothing`)
+    assert z().eval("gradient(t -> map(+, t, [1, 2, 3])[1], (4, 5, 6, 99)) == "
+                    "((1.0, 0.0, 0.0, nothing),)")
+    assert z().eval("gradient(t -> map(+, t, (1, 2, 3))[1], [4, 5, 6]) == ([1, 0, 0],)")
+
+
+def test_fill_of_a_tuple_adds_its_cotangents() -> None:
+    # (the elements' tuple cotangents were concatenated: (1.0, nothing, 1.0, nothing, ...))
+    assert z().eval("gradient(t -> sum(x -> x[1], fill(t, 3)), (1.0, 2.0)) == ((3.0, nothing),)")
+    assert z().eval("gradient(t -> sum(x -> x.a, fill(t, 3)), (a = 1.0, b = 2.0)) == "
+                    "((a = 3.0, b = nothing),)")
+    assert z().eval("gradient(t -> fill(t, 3)[1][1], (1, 2)) === ((1.0, nothing),)")
+
+
+def test_prod_of_a_tuple_has_a_tuple_cotangent() -> None:
+    assert z().eval("gradient(t -> prod(t), (1, 2, 3))[1] == (6, 3, 2)")
+    assert z().eval("gradient(t -> prod(t), (1.0, 2.0, 3.0))[1] isa Tuple")
+
+
+def test_a_real_cotangent_of_a_complex_result() -> None:
+    # the real part of a complex cotangent: d/da real(conj(im) * 1) = 0
+    assert z().eval("Zygote.pullback(a -> a[1] * im, [1.0, 2.0])[2](1.0)[1] == [0.0, 0.0]")
+    assert z().eval("Zygote.pullback(a -> a[1] * im, [1.0, 2.0])[2](1.0im)[1] == [1.0, 0.0]")
+
+
+def test_a_nothing_cotangent_of_getindex_is_zero_not_nan() -> None:
+    assert z().eval("Zygote.pullback(getindex, [1.0, 2.0, 3.0], [1])[2]([nothing])[1] "
+                    "=== nothing")
+    assert z().eval("Zygote.pullback(getindex, [1.0, 2.0, 3.0], [1, 2])[2]([nothing, 2.0])[1]"
+                    " == [0.0, 2.0, 0.0]")
+
+
+def test_abs_of_a_complex_zero_has_gradient_zero() -> None:
+    # ChainRules: d|z| = real(dΩ) * z / |z|, with 0 at z = 0 (it was NaN)
+    assert z().eval("gradient(abs, 0.0 + 0.0im) == (0.0 + 0.0im,)")
+    assert z().eval("gradient(x -> sum(abs.(x)), [0.0im, 3.0 + 4.0im])[1] ≈ [0.0, 0.6 + 0.8im]")
+    assert z().eval("jvp(abs, 0.0 + 0.0im, 1.0 + 0.0im) == (0.0, 0.0)")
+    assert z().eval("jvp(abs, 3.0 + 4.0im, 0.0 + 1.0im)[2] ≈ 0.8")
+    assert z().eval("hessian(x -> abs(complex(x[1], x[2])), [3.0, 4.0]) ≈ "
+                    "[0.128 -0.096; -0.096 0.072]")
+
+
+def test_reductions_over_a_named_tuple_use_its_values() -> None:
+    # sum/prod/maximum/collect of a NamedTuple returned the NamedTuple itself
+    assert z().eval("nt = (a = 2.0, b = 3.0); (sum(nt), prod(nt), maximum(nt), minimum(nt)) "
+                    "== (5.0, 6.0, 3.0, 2.0)")
+    assert z().eval("collect((a = 2.0, b = 3.0)) == [2.0, 3.0]")
+    assert z().eval("reduce(+, (a = 2.0, b = 3.0)) == 5.0")
+    assert z().eval("map(v -> v^2, (a = 2.0, b = 3.0)) === (a = 4.0, b = 9.0)")
+    assert z().eval("gradient(nt -> prod(nt), (a = 2.0, b = 3.0)) == ((a = 3.0, b = 2.0),)")
+    assert z().eval("gradient(nt -> sum(map(v -> v^2, nt)), (a = 2.0, b = 3.0)) == "
+                    "((a = 4.0, b = 6.0),)")
+    assert z().eval("gradient(x -> sum(collect((a = x, b = 2x))), 1.0) == (3.0,)")
+
+
+def test_the_named_tuple_constructor_passes_cotangents_by_name() -> None:
+    assert z().eval("gradient(x -> NamedTuple{(:a, :b)}((x, 2x)).b, 1.0) == (2.0,)")
+    assert z().eval("gradient(x -> NamedTuple{(:b, :a)}((a = x, b = 3x))[1], 1.0) == (3.0,)")
+
+
+def test_complex_arrays_of_different_element_types_compare_by_value() -> None:
+    # (`[0.0 + 4.0im] == [4im]` was false: a ComplexF64 beside a Complex{Int64} struct)
+    assert z().eval("[0.0 + 4.0im, 0.0im] == [4im, 0]")
+    assert z().eval("[4im, 0] == [0.0 + 4.0im, 0.0im]")
+    assert z().eval("Complex(1, 2) == Complex(1.0, 2.0)")
+    assert not z().eval("[0.0 + 4.0im] == [4im + 1]")
+    assert z().eval("gradient(v -> sum(z -> z.im^2, v), [1 + 2im, 3])[1] == [4im, 0]")
+
+
+def test_a_complex_power_differentiates_in_a_whole_exponent() -> None:
+    # z^p with a whole p is computed by squaring: its p-derivative was `nothing`
+    want = "real((-234 + 2im) * log(5 - 7im))"
+    assert z().eval(f"gradient(p -> real((1 + 3im) * (5 + 7im)^p), 2)[1] ≈ {want}")
+    assert z().eval(f"gradient(p -> real((1 + 3im) * (5 + 7im)^p), 2.0)[1] ≈ {want}")
+    assert z().eval("gradient(z -> real(z^3), 2 + 1im)[1] ≈ 9 - 12im")
+    g = z().eval("gradient(x -> real(x^(2 + 1im)), 1.5)[1]")
+    f = lambda x: (x ** (2 + 1j)).real  # noqa: E731
+    assert abs(g - (f(1.5 + 1e-6) - f(1.5 - 1e-6)) / 2e-6) < 1e-6
+
+
+def test_cat_with_val_dims_and_block_diagonal_dims() -> None:
+    assert z().eval("cat([1, 2], [3, 4]; dims=Val(2)) == [1 3; 2 4]")
+    assert z().eval("cat([1 2], [3 4]; dims=(1, 2)) == [1 2 0 0; 0 0 3 4]")
+    assert z().eval("size(cat(rand(0, 5, 3), rand(2, 5, 3), rand(2, 5, 3); dims=(1, 2))) == "
+                    "(4, 15, 3)")
+    assert z().eval("using GradCheck; gradcheck((a, b) -> sum(sin.(cat(a, b; dims=(1, 2)))), "
+                    "rand(2, 3), rand(1, 2))")
+    assert z().eval("gradcheck((a, b) -> sum(sin.(cat(a, b; dims=Val(3)))), rand(2), rand(2))")
+
+
+def test_a_dense_cotangent_of_diagonal_is_projected_not_sliced() -> None:
+    # (a dense dM gave dM's first column, a compiled struct pullback iterating its rows)
+    assert z().eval("using LinearAlgebra; dM = [1.0 2.0; 3.0 4.0]; "
+                    "Zygote.pullback(Diagonal, [1.0, 2.0])[2](dM)[1] == [1.0, 4.0]")
+    assert z().eval("Zygote.pullback(Diagonal, [1.0, 2.0])[2](Diagonal([5.0, 6.0]))[1] == "
+                    "[5.0, 6.0]")
+    # a struct without such a projection refuses a dense cotangent
+    z().eval("struct WrapZ{T}\n x::T\nend")
+    with pytest.raises(ZylaError, match="does not fit a struct"):
+        z().eval("Zygote.pullback(WrapZ, [1.0, 2.0])[2]([1.0 2.0; 3.0 4.0])")
+
+
+def test_symmetric_and_hermitian_cotangents_and_broadcasts() -> None:
+    # a complex Hermitian's lower triangle is the conjugate (it was the transpose)
+    assert z().eval("H = Hermitian([1.0 2im; 3 4]); H[2, 1] == -2im && "
+                    "Matrix(H) == [1.0 2im; -2im 4]")
+    # a dense cotangent goes to the stored triangle (it was refused, or garbage before)
+    assert z().eval("Zygote.pullback(Symmetric, [1.0 2.0; 3.0 4.0], :U)[2]([1.0 2.0; 3.0 4.0])"
+                    "[1] == [1.0 5.0; 0.0 4.0]")
+    assert z().eval("Zygote.pullback(Symmetric, [1.0 2.0; 3.0 4.0], :L)[2]([1.0 2.0; 3.0 4.0])"
+                    "[1] == [1.0 0.0; 5.0 4.0]")
+    assert z().eval("Zygote.pullback(Symmetric, [1.0 2.0; 3.0 4.0])[2](Diagonal([1.0, 2.0]))[1]"
+                    " isa Diagonal")
+    assert z().eval("typeof(sin.(Diagonal([1.0, 2.0]))) <: Diagonal && "
+                    "exp.(Diagonal([1.0, 2.0])) == [exp(1.0) 1.0; 1.0 exp(2.0)]")
+    assert z().eval("A = [0.3 0.5 0.1; 0.2 0.9 0.4; 0.7 0.6 0.8]; "
+                    "gradcheck(a -> sum(sin.(Symmetric(a, :L))), A) && "
+                    "gradcheck((a, b) -> sum(abs2.(Matrix(Hermitian(complex.(a, b))) * "
+                    "[1.0, 2.0, 3.0])), A, A')")
+
+
+def test_sum_of_an_array_of_arrays_and_kron_of_three() -> None:
+    # sum over a map of a closure capturing a vector: each element's cotangent is dz
+    # (it was a numpy broadcasting error)
+    z().eval("function mapclos(y)\n times_y = t -> t * y\n sum(map(times_y, 1:5))\nend")
+    assert z().eval("gradient(y -> sum(mapclos(y)), [1.0, 2.0, 3.0]) == ([15.0, 15.0, 15.0],)")
+    assert z().eval("gradient(v -> sum(sum([v, 2v]) .^ 2), [1.0, 2.0]) == ([18.0, 36.0],)")
+    # a sum of tuples adds them (numpy concatenated them: (1.0, 2.0, 3.0, 1.0))
+    assert z().eval("length(sum([(1.0, 2.0), (3.0, 1.0)])) == 2")
+    assert z().eval("kron([1, 2], [1, 10], [1, 100]) == kron(kron([1, 2], [1, 10]), [1, 100])")
+    assert z().eval("gradcheck((a, b, c) -> sum(sin.(kron(a, b, c))), [0.1, 0.2], "
+                    "[0.3, 0.4, 0.5], [0.6, 0.7])")
+
+
+def test_broadcasting_an_operator_over_arrays_of_arrays() -> None:
+    # each element's call differentiated by `*`'s own rule (the elementwise rule
+    # multiplied two vectors: a MethodError)
+    assert z().eval("gradient(v -> sum(sum, [v] .* [1, 2, 3]), [4, 5]) == ([6.0, 6.0],)")
+    assert z().eval("gradient(v -> sum(sum, (v,) .* [1, 2, 3]), [4, 5]) == ([6.0, 6.0],)")
+    assert z().eval("gradient(v -> sum(v .* [1, 2]), [4.0, 5.0]) == ([1.0, 2.0],)")
