@@ -107,7 +107,7 @@ fib(k) = k < 2 ? k : fib(k - 1) + fib(k - 2)
 """
 
 
-@settings(max_examples=30, deadline=None, database=None, derandomize=True,
+@settings(max_examples=15, deadline=None, database=None, derandomize=True,
           phases=[Phase.generate], suppress_health_check=list(HealthCheck))
 @given(programs(), st.sampled_from(["(1, 2)", "(3, -4)", "(9223372036854775806, 2)",
                                     "(0.5, 2)", "(true, 1.5)"]))

@@ -185,7 +185,7 @@ end"""
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["host", "compiled"])
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=nests())
 def test_random_nests_agree_with_the_loops_as_written(compiled: bool, case: Any) -> None:

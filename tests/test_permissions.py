@@ -192,7 +192,7 @@ def fuzz_rt() -> Runtime:
     return Runtime()
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(["..", ".", "a", ".hidden", "bin", "x.py", "/", "data.txt",
                                  "~", "/proc", "self", "//", "sub", "/etc"]),
                 min_size=1, max_size=6))
@@ -215,7 +215,7 @@ def test_no_drawn_path_escapes_the_read_gate(fuzz_rt: Runtime, parts: list[str])
         assert not any(p.startswith(".") for p in full.parts[len(cwd.parts):])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.sampled_from(["..", ".", "a", ".hidden", "bin", "x.py", "/", "out.txt",
                                  "~", "/tmp", "p.pth", "site-packages", "sub", "run.sh",
                                  "Makefile", "/proc", "/dev"]), min_size=1, max_size=5))
