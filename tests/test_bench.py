@@ -12,14 +12,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_quick_benchmark_run_measures_every_group(tmp_path: Path) -> None:
+def test_quick_benchmark_run_measures_its_groups(tmp_path: Path) -> None:
     out = tmp_path / "quick.md"
     env = {k: v for k, v in os.environ.items() if k not in ("ZYLA_DEBUG", "ZYLA_COMPILE")}
     env.setdefault("JAX_PLATFORMS", "cpu")
-    # (two repetitions a comparison: every group and row runs; the timings are not the point)
+    # (two repetitions a comparison: every row of these groups runs; the timings are not
+    # the point. The `user` group's programs run in tests/test_bench.py's scalar-row test
+    # and through tests/test_examples.py; the whole group ran 70-130 s of the suite's time)
+    groups = "front,mlp,cnn,micro,memory,compile,vgg"
     p = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--reps", "2",
-                        "--vgg-reps", "1", "--out", str(out)], capture_output=True, text=True,
-                       timeout=600, env=env, cwd=ROOT)
+                        "--vgg-reps", "1", "--only", groups, "--out", str(out)],
+                       capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
     text = out.read_text() if out.exists() else ""
     assert p.returncode == 0, p.stderr[-3000:]
     assert "failed before its rows were measured" not in text
@@ -49,3 +52,15 @@ def test_gpu_script_runs_on_a_small_batch(tmp_path: Path) -> None:
                        text=True, timeout=600, env=env, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "| plain JAX fori_loop |" in p.stdout
+
+
+def test_the_user_groups_scalar_programs_run() -> None:
+    """bench/user_bench.py's scalar rows (fib, the `sin` loop, the word count, the host-only
+    programs, the gradient loop) at their quick sizes, through `zyla run`."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import user_bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    rows = user_bench.scalar_rows(True)
+    assert len(rows) >= 8 and all(r.zyla > 0 and r.peer > 0 for r in rows)
