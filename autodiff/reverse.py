@@ -44,6 +44,11 @@ NO_TANGENT_RESULTS = {":", "eachindex", "axes", "length", "size", "ndims", "Core
                       "firstindex", "keys", "typeof", "eltype", "isa", "==", "!=", "<", "<=", ">",
                       ">=", "===", "!==", "!", "Core.or", "iseven", "isodd", "isnothing"}
 
+# built-ins whose pullbacks run even for a zero cotangent of their result: the writes to a
+# Box (a captured variable that a closure reassigns), which hand on the cotangent of what
+# is read from the box later (autodiff.runtime: BoxTrail)
+EFFECT_CALLS = {"Core.box", "Core.setbox"}
+
 
 class ADError(Exception):
     pass
@@ -117,6 +122,11 @@ class Transform:
         self.inactive: set[int] = set()
         self.adjoints: list[Function] = []
         self.nadj = 0
+        # boxes the function makes, and what may hold one (a closure capturing it, a call's
+        # result); the ops that may write into one, whose pullbacks run even for a zero
+        # cotangent (see EFFECT_CALLS)
+        self.box_holders: set[int] = set()
+        self.effect_ops: set[int] = set()
 
     # --- forward ----------------------------------------------------------------------------
 
@@ -220,6 +230,19 @@ class Transform:
     def f_closure(self, op: Op, b: _Builder, rec: list, res: list) -> None:
         self._copy(op, b)
         rec.append(_Record(op, -1))
+        if any(v.id in self.box_holders for v in op.operands):
+            self.box_holders.add(op.results[0].id)
+
+    def _mark_effects(self, op: Op) -> None:
+        """Mark op an effect op if it writes into a box or may (it calls or passes on
+        something holding one the function made, or its regions hold an effect op)."""
+        if op.attrs.get("fn") in EFFECT_CALLS:
+            self.box_holders.update(v.id for v in op.results)
+            self.effect_ops.add(id(op))
+        elif any(v.id in self.box_holders for v in op.operands) or any(
+                id(o) in self.effect_ops for r in op.regions for o in walk_ops(r)):
+            self.box_holders.update(v.id for v in op.results)
+            self.effect_ops.add(id(op))
 
     def _pcall(self, op: Op, b: _Builder, rec: list, res: list) -> None:
         name = "pcall" if op.name == "call" else "pcallv"
@@ -236,6 +259,7 @@ class Transform:
         self.vmap[op.results[0].id] = new.results[0]
         if op.name == "call" and op.attrs.get("fn") in NO_TANGENT_RESULTS:
             self.inactive.add(op.results[0].id)
+        self._mark_effects(op)
         rec.append(_Record(op, len(res), lens=lens))
         res.append(new.results[1])
 
@@ -291,6 +315,7 @@ class Transform:
         new.span = op.span
         for old, nv in zip(op.results, new.results, strict=False):
             self.vmap[old.id] = nv
+        self._mark_effects(op)
         rec.append(_Record(op, len(res), free))
         res.append(new.results[-1])
 
@@ -310,6 +335,7 @@ class Transform:
         new.span = op.span
         for old, nv in zip(op.results, new.results, strict=False):
             self.vmap[old.id] = nv
+        self._mark_effects(op)
         rc = _Record(op, len(res), free)
         rec.append(rc)
         res.append(new.results[-1])
@@ -329,6 +355,7 @@ class Transform:
         new.span = op.span
         for old, nv in zip(op.results, new.results, strict=False):
             self.vmap[old.id] = nv
+        self._mark_effects(op)
         rec.append(_Record(op, len(res), free))
         res.append(new.results[-1])
 
@@ -369,13 +396,13 @@ class Transform:
                     add(v, b.call("Core.getgrad", [d, b.const(i + 1)]))
             elif op.name in ("call", "callv"):
                 d = cot.get(op.results[0].id)
-                if d is None:
+                if d is None and id(op) not in self.effect_ops:
                     continue
-                g = b.call("Core.back", [resv[rc.res], d])
+                g = self._back(b, op, resv[rc.res], d or b.const(None))
                 self._scatter_call(op, rc, g, b, resv, add)
             elif op.name == "if":
                 ds = [cot.get(v.id) for v in op.results]
-                if all(x is None for x in ds):
+                if all(x is None for x in ds) and id(op) not in self.effect_ops:
                     continue
                 none = None
                 items = []
@@ -385,12 +412,16 @@ class Transform:
                         items.append(none)
                     else:
                         items.append(x)
-                g = b.call("Core.back", [resv[rc.res], b.call("tuple", items)])
+                g = self._back(b, op, resv[rc.res], b.call("tuple", items))
                 for i, v in enumerate(rc.free):
                     add(v, b.call("Core.getgrad", [g, b.const(i + 1)]))
             elif op.name in ("for", "while"):
                 self._loop_adjoint(op, rc, b, resv, cot, add)
         return self._finish(adj, b, r, free, cot, is_body)
+
+    def _back(self, b: _Builder, op: Op, pb: Value, d: Value) -> Value:
+        """Call pullback pb of op with cotangent d (an effect op's even for a zero d)."""
+        return b.call("Core.back_effect" if id(op) in self.effect_ops else "Core.back", [pb, d])
 
     def _scatter_call(self, op: Op, rc: _Record, g: Value, b: _Builder, resv: list[Value],
                       add: Any) -> None:
@@ -436,7 +467,7 @@ class Transform:
         nfree = len(rc.free)
         ds = [cot.get(v.id) for v in op.results[:m]]
         dts = [cot.get(v.id) for v in op.results[m:]]
-        if all(x is None for x in ds + dts):
+        if all(x is None for x in ds + dts) and id(op) not in self.effect_ops:
             return
         none = b.const(None)
         dinit = [x if x is not None else none for x in ds]
@@ -459,7 +490,7 @@ class Transform:
             bv = ev
             drec = [bb.const(None) for _ in range(k)]
         douts = dc + drec
-        g = bb.call("Core.back", [bv, bb.call("tuple", douts) if douts else bb.const(())])
+        g = self._back(bb, op, bv, bb.call("tuple", douts) if douts else bb.const(()))
         off = 2 if is_for else 1  # the iteration variable's cotangent comes first
         newdc = [bb.call("Core.getgrad", [g, bb.const(off + j)]) for j in range(m)]
         newdf = [bb.call("Core.accum", [df[j], bb.call("Core.getgrad", [g, bb.const(off + m + j)])])

@@ -33,7 +33,7 @@ from lang.core.builtins import _check_broadcast
 from lang.core.builtins_dict import JDict
 from lang.core.builtins_iter import LazyIter
 from lang.core.builtins_mutate import mutates_array
-from lang.core.complexes import complex_cotangent
+from lang.core.complexes import complex_cotangent, is_complex
 from lang.core.eltypes import recorded, tag
 from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.core.interp import OP_HANDLERS, Interpreter, Tape
@@ -74,6 +74,77 @@ class _NoTangent:
 NO_TANGENT = _NoTangent()
 
 
+class BoxTrail:
+    """The reads (`Core.unbox`) and writes (`Core.box`, `Core.setbox`) of one Box in one
+    forward pass, in order, and the cotangent of its contents while a backward pass walks
+    them in reverse: a read adds the cotangent of the value it read, a write hands the
+    cotangent gathered since to the value it wrote and starts again from zero. So a
+    closure that reassigns a captured variable (`acc += x`) is differentiated like a
+    loop-carried variable. A write's pullback always runs (autodiff.reverse: EFFECT_CALLS),
+    but a write inside a call whose result takes no cotangent is skipped with that call:
+    a cotangent that reaches such a write is refused, never dropped (`settle`)."""
+
+    __slots__ = ("box", "writes", "cot", "pos", "version")
+
+    def __init__(self, box: V.Box, version: int) -> None:
+        self.box = box  # (kept alive, so that its id is not reused in the pass)
+        self.writes: list[bool] = []  # per access: a write?
+        self.cot: Any = None
+        self.pos = 0  # the accesses from pos on have been walked in this backward pass
+        self.version = version  # the box's version after the last access recorded
+
+    def record(self, write: bool, version: int) -> int:
+        """Record an access of the forward pass to the box at `version` (before the
+        access); returns its index. A write made since the last access without AD (by
+        code that a built-in ran) is recorded as a write whose pullback never runs."""
+        if version != self.version:
+            self.writes.append(True)
+        self.writes.append(write)
+        self.pos = len(self.writes)
+        self.version = self.box.version
+        return len(self.writes) - 1
+
+    def settle(self, k: int) -> None:
+        """Walk back to access k (exclusive): the accesses skipped since the last one
+        walked read nothing, but a skipped write with a cotangent waiting would lose it."""
+        if k >= self.pos:
+            raise ZylaError("AD error", "the pullbacks of a closure that reassigns a captured "
+                            "variable ran out of order (a pullback called twice, or a "
+                            "broadcast over such a closure)")
+        if not _deep_zero(self.cot) and any(self.writes[k + 1:self.pos]):
+            raise ZylaError("AD error", "differentiating through a variable that a closure "
+                            "reassigns is not supported where reverse mode does not follow "
+                            "the write (in a call whose result is not used, or one that a "
+                            "built-in such as `foreach` makes): its gradient would be lost",
+                            hint="use the call's result, or accumulate with a loop instead")
+        self.pos = k
+
+    def read_back(self, k: int, dz: Any) -> None:
+        """The pullback of read k: its cotangent is added to the contents'."""
+        self.settle(k)
+        self.cot = accum(self.cot, dz)
+
+    def write_back(self, k: int) -> Any:
+        """The pullback of write k: the cotangent of the value written."""
+        self.settle(k)
+        d, self.cot = self.cot, None
+        return d
+
+    def end_pass(self) -> None:
+        """The backward pass is over: the accesses it skipped are settled (what the first
+        accesses read from before the pass, a box made outside it, takes no cotangent),
+        and the trail is ready for another pass."""
+        self.settle(-1)
+        self.pos, self.cot = len(self.writes), None
+
+
+def box_pass_end(g: Any, trails: tuple) -> Any:
+    """`Core.box_pass_end(g, trails)`: end a backward pass over boxes; returns g."""
+    for t in trails:
+        t.end_pass()
+    return g
+
+
 class ADState:
     """Compiled rules and helper closures, per runtime."""
 
@@ -95,6 +166,9 @@ class ADState:
         # other, only for what runs inside or after it (see `trace_branch`).
         self.path: tuple = ()
         self.branches = 0
+        # The boxes (captured variables a closure reassigns) the forward pass reads and
+        # writes, by id: one BoxTrail each, handed to the pass's pullback (see _box_pullback).
+        self.trails: dict[int, BoxTrail] = {}
 
     def supersede(self, x: Any) -> None:
         self.stale[id(x)] = (x, self.path)
@@ -172,11 +246,14 @@ def pullback_call(interp: Interpreter, f: Any, args: list,
         y, b = _pullback_call(interp, st, f, args, kwargs)
         if st.depth == 1 and st.stale:  # the differentiated function's own result
             st.check_reads("the differentiated function's result", (y,))
+        if st.depth == 1 and st.trails:  # the pass ends with its boxes' cotangents settled
+            b = _make_closure(interp, "Core.box_pass_back", b, tuple(st.trails.values()))
         return y, b
     finally:
         st.depth -= 1
         if not st.depth:
             st.stale.clear()
+            st.trails.clear()
 
 
 def _pullback_call(interp: Interpreter, st: ADState, f: Any, args: list,
@@ -200,7 +277,7 @@ def _pullback_call(interp: Interpreter, st: ADState, f: Any, args: list,
     custom = _user_rrule(interp, f, args)
     if custom is not None:
         y, pb = interp.call_value(custom, [f] + list(args), kwargs)
-        return y, _make_closure(interp, "Core.rrule_back", pb)
+        return y, _make_closure(interp, "Core.rrule_back", pb, y)
     if isinstance(f, GenericFunction):
         m = f.dispatch([typeof(a) for a in args])
         if m.impl is not None:
@@ -274,7 +351,7 @@ ZERO_DERIVATIVE = frozenset({
     "Core.opt_commit!", "Core.opt_gather", "Core.setup", "Core.struct_fields_cot",
     "Core.tape_unzip", "Core.iter_cot_back", "Core.zip_back", "Core.enumerate_back",
     "Core.tangent_out", "Core.segment_length", "Core.bcast_rule_of",
-    "Core.onehotbatch", "Core.nest_ok", "Core.nest_affine", "Core.box", "Core.setbox",
+    "Core.onehotbatch", "Core.nest_ok", "Core.nest_affine",
     "Core.fwd_isunset", "Core.fwd_part", "Core.fwd_tape_part", "Core.fwd_zip",
     "Core.hostref", "Core.hostref_get", "Random.seed!", "randperm", "GradCheck.check",
     "GradCheck.property", "Core.load_dataset", "Core.load_values", "Core.undef_local",
@@ -494,6 +571,24 @@ def _user_rrule(interp: Interpreter, f: Any, args: list) -> Any:
     return None
 
 
+def builtin_rule_kind(f: Any, *args: Any) -> V.Symbol:
+    """`Core.builtin_rule_kind(f, args...)`: whether f(args...) calls a built-in with a
+    derivative rule (`:rule`), one whose derivative is zero (`:zero`, `zero`, `round`),
+    or neither (`:none`): what ChainRules' `rrule(f, args...)` finds."""
+    p = f
+    if isinstance(f, GenericFunction):
+        try:
+            m = f.dispatch([typeof(a) for a in args])
+        except ZylaError:
+            return V.Symbol("none")
+        p = getattr(f, "fallback_prim", None) if m.impl is not None else None
+    if not isinstance(p, Primitive):
+        return V.Symbol("none")
+    if p.pullback != NONDIFF:
+        return V.Symbol("rule")
+    return V.Symbol("zero" if p.name in ZERO_DERIVATIVE else "none")
+
+
 def _same_in_jax(f: Any) -> Any:
     """A primitive whose implementation only calls back into the interpreter it runs in."""
     return f
@@ -501,10 +596,24 @@ def _same_in_jax(f: Any) -> Any:
 
 # built-ins that read only what a write cannot change (its type)
 _TYPE_ONLY = frozenset({"isa", "typeof", "eltype", "ndims"})
-_BOX_WRITES = ("Core.box", "Core.setbox")
+# the pullback helper (lang/core/stdlib/ad.jl) of each access to a Box
+_BOX_BACKS = {"Core.box": "Core.box_back", "Core.setbox": "Core.setbox_back",
+              "Core.unbox": "Core.unbox_back"}
 # how a functionalised write (MUTATING) copies the host value it writes into, under AD
 _WRITE_COPY = {np.ndarray: np.copy, JDict: lambda d: JDict(d, d.key_type, d.value_type)}
 _FIELD_WRITES = ("setproperty!", "setfield!")
+
+
+def _box_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list) -> tuple:
+    """`(y, B)` for an access to a Box (see BoxTrail): B walks the box's trail."""
+    before = args[0].version if p.name != "Core.box" else 0
+    y = interp.call_primitive(p, args, None)
+    box = y if p.name == "Core.box" else args[0]
+    trail = st.trails.get(id(box))
+    if trail is None:
+        trail = st.trails[id(box)] = BoxTrail(box, before)
+    k = trail.record(p.name != "Core.unbox", before)
+    return y, _make_closure(interp, _BOX_BACKS[p.name], trail, k)
 
 
 def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
@@ -515,12 +624,8 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
         return _broadcast_pullback(interp, st, args, kwargs)
     if p.name in _FIELD_WRITES and type(args[0]) is V.StructValue:
         args[0].ad_written = True  # its fields' cotangents are refused (field_cot)
-    if p.name in _BOX_WRITES:  # a box the differentiated code makes or writes: marked
-        y = interp.call_primitive(p, args, kwargs)
-        box = y if p.name == "Core.box" else args[0]
-        if isinstance(box, V.Box):
-            box.differentiated = True
-        return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
+    if p.name in _BOX_BACKS:
+        return _box_pullback(interp, st, p, args)
     if p.pullback == "CHECKPOINT":
         # keep only the inputs now; the backward pass recomputes the forward with AD, drawing
         # the same random numbers (both runs draw from one snapshot of the generator)
@@ -633,8 +738,10 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
             dzf = [dz] * n
         grads: list[list] = [[] for _ in xs]
         df = None
-        for k in range(n):
-            g = back_call(interp, backs[k], N.host_scalar(dzf[k]))
+        gs: list[Any] = [None] * n
+        for k in reversed(range(n)):  # last first, as Zygote's map: a stateful f's order
+            gs[k] = back_call(interp, backs[k], N.host_scalar(dzf[k]))
+        for g in gs:
             if g is None:
                 for i in range(len(xs)):
                     grads[i].append(None)
@@ -702,7 +809,7 @@ def _deep_zero(d: Any) -> bool:
 
 def _integral(v: Any) -> bool:
     """An integer (or Bool) value or array: cotangents through it are dropped, as for
-    integers computed by rounding (see Core.boxed_back)."""
+    integers computed by rounding."""
     if isinstance(v, (int, np.integer, np.bool_)):
         return True
     d = getattr(v, "dtype", None)
@@ -733,6 +840,12 @@ def accum(a: Any, b: Any) -> Any:
         for k, (x, y) in enumerate(zip(a.reshape(-1), b.reshape(-1), strict=True)):
             out.reshape(-1)[k] = accum(x, y)
         return out
+    if is_complex(a) and is_complex(b) and a.type == b.type:
+        return V.StructValue(a.type, [accum(x, y) for x, y in zip(a.fields, b.fields,
+                                                                  strict=True)])
+    if isinstance(a, V.NamedTuple) != isinstance(b, V.NamedTuple):
+        # a Complex cotangent (from a rule) beside its fields' NamedTuple (from `z.re`)
+        a, b = _fields_cot(a), _fields_cot(b)
     if isinstance(a, dict) and isinstance(b, dict):  # Dicts' cotangents: by key
         out = dict_cot(a.items())
         for k, v in b.items():
@@ -748,6 +861,11 @@ def accum(a: Any, b: Any) -> Any:
         return V.NamedTuple(tuple(names), vals)
 
     return plus(N.xp_for(a, b), a, b)
+
+
+def _fields_cot(d: Any) -> Any:
+    """A Complex cotangent as the NamedTuple of its fields' (anything else unchanged)."""
+    return V.NamedTuple(("re", "im"), tuple(d.fields)) if is_complex(d) else d
 
 
 def getgrad(g: Any, i: int) -> Any:
@@ -929,6 +1047,12 @@ def back_call(interp: Interpreter, b: Any, dy: Any) -> Any:
     """`Core.back(b, dy)`: run a pullback, short-circuiting zero cotangents."""
     if _is_zero(dy):
         return None
+    return effect_back_call(interp, b, dy)
+
+
+def effect_back_call(interp: Interpreter, b: Any, dy: Any) -> Any:
+    """`Core.back_effect(b, dy)`: run a pullback even for a zero cotangent (that of a
+    write to a Box: see autodiff.reverse: EFFECT_CALLS)."""
     st = _state(interp)
     saved, st.stale = st.stale, {}  # a backward pass reads superseded arrays as residuals
     try:
@@ -1171,10 +1295,13 @@ def field_cot(x: Any, s: V.Symbol, dz: Any) -> Any:
                         "variable), or write the field outside the differentiated function")
     if isinstance(x, V.StructValue):
         names = tuple(x.type.fields)
+        vals = x.fields
     elif isinstance(x, V.NamedTuple):
-        names = x.names
+        names, vals = x.names, x.values
     else:
         return None
+    if is_complex(dz):  # a real field's cotangent is real (`real(z)` given a complex one)
+        dz = _project_real(vals[names.index(s.name)], dz)
     return V.NamedTuple(names, tuple(dz if n == s.name else None for n in names))
 
 
@@ -1211,6 +1338,8 @@ def sensitivity(y: Any) -> Any:
         return N.cast(1.0, N.dtype_of(y), np)
     if isinstance(y, int):  # (a Bool was handled above)
         return 1.0
+    if isinstance(y, V.Rational):  # (exact: `gradient(//, 2, 3) === (1//3, -2//9)`)
+        return V.Rational(1)
     if hasattr(y, "shape") and getattr(y, "ndim", 1) == 0:
         return np.ones((), dtype=y.dtype)
     raise ZylaError("AD error", "output of `gradient` must be a real number, got "
@@ -1249,7 +1378,14 @@ def _project_shape(a: Any, g: Any) -> Any:
 def _project_real(a: Any, g: Any) -> Any:
     """The gradient of a real number or array in its float type, as ChainRules' ProjectTo
     gives it: an integer's is a Float64 (`pullback(*, 2, 1.5f0)[2](1f0)[1] === 1.5`), a
-    Float32's stays a Float32 when the result was promoted (`gradient(x -> x * 2.0, 1f0)`)."""
+    Float32's stays a Float32 when the result was promoted (`gradient(x -> x * 2.0, 1f0)`),
+    a real number's is the real part of a complex one (from a user rrule); a tuple's
+    elements are projected each."""
+    if type(a) is tuple and type(g) is tuple and len(a) == len(g):
+        return tuple(_project_real(x, d) for x, d in zip(a, g, strict=True))
+    if is_complex(g) and isinstance(a, (int, float, np.integer, np.floating)) \
+            and not isinstance(a, (bool, np.bool_)):
+        g = g.fields[0]
     if g is None or isinstance(a, tuple) or not (
             type(a) is int or isinstance(a, (float, np.integer, np.floating))
             or hasattr(a, "dtype")):  # (arrays, and traced numbers when compiled)
@@ -1357,6 +1493,9 @@ def install(rt: Any) -> None:
     ad_prim("ChainRulesCore.NoTangent", lambda: NO_TANGENT)
     ad_prim("ChainRulesCore.ZeroTangent", lambda: None)
     ad_prim("unthunk", lambda x: x, "(dz, z, x) -> (dz,)")
+    traced_prim("Core.complex_cot", complex_cotangent, "(dz, z, y, d) -> (nothing, dz)")
+    ad_prim("Core.builtin_rule_kind", builtin_rule_kind)
+    b["Core.complex_cot"].forward = "(d, z, y, c) -> d[2]"
 
     def ignore(it: Interpreter, x: Any) -> Any:
         if isinstance(x, (Closure, GenericFunction, Primitive)):
@@ -1379,7 +1518,17 @@ def install(rt: Any) -> None:
         return _state(rt.interp).rule(p, bcast=True)
 
     ad_prim("Core.bcast_rule_of", bcast_rule_of)
-    ad_prim("Core.box_differentiated", lambda b: bool(getattr(b, "differentiated", False)))
+    # a Box's trail (BoxTrail): a second derivative through one is refused
+    refused = '(dz, z, xs...) -> error("a second derivative through a variable that a closure ' \
+        'reassigns is not supported")'
+    ad_prim("Core.box_read_back", lambda t, k, dz: t.read_back(k, dz), refused)
+    ad_prim("Core.box_write_back", lambda t, k: t.write_back(k), refused)
+    ad_prim("Core.box_pass_end", box_pass_end, refused)
+    ad_prim("Core.back_effect", lambda it, b_, dy: effect_back_call(it, b_, dy), refused,
+            interp=True)
+    for name in ("Core.box_read_back", "Core.box_write_back", "Core.box_pass_end",
+                 "Core.back_effect"):
+        b[name].forward = "noforward"  # (forward mode over a reverse pass: an AD error)
     _ = (Interpreter, OP_HANDLERS)
 
 

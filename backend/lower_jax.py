@@ -40,7 +40,7 @@ from lang.core.builtins import _check_broadcast, ref_call, tuple_broadcast_lengt
 from lang.core.builtins_random import KEY_INPUT
 from lang.core.functions import Closure, elementwise_primitive
 from lang.core.interp import OP_HANDLERS, STOP_FLAGS, Interpreter, Tape, tape_count
-from lang.core.ir import Function, Op, Region, free_values
+from lang.core.ir import Function, Op, Region, free_values, observed_values
 from lang.core.lower import COLON
 from lang.core.primitives import DOMAINS, HostOnly, Primitive, jl_size, unbroadcast
 from lang.core.primitives_array import MUTATING, bounds_error, is_cartesian_index
@@ -50,6 +50,7 @@ from lang.core.structure import (
     OffloadError,
     StackedTape,
     coerce,
+    exact_types,
     join,
     leaf_count,
     nothing_is_a_value,
@@ -132,6 +133,7 @@ class JaxInterpreter(Interpreter):
         # was entered at, or None while it runs as a loop over a stack (backend.recursion)
         self.recursing: dict[int, int | None] = {}
         self.self_recursive: dict[int, bool] = {}
+        self.observed: dict[int, set[int]] = {}  # observed_values of each function
         # per function being traced, for each of its activations: the control depth it
         # began at and its arguments' key (`_static_key`: a call repeating a key recurses
         # without end)
@@ -542,6 +544,19 @@ class JaxInterpreter(Interpreter):
         finally:
             del self.recursing[key]
 
+    def _exact_results(self, fn: Function, op: Op) -> tuple[bool, ...]:
+        """For each result of the `if` op: whether its paths' values must keep their own
+        number types (a result the code reads, in source code: Julia's `c ? 1 : 0.5` is an
+        Int64 or a Float64) or may be promoted (a result nobody reads; code AD derived,
+        whose cotangents are promoted as on the host)."""
+        if fn.derived or is_library_file(fn.file) and \
+                os.path.basename(fn.file) in _COTANGENT_FILES:
+            return (False,) * len(op.results)
+        seen = self.observed.get(id(fn))
+        if seen is None:
+            seen = self.observed[id(fn)] = observed_values(fn)
+        return tuple(r.id in seen for r in op.results)
+
     def _self_recursive(self, fn: Function) -> bool:
         k = id(fn)
         if k not in self.self_recursive:
@@ -570,7 +585,7 @@ class JaxInterpreter(Interpreter):
         branches = [lambda r=r: tuple(self.run_region(r, dict(env), fn)) for r in op.regions]
         # a boolean `lax.cond` (a plain select once vmapped), not an integer switch index
         with nothing_is_a_value(bool(op.results) and _is_result(fn, op.results[0])):
-            out = self.switch(None, branches, pred=c)
+            out = self.switch(None, branches, pred=c, exact=self._exact_results(fn, op))
         return out[0] if len(op.results) == 1 else list(out)
 
     # A nested loop's tape may overflow; its flag is a value of the nested trace, so every
@@ -704,9 +719,12 @@ class JaxInterpreter(Interpreter):
     def relink(self, links: dict, results: Any) -> None:
         """After the conditional: those arrays' newest values are its results."""
 
-    def switch(self, index: Any, branches: list, pred: Any = None) -> Any:
+    def switch(self, index: Any, branches: list, pred: Any = None,
+               exact: tuple[bool, ...] = ()) -> Any:
         """lax.switch over thunks whose results may differ in structure (unified); with
-        `pred` instead of an index, `lax.cond` choosing branches[0] when pred is true."""
+        `pred` instead of an index, `lax.cond` choosing branches[0] when pred is true.
+        `exact[i]`: the branches' results i of different number types are refused (what
+        an `if` gives the code), not promoted."""
         n0 = self.flags_raised
         lax = self.lax
         skels: list = []
@@ -714,7 +732,7 @@ class JaxInterpreter(Interpreter):
             self.probe_shape(lambda b=b: _leaves_only(b(), skels), branch=True)
         target = skels[0]
         for s in skels[1:]:
-            target = unify(target, s)
+            target = _unify_results(target, s, exact)
         links: dict = {}
 
         def make(i: int, b: Any) -> Any:
@@ -1406,6 +1424,18 @@ def _leaves_only(v: Any, skels: list) -> list:
 
 #: library files whose `nothing`s are zero cotangents (AD's helpers, Flux's rules)
 _COTANGENT_FILES = frozenset({"ad.jl", "flux.jl"})
+
+
+def _unify_results(a: Any, b: Any, exact: tuple[bool, ...]) -> Any:
+    """unify of two branches' results (tuple skeletons), result i refusing different
+    number types where exact[i]."""
+    if not any(exact) or a[0] != "tuple" or b[0] != "tuple" or len(a[1]) != len(b[1]):
+        return unify(a, b)
+    parts = []
+    for i, (x, y) in enumerate(zip(a[1], b[1], strict=True)):
+        with exact_types(i < len(exact) and exact[i]):
+            parts.append(unify(x, y))
+    return ("tuple", tuple(parts))
 
 
 def _is_result(fn: Function, v: Any) -> bool:

@@ -202,6 +202,8 @@ _ID_CONT_CHAR = r"[\w′″‴∂∇℘\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u
 _ID_REST = rf"{_ID_CONT_CHAR}*(?:!(?!=){_ID_CONT_CHAR}*)*"
 _IDENT_RE = re.compile(rf"(?:{_ID_START}){_ID_REST}")
 _ID_START_RE = re.compile(_ID_START)
+#: the start of a line that imports names (`import Base.^` names an operator)
+_IMPORT_LINE_RE = re.compile(r"\s*(?:import|using)\s+[^\n;]*\w$")
 _QUALIFIED_MACRO_RE = re.compile(rf"(?:(?:{_IDENT_RE.pattern})\.)+@((?:{_IDENT_RE.pattern})|\.)")
 _MACRO_RE = re.compile(rf"@((?:{_IDENT_RE.pattern})|\.)")
 _NUMBER_RE = re.compile(
@@ -1027,6 +1029,9 @@ class _Run:
         if op is not None and self.prev_type == DOT:
             # `Base.:+`: the operator's name, as a field of the module
             return self.token(NAME, op, pos, pos + 1 + len(op))
+        paren = self.paren_quoted_operator(pos) if self.prev_type == DOT else None
+        if paren is not None:  # `Base.:(==)`, likewise
+            return self.token(NAME, paren[0], pos, paren[1])
         if self.accepts(COLON):
             if spaced and self.accepts(TERNCOLON):
                 return self.token(TERNCOLON, ":", pos, pos + 1)
@@ -1050,6 +1055,27 @@ class _Run:
         end = m.end()
         return m.group() if end >= self.n or self.text[end] in " \t\r\n,;)]}(" else None
 
+    def paren_quoted_operator(self, colon: int) -> tuple[str, int] | None:
+        """The operator that `:(op)` at `colon` quotes (`Base.:(==)`) and the end of the
+        `)`, or None."""
+        if not self.text.startswith("(", colon + 1):
+            return None
+        m = _OPERATOR_RE.match(self.text, colon + 2)
+        if (m is None or OPERATORS[m.group()] not in _VALUE_OPERATOR_TYPES
+                or not self.text.startswith(")", m.end())):
+            return None
+        return m.group(), m.end() + 1
+
+    def imported_operator(self, start: int) -> bool:
+        """Whether an operator at `start` ends an `import`/`using` line's module path
+        (`import Base.^`): it stands before the end of the statement or a comma."""
+        m = _OPERATOR_RE.match(self.text, start)
+        if m is None or OPERATORS[m.group()] not in _VALUE_OPERATOR_TYPES:
+            return False
+        line = self.text[self.text.rfind("\n", 0, start) + 1:start - 1]  # (before the dot)
+        rest = self.text[m.end():m.end() + 1]
+        return _IMPORT_LINE_RE.match(line) is not None and rest in ("", ",", ";", "\n", "\r")
+
     def dot(self, pos: int) -> Emitted:
         """`...`, `.5`, `f.(x)`, `a.b`, or a dotted operator `.+`."""
         text = self.text
@@ -1067,8 +1093,10 @@ class _Run:
         if adjacent and self.prev_type in _FIELD_BASE and _ID_START_RE.match(nxt or " "):
             return self.token(DOT, ".", pos, pos + 1)
         if adjacent and self.prev_type in _FIELD_BASE and nxt == ":" and \
-                self.quoted_operator(pos + 1) is not None:
+                (self.quoted_operator(pos + 1) or self.paren_quoted_operator(pos + 1)):
             return self.token(DOT, ".", pos, pos + 1)  # `Base.:+`, an operator of a module
+        if adjacent and self.prev_type == NAME and self.imported_operator(pos + 1):
+            return self.token(DOT, ".", pos, pos + 1)  # `import Base.^`
         if _OPERATOR_RE.match(text, pos):
             return self.operator(pos)
         raise self.error('unexpected "."', self.span(pos))
@@ -1083,6 +1111,9 @@ class _Run:
         ttype = OPERATORS[op]
         if (ttype in _VALUE_OPERATOR_TYPES or ttype == PAIR) and self.stands_alone(end):
             # an operator passed as a function: `map(+, xs)`, `reduce(*, v)`, `map(=>, a, b)`
+            return self.operand(NAME, op, pos, end)
+        if ttype in _VALUE_OPERATOR_TYPES and self.assigned_operator(end):
+            # an operator as a variable: `⊕ = (a, b) -> a + 2b`, `let ⊕ = f`
             return self.operand(NAME, op, pos, end)
         if (ttype in _VALUE_OPERATOR_TYPES and text.startswith("(", end)
                 and self.names_operator(end, ttype)):
@@ -1122,6 +1153,15 @@ class _Run:
                 return False
         return False
 
+    def assigned_operator(self, end: int) -> bool:
+        """Whether the operator ending at `end` stands where an operand starts and is
+        assigned to (a lone `=` follows it, not `==` or `=>`)."""
+        if self.prev_type in _OPERAND_END and self.prev_line == self.line:
+            return False
+        m = _SPACES_RE.match(self.text, end)
+        at = m.end() if m is not None else end
+        return self.text.startswith("=", at) and not self.text.startswith(("==", "=>"), at)
+
     def stands_alone(self, end: int) -> bool:
         """Whether the operator ending at `end` is followed by `,` or `)` (so it is a value)."""
         m = _SPACES_RE.match(self.text, end)
@@ -1129,8 +1169,8 @@ class _Run:
             end = m.end()
         if end < self.n and self.text[end] in ",)":
             return True
-        # the last name of `import Base: +, -` (a list at statement level)
-        return (self.prev_type in (COMMA, COLON) and len(self.frames) == 1
+        # the last name of `import Base: +, -` (a list at statement level), `import Base.^`
+        return (self.prev_type in (COMMA, COLON, DOT) and len(self.frames) == 1
                 and (end >= self.n or self.text[end] in "\r\n;#"))
 
     # -- strings and characters -----------------------------------------------------------

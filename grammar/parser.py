@@ -297,7 +297,8 @@ class _AstBuilder:
         return _assign(c[0], c[2])
 
     def opassign(self, c: Children) -> A.OpAssign:
-        _check_target(c[0], update=True)
+        if not (str(c[1]).startswith(".") and _is_call_destination(c[0])):
+            _check_target(c[0], update=True)
         return A.OpAssign(c[0], str(c[1])[:-1], c[2], span=c[0].span)
 
     def dotassign(self, c: Children) -> A.BroadcastAssign:
@@ -953,10 +954,10 @@ def _assigned_idents(node: Any) -> Iterator[str]:
 
 
 def _is_call_destination(target: A.Node) -> bool:
-    """`fill(1, n) .= v`: `.=` writes into the array a call returns. Not into a view (Zyla's
-    views are copies, so the write would not reach the parent: the parse error stays)."""
+    """`fill(1, n) .= v`, `view(p, 1:3) .+= w`: `.=` writes into the array a call returns
+    (a view that cannot share its parent's memory refuses the write when it runs)."""
     return (isinstance(target, A.Call) and isinstance(target.func, A.Ident)
-            and target.func.name not in ("view", "selectdim") and _session().is_call(target))
+            and _session().is_call(target))
 
 
 def _check_target(target: A.Node, *, update: bool = False) -> None:

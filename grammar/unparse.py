@@ -38,7 +38,7 @@ def _paren(n: A.Node) -> str:
         n.func.name in _BINARY
     ):
         return f"({s})"
-    if isinstance(n, (A.Comparison, A.And, A.Or, A.Ternary)):
+    if isinstance(n, (A.Comparison, A.And, A.Or, A.Ternary, A.Assign, A.OpAssign)):
         return f"({s})"
     return s
 
@@ -73,7 +73,7 @@ def _bcast(n: A.Broadcast) -> str:
 def _cmp(n: A.Comparison) -> str:
     def operand(x: A.Node) -> str:
         # a comparison inside a comparison was parenthesised: `(p .> 0.5) .== t`
-        low = isinstance(x, (A.Comparison, A.And, A.Or, A.Ternary))
+        low = isinstance(x, (A.Comparison, A.And, A.Or, A.Ternary, A.Assign, A.OpAssign))
         return f"({unparse(x)})" if low else unparse(x)
 
     out = operand(n.operands[0])
@@ -110,6 +110,7 @@ _TABLE = {
     A.VectorLit: lambda n: f"{unparse(n.eltype) if n.eltype else ''}[{_items(n.items)}]",
     A.MatrixLit: lambda n: "[" + "; ".join(" ".join(unparse(x) for x in r) for r in n.rows) + "]",
     A.Assign: lambda n: f"{unparse(n.target)} = {unparse(n.value)}",
+    A.OpAssign: lambda n: f"{unparse(n.target)} {n.op}= {unparse(n.value)}",
     A.Lambda: lambda n: f"({', '.join(p.name or '_' for p in n.params)}) -> {unparse(n.body)}",
     A.Block: lambda n: "begin " + "; ".join(unparse(s) for s in n.stmts) + " end",
     A.MacroCall: lambda n: f"@{n.name} " + " ".join(unparse(a) for a in n.args),

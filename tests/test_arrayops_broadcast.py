@@ -146,3 +146,239 @@ end
 
 def test_arrayops_broadcast_program() -> None:
     run_program(PROGRAM)
+
+
+FUSION = r"""
+using Test, Random
+@testset "nested dotted calls fuse into one broadcast" begin
+    seen = Int[]
+    rec(v) = (push!(seen, v); v + 2)
+    @test rec.(rec.(rec.(1:3))) == [7, 8, 9]
+    @test seen == [1, 3, 5, 2, 4, 6, 3, 5, 7]     # element by element, not call by call
+    empty!(seen)
+    @. rec(rec(1:2))
+    @test seen == [1, 3, 2, 4]
+    empty!(seen)
+    @test rec.([1, 2]) .+ rec.([10, 20]) == [15, 26] && seen == [1, 10, 2, 20]
+    trail = Int[]
+    ⊕ = (a, b) -> (c = a + 2b; push!(trail, c); c)   # an operator as a variable
+    @test [1, 2] .⊕ [10, 11] .⊕ [100, 200] == [221, 424]
+    @test trail == [21, 221, 24, 424]
+    @test (v -> v + 1).((v -> v + 2).(1:3)) == 4:6
+    @test .-rec.([1]) == [-3] && ([1, 2] .|> rec .|> rec) == [5, 6]
+end
+@testset ".= calls the function once per destination element" begin
+    buf = zeros(3)
+    gen = MersenneTwister(7)
+    buf .= rand.((gen,))
+    gen = MersenneTwister(7)
+    @test buf == [rand(gen), rand(gen), rand(gen)]
+    @test_throws DimensionMismatch zeros(2) .= rand.(zeros(3))
+end
+@testset "keywords splatted from pairs and tuples" begin
+    addkw(a; y=0) = a + y
+    @test addkw(1; [(:y, 1)]...) == 2 && addkw(1; [:y => 2]...) == 3
+    @test addkw(1; pairs((y=4,))...) == 5 && addkw(1; Dict(:y => 5)...) == 6
+    @test addkw.([1, 2]; [(:y, 1)]...) == [2, 3]
+    @test_throws TypeError addkw(1; ["y" => 1]...)
+    @test_throws ArgumentError addkw(1; [1]...)
+end
+"""
+
+
+def test_broadcast_fusion_and_keyword_splats() -> None:
+    run_program(FUSION)
+
+
+LOCALS = r"""
+using Test
+@testset "local declarations of shared variables" begin
+    local A, B
+    A = fill(1, 2)
+    B = [3, 4]
+    @test A == [1, 1]                 # (each declared variable has a box of its own)
+    B = 5
+    A = 1:2
+    @test A == 1:2 && B == 5
+end
+function later()
+    local x
+    k = () -> x
+    first = try
+        k()
+    catch e
+        e isa UndefVarError
+    end
+    x = 5
+    (first, k())
+end
+@testset "a closure sees a declared local assigned after it" begin
+    @test later() == (true, 5)
+end
+"""
+
+
+def test_local_declarations_with_closures() -> None:
+    run_program(LOCALS)
+
+
+SHAPES = r"""
+using Test, LinearAlgebra
+@testset "repeat counts, block-diagonal cat and reshape to N dimensions" begin
+    M = [1 2; 3 4]
+    @test repeat([1, 2]; inner=[2], outer=[2]) == [1, 1, 2, 2, 1, 1, 2, 2]
+    @test repeat(M; inner=(2, 2), outer=[1, 1]) == [1 1 2 2; 1 1 2 2; 3 3 4 4; 3 3 4 4]
+    @test_throws ArgumentError repeat(M; inner=2, outer=(2, 2))
+    @test_throws ArgumentError repeat(M; inner=(2, 2), outer=(2,))
+    @test cat(1, 2, 3.0; dims=[1, 2]) == diagm(0 => [1, 2, 3.0])
+    @test cat(M, M; dims=[1, 3])[3:4, 1:2, 2] == M
+    R = reshape(1:24, 2, 3, 4)
+    @test reshape(R, Val(2)) == reshape(1:24, 2, 12) && size(reshape(M, Val(3))) == (2, 2, 1)
+    @test reshape(M, Val(2)) === M && reshape(M, Val(1)) == [1, 3, 2, 4]
+    @test [10, 20, 30][Any[3, 1]] == [30, 10]
+    @test_throws ArgumentError [10, 20, 30][Any[1, "x"]]
+    @test_throws ErrorException view(zeros(2, 2), [CartesianIndex(1, 1)], :)
+end
+@testset "Hermitian checks and block matrices" begin
+    @test ishermitian([1 im; -im 1]) && !ishermitian([1 im; im 1]) && issymmetric([1 im; im 1])
+    @test ishermitian(2.0) && !ishermitian(1 + im)
+    B = [[1 2; 3 4] for i = 1:2, j = 1:2]
+    @test B'[1, 2] == [1 3; 2 4] && transpose(B)[2, 1] == [1 3; 2 4]
+    @test (B * B)[1, 1] == [14 20; 30 44]
+    v = [[1, 2], [3, 4]]
+    @test v' * v == 30 && B * v == [[16, 36], [16, 36]]
+    F = [randn(2, 2) for i = 1:2, j = 1:2]
+    @test issymmetric(F' * F)
+    C = [complex.(randn(2, 2), randn(2, 2)) for i = 1:2, j = 1:2]
+    @test ishermitian(C' * C) && typeof(C[1, 2]) == Matrix{ComplexF64}
+    @test typeof(C[1:1, 2]) == Vector{Matrix{ComplexF64}}
+end
+"""
+
+
+def test_repeat_cat_reshape_and_block_matrices() -> None:
+    run_program(SHAPES)
+
+
+PRINTS = r"""
+using Test
+@testset "a Ref prints as the RefValue it is" begin
+    buf = IOBuffer()
+    broadcast(v -> print(buf, v), [Ref(1.0)])
+    @test String(take!(buf)) == "Base.RefValue{Float64}(1.0)"
+    @test repr(Ref("a")) == "Base.RefValue{String}(\"a\")"
+end
+@testset "arrays of abstract element types divided by a number" begin
+    @test eltype(Number[2, 2.0, 4//2, 2+0im] / 2) == Number
+    @test eltype(Real[2, 2.0, 4//2] / 2) == Real && eltype(Real[2, 2.0, 4//2] / 2.0) == Float64
+    @test Any[1, 2.0] / 2 == [0.5, 1.0]
+end
+"""
+
+
+def test_ref_printing_and_abstract_division() -> None:
+    run_program(PRINTS)
+
+
+CALL_DESTINATIONS = r"""
+using Test
+calls = Ref(0)
+counted(x) = (calls[] += 1; x)
+@testset ".op= into the array a call returns, evaluated once" begin
+    p = [1.0, 2.0, 3.0, 4.0]
+    view(counted(p), 1:3) .+= [10, 20, 30]
+    @test p == [11.0, 22.0, 33.0, 4.0] && calls[] == 1
+    one_ = [1]
+    one_[[1, 1]] .+= 1
+    @test one_ == [2]
+    @test_throws ErrorException view(p, [1, 3]) .= 0     # (a view that is a copy)
+end
+"""
+
+
+def test_dotted_update_of_a_call_destination() -> None:
+    run_program(CALL_DESTINATIONS)
+
+
+WRITES = r"""
+using Test
+@testset "writes into ranges and into elements that are not arrays" begin
+    r = 1:3
+    @test_throws CanonicalIndexError r[1] = 5
+    mixed = [[1, 2, 3], 4:5, 6]
+    mixed[1] .= 0
+    @test mixed[1] == [0, 0, 0]
+    @test_throws Base.CanonicalIndexError mixed[2] .= 0
+    @test_throws MethodError mixed[3] .= 0
+    @test mixed[3] == 6
+end
+"""
+
+
+def test_writes_into_ranges_and_scalar_elements() -> None:
+    run_program(WRITES)
+
+
+MAPSLICES = r"""
+using Test
+@testset "mapslices over any dimensions" begin
+    c = fill(1, 2, 3, 4)
+    @test size(mapslices(sum, fill(1.0, 2, 3, 4), dims=[1, 2])) === (1, 1, 4)
+    @test all(mapslices(sum, fill(1.0, 2, 3, 4), dims=[1, 2]) .== 6)
+    @test size(mapslices(s -> fill(1, 6), c, dims=[1, 3])) == (6, 3, 1)
+    @test size(mapslices(s -> fill(1, 1, 6), c, dims=[2, 3])) == (2, 1, 6)
+    @test mapslices(s -> maximum(-s), [1 2; 3 4], dims=[]) == [-1 -2; -3 -4]
+    @test mapslices(prod, ["1" "2"; "3" "4"], dims=1) == ["13" "24"]
+    @test mapslices(s -> tuple(s), [1 2; 3 4], dims=1)[1, 2] == ([2, 4],)
+    @test mapslices(sum, [1 2; 3 4], dims=2) == reshape([3, 7], 2, 1)
+    @test_throws DimensionMismatch mapslices(s -> s[1] == 1 ? [1] : [1, 2], [1 2; 3 4], dims=1)
+    @test_throws ArgumentError mapslices(sum, [1 2; 3 4], dims=0)
+end
+"""
+
+
+def test_mapslices_over_any_dimensions() -> None:
+    run_program(MAPSLICES)
+
+
+SORTSLICES = r"""
+using Test
+@testset "sortslices over several dimensions" begin
+    K = reshape(collect(1:8), (2, 2, 2))
+    @test sortslices(K, dims=(3, 1))[:, :, 1] == [1 3; 5 7]
+    @test sortslices(K, dims=(1, 3)) == K
+    @test sortslices(K, dims=(1, 2))[:, :, 1] == [1 3; 2 4]
+    @test sortslices(reshape([4, 3, 2, 1, 8, 7, 6, 5], 2, 2, 2), dims=(2, 1))[1, 2, :] == [2, 6]
+    C = cat([3 1; 1 2], [0 0; 5 5]; dims=3)
+    @test sortslices(C, dims=3, by=x -> -sum(x))[:, :, 1] == [0 0; 5 5]
+    @test sortslices([3 1; 1 2; 2 9], dims=1, rev=true) == [3 1; 2 9; 1 2]
+    @test_throws ArgumentError sortslices([1 2; 3 4], dims=0)
+end
+"""
+
+
+def test_sortslices_over_several_dimensions() -> None:
+    run_program(SORTSLICES)
+
+
+PAIRS = r"""
+using Test
+@testset "pairs of arrays and LinearIndices" begin
+    A14 = [11 13; 12 14]
+    @test [a for (a, b) in pairs(A14)] == CartesianIndex.(1:2, reshape(1:2, 1, :))
+    @test [a for (a, b) in pairs(IndexLinear(), A14)] == LinearIndices(axes(A14)) == [1 3; 2 4]
+    @test [b for (a, b) in pairs(Base.IndexCartesian(), A14)] == A14
+    @test [a for (a, b) in pairs([5, 6])] == [1, 2]
+    @test_throws ErrorException pairs(fill(7))
+    @test CartesianIndices((2, 2)) == CartesianIndex.(1:2, reshape(1:2, 1, :))
+    @test CartesianIndices((2, 2)) != [1 2; 3 4]
+    l = LinearIndices((2, 3))
+    @test l[2, 3] == 6 && l[4] == 4 && size(l) == (2, 3) && [x for x in l] == [1 3 5; 2 4 6]
+    @test_throws BoundsError l[7]
+    @test_throws ArgumentError LinearIndices((2:3,))
+end
+"""
+
+
+def test_pairs_of_arrays_and_linear_indices() -> None:
+    run_program(PAIRS)

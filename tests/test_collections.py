@@ -152,7 +152,7 @@ ERRORS = [
     ("filter!(x -> 1, [1, 2])", "TypeError"),
     ("pop!(Dict(1 => 2), 5)", "KeyError"),
     ("keytype(Dict)", "MethodError"),
-    ("missing + 1", "MethodError"),
+    ("missing + \"a\"", "MethodError"),  # (missing + 1 is missing, as in Julia)
     ("collect(Iterators.rest(Iterators.countfrom(1), 5))", "MethodError"),
     ("d = IdDict{Int,Int}(); d[:a] = 1", "TypeError"),
     ("Vector{Int}((1.5, 2))", "InexactError"),

@@ -1322,3 +1322,60 @@ def test_nothing_on_one_path_is_not_a_zero(call: str, want: Any) -> None:
     assert z.eval(call) == want
     if call.startswith(("firstbig", "upto")):
         assert not failures(z), failures(z)
+
+
+BRANCH_TYPES = """
+half_or_one(x) = x > 0 ? 1 : 0.5
+tri(t) = t == 1 ? true : t == 2 ? false : 1
+clamp0(x) = x > 0 ? x : zero(x)
+function last_if_unread(v)
+    acc = 0.0
+    for k in 1:length(v)
+        if acc > 2.0
+            if acc > 3.0
+                return k
+            else
+                acc += 0.5
+            end
+        end
+        acc += v[k]
+    end
+    -1
+end
+"""
+
+
+@pytest.mark.parametrize("call, want", [
+    ("half_or_one(2.0)", "1"), ("half_or_one(-2.0)", "0.5"),
+    ("map(half_or_one, [1.0, -1.0])", "Real[1, 0.5]"),
+    ("half_or_one.([1.0, -1.0])", "Real[1, 0.5]"),
+    ("[half_or_one(x) for x in [1.0, -1.0]]", "Real[1, 0.5]"),
+    ("map(tri, [2, 1, 2])", "Bool[0, 1, 0]"), ("map(tri, [1, 3])", "Integer[true, 1]"),
+    ("typeof(clamp0.(randn(50)))", "Vector{Float64}"),
+])
+def test_an_if_keeps_each_paths_type(call: str, want: str, capsys: Any) -> None:
+    """Julia keeps the type of each path of an `if` whose value is used: `x > 0 ? 1 : 0.5`
+    is an Int64 or a Float64, and collecting such values gives their typejoin
+    (`Real[1, 0.5]`). Compiled code used one promoted type for both paths (1.0), and
+    map/comprehensions promoted (`[1.0, 0.5]`): silently different values. Such an `if`
+    now keeps the call on the host, whatever the compile policy."""
+    z = Zyla()
+    z.eval(BRANCH_TYPES)
+    capsys.readouterr()
+    z.eval(f"println({call})")
+    assert capsys.readouterr().out.strip() == want
+    from backend.compile import compiled_call
+    from lang.core.structure import OffloadError
+
+    with pytest.raises(OffloadError, match="Int64 on one path and Float64 on another"):
+        compiled_call(z.rt, z.rt.lookup("half_or_one"), [2.0])
+
+
+def test_an_if_whose_value_nobody_reads_still_compiles() -> None:
+    """The value of an `if` whose branches end in a `return k` and an `acc += 0.5` (an Int64
+    and a Float64) is not read: the loop compiles and agrees with the host."""
+    z = Zyla()
+    z.eval(BRANCH_TYPES)
+    for v in ([1.0, 1.0, 1.0, 1.0, 1.0], [0.1, 0.1]):
+        x = np.array(v)
+        assert z.call("last_if_unread", x, compiled=True) == z.call("last_if_unread", x)

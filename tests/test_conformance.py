@@ -41,7 +41,7 @@ def test_the_runner_counts_each_testset_on_its_own(tmp_path: Path) -> None:
     r = C.run_file(f)
     assert [(t.name, t.passed) for t in r.testsets] == [
         ("passes", True), ("fails", False), ("errors", False), ("passes #2", True)]
-    assert "Evaluated: 2 vs 3" in r.testsets[1].why
+    assert "Evaluated: 2 == 3" in r.testsets[1].why
     assert "undefined_thing" in r.testsets[2].why
     assert len(r.setup_errors) == 1 and "undefined_name" in r.setup_errors[0]
     assert C.summary([r]) == {"demo": (2, 4)}

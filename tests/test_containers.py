@@ -129,3 +129,103 @@ def test_compiled_writes_through_a_reshape_or_transpose_reach_the_array() -> Non
     assert z.eval("k([1.0 2.0; 3.0 4.0])").sum() == 0.0
     assert all("reshaped or transposed" in z.rt.offload_reasons[f] for f in ("g", "h", "k"))
     assert z.eval("ok([1.0, 2.0, 3.0, 4.0])") == 23.0 and "ok" not in z.rt.offload_reasons
+
+
+# --- keys as a set, self-referential containers (conformance: dict.jl) -------------------
+
+
+def test_keys_of_a_dict_are_a_live_set() -> None:
+    """`keys(d)` is Base's KeySet: an AbstractSet (it was a Vector: `keys(d) == Set(...)`
+    was false and `keys(d) ∩ s` a vector), that `in` asks with haskey."""
+    z = Zyla()
+    got = z.eval("kd = Dict(1 => 2, 3 => 4); k = keys(kd)\n"
+                 "c = k ∩ Set([1, 2])\n"
+                 "r = (k isa AbstractSet{Int}, empty(k) isa AbstractSet, c isa AbstractSet,\n"
+                 "     c == Set([1]), k == Set([1, 3]), k == [1, 3], repr(k),\n"
+                 "     sort(collect(k)), maximum(k), sum(k), 5 in k)\n"
+                 "kd[5] = 6\n"
+                 "(r..., 5 in k, length(k), string(typeof(k)))")
+    assert got == (True, True, True, True, True, False, "[1, 3]", got[7], 3, 4, False, True, 3,
+                   "Base.KeySet{Int64, Dict{Int64, Int64}}")
+    assert list(got[7]) == [1, 3]
+    with pytest.raises(ZylaError) as e:
+        z.eval("push!(keys(kd), 7)")
+    assert e.value.kind == "MethodError"
+
+
+def test_reductions_of_a_set_reduce_its_elements() -> None:
+    """`maximum(Set([1, 2]))` returned the Set itself (a silent wrong answer)."""
+    z = Zyla()
+    got = z.eval("s = Set([3, 1]); (maximum(s), minimum(s), sum(s), prod(s), extrema(s), "
+                 "sum(Set{Int}()))")
+    assert got == (3, 1, 4, 3, (1, 3), 0)
+
+
+def test_a_dict_holding_itself() -> None:
+    """`idd in keys(idd)`, `cp !== idd` and show of an IdDict that holds itself recursed
+    without end; `Dict(1 => 2) === Dict(1 => 2)` was true."""
+    z = Zyla()
+    got = z.eval("mutable struct T10647{T}; x::T; end\n"
+                 "idd = IdDict(); idd[1] = idd; idd[idd] = 2; idd[3] = T10647(idd)\n"
+                 "cp = copy(idd)\n"
+                 "(idd in keys(idd), cp !== idd, isequal(cp, idd), repr(idd), "
+                 "Dict(1 => 2) === Dict(1 => 2), Set([1]) === Set([1]))")
+    assert got[:3] == (True, True, True) and got[4:] == (False, False)
+    assert got[3] == ("IdDict{Any, Any}(1 => IdDict{Any, Any}(#= circular reference @-1 =#), "
+                      "IdDict{Any, Any}(#= circular reference @-1 =#) => 2, 3 => T10647{IdDict"
+                      "{Any, Any}}(IdDict{Any, Any}(#= circular reference @-2 =#)))")
+    assert z.eval("v = Any[1]; push!(v, v); repr(v)") == "Any[1, #= circular reference @-1 =#]"
+
+
+def test_a_struct_whose_supertype_takes_its_parameters() -> None:
+    """`struct S{K,V} <: AbstractDict{K,V}` was an UndefVarError (`K`)."""
+    z = Zyla()
+    got = z.eval("mutable struct TD{K,V} <: AbstractDict{K,V}\n"
+                 "    dict::Dict{K,V}\n"
+                 "    TD(args...) = (inner = Dict(args...); "
+                 "new{keytype(inner),valtype(inner)}(inner))\n"
+                 "end\n"
+                 "struct B{T} <: AbstractDict{Symbol,T}; x::T; end\n"
+                 "struct F{T} <: AbstractVector{T}; x::T; end\n"
+                 "(string(typeof(TD(:a => 1))), TD(:a => 1) isa AbstractDict{Symbol, Int}, "
+                 "B(1) isa AbstractDict{Symbol, Int}, B(1) isa AbstractDict{Int, Int}, "
+                 "F(1) isa AbstractVector{Int}, F(1) isa AbstractVector{Float64})")
+    assert got == ("TD{Symbol, Int64}", True, True, False, True, False)
+
+
+def test_an_inexact_conversion_is_caught_with_its_fields() -> None:
+    z = Zyla()
+    got = z.eval("g = IdDict{Any,Int32}(:hi => 7)\n"
+                 "e = try; get!(() -> 1.5, g, :x); catch err; err; end\n"
+                 "(e == InexactError(:Int32, Int32, 1.5), e.val, sprint(showerror, e), "
+                 "sprint(showerror, InexactError(:trunc, Int64, Inf)))")
+    assert got == (True, 1.5, "InexactError: Int32(1.5)", "InexactError: trunc(Int64, Inf)")
+
+
+def test_keys_and_values_of_a_programs_abstract_dict() -> None:
+    """`values(d)` of a program's AbstractDict returned d itself and `keys(d)` the range
+    1:length (silent wrong answers); Base's generic `iterate(::AbstractDict, ::Integer)`
+    took over the program's own `iterate(d, state)` and recursed without end."""
+    z = Zyla()
+    got = z.eval("struct TD{K,V} <: AbstractDict{K,V}; d::Dict{K,V}; end\n"
+                 "Base.iterate(t::TD) = iterate(t.d)\n"
+                 "Base.iterate(t::TD, s) = iterate(t.d, s)\n"
+                 "Base.length(t::TD) = length(t.d)\n"
+                 "t = TD(Dict(1 => 2, 3 => 4))\n"
+                 "(sort(values(t)), sort(collect(keys(t))), 3 in keys(t), 5 in keys(t), "
+                 "string(typeof(keys(t))), [p for p in t] == collect(t.d))")
+    assert [list(got[0]), list(got[1])] == [[2, 4], [1, 3]]
+    assert got[2:] == (True, False, "Base.KeySet{Int64, TD{Int64, Int64}}", True)
+
+
+def test_a_collected_set_or_dict_is_a_vector_that_grows() -> None:
+    """`collect(keys(d))`, `collect(Set(...))` and `collect(d)` made a reshaped view of a
+    vector, which `push!` refused ("cannot resize array with shared data"); `unique` of a
+    set is a vector, as Julia's."""
+    z = Zyla()
+    got = z.eval('d = Dict("a" => 1); x = collect(keys(d)); push!(x, "z")\n'
+                 "s = collect(Set([1])); push!(s, 2); u = collect(Dict(1 => 2)); push!(u, 3 => 4)\n"
+                 "(x, s, length(u), string(typeof(unique(Set([1, 2])))), "
+                 "string(typeof(unique(keys(d)))))")
+    assert (list(got[0]), list(got[1])) == (["a", "z"], [1, 2])
+    assert got[2:] == (2, "Vector{Int64}", "Vector{String}")

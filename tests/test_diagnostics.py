@@ -122,8 +122,8 @@ CASES: dict[str, Bad] = {
     "new_without_params": Bad("struct Q{T}\n    x::T\n    Q(x) = new(x)\nend\n", "SyntaxError",
                               'too few type parameters specified in "new{...}"', 3, "new{...}",
                               col=12),
-    "struct_body_method": Bad("struct S\n    x\n    f(y) = y\nend\n", "SyntaxError",
-                              "must be a constructor named `S`", 3),
+    "struct_body_callable": Bad("struct S\n    x\n    (s::S)(y) = y\nend\n", "SyntaxError",
+                                "callable-object method defined inside `struct S`", 3),
     "struct_ctor_arity": Bad("struct P\n    a::Float64\n    b::Float64\nend\nP(1.0)\n",
                              "MethodError", "no method matching P", 5, "2 arguments"),
     # --- shapes and indices --------------------------------------------------------------------

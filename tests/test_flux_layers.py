@@ -363,3 +363,18 @@ def test_multi_head_attention(z: Zyla) -> None:
         with pytest.raises(ZylaError) as e:
             z.eval(src)
         assert e.value.kind == "ArgumentError", src
+
+
+def test_hessian_dual_and_jacobian_element_types() -> None:
+    """`Zygote.hessian_dual` (forward over reverse) was undefined; a Jacobian's element
+    type is promote_type of x's and y's, as Zygote's (a Float32 function's is Float32)."""
+    z = Zyla()
+    z.rt.compile_mode = "never"  # (the host's answers; compiling them takes seconds)
+    got = z.eval("using Zygote; f(x) = sum(x .^ 3)\n"
+                 "(Zygote.hessian_dual(f, [1.0, 2.0]) == Zygote.hessian_reverse(f, [1.0, 2.0]),"
+                 " Zygote.hessian_dual(f, [1.0, 2.0]) == [6.0 0.0; 0.0 12.0],"
+                 " eltype(jacobian(x -> x .^ 2, Float32[1, 2])[1]),"
+                 " eltype(jacobian(x -> [x[1], 2x[1], x[2]], Float32[1, 2])[1]),"
+                 " eltype(jacobian(x -> 2x, [1, 2])[1]))")
+    assert got[:2] == (True, True)
+    assert [str(t) for t in got[2:]] == ["Float32", "Float32", "Float64"]

@@ -344,8 +344,9 @@ def fd(f: Any, x: float, h: float = 1e-6) -> float:
 def test_jvp_conventions(z: Zyla) -> None:
     # a struct argument's tangent is a NamedTuple of its fields
     assert z.eval("jvp(lin_at, Lin(2.0, 1.0), (a = 1.0, b = 0.5))") == (7.0, 3.5)
-    # integer arguments have no tangent; a constant function has a zero tangent
-    assert z.eval("jvp(n -> scaled(2.0, n), 3, 1)") == (6.0, 0.0)
+    # an integer argument's tangent is propagated, as by ChainRules' frules and by
+    # reverse mode (it was dropped: a silent zero); a constant function has a zero tangent
+    assert z.eval("jvp(n -> scaled(2.0, n), 3, 1)") == (6.0, 2.0)
     assert z.eval("jvp(x -> 3.0, 2.0, 1.0)") == (3.0, 0.0)
     # a closure's captures carry tangents (a = 2x is captured)
     assert z.eval("jvp(captures, 1.5, 1.0)") == (9.0, 12.0)

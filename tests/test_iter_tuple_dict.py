@@ -104,3 +104,109 @@ CASES = [
 @pytest.mark.parametrize(("code", "expected"), CASES)
 def test_cases(code: str, expected: str, capsys: pytest.CaptureFixture) -> None:
     assert out(code, capsys) == expected
+
+
+CASES_ITER_TUPLE = [
+    # Base has no arithmetic on tuples: a MethodError, not a vector (the dotted operators
+    # broadcast over them; max and min choose one tuple by isless)
+    ("t = (1, 2); for f in (() -> t + (3, 4), () -> 2 * t, () -> -t, () -> abs(t), "
+     "() -> sum(((1, 2), (3, 4))), () -> t / 2); try; f(); catch e; print(typeof(e), ' '); "
+     "end; end", " ".join(["MethodError"] * 6)),
+    ("println((1, 2) .+ (3, 4), 2 .* (1, 2), max((1, 2), (3, 0)), min((1, 2), (1, 3)))",
+     "(4, 6)(2, 4)(3, 0)(1, 2)"),
+    # countfrom's start has the type of start + step; the step defaults to oneunit(start)
+    ("println(collect(Iterators.take(Iterators.countfrom(1, 0.5), 3)), "
+     "first(Iterators.countfrom(Int[0, 0], [1.0, 2.0])) isa Vector{Float64}, "
+     "eltype(Iterators.countfrom(0x01)), collect(Iterators.take(Iterators.countfrom(1//2), 2)))",
+     "[1.0, 1.5, 2.0]trueUInt8Rational{Int64}[1//2, 3//2]"),
+    ("s = \"hello\"; println(Iterators.rest(Iterators.rest(s, 4), 2) == Iterators.rest(s, 2))",
+     "true"),
+    ("println(intersect(1:3, 2:4), intersect(1:3, 5:9), intersect(1:3, 2:4, 3:7), "
+     "intersect(Iterators.product(1:3, 4:6), Iterators.product(2:4, 3:5)) == "
+     "Iterators.ProductIterator((2:3, 4:5)))", "2:35:43:3true"),
+    # zip takes from a Stateful only what it zips, after the other iterators
+    ("s = Iterators.Stateful(\"a\"); println(isempty(collect(zip(s, \"\"))), isempty(s)); "
+     "t = Iterators.Stateful(\"aa\"); println(length(collect(zip(\"b\", t))), isempty(t)); "
+     "z = zip(Iterators.Stateful(\"ab\"), Iterators.Stateful(\"b\")); v, st = iterate(z); "
+     "println(v, Base.isdone(z, st), eltype(zip(1:2, Iterators.Stateful([\"a\", \"b\"]))))",
+     "truefalse\n1false\n('a', 'b')trueTuple{Int64, String}"),
+    ("println(typeof(collect(zip((1, 2), (3, 4)))), "
+     "length(zip(1:3, Iterators.product(1:7, Iterators.cycle(1:3))))); "
+     "try; length(zip()); catch e; println(typeof(e)); end", "Vector{Tuple{Int64, Int64}}3\n"
+     "ArgumentError"),
+    # a number or a Char is a collection of itself, of no dimensions
+    ("println(collect(3), typeof(collect('x')), collect(Iterators.reverse('y')))",
+     "fill(3)Array{Char, 0}['y']"),
+    ("r = Iterators.repeated(2.5); t = (1, 2); println(Iterators.reverse(r) === r, last(r), "
+     "Iterators.reverse(Iterators.reverse(t)) === t, "
+     "collect(Iterators.take(Iterators.reverse(Iterators.cycle(1:3)), 4)))",
+     "true2.5true[3, 2, 1, 3]"),
+    ("println(sum((0xe1, 0x1f); init=0x00), typeof(sum([0xe1, 0x1f]; init=0x00)), "
+     "prod([2, 3]; init=10), sum([1 2; 3 4]; dims=1, init=10))", "256UInt6460[14 16]"),
+    ("println(findnext(isequal(1), (1, 2), big(1)) isa Int, findprev(isequal(1), (1, 1), UInt(1)))",
+     "true1"),
+    ("println(Base.split_rest((1, 2, 3), 1), typeof(Base.split_rest((a = 1, b = 2), 1)[2]) == "
+     "NamedTuple{(:b,), Tuple{Int}}, Base.inferencebarrier(3))", "((1, 2), (3,))true3"),
+    # NTuple{N, T}: N elements, a type variable N bound by the tuple's length
+    ("struct KeysN{N}; k::NTuple{N, Int}; end; ntup_len(t::NTuple{N, Int}) where {N} = N; "
+     "println(KeysN((1, 2)), (1, 2) isa NTuple{3, Int}, (1, 2, 3) isa NTuple{3, Int}, "
+     "ntup_len((4, 5, 6)))", "KeysN{2}((1, 2))falsetrue3"),
+    # arithmetic propagates missing; tuples of one length join elementwise in map's eltype
+    ("println(1 + missing, missing * 2.0, -missing, 2 ^ missing, "
+     "typeof(map(p -> (p[1], p[2]), [(1, nothing), (1, 2)])))",
+     "missingmissingmissingmissingVector{Tuple{Int64, Any}}"),
+    # slurping in a destructuring assignment, bare or in parentheses (Base.rest, split_rest)
+    ("a, b... = (1, 2, 3); c..., d = (1, 2, 3); (p, q..., r) = [1, 2, 3, 4]; "
+     "h, t... = \"abc\"; u, w... = (a = 1, b = 2, c = 3); println(a, b, c, d, p, q, r, h, t, w)",
+     "1(2, 3)(1, 2)31[2, 3]4abc(b = 2, c = 3)"),
+    ("function front_slurp(args...); init..., last = args; init; end; "
+     "function back_slurp(args...); head, rest... = args; rest; end; "
+     "println(front_slurp(1, 2, 3) === (1, 2), back_slurp(1, 2, 3) === (2, 3), back_slurp(1))",
+     "truetrue()"),
+    # a range type's eltype is its elements' (a flatten of ranges has it); Base's length of a
+    # Flatten of iterates of no constant length is an ArgumentError
+    ("println(eltype(UnitRange{Int8}), eltype(Iterators.flatten(UnitRange{Int8}[1:2, 3:4])), "
+     "length(Iterators.flatten(zip(1:3, 4:6)))); try; length(Iterators.flatten([[1], [1]])); "
+     "catch e; println(typeof(e)); end", "Int8Int86\nArgumentError"),
+    # a Generator's eltype is unknown, of the value and of its type; a TakeWhile's (DropWhile's)
+    # type names what it wraps, whose IteratorEltype it has
+    ("g = Iterators.map(identity, 1:10); tw = Iterators.takewhile(<(4), g); "
+     "println(Base.IteratorEltype(typeof(g)), Base.IteratorEltype(tw), "
+     "Base.IteratorEltype(typeof(Iterators.dropwhile(<(4), g))), "
+     "Base.IteratorEltype(typeof(Iterators.takewhile(<(4), 1:10))), tw isa Iterators.TakeWhile)",
+     "Base.EltypeUnknown()Base.EltypeUnknown()Base.EltypeUnknown()Base.HasEltype()true"),
+    # a product with an infinite iterator is lazy, enumerated lazily; a product of more
+    # elements than an Int counts is an OverflowError
+    ("p = Iterators.product(Iterators.countfrom(1), 1:2); for (k, el) in enumerate(p); "
+     "print(el); k == 3 && break; end; println(); try; Iterators.product(1:1e10, 1:1e10); "
+     "catch e; println(typeof(e)); end", "(1, 1)(2, 1)(3, 1)\nOverflowError"),
+    # a vector literal of tuples promotes position by position, as Julia's vect
+    ("v = [(1, 2.0), (1, 2)]; println(typeof(v), v[2] === (1, 2.0), "
+     "typeof([(1, nothing), (1, 2)]), [(1, \"a\"), (2.0, :b)])",
+     "Vector{Tuple{Int64, Float64}}trueVector{Tuple{Int64, Union{Nothing, Int64}}}"
+     "Tuple{Float64, Any}[(1.0, \"a\"), (2.0, :b)]"),
+    ("println(Base.tuple_type_tail(Tuple{Vararg{Int}}) == Tuple{Vararg{Int}}, "
+     "Base.tuple_type_tail(Tuple{Int, Float64}), Base.tuple_type_tail(Tuple{Vararg{Int, 3}}))",
+     "trueTuple{Float64}Tuple{Int64, Int64}"),
+    # a one-element tuple as a loop's target
+    ("for (z,) in zip(Iterators.product()); println(z); end; println([a for (a,) in [(3,)]])",
+     "()\n[3]"),
+    # `@test_throws "text" ex`: the error's message contains the text
+    ("using Test; @test_throws \"empty collection\" mapfoldl(abs, =>, ()); println(\"ok\"); "
+     "try; @test_throws \"nope\" error(\"boom\"); catch e; println(typeof(e)); end",
+     "ok\nTest Failed at <python>:1\n  Expression: error(\"boom\")\n"
+     "    Thrown: ErrorException: boom\nTest.FallbackTestSetException"),
+    # a method of another name in a struct body is a global function that may call `new`
+    # (tuple.jl's BitPerm_19352); the struct then has no default constructor
+    ("struct Perm3\n p::NTuple{3,UInt8}\n function checked3(q::NTuple{3,UInt8})\n"
+     "  sort(collect(q)) != 0:2 && error(\"not a permutation\")\n  new(q)\n end\n"
+     " Perm3(vals...) = checked3(map(UInt8, vals))\nend\n"
+     "println(Perm3(2, 0, 1).p, checked3((0x01, 0x00, 0x02)).p)\n"
+     "try; Perm3(1, 1, 1); catch e; println(e); end",
+     "(0x02, 0x00, 0x01)(0x01, 0x00, 0x02)\nErrorException(\"not a permutation\")"),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), CASES_ITER_TUPLE)
+def test_iterators_and_tuples(code: str, expected: str, capsys: pytest.CaptureFixture) -> None:
+    assert out(code, capsys) == expected

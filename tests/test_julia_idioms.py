@@ -373,3 +373,17 @@ def test_findall_and_cartesian_indices_of_arrays(capsys: pytest.CaptureFixture) 
         "CartesianIndex{2}[CartesianIndex(1, 3) CartesianIndex(1, 4); "
         "CartesianIndex(2, 3) CartesianIndex(2, 4)]",
         "true", "true"]
+
+
+def test_a_failing_comparison_test_evaluates_its_operands_once(
+        capsys: pytest.CaptureFixture) -> None:
+    """`@test (c[] += 1) == 5` evaluates `c[] += 1` once, as Julia does (the operands shown
+    under "Evaluated" were computed a second time: c[] was 2 after), and shows the
+    expression and the operator as Julia does."""
+    z = Zyla()
+    with pytest.raises(ZylaError, match="1 failed"):
+        z.eval('using Test\nc = Ref(0)\n@testset "once" begin\n@test (c[] += 1) == 5\n'
+               '@test (c[] += 1) == 2\nend\n')
+    out = capsys.readouterr().out
+    assert "Expression: (c[] += 1) == 5\n   Evaluated: 1 == 5" in out, out
+    assert z.eval("c[]") == 2

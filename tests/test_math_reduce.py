@@ -125,3 +125,143 @@ def test_for_outer_sets_the_enclosing_variable(rt: Runtime) -> None:
 def test_complex_log_of_subnormal_parts(rt: Runtime) -> None:
     re, im = rt.run_source("z = log(Complex(5e-324, 5e-324))\n(real(z), imag(z))", "t.jl")
     assert abs(re - (-744.0934983311014)) < 1e-12 * 744 and abs(im - 0.7853981633974483) < 1e-15
+
+
+def test_sum_of_empty_object_arrays_is_zero_of_the_element_type(rt: Runtime) -> None:
+    got = rt.run_source(
+        "struct Pt18\n a::Int\nend\nBase.zero(::Type{Pt18}) = Pt18(0)\n"
+        "(sum(Pt18[]) === Pt18(0), sum(Real[]), prod(Number[]), sum(Int128[]) === Int128(0))",
+        "t.jl")
+    assert got == (True, 0, 1, True)
+    with pytest.raises(ZylaError) as e:  # zero(Any) has no method: not 0
+        rt.run_source("sum(Any[])", "t.jl")
+    assert e.value.kind == "MethodError"
+
+
+@pytest.mark.parametrize("mode", ["never", "always"])
+def test_sinpi_cospi_are_exact_where_julia_is(rt: Runtime, mode: str) -> None:
+    # (compiled too: the reduction and Dekker's product must survive XLA)
+    was, rt.compile_mode = rt.compile_mode, mode
+    try:
+        got = rt.run_source("spcp(x, y) = (sinpi(x), cospi(y))\n(spcp(1/6, 1/3), spcp(-1.0, 0.5))",
+                            "t.jl")
+    finally:
+        rt.compile_mode = was
+    assert repr(got) == "((0.5, 0.5), (-0.0, 0.0))"
+    got = rt.run_source(
+        "(cospi(-1.5) === 0.0, sinpi(2.5) === 1.0, sinpi(1.0f0 / 6) isa Float32,"
+        " abs(sinpi(0.3) - sin(pi * 0.3)) <= eps(1.0),"
+        " abs(cospi(-2.7) - cos(pi * 2.7)) <= eps(pi * 2.7))", "t.jl")
+    assert got == (True,) * 5
+
+
+def test_sinpi_of_rationals_and_infinities(rt: Runtime) -> None:
+    got = rt.run_source("(sinpi(5//6), sinpi(1//6), cospi(1//3), sinpi(-1//1) === -0.0,"
+                        " cospi(3//1), sinpi(-3))", "t.jl")
+    assert got == (0.5, 0.5, 0.5, True, -1.0, -0.0)
+    with pytest.raises(ZylaError) as e:
+        rt.run_source("sinpi(Inf)", "t.jl")
+    assert e.value.kind == "DomainError"
+
+
+def test_rationals_keep_their_type_through_abs_and_rem(rt: Runtime) -> None:
+    got = rt.run_source(
+        "(typeof(abs(-1//3)), abs(-1//3), rem(-5//3, 2), rem(5//3, 1//2), rem(7, 3//2),"
+        " sind(30//1), sincosd(missing))", "t.jl")
+    assert [str(x) for x in got[:1]] == ["Rational{Int64}"]
+    assert [float(x) for x in got[1:6]] == [1 / 3, -5 / 3, 1 / 6, 1.0, 0.5]
+    assert len(got[6]) == 2
+
+
+def test_isdefined_macro(rt: Runtime) -> None:
+    got = rt.run_source(
+        "function isdef18(c)\n if c\n  z = 1\n end\n g = () -> z\n @isdefined(z)\nend\n"
+        "gl18 = 1\n"
+        "let i, j\n for outer i = 1:2, j = 1:0\n end\n"
+        " (i, @isdefined(j), @isdefined(i), isdef18(true), isdef18(false), @isdefined(gl18),"
+        " @isdefined(no_such_name18))\nend", "t.jl")
+    assert got == (2, False, True, True, False, True, False)
+
+
+def test_map_over_empty_arrays_keeps_the_known_element_type(rt: Runtime) -> None:
+    got = rt.run_source(
+        "string.((typeof(map(v -> v, Vector{Union{}}(undef, 0))), typeof(map(Integer, Any[])),"
+        " typeof(map(x -> x, Int[])), typeof(map(Float32, Int[])), typeof(String.(Any[]))))",
+        "t.jl")
+    assert got == ("Vector{Union{}}", "Vector{Integer}", "Vector{Int64}", "Vector{Float32}",
+                   "Vector{String}")
+
+
+def test_bigfloat_arithmetic_and_functions(rt: Runtime) -> None:
+    got = rt.run_source(
+        "x = big(0.1)\n"
+        "(string(x), typeof(x) == BigFloat, x isa AbstractFloat, precision(BigFloat),"
+        " Float64(sinh(x)) == sinh(0.1), sinh(0.1) ≈ sinh(x), x + 1 > 1.0, 2x == x + x,"
+        " cbrt(big(-8.0)) == -2, rem(big(7.5), 2) == 1.5, eps(BigFloat) == big(2.0)^-255,"
+        " Float32(big(0.1)) === 0.1f0, exp(big(1)) > exp(1) - 1e-15,"
+        " setprecision(() -> precision(BigFloat), 10_000), precision(BigFloat),"
+        " setprecision(() -> log(2, big(2)^100) == 100, 10_000),"
+        " [1.0, 2.0] ≈ BigFloat[1, 2], [1.0, 2.1] ≈ BigFloat[1, 2])", "t.jl")
+    assert got == ("0.1000000000000000055511151231257827021181583404541015625", True, True,
+                   256, True, True, True, True, True, True, True, True, True, 10_000, 256,
+                   True, True, False)
+    with pytest.raises(ZylaError) as e:
+        rt.run_source("sqrt(big(-1.0))", "t.jl")
+    assert e.value.kind == "DomainError"
+
+
+def test_float32_functions_round_once_on_the_host(rt: Runtime) -> None:
+    # computed in Float64 and rounded to Float32: the correctly rounded value, as Julia's
+    import math
+
+    import numpy as np
+    got = rt.run_source("(exp(-9.92f0), log(0.7512f0), sin(Float16(1)))", "t.jl")
+    assert got[0] == np.float32(math.exp(float(np.float32(-9.92))))
+    assert got[1] == np.float32(math.log(float(np.float32(0.7512))))
+    assert got[2] == np.float16(math.sin(1.0))
+
+
+@pytest.mark.parametrize("mode", ["never", "always"])
+def test_hypot_is_correctly_rounded(rt: Runtime, mode: str) -> None:
+    # (sqrt(a^2 + b^2) is 1.9229968386313332, an ulp off; the scaled values agree exactly)
+    was, rt.compile_mode = rt.compile_mode, mode
+    try:
+        got = rt.run_source(
+            "hy(a, b) = hypot(a, b)\n"
+            "(hy(1.368423059742933, 1.3510496552495361),"
+            " hy(floatmin(Float64) * 1.368423059742933, floatmin(Float64) * 1.3510496552495361)"
+            " == floatmin(Float64) * 1.922996838631333, hy(1e300, 1e300), hy(3.0, -4.0))", "t.jl")
+    finally:
+        rt.compile_mode = was
+    assert got == (1.922996838631333, True, 1.4142135623730952e300, 5.0)
+    assert rt.run_source("gradient(x -> hypot(x, 4.0), 3.0)", "t.jl") == (0.6,)
+
+
+def test_complex_conversion_converts_the_parts_by_convert(rt: Runtime) -> None:
+    # (the struct's own field conversion knew no BigFloat: a MethodError before)
+    got = rt.run_source("z = Complex{Float64}(complex(big(1.5), big(2.0)))\n"
+                        "(typeof(z) == ComplexF64, z == 1.5 + 2.0im,"
+                        " Complex{Float64}(sinpi(complex(big(pi), big(pi))))"
+                        " ≈ sinpi(complex(pi, pi)))",
+                        "t.jl")
+    assert got == (True, True, True)
+
+
+def test_sort_of_real_structs_uses_isless(rt: Runtime) -> None:
+    # (numpy's argsort compared the structs with Python's `<`: a TypeError's text before)
+    got = rt.run_source(
+        "struct Len19 <: Real\n a::Float64\nend\n"
+        "Base.isless(a::Len19, b::Len19) = isless(a.a, b.a)\n"
+        "([v.a for v in sort([Len19(3.0), Len19(1.0), Len19(2.0)])],"
+        " [v.a for v in sort([Len19(3.0), Len19(1.0)]; rev=true)],"
+        " sortperm([big(3.0), big(1.0), big(2.0)]))", "t.jl")
+    assert [list(g) for g in got] == [[1.0, 2.0, 3.0], [3.0, 1.0], [2, 3, 1]]
+
+
+def test_typed_number_literals_convert_their_elements(rt: Runtime) -> None:
+    # (ComplexF64[1, 2.5] held the Int 1; BigFloat[1, 2.5] summed to a Float64 3.5)
+    got = rt.run_source(
+        "(typeof(ComplexF64[1, 2.5][1]) == ComplexF64, typeof(sum(BigFloat[1, 2.5])),"
+        " sum(BigFloat[1, 2.5]) == 3.5, typeof(Real[1, 2.5][1]), typeof(Int128[1, 2][2]))",
+        "t.jl")
+    assert [str(g) for g in got] == ["True", "BigFloat", "True", "Int64", "Int128"]

@@ -150,3 +150,98 @@ def test_split_on_whitespace_agrees_with_the_isspace_predicate(rt: Runtime, text
     got = rt.run_source("split(s)", "t.jl")
     want = rt.run_source("split(s, isspace; keepempty = false)", "t.jl")
     assert [(str(p), p.offset) for p in got] == [(str(p), p.offset) for p in want]
+
+
+# --- string types a program defines, views, prefixes (conformance: strings_basic.jl) ------
+
+_CHARSTR = """
+mutable struct CharStr <: AbstractString
+    chars::Vector{Char}
+    CharStr(x) = new(collect(x))
+end
+Base.iterate(x::CharStr) = iterate(x.chars)
+Base.iterate(x::CharStr, i::Int) = iterate(x.chars, i)
+Base.lastindex(x::CharStr) = lastindex(x.chars)
+Base.length(x::CharStr) = length(x.chars)
+"""
+
+
+def test_a_programs_string_type_prints_compares_and_hashes_by_its_characters() -> None:
+    """Base's generic AbstractString methods read a string type by its `iterate`: it
+    printed as its struct fields and compared unequal to an equal String (silently)."""
+    z = Runtime()
+    z.run_source(_CHARSTR + 'c = CharStr("áá")', "t.jl")
+    got = z.run_source('(String(c), string(c), repr(c), c == "áá", "áB" == c, '
+                       'isequal(c, "áá"), hash(c) == hash("áá"), cmp("áB", c), '
+                       'cmp(CharStr("🖖"), "🖖🖖"), c < "b")', "t.jl")
+    assert got == ("áá", "áá", '"áá"', True, False, True, True, -1, -1, False)
+
+
+def test_a_print_method_is_what_string_and_println_write() -> None:
+    z = Runtime()
+    z.run_source('struct P; a; end; Base.print(io::IO, p::P) = print(io, "P!")\n'
+                 'Base.show(io::IO, p::P) = print(io, "Pshow")', "t.jl")
+    assert z.run_source('(string(P(1)), "$(P(1))", repr(P(1)))', "t.jl") == ("P!", "P!",
+                                                                             "Pshow")
+
+
+def test_views_of_a_string_are_substrings_of_unit_ranges_only(rt: Runtime) -> None:
+    got = rt.run_source('x = "abcdefg"; y = @views (x[3], x[1:2], x[[1, 4]], x[1:2:5]); '
+                        'repr((y, typeof(y[2]), typeof(y[3])))', "t.jl")
+    assert got == '((\'c\', "ab", "ad", "ace"), SubString{String}, String)'
+    for src in ('view("abc", [1, 2])', 'view("abc", 2)', 'view("abc", 1:1:2)',
+                '@view "abcde"[[1, 3]]'):
+        with pytest.raises(ZylaError) as e:
+            rt.run_source(src, "t.jl")
+        assert e.value.kind == "MethodError" and "no method matching view(::String" in str(e.value)
+
+
+def test_string_of_a_byte_vector_takes_its_bytes(rt: Runtime) -> None:
+    got = rt.run_source('b = [0x61, 0x62]; w = copy(reinterpret(UInt32, [0x61, 0x62, 0x63, '
+                        '0x21])); v = [0x61, 0x62, 0x63]; '
+                        '(String(b), length(b), String(reinterpret(UInt8, w)), length(w), '
+                        'String(view(v, 1:2)), length(v))', "t.jl")
+    assert got == ("ab", 0, "abc!", 1, "ab", 3)
+
+
+def test_typemin_typemax_of_strings_and_values(rt: Runtime) -> None:
+    got = rt.run_source('(typemin(String), typemin("abc"), typemin(1), typemax(0x01), '
+                        'typemin(Int8(3)))', "t.jl")
+    assert got == ("", "", -(2 ** 63), 255, -128)
+
+
+def test_objectid_agrees_with_egal(rt: Runtime) -> None:
+    got = rt.run_source('a = [1]; (objectid("ab") == objectid("a" * "b"), objectid(a) == '
+                        'objectid(a), objectid(a) == objectid([1]), objectid(1) == '
+                        'objectid(1.0), typeof(objectid(2)) == UInt64)', "t.jl")
+    assert got == (True, True, False, False, True)
+
+
+def test_startswith_a_set_of_characters_and_an_iobuffer(rt: Runtime) -> None:
+    """`startswith(s, ('j', 'J'))` compared s with the tuple's printed text: false."""
+    got = rt.run_source('io = IOBuffer("JuliaLang"); (startswith("Julia", (\'j\', \'J\')), '
+                        'endswith("Julia", [\'a\']), startswith("", (\'a\',)), '
+                        'endswith("Julia", Set([\'x\'])), startswith(io, "Jul"), '
+                        'startswith(io, (\'j\', \'J\')), startswith(io, "x"), '
+                        'String(take!(io)))', "t.jl")
+    assert got == (True, True, False, False, True, True, False, "JuliaLang")
+    for src in ("startswith(1, 1)", 'occursin(1, "12")', 'write(IOBuffer("a"), "b")',
+                'occursin("a", \'a\')', 'startswith(\'a\', "a")'):
+        with pytest.raises(ZylaError) as e:
+            rt.run_source(src, "t.jl")
+        assert e.value.kind in ("MethodError", "ArgumentError")
+
+
+def test_a_literal_of_several_string_types_is_a_vector_of_their_join(rt: Runtime) -> None:
+    got = rt.run_source('(typeof([GenericString("1"), SubString("12", 1, 1)]), '
+                        'typeof(["a", SubString("ab", 1, 1)]), typeof([1, nothing]), '
+                        'typeof(["a", :b]), typeof([1, 1 // 2]))', "t.jl")
+    assert [str(t) for t in got] == ["Vector{AbstractString}", "Vector{AbstractString}",
+                                     "Vector{Union{Nothing, Int64}}", "Vector{Any}",
+                                     "Vector{Any}"]
+
+
+def test_a_dict_of_a_lazystring_key(rt: Runtime) -> None:
+    got = rt.run_source('d = Dict(LazyString(1 + 2, " is 3") => 3); (d["3 is 3"], '
+                        'string(typeof(d)))', "t.jl")
+    assert got == (3, "Dict{LazyString, Int64}")

@@ -21,13 +21,20 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError, decode_source
-from lang.core import current, exceptions, primitives_int, safety, strings
+from lang.core import bigfloats, current, exceptions, primitives_int, safety, strings
 from lang.core import modules as M
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.builtins_iter import PROMOTE_TYPE, LazyIter, lazy_enumerate, lazy_zip
+from lang.core.builtins_iter import LazyIter, lazy_enumerate, lazy_zip, zips_lazily
 from lang.core.complexes import is_complex
-from lang.core.eltypes import copy_tag, recorded, resize_keeping_eltype, tag
+from lang.core.eltypes import (
+    collected_type,
+    copy_tag,
+    has_views,
+    recorded,
+    resize_keeping_eltype,
+    tag,
+)
 from lang.core.exceptions import matches
 from lang.core.functions import Closure, GenericFunction, Method, elementwise_primitive, typeof
 from lang.core.lower import COLON, UNDEF
@@ -35,6 +42,7 @@ from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
     HostOnly,
+    Primitive,
     _hx,
     _jx,
     as_array,
@@ -98,7 +106,7 @@ def _subtype(a: Any, b: Any) -> bool:
     return V.issubtype(a, b)
 
 
-#: `NTuple{N, T}`: the type of N-tuples of T (`Tuple{T, ..., T}`), Tuple{Vararg{T}} for a
+#: `NTuple{N, T}`: the type of N-tuples of T (`Tuple{T, ..., T}`), Tuple{Vararg{T, N}} for a
 #: type variable N
 NTupleT = V.JType("NTuple", V.AnyT, arity=2)
 
@@ -108,6 +116,8 @@ def apply_type(base: Any, *params: Any) -> Any:
         n, t = params
         if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
             return V.apply_type(V.TupleT, (t,) * int(n))
+        if isinstance(n, V.TypeVar):  # (Vararg{T, N}: a method's N is bound by its tuple)
+            return V.apply_type(V.TupleT, (V.apply_type(V.VarargT, (t, n)),))
         return V.apply_type(V.TupleT, (V.apply_type(V.VarargT, (t,)),))
     if isinstance(base, V.JType):
         fam = base.family
@@ -149,6 +159,16 @@ def _int_range(d: np.dtype) -> tuple[int, int]:
 
 
 WIDE = V.WIDE_INTS
+
+
+def inexact_error(t: V.JType, x: Any, shown: str) -> ZylaError:
+    """Julia's `InexactError(nameof(T), T, x)` for a number x that the type t cannot hold
+    (`shown` is x as the message writes it), caught with its fields."""
+    err = ZylaError("InexactError", f"{V.type_name(t)}({shown})")
+    et = current.runtime().builtins.get("InexactError")
+    if isinstance(et, V.JType) and et.is_struct and len(et.fields) == 3:
+        err.value = V.StructValue(et, [V.Symbol(V.type_name(t)), t, x])
+    return err
 
 
 def _convert_wide(t: V.JType, x: Any) -> Any:
@@ -214,6 +234,8 @@ def _to_rational(t: V.JType, x: Any) -> Any:
     if t.params[0] not in (V.Int64T, V.BigIntT):
         raise ZylaError("ErrorException", f"{V.type_name(t)} is not supported (only "
                         "Rational{Int64} and Rational{BigInt})")
+    if isinstance(x, V.Rational) and x.denominator == 0:
+        return (V.BigRational if big else V.Rational).infinite(x.numerator)
     if isinstance(x, V.Rational):
         v = Fraction(x.numerator, x.denominator)
     elif isinstance(x, (bool, int, np.integer, np.bool_, V.WideInt)):
@@ -255,6 +277,26 @@ prim("Core.fma_exact", _fma, HostOnly("a fused multiply-add rounded once runs on
     "(d, r, x, y, z) -> d[1] * y + x * d[2] + d[3]"
 
 
+#: the types an Irrational is already of
+_IRRATIONAL_SUPERS = (V.AnyT, V.NumberT, V.RealT, V.AbstractIrrationalT, V.IrrationalT)
+
+
+def _convert_irrational(rt: Any, t: V.JType, x: V.Irrational) -> Any:
+    """An Irrational as type t: itself as its own type or an abstract one above it, the
+    nearest Float64, Float32 or Float16 to its exact value as a float type (Float32(π)
+    rounded once, from the exact value), else as its nearest Float64 would convert (an
+    InexactError for an integer type)."""
+    if t is x.jtype or t in _IRRATIONAL_SUPERS:
+        return x
+    d = V.JTYPE_TO_DTYPE.get(t)
+    if d is not None and d.kind == "f":
+        return N.host_scalar(d.type(bigfloats.irrational_float(x, np.finfo(d).nmant + 1)))
+    if t.family is V.IrrationalT:
+        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                        f"{V.type_name(x.jtype)} to an object of type {V.type_name(t)}")
+    return convert(rt, t, float(x))
+
+
 def convert(rt: Any, t: Any, x: Any) -> Any:
     """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
     tx = type(x)
@@ -266,6 +308,8 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return _to_rational(t, x)
     if tx in WIDE or t in V.WIDE_TYPES:
         return _convert_wide(t, x)
+    if tx is V.Irrational:
+        return _convert_irrational(rt, t, x)
     d = V.JTYPE_TO_DTYPE.get(t.family if not t.params else t)
     if d is not None:
         if is_complex(x):  # Float64(2 + 0im) is 2.0; Bool(im) an InexactError
@@ -286,11 +330,11 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
             is_float = N.dtype_of(x).kind == "f"
             shown = float_text(float(x)) if is_float else str(int(x))
             if is_float and not float(x).is_integer():
-                raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
+                raise inexact_error(t, x, shown)
             lo, hi = _int_range(d)
             if not lo <= (float(x) if is_float else int(x)) <= hi:
                 # Int(1e20), Int32(2^40): the value does not fit, as Julia says
-                raise ZylaError("InexactError", f"{V.type_name(t)}({shown})")
+                raise inexact_error(t, x, shown)
         if type(x) in V.RATIONALS:
             return _convert_rational(t, d, x)
         if N.dtype_of(x) == N.OBJ:
@@ -346,12 +390,27 @@ def _promote_rational(a: Any, b: Any) -> V.JType:
     return V.AnyT
 
 
+def _promote_irrational(a: Any, b: Any) -> V.JType:
+    """promote_type with an Irrational (of two different types): a float type beside it,
+    Float64 beside another real (an integer, a Rational, another Irrational), as Julia's;
+    Any beside a non-real."""
+    other = b if getattr(a, "family", None) is V.IrrationalT else a
+    rank = _num_rank(other) if isinstance(other, V.JType) else None
+    if rank is not None and rank[0] == 2:
+        return other
+    real = rank is not None or getattr(other, "family", None) in (V.RationalT, V.IrrationalT)
+    return V.Float64T if real else V.AnyT
+
+
 def promote_type(*ts: Any) -> V.JType:
     """Julia's promote_type of number types (see numeric._rank; Int128 and UInt128 rank as
     16-byte integers); the same type stays; numbers with anything else give Any."""
     out = ts[0]
     for t in ts[1:]:
         if t == out:
+            continue
+        if V.IrrationalT in (getattr(out, "family", None), getattr(t, "family", None)):
+            out = _promote_irrational(out, t)
             continue
         if V.RationalT in (getattr(out, "family", None), getattr(t, "family", None)):
             out = _promote_rational(out, t)
@@ -361,9 +420,6 @@ def promote_type(*ts: Any) -> V.JType:
             raise no_bigfloat()  # promote_type(BigInt, Float64) is BigFloat
         out = V.AnyT if r1 is None or r2 is None else (out if r1 >= r2 else t)
     return out
-
-
-PROMOTE_TYPE.append(promote_type)
 
 
 def promote(rt: Any, *xs: Any) -> tuple:
@@ -421,7 +477,9 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
     if t is V.StringT or fam is V.StringT:
         if len(args) == 1 and is_array(args[0]) and N.dtype_of(as_array(args[0])) == np.uint8:
             # String(bytes): bytes that are not UTF-8 are kept (values.string_bytes)
-            return np.asarray(as_array(args[0])).tobytes().decode("utf-8", "surrogateescape")
+            text = np.asarray(as_array(args[0])).tobytes().decode("utf-8", "surrogateescape")
+            _take_vector(args[0])
+            return text
         return jl_string(*args)
     if t is V.SymbolT:
         name = jl_string(*args)
@@ -455,6 +513,15 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
                     f"{V.type_name(t)}({', '.join('::' + V.type_name(typeof(a)) for a in args)})")
 
 
+def _take_vector(x: Any) -> None:
+    """Empty x after `String(x)` read it when x is a Vector{UInt8} of its own memory: Julia's
+    String takes such a vector's bytes (views, reinterpreted arrays and ranges are copied
+    and kept as they were)."""
+    if type(x) is np.ndarray and x.ndim == 1 and x.base is None and not has_views(x):
+        V.note_write(x)
+        resize_keeping_eltype(x, (0,))
+
+
 class _UndefInit:
     def jl_show(self) -> str:
         return "UndefInitializer()"
@@ -486,6 +553,7 @@ def _unbox(b: V.Box) -> Any:
 def _setbox(b: V.Box, v: Any) -> None:
     b.value = v
     b.defined = True
+    b.version += 1
 
 
 def _namedtuple(names: tuple, *vals: Any) -> V.NamedTuple:
@@ -540,24 +608,26 @@ def _tuple(*xs: Any) -> tuple:
 def _zip(*xs: Any) -> Any:
     """`zip(xs...)`: a vector of tuples, as long as the shortest argument (lazy when an
     argument is a lazy iterator)."""
-    if any(isinstance(x, LazyIter) for x in xs):
+    if not xs or any(zips_lazily(x) for x in xs):
         return lazy_zip(*xs)
     items = [tuple(t) for t in zip(*[list(current.runtime().iterate(x)) for x in xs], strict=False)]
     return _tuples(items)
 
 
 def _enumerate(x: Any) -> Any:
-    """`enumerate(x)`: a vector of `(i, x[i])` tuples (lazy for a lazy iterator)."""
-    if isinstance(x, LazyIter):
+    """`enumerate(x)`: a vector of `(i, x[i])` tuples (lazy for a lazy iterator, a Stateful
+    or an infinite one)."""
+    if zips_lazily(x):
         return lazy_enumerate(x)
     return _tuples([(i + 1, v) for i, v in enumerate(current.runtime().iterate(x))])
 
 
 def _tuples(items: list) -> np.ndarray:
+    """The tuples as a vector of their common type (`Vector{Tuple{Int64, Int64}}`)."""
     out = np.empty(len(items), dtype=object)
     for i, t in enumerate(items):
         out[i] = t
-    return out
+    return tag(out, collected_type(items, typeof)) if items else out
 
 
 _FIELD_ITERABLE = {"Pair": lambda v: v.fields, "CartesianIndex": lambda v: v.fields[0]}
@@ -600,7 +670,7 @@ def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
         if pt is None:
             return (_pair(k, v) for k, v in x.items())
         return (V.StructValue(pt, [k, v]) for k, v in x.items())
-    if N.is_scalar(x):
+    if N.is_scalar(x) or type(x) is V.Char:  # (a number or a Char is a collection of itself)
         return iter((x,))
     if hasattr(x, "aval") and getattr(x, "ndim", 0) > 0:
         # an array being compiled (a JAX value in Zyla's layout, whose row-major order is
@@ -644,6 +714,10 @@ def dict_pair_type(d: dict) -> V.JType | None:
 #: by Python class (registered by the modules that define them): (c, the elements kept)
 #: -> a new collection like c
 FILTERED: dict[type, Callable[[Any, list], Any]] = {}
+
+#: how `keys(d)` presents a Dict's keys (lang.core.builtins_set registers Base's KeySet,
+#: a live set of them); without it, a vector of them
+DICT_KEYS: list[Callable[[dict], Any]] = []
 
 #: host collections that broadcasting collects first (Julia's broadcastable falls back to
 #: iteration: `exp.(Set([1, 2]))` is a vector), registered by the modules that define them
@@ -699,6 +773,37 @@ def tuple_broadcast_length(args: tuple | list) -> int:
 
 #: operators whose vectorised form takes two operands (their one-argument methods differ)
 _BINARY_ELEMENTWISE = frozenset({"+", "-", "*"})
+
+
+def _returns_its_argument(f: Any) -> bool:
+    """Whether f is `identity` or a one-parameter lambda whose body only returns it."""
+    if isinstance(f, Primitive):
+        return f.name == "identity"
+    fn = f.fn if isinstance(f, Closure) else None
+    if fn is None or fn.vararg or fn.nkw or len(fn.params) != fn.ncaptures + 1:
+        return False
+    ops = fn.body.ops
+    return (len(ops) == 1 and ops[0].name == "return"
+            and ops[0].operands[0] is fn.body.args[fn.ncaptures])
+
+
+def _empty_result_eltype(f: Any, args: tuple) -> V.JType | None:
+    """The element type of f's broadcast (or map) over empty arrays where it is known
+    without calling f, as Julia's inference gives it: a type T's own (`map(Integer,
+    Any[])` is a Vector{Integer}), or the argument's for a function that returns its
+    argument (`map(v -> v, Vector{Union{}}())`); None otherwise."""
+    if isinstance(f, V.JType) and len(args) == 1:
+        return f
+    if len(args) == 1 and is_array(args[0]) and _returns_its_argument(f):
+        a = args[0]
+        return (recorded(a) or V.AnyT) if a.dtype == object else V.eltype_of_array(a)
+    return None
+
+
+def _empty_of(t: V.JType, shape: tuple) -> np.ndarray:
+    """An empty array of the given (numpy) shape and element type t."""
+    d = V.JTYPE_TO_DTYPE.get(t)
+    return np.empty(shape, dtype=d) if d is not None else tag(np.empty(shape, dtype=object), t)
 
 
 def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
@@ -761,6 +866,10 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
         el = [N.host_scalar(arr[k]) if arr is not None else a
               for a, arr in zip(args, arrs, strict=True)]
         out.append(call(f, el))
+    if not out:
+        t = _empty_result_eltype(f, args)
+        if t is not None:
+            return _empty_of(t, shape)
     if not out and any(getattr(a, "dtype", None) == object for a in args):  # noqa: E721
         # (no element to call f on: Julia infers the element type, here Any, not Float64)
         return tag(np.empty(shape, dtype=object), V.AnyT)
@@ -1192,6 +1301,35 @@ def _undef_local(name: str) -> Any:
                     "here; to use the global, write `global " + name + "` first")
 
 
+def _is_assigned(v: Any) -> bool:
+    """`@isdefined(x)` of a local: whether x's value (its Box's, for a captured one) was
+    assigned on the path taken."""
+    return (v.value if isinstance(v, V.Box) else v) is not UNDEF
+
+
+def _check_defined(v: Any, name: str) -> Any:
+    """A read of the local `name` whose value may be undefined (lang.core.undefined)."""
+    if v is UNDEF:
+        raise ZylaError("UndefVarError", f"`{name}` not defined in local scope",
+                        hint=f"`{name}` is assigned on some paths only, and this path did "
+                        "not assign it")
+    return v
+
+
+prim("Core.check_defined", _check_defined,
+     HostOnly("a variable is assigned on some paths only, and the data choose the path"),
+     "(dz, z, x, name) -> (dz, nothing)", lambda x, *a, **k: x).forward = "(d, z, x, name) -> d[1]"
+
+
+def _isdefined_global(rt: Any, name: str) -> bool:
+    """`@isdefined(x)` of a global: whether the runtime has a binding for it."""
+    try:
+        rt.lookup(name)
+    except ZylaError:
+        return False
+    return True
+
+
 def _time_start() -> int:
     """The clock reading that `@time`/`@elapsed` start from (nanoseconds)."""
     return time.perf_counter_ns()
@@ -1284,9 +1422,14 @@ def _record(ok: bool | None, text: str, line: int, detail: str) -> None:
         _TESTSETS[-1].errored += 1
 
 
-def _do_test(interp: Any, thunk: Any, text: str, line: int, parts: Any) -> None:
+def _do_test(interp: Any, thunk: Any, text: str, line: int, op: str | None) -> None:
+    """`@test ex` (thunk evaluates ex; where ex is a comparison `a op b`, the thunk
+    returns its value and the two operands, shown when it fails)."""
+    parts = None
     try:
         v = interp.call_value(thunk, [])
+        if op is not None:
+            v, parts = v
     except ZylaError as e:
         if not _TESTSETS:
             raise
@@ -1298,11 +1441,7 @@ def _do_test(interp: Any, thunk: Any, text: str, line: int, parts: Any) -> None:
     if v is False or v is np.False_:
         detail = ""
         if parts is not None:
-            try:
-                a, b = interp.call_value(parts, [])
-                detail = f"   Evaluated: {jl_show(a)} vs {jl_show(b)}\n"
-            except ZylaError:
-                pass
+            detail = f"   Evaluated: {jl_show(parts[0])} {op} {jl_show(parts[1])}\n"
         _record(False, text, line, detail)
         return None
     _record(None, text, line, f"  Expression evaluated to non-Boolean: {jl_show(v)}\n")
@@ -1323,6 +1462,10 @@ def _do_test_throws(interp: Any, t: Any, thunk: Any, text: str, line: int) -> No
         if isinstance(t, V.StructValue):  # an exception value: the same type and fields
             _record(_same_exception(exceptions.exception_value(e), t), text, line,
                     f"    Thrown: {e.kind}\n")
+            return None
+        if isinstance(t, str):  # a message pattern: the error's text contains it
+            _record(t in f"{e.kind}: {e.message}", text, line,
+                    f"    Thrown: {e.kind}: {e.message}\n")
             return None
         name = t.name if isinstance(t, V.JType) else str(t)
         if matches(e, t) or name in (e.kind, "Exception", "Any") or e.kind.endswith(name):
@@ -1406,15 +1549,20 @@ def _print_summary(ts: TestSet) -> None:
 
 
 def _unit_of_type(t: V.JType, val: int, name: str) -> Any:
-    """zero(T) / one(T) of a type without a numpy dtype: Int128 and UInt128 have theirs,
-    other numbers the Int's; anything else (`zero(Any)`, `zero(String)`) is Julia's
-    MethodError."""
+    """zero(T) / one(T) of a type without a numpy dtype: Julia's `convert(T, 0)` (Int128,
+    Rational{Int}, a program's number type: `T(0)`), the Int for an abstract number type
+    (`zero(Real)`); anything else (`zero(Any)`, `zero(String)`) is Julia's MethodError."""
     wide = V.WIDE_TYPES.get(t)
     if wide is not None:
         return wide(val)
     if not V.issubtype(t, V.NumberT):
         raise ZylaError("MethodError", f"no method matching {name}(::Type{{{V.type_name(t)}}})")
-    return val
+    if t.abstract:
+        return val
+    if t.family is V.RationalT:
+        return _to_rational(t, val)
+    rt = current.runtime()
+    return rt.interp.call_value(t, [val])  # (Base's convert(T, x::Number) = T(x))
 
 
 def _one(x: Any) -> Any:
@@ -1423,7 +1571,7 @@ def _one(x: Any) -> Any:
         return N.host_scalar(d.type(1)) if d is not None else _unit_of_type(x, 1, "one")
     if is_array(x):
         return N.xp_for(x).eye(jl_size(x)[0], dtype=as_array(x).dtype)
-    return N.cast(1, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 1
+    return N.cast(1, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else _one(typeof(x))
 
 
 def _zero(x: Any) -> Any:
@@ -1432,14 +1580,14 @@ def _zero(x: Any) -> Any:
         return N.host_scalar(d.type(0)) if d is not None else _unit_of_type(x, 0, "zero")
     if is_array(x):
         return N.xp_for(x).zeros_like(as_array(x))
-    return N.cast(0, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else 0
+    return N.cast(0, N.dtype_of(x), np) if N.dtype_of(x) != N.OBJ else _zero(typeof(x))
 
 
 def _float(x: Any) -> Any:
     if type(x) is V.BigInt or x is V.BigIntT:
         raise no_bigfloat()  # float(big(3)) is a BigFloat in Julia
     if isinstance(x, V.JType):
-        return x if x.family in (V.Float64T, V.Float32T) else V.Float64T
+        return x if x.family in (V.Float64T, V.Float32T, V.Float16T) else V.Float64T
     if isinstance(x, V.StructValue) and V.issubtype(x.type, V.AbstractFloatT):
         return x  # Base's float(x::AbstractFloat) = x, for a program's own float type
     d = N.float_dtype(N.dtype_of(as_array(x)))
@@ -1447,7 +1595,10 @@ def _float(x: Any) -> Any:
 
 
 def _type_bound(t: Any, which: str) -> Any:
-    """typemax(T) / typemin(T) of a numeric type (a MethodError for any other type)."""
+    """typemax(T) / typemin(T) of a numeric type (a MethodError for any other type);
+    typemax(x) / typemin(x) of a value are those of its type."""
+    if not isinstance(t, V.JType):
+        t = typeof(t)
     wide = V.WIDE_TYPES.get(t) if isinstance(t, V.JType) else None
     if wide is V.BigInt:
         raise ZylaError("MethodError", f"no method matching {which}(::Type{{BigInt}})")
@@ -1456,8 +1607,7 @@ def _type_bound(t: Any, which: str) -> Any:
         return wide(top if which == "typemax" else (-top - 1 if wide.signed else 0))
     d = V.JTYPE_TO_DTYPE.get(t) if isinstance(t, V.JType) else None
     if d is None:
-        raise ZylaError("MethodError", f"no method matching {which}(::Type{{"
-                        f"{V.type_name(t) if isinstance(t, V.JType) else t}}})")
+        raise ZylaError("MethodError", f"no method matching {which}(::Type{{{V.type_name(t)}}})")
     if d.kind == "b":
         return which == "typemax"
     if d.kind == "f":
@@ -1549,8 +1699,8 @@ def _using(modules: tuple, names: tuple, is_import: bool = False,
     modules (see lang.core.modules)."""
     rt = current.runtime()
     for m in modules:
-        if m in ("Base.Iterators", "Iterators"):
-            _use_iterators(rt, names, is_import)
+        if m.removeprefix("Base.") in _BASE_SUBMODULES:
+            _use_base_submodule(rt, m.removeprefix("Base."), names, is_import)
             continue
         user = M.user_module(rt, m, within)
         if user is not None:
@@ -1577,15 +1727,30 @@ _ITERATORS_EXPORTS = ("enumerate", "zip", "rest", "countfrom", "take", "drop", "
                       "partition")
 
 
-def _use_iterators(rt: Any, names: tuple, is_import: bool) -> None:
-    """`using Base.Iterators` (every name of Iterators unqualified) or `using
-    Base.Iterators: take, drop` (those); `import Base.Iterators` names only the module."""
-    prefix = "Iterators."
+#: Base.MathConstants' values: Irrationals (values.Irrational)
+_PI = V.Irrational(math.pi, "π", "pi")
+_E = V.Irrational(math.e, "ℯ", "e")
+_GAMMA = V.Irrational(0.5772156649015329, "γ", "euler")
+_PHI = V.Irrational(1.618033988749895, "φ", "phi")
+MATH_CONSTANTS = {"π": _PI, "pi": _PI, "ℯ": _E, "e": _E, "γ": _GAMMA, "eulergamma": _GAMMA,
+                  "φ": _PHI, "golden": _PHI,
+                  "catalan": V.Irrational(0.915965594177219, "catalan", "catalan")}
+
+#: the submodules of Base whose names live in the built-ins as `Module.name`, with the
+#: names `using Base.Module` brings in
+_BASE_SUBMODULES = {"Iterators": _ITERATORS_EXPORTS, "MathConstants": tuple(MATH_CONSTANTS)}
+
+
+def _use_base_submodule(rt: Any, module: str, names: tuple, is_import: bool) -> None:
+    """`using Base.Iterators` (every name it exports unqualified) or `using
+    Base.Iterators: take, drop` (those); `import Base.Iterators` names only the module.
+    Likewise for Base.MathConstants."""
+    prefix = module + "."
     wanted = list(names) if names else ([] if is_import else [
-        n for n in _ITERATORS_EXPORTS if prefix + n in rt.builtins])
+        n for n in _BASE_SUBMODULES[module] if prefix + n in rt.builtins])
     for name in wanted:
         if prefix + name not in rt.builtins:
-            raise ZylaError("UndefVarError", f"`{name}` not defined in `Base.Iterators`")
+            raise ZylaError("UndefVarError", f"`{name}` not defined in `Base.{module}`")
         if name not in rt.globals:
             rt.globals[name] = rt.builtins[prefix + name]
 
@@ -1677,11 +1842,17 @@ def _last(x: Any) -> Any:
     return items[-1]
 
 
+def _is_abstract_dict(x: Any) -> bool:
+    """Whether x is a program's AbstractDict (a struct declared `<: AbstractDict`)."""
+    t = current.runtime().builtins.get("AbstractDict")
+    return isinstance(x, V.StructValue) and isinstance(t, V.JType) and V.issubtype(x.type, t)
+
+
 def _keys(x: Any) -> Any:
     if isinstance(x, V.NamedTuple):
         return tuple(V.Symbol(n) for n in x.names)
-    if isinstance(x, dict):
-        return collect_results(list(x.keys()), (len(x),))
+    if isinstance(x, dict) or (DICT_KEYS and _is_abstract_dict(x)):
+        return DICT_KEYS[0](x) if DICT_KEYS else collect_results(list(x.keys()), (len(x),))
     if isinstance(x, tuple):
         return V.Range(1, 1, len(x), True)
     return V.Range(1, 1, int(np.prod(jl_size(as_array(x)))), True)
@@ -1692,6 +1863,9 @@ def _values(x: Any) -> Any:
         return x.values
     if isinstance(x, dict):
         return collect_results(list(x.values()), (len(x),))
+    if _is_abstract_dict(x):  # a program's AbstractDict: its pairs' second halves
+        vals = [p.fields[1] for p in current.runtime().iterate(x)]
+        return collect_results(vals, (len(vals),))
     return x
 
 
@@ -1806,6 +1980,10 @@ def _local_generic(*parts: Any) -> Closure:
     return Closure(first.fn, first.captures, first.name, generic=gf)
 
 
+def _less(xp: Any, a: Any, b: Any) -> bool:
+    return a < b
+
+
 def _isless(a: Any, b: Any) -> bool:
     """Julia's `isless` of host values: numbers (NaN last), strings, chars, symbols,
     tuples lexicographically, others by the program's `isless` methods."""
@@ -1821,11 +1999,12 @@ def _isless(a: Any, b: Any) -> bool:
             ka = a if kind is str else (a.value if kind is V.Char else a.name)
             kb = b if kind is str else (b.value if kind is V.Char else b.name)
             return ka < kb
+    irrational = type(a) is V.Irrational or type(b) is V.Irrational
     if N.dtype_of(a) != N.OBJ and N.dtype_of(b) != N.OBJ or isinstance(a, (V.Rational, V.WideInt)):
         fa, fb = (float(a) != float(a)), (float(b) != float(b))  # NaN sorts last
         if fa or fb:
             return not fa and fb
-        return bool(a < b)
+        return bigfloats.exact_compare(_less, a, b) if irrational else bool(a < b)
     return user_isless(a, b)
 
 
@@ -1903,6 +2082,32 @@ def kwdef_construct(rt: Any, t: V.JType, kwargs: dict) -> Any:
     return V.StructValue(t, vals)
 
 
+def _text_arg(x: Any) -> str | None:
+    """The text of a String, SubString, wrapped string or Char argument; None otherwise."""
+    return x.value if isinstance(x, V.Char) else strings.text_of(x)
+
+
+def _text_test(name: str, test: Callable[[str, str], bool],
+               haystack: int) -> Callable[[Any, Any], bool]:
+    """The built-in `name(a, b)` (`startswith`, `endswith`, `occursin`) of a string (the
+    argument at `haystack`, 0 or 1) and a string or char, by `test` on their texts; any
+    other argument is Julia's MethodError."""
+    def run(a: Any, b: Any) -> bool:
+        ta, tb = _text_arg(a), _text_arg(b)
+        if ta is None or tb is None or isinstance((a, b)[haystack], V.Char):
+            raise ZylaError("MethodError", f"no method matching {name}(::"
+                            f"{V.type_name(typeof(a))}, ::{V.type_name(typeof(b))})")
+        return test(ta, tb)
+    return run
+
+
+def _objectid(x: Any) -> Any:
+    """`objectid(x)`: a UInt64 that values egal to x (`===`) share: a mutable value's own,
+    an immutable one's by its contents (a String's by its text)."""
+    key = (type(x).__name__, str(x)) if isinstance(x, str) else V.egal_key(x)  # (SubStrings)
+    return np.uint64(hash(key) & ((1 << 64) - 1))
+
+
 def _nameof(x: Any) -> Any:
     return V.Symbol(getattr(x, "name", str(x)))
 
@@ -1970,6 +2175,8 @@ def install(rt: Any) -> None:
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
+        "Core.is_assigned": _is_assigned,
+        "Core.isdefined_global": lambda name: _isdefined_global(rt, name),
         "Core.log_message": _log_message, "Core.deepcopy": copy.deepcopy,
         "Core.warn_once": _warn_once, "Core.current_logger": _current_logger,
         "Core.local_generic": _local_generic,
@@ -1979,7 +2186,7 @@ def install(rt: Any) -> None:
         "promote": lambda *xs: promote(rt, *xs), "promote_type": promote_type,
         "typejoin": lambda *ts: functools.reduce(V.typejoin, ts) if ts else V.make_union(()),
         "===": jl_egal, "Core.isequal": jl_isequal, "!==": lambda a, b: not jl_egal(a, b),
-        "typeof": typeof,
+        "typeof": typeof, "objectid": _objectid,
         "Core.undef_keyword": _undef_keyword,
         "Core.fieldmap": lambda f, x: _fieldmap(rt, f, x),
         "lpad": lambda s, n, c=" ": jl_string(s).rjust(int(n), jl_string(c)),
@@ -1989,13 +2196,14 @@ def install(rt: Any) -> None:
         "join": lambda xs, d="": jl_string(d).join(
             jl_string(x) for x in current.runtime().iterate(xs)),
         "zip": _zip, "enumerate": _enumerate,
-        "occursin": lambda a, b: jl_string(a) in jl_string(b),
-        "startswith": lambda a, b: jl_string(a).startswith(jl_string(b)),
-        "endswith": lambda a, b: jl_string(a).endswith(jl_string(b)),
+        "occursin": _text_test("occursin", lambda a, b: a in b, 1),
+        "startswith": _text_test("startswith", str.startswith, 0),
+        "endswith": _text_test("endswith", str.endswith, 0),
         "split": lambda s, d=None: np.array(jl_string(s).split(jl_string(d)) if d is not None
                                             else jl_string(s).split(), dtype=object),
         "parse": lambda t, s, base=None: _parse(rt, t, s, base),
         **exceptions.JUMP_BUILTINS,
+        **bigfloats.builtins(),
     }.items():
         host(name, f)
     for name, f in {
@@ -2018,11 +2226,14 @@ def install(rt: Any) -> None:
                         "(dz, z, T, x) -> (nothing, x isa Number || x isa AbstractArray ? "
                         "Core.convert_cot(x, dz) : dz)", lambda *a, **k: V.AnyT)
     b["convert"].forward = "(d, z, T, x) -> d[2]"  # (the tangent passes on, as the value)
-    # a captured variable a closure reassigns lives in a Box, which AD does not follow:
-    # a gradient through one that the differentiated code wrote is refused, if not zero
-    # (it was lost, silently)
-    b["Core.unbox"] = prim("Core.unbox", _unbox, HostOnly("runs on the host"),
-                           "(dz, z, b) -> (Core.boxed_back(dz, z, b),)", lambda *a, **k: V.AnyT)
+    # a captured variable a closure reassigns lives in a Box: reverse mode differentiates
+    # its reads and writes itself (autodiff.runtime: BoxTrail)
+    for name in ("Core.box", "Core.unbox", "Core.setbox"):
+        b[name].pullback = "SPECIAL"
+    # `m.x = v` returns v (the field's own cotangent after the write is refused: see
+    # autodiff.runtime, field_cot)
+    b["setproperty!"].pullback = "(dz, z, x, s, v) -> (nothing, nothing, dz)"
+    b["setproperty!"].forward = "noforward"  # (a write: forward mode refuses it clearly)
     b["undef"] = UNDEF_INIT
     b["nothing"] = None
     b["Inf"] = math.inf
@@ -2033,9 +2244,9 @@ def install(rt: Any) -> None:
     b["NaN16"] = np.float16(np.nan)
     b["Inf64"] = math.inf
     b["NaN64"] = math.nan
-    b["pi"] = math.pi
-    b["π"] = math.pi
-    b["ℯ"] = math.e
+    b["pi"] = b["π"] = _PI
+    b["ℯ"] = _E
+    b.update({"MathConstants." + name: v for name, v in MATH_CONSTANTS.items()})
     b["ARGS"] = np.empty(0, dtype=object)
     b["PROGRAM_FILE"] = ""  # (`zyla run FILE` sets the path it was given)
     b["Colon"] = COLON

@@ -23,6 +23,7 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
 from lang.core.builtins import FILTERED, _pair, convert
+from lang.core.eltypes import promote_typejoin
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.primitives_array import COPIES, collect_results
@@ -36,23 +37,9 @@ HOST = HostOnly("dictionaries are host values")
 
 def _common(types: list[V.JType]) -> V.JType:
     """The element type Julia's `Dict(pairs...)` infers for keys (values) of these types:
-    their typejoin (`Dict(1 => 1, 2 => 2.0)` is a `Dict{Int64, Real}`)."""
-    if not types:
-        return V.AnyT
-    out = types[0]
-    for t in types[1:]:
-        out = out if t == out else _promote_typejoin(out, t)
-    return out
-
-
-def _promote_typejoin(a: V.JType, b: V.JType) -> V.JType:
-    """Julia's promote_typejoin: the typejoin, except that Nothing or Missing joined with
-    another type T gives `Union{T, Nothing}` (`Dict(1 => 1, 2 => nothing)` is a
-    `Dict{Int64, Union{Nothing, Int64}}`)."""
-    for x, y in ((a, b), (b, a)):
-        if V.type_name(x) in ("Nothing", "Missing"):
-            return V.make_union((x, y))
-    return V.typejoin(a, b)
+    their promote_typejoin (`Dict(1 => 1, 2 => 2.0)` is a `Dict{Int64, Real}`;
+    `Dict(1 => 1, 2 => nothing)` a `Dict{Int64, Union{Nothing, Int64}}`)."""
+    return promote_typejoin(types) if types else V.AnyT
 
 
 def _iterate_pairs(what: str, x: Any) -> list:
@@ -214,7 +201,8 @@ class JDict(dict):
     def _put(self, key: Any, value: Any) -> None:
         """Stores value under the Julia key key (already converted to the key type); an
         isequal key of another type replaces the stored one, as Julia's setindex! does."""
-        if type(key) is not str and isinstance(key, str) and self.key_type is V.StringT:
+        if type(key) is not str and isinstance(key, str) and (
+                getattr(self, "key_type", None) is V.StringT):  # (not yet set: being built)
             key = str(key)  # (a SubString key of a Dict{String} is converted to a String)
         sk = stored_key(key)
         if sk is not key:

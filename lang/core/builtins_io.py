@@ -16,11 +16,19 @@ import numpy as np
 
 from grammar.errors import ZylaError
 from lang.core import current
+from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import GenericFunction, typeof
-from lang.core.primitives import NONDIFF, HostOnly, prim
+from lang.core.primitives import NONDIFF, HostOnly, prim, string_text
 from lang.core.printf import format_values
-from lang.core.show import CUSTOM_DISPLAY, CUSTOM_SHOW, jl_display, jl_show, jl_string
+from lang.core.show import (
+    CUSTOM_DISPLAY,
+    CUSTOM_PRINT,
+    CUSTOM_SHOW,
+    jl_display,
+    jl_show,
+    jl_string,
+)
 
 IOT = V.JType("IO", V.AnyT, abstract=True)
 IOStreamT = V.JType("IOStream", IOT)
@@ -34,6 +42,7 @@ class IOStream:
     """A stream that Julia code writes to: `write(s)` appends text."""
 
     jtype = IOStreamT
+    compact = False  # (an `IOContext` property: `sprint(show, x; context=:compact => true)`)
 
     def __init__(self, name: str, sink: Any) -> None:
         self.name = name
@@ -52,16 +61,26 @@ class IOStream:
 
 
 class IOBuffer(IOStream):
-    """`IOBuffer()`: an in-memory stream; `take!`/`String(take!(io))` read it back."""
+    """`IOBuffer()`: an in-memory stream; `take!`/`String(take!(io))` read it back.
+    `IOBuffer(data)` (a String or a Vector{UInt8}) holds data, read-only unless
+    `write=true`, as Julia's."""
 
     jtype = IOBufferT
 
-    def __init__(self, *, maxsize: Any = None, **_options: Any) -> None:
-        self.parts: list[str] = []
+    def __init__(self, data: Any = None, *, maxsize: Any = None, write: Any = None,
+                 **_options: Any) -> None:
+        self.parts: list[str] = [] if data is None else [_buffer_text(data)]
         self.room = None if maxsize is None else int(maxsize)  # `IOBuffer(maxsize=n)`
+        self.writable = data is None if write is None else bool(write)
         super().__init__("buffer", lambda: self)
 
+    def content(self) -> str:
+        """What the buffer holds, not taken (nothing is read from a buffer but by take!)."""
+        return "".join(self.parts)
+
     def write(self, s: str) -> None:
+        if not self.writable:
+            raise ZylaError("ArgumentError", "ensureroom failed, IOBuffer is not writeable")
         if self.room is not None:  # (counted in characters; Julia counts bytes)
             s = s[:max(self.room, 0)]
             self.room -= len(s)
@@ -74,6 +93,15 @@ class IOBuffer(IOStream):
 
     def jl_show(self) -> str:
         return "IOBuffer()"
+
+
+def _buffer_text(data: Any) -> str:
+    """The text of `IOBuffer(data)`'s data: a String's, or a Vector{UInt8}'s bytes."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, np.ndarray) and data.dtype == np.uint8 and data.ndim == 1:
+        return data.tobytes().decode("utf-8", "surrogateescape")
+    raise ZylaError("MethodError", f"no method matching IOBuffer(::{V.type_name(typeof(data))})")
 
 
 class DevNull(IOStream):
@@ -124,7 +152,31 @@ def custom_show(x: Any) -> str | None:
     return buf.take()
 
 
+def _show_string(x: Any) -> str | None:
+    """Base's `show` of an AbstractString struct without a show method of its own (a
+    program's string type): its characters, quoted as a String's."""
+    text = string_text(x) if isinstance(x, V.StructValue) else None
+    return None if text is None else jl_show(text)
+
+
+def custom_print(x: Any) -> str | None:
+    """The text `print(x)` writes for a struct: by a Zyla-defined `print(io, x)` method
+    for x's type, else, for an AbstractString, its characters (Base's generic print);
+    None for anything else (then print writes what show does)."""
+    if not isinstance(x, V.StructValue):
+        return None
+    rt = current.runtime()
+    m = _zyla_method(rt, "print", [IOBufferT, typeof(x)])
+    if m is None:
+        return string_text(x)
+    buf = IOBuffer()
+    rt.interp.invoke(m, [buf, x], None)
+    return buf.take()
+
+
 CUSTOM_SHOW.append(custom_show)
+CUSTOM_SHOW.append(_show_string)
+CUSTOM_PRINT.append(custom_print)
 
 
 def custom_display(x: Any) -> str | None:
@@ -151,9 +203,60 @@ class Stdin:
 STDIN = Stdin()
 
 
+def _mime_name(m: Any) -> str:
+    """The MIME type name of `show(io, mime, x)`'s mime: a String or a `MIME(name)`."""
+    if isinstance(m, str):
+        return m
+    if isinstance(m, V.StructValue) and m.type.family.name == "MIME":
+        return str(getattr(m.type.params[0], "name", m.type.params[0]))
+    raise ZylaError("MethodError", f"no method matching show(::IO, ::{typeof(m).name}, ::Any)")
+
+
+def _show_mime(mime: str, x: Any, compact: bool) -> str:
+    """`show(io, MIME(mime), x)`: for "text/plain" what the REPL displays (compact: as
+    two-argument show); Zyla writes no other MIME type."""
+    if mime != "text/plain":
+        raise ZylaError("MethodError", f'no method matching show(::IO, ::MIME{{Symbol("{mime}")}}'
+                        f", ::{typeof(x).name})")
+    return jl_show(x, True) if compact else jl_display(x, limit=False)
+
+
+def _context_compact(context: Any) -> bool:
+    """Whether `sprint`'s `context` (nothing, an IO, a Pair or a tuple of Pairs, as Julia's
+    IOContext takes) sets `:compact => true`."""
+    if isinstance(context, IOStream):
+        return context.compact
+    pairs = context if isinstance(context, tuple) else (context,)
+    return any(isinstance(p, V.StructValue) and p.type.family.name == "Pair"
+               and p.fields[0] == V.Symbol("compact")
+               and isinstance(p.fields[1], bool | np.bool_) and bool(p.fields[1]) for p in pairs)
+
+
+def _read_number(io: Any, t: V.JType) -> Any:
+    """`read(io, T)` of a bits number type T from an IOBuffer: its next sizeof(T) bytes,
+    as the machine stores T (little-endian), read off the buffer; an EOFError where the
+    buffer holds fewer."""
+    d = V.JTYPE_TO_DTYPE.get(t)
+    if not isinstance(io, IOBuffer) or d is None or d.kind not in "biuf":
+        raise ZylaError("MethodError", f"no method matching read(::{typeof(io).name}, "
+                        f"::Type{{{V.type_name(t)}}})")
+    data = io.content().encode("utf-8", "surrogateescape")
+    if len(data) < d.itemsize:
+        raise ZylaError("EOFError", "read end of file")
+    io.parts = [data[d.itemsize:].decode("utf-8", "surrogateescape")]
+    return N.host_scalar(np.frombuffer(data[:d.itemsize], dtype=d.newbyteorder("<"))[0])
+
+
 def _take_bytes(io: Any) -> np.ndarray:
     """`take!(io)`: the bytes written to io (a Vector{UInt8}, as Julia's), emptying it."""
     return np.frombuffer(io.take().encode("utf-8", "surrogateescape"), dtype=np.uint8).copy()
+
+
+def _io_content(io: Any) -> str:
+    """What an IOBuffer holds (streams that cannot be read back are Julia's MethodError)."""
+    if not isinstance(io, IOBuffer):
+        raise ZylaError("MethodError", f"no method matching peek(::{V.type_name(typeof(io))})")
+    return io.content()
 
 
 def _readline(io: Any = STDIN, keep: bool = False) -> str:
@@ -185,7 +288,10 @@ def install(rt: Any) -> None:
 
     def show_(*xs: Any) -> None:
         io, xs = _split_io(rt, xs)
-        io.write(jl_show(xs[-1]))
+        if len(xs) == 2:  # show(io, mime, x)
+            io.write(_show_mime(_mime_name(xs[0]), xs[1], io.compact))
+        else:
+            io.write(jl_show(xs[-1], io.compact))
 
     def display_(*xs: Any) -> None:
         io, xs = _split_io(rt, xs)
@@ -206,8 +312,10 @@ def install(rt: Any) -> None:
     def sprintf_(fmt: Any, *xs: Any) -> str:
         return format_values(_text(fmt), xs, _text)
 
-    def sprint_(interp: Any, f: Any, *xs: Any, **kw: Any) -> str:
+    def sprint_(interp: Any, f: Any, *xs: Any, context: Any = None, sizehint: Any = 0,
+                **kw: Any) -> str:
         buf = IOBuffer()
+        buf.compact = _context_compact(context)
         interp.call_value(f, [buf, *xs], kw or None)
         return buf.take()
 
@@ -225,6 +333,8 @@ def install(rt: Any) -> None:
     b["Printf.format"] = b["Printf.sprintf"]
     b["IOBuffer"] = prim("IOBuffer", IOBuffer, HostOnly("streams are host values"), NONDIFF,
                          lambda *a, **k: IOBufferT)
+    host("Core.io_content", _io_content)
+    host("Core.read_number", _read_number)
     b["take!"] = prim("take!", _take_bytes, HostOnly("streams are host values"), NONDIFF,
                       lambda *a, **k: V.AnyT)
     b["IO"] = IOT

@@ -78,6 +78,11 @@ class LazyIter:
 
     def jl_length(self) -> int:
         if self.length is None:
+            if self.name == "Zip" and self.size == "infinite":  # (Base's length of a Zip)
+                raise ZylaError("ArgumentError", "iterator is of undefined length")
+            if self.name == "Flatten":  # (Base's length of a Flatten)
+                raise ZylaError("ArgumentError", "Iterates of the argument to Flatten are not "
+                                                 "known to have constant length")
             what = "infinite" if self.infinite else "of unknown length"
             raise ZylaError("MethodError", f"no method matching length(::{self.jtype.name}): "
                                            f"the iterator is {what}",
@@ -201,7 +206,18 @@ def elt_of(x: Any) -> Callable[[], Any] | None:
     """x's eltype, lazily, or None where Julia does not know it (EltypeUnknown)."""
     if isinstance(x, LazyIter):
         return x.elt
+    if isinstance(x, V.StructValue) and not V.issubtype(x.type, V.NumberT):
+        if _zyla_call("IteratorEltype", x).type.name != "HasEltype":
+            return None  # (a Generator's)
+        return lambda: _zyla_call("eltype", x)  # (its `eltype` method: a Stateful's is
+        # the element type of what it wraps)
     return lambda: _eltype(None, x)
+
+
+def _zyla_call(name: str, *args: Any) -> Any:
+    """The Zyla function `name` called on args."""
+    rt = current.runtime()
+    return rt.interp.call_value(rt.lookup(name), list(args))
 
 
 def _zyla_iter(rt: Any, name: str) -> Callable[..., Any]:
@@ -224,6 +240,8 @@ def eltype_known(x: Any) -> bool:
         kind = x.name.rpartition(".")[2]
         if kind in ("Generator", "Accumulate"):
             return False
+        if kind in _OF_WRAPPED and x.params:  # (its type names the iterator it wraps)
+            return _zyla_call("IteratorEltype", x.params[0]).type.name == "HasEltype"
         if kind in ("Count", "Repeated"):
             return True
         raise ZylaError("MethodError", f"Zyla knows IteratorEltype({V.type_name(x)}) only "
@@ -387,13 +405,33 @@ def cycle(xs: Any) -> LazyIter:
                     size="infinite", elt=elt_of(xs), inner=(xs,))
 
 
-#: Base's promote_type (lang.core.builtins, which imports this module, sets it)
-PROMOTE_TYPE: list[Callable[[Any, Any], Any]] = []
+def countfrom(start: Any = 1, step: Any = None) -> LazyIter:
+    """`Iterators.countfrom(start, step)`: start, start + step, ... Base's start is of
+    the type of start + step (numbers are promoted together: `countfrom(1, 0.5)` counts
+    Float64s, `countfrom(Int[0, 0], [1.0, 2.0])` Vector{Float64}s); the step defaults
+    to oneunit(start)."""
+    call = _zyla_call
+    if step is None:
+        step = call("oneunit", start)
+    if _is_number(start) and _is_number(step):
+        start, step = call("promote", start, step)
+    else:
+        t = typeof(call("+", start, step))
+        if typeof(start) != t:
+            start = call("convert", t, start)
+    plain = type(start) in (int, float) and type(step) in (int, float)
+
+    def make(rt: Any) -> Iterator[Any]:
+        if plain:
+            return itertools.count(start, step)
+        return itertools.accumulate(itertools.repeat(step), lambda x, s: call("+", x, s),
+                                    initial=start)
+
+    return LazyIter("Count", make, None, True, elt=lambda: typeof(start))
 
 
-def countfrom(start: Any = 1, step: Any = 1) -> LazyIter:
-    return LazyIter("Count", lambda rt: itertools.count(start, step), None, True,
-                    elt=lambda: PROMOTE_TYPE[0](typeof(start), typeof(step)))
+def _is_number(x: Any) -> bool:
+    return V.issubtype(typeof(x), V.NumberT)
 
 
 def repeated(x: Any, n: Any = None) -> LazyIter:
@@ -496,16 +534,29 @@ def lazy_rest(xs: LazyIter, state: Any) -> LazyIter:
                     size="infinite" if xs.size == "infinite" else "unknown", elt=xs.elt)
 
 
+#: the lazy iterators whose type carries the type of the iterator they wrap, as Julia's
+#: `TakeWhile{I, P}` does (so Base.IteratorEltype of the type is known)
+_OF_WRAPPED = ("TakeWhile", "DropWhile")
+
+
+def _of_wrapped(it: LazyIter, xs: Any) -> LazyIter:
+    """it, with the type `Kind{typeof(xs)}`."""
+    it.jtype = V.apply_type(lazy_type(it.name), (typeof(xs),))
+    return it
+
+
 def takewhile(f: Any, xs: Any) -> LazyIter:
     call = _call(f)
-    return LazyIter("TakeWhile", lambda rt: itertools.takewhile(call, rt.iterate(xs)),
-                    elt=elt_of(xs))
+    return _of_wrapped(LazyIter("TakeWhile",
+                                lambda rt: itertools.takewhile(call, rt.iterate(xs)),
+                                elt=elt_of(xs)), xs)
 
 
 def dropwhile(f: Any, xs: Any) -> LazyIter:
     call = _call(f)
-    return LazyIter("DropWhile", lambda rt: itertools.dropwhile(call, rt.iterate(xs)), None,
-                    _infinite(xs), elt=elt_of(xs))
+    return _of_wrapped(LazyIter("DropWhile",
+                                lambda rt: itertools.dropwhile(call, rt.iterate(xs)), None,
+                                _infinite(xs), elt=elt_of(xs)), xs)
 
 
 def lazy_zip(*xss: Any) -> LazyIter:
@@ -514,9 +565,44 @@ def lazy_zip(*xss: Any) -> LazyIter:
     elts = [elt_of(x) for x in xss]
     elt = None if any(e is None for e in elts) else (
         lambda: V.apply_type(V.TupleT, tuple(e() for e in elts)))  # type: ignore[misc]
-    return LazyIter("Zip", lambda rt: zip(*[rt.iterate(x) for x in xss], strict=False), length,
-                    all(_infinite(x) for x in xss) and bool(xss),
+    if any(is_stateful(x) for x in xss):
+        make: Callable[[Any], Iterator[Any]] = lambda rt: _zip_rows(rt, xss)  # noqa: E731
+    else:
+        make = lambda rt: zip(*[rt.iterate(x) for x in xss], strict=False)  # noqa: E731
+    return LazyIter("Zip", make, length, all(_infinite(x) for x in xss) and bool(xss),
                     size=_zip_size([size_kind(x) for x in xss]), elt=elt, inner=xss)
+
+
+def zips_lazily(x: Any) -> bool:
+    """Whether Base's `zip` with x among its arguments is a lazy Zip rather than Zyla's
+    eager vector of tuples: x is a lazy iterator, a Stateful (which gives up its elements
+    only as they are zipped) or an infinite iterator of a program's or Base's struct (an
+    infinite `Iterators.product`)."""
+    return isinstance(x, LazyIter) or is_stateful(x) or _infinite(x)
+
+
+def is_stateful(x: Any) -> bool:
+    """Whether x is an `Iterators.Stateful`: iterating it takes its elements for good, and
+    `Base.isdone(x)` says whether any are left without taking one."""
+    return isinstance(x, V.StructValue) and x.type.name == "Stateful"
+
+
+def _zip_rows(rt: Any, xss: tuple) -> Iterator[tuple]:
+    """The tuples of a zip with a Stateful among its iterators, as Base's zip takes them:
+    nothing once a Stateful is done; else the others first, then the Stateful ones, so
+    that a Stateful loses no element when another iterator runs out first."""
+    its = [iter(rt.iterate(x)) for x in xss]
+    known = [i for i, x in enumerate(xss) if is_stateful(x)]
+    order = [i for i in range(len(xss)) if i not in known] + known
+    isdone = rt.lookup("isdone")
+    while not any(rt.interp.call_value(isdone, [xss[i]]) is True for i in known):
+        row: list[Any] = [None] * len(xss)
+        for i in order:
+            try:
+                row[i] = next(its[i])
+            except StopIteration:
+                return
+        yield tuple(row)
 
 
 def lazy_enumerate(xs: Any) -> LazyIter:
@@ -526,7 +612,15 @@ def lazy_enumerate(xs: Any) -> LazyIter:
                     _len(xs), _infinite(xs), size=size_kind(xs), elt=elt, inner=(xs,))
 
 
-def lazy_reverse(xs: Any) -> LazyIter:
+def lazy_reverse(xs: Any) -> Any:
+    """`Iterators.reverse(xs)`; as Base's methods, the reverse of a Reverse is what it
+    reverses, of a `repeated(x)` itself, and of a `cycle(xs)` the cycle of reverse(xs)."""
+    if type(xs) is LazyIter and xs.name == "Reverse":
+        return xs.inner[0]
+    if type(xs) is LazyIter and xs.name == "Repeated":
+        return xs
+    if type(xs) is LazyIter and xs.name == "Cycle":
+        return cycle(lazy_reverse(xs.inner[0]))
     if _infinite(xs):
         raise ZylaError("ArgumentError", "cannot reverse an infinite iterator")
     return LazyIter("Reverse", lambda rt: reversed(list(rt.iterate(xs))), _len(xs),
@@ -666,6 +760,8 @@ def install(rt: Any) -> None:
         lazy_type(kind).constructor = _constructor(kind, make)  # type: ignore[attr-defined]
     b["Base.Flatten"] = lazy_type("Flatten")
     b["Core.lazy_inner"] = prim("Core.lazy_inner", lazy_inner, HOST, NONDIFF, anyt)
+    b["Core.lazy_inners"] = prim("Core.lazy_inners", lambda it: tuple(it.inner), HOST, NONDIFF,
+                                 anyt)
     b["Core.bind_builtin"] = prim("Core.bind_builtin", lambda name, v: b.__setitem__(name, v),
                                   HOST, NONDIFF, anyt)
     b["Core.lazy_iterate"] = prim("Core.lazy_iterate", lazy_iterate, HOST, NONDIFF, anyt)

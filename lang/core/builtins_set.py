@@ -21,11 +21,11 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import values as V
-from lang.core.builtins import BROADCAST_COLLECTS, FILTERED
+from lang.core.builtins import BROADCAST_COLLECTS, DICT_KEYS, FILTERED
 from lang.core.builtins_dict import EMPTY_OF, delete, isequal_key
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.primitives_array import COPIES, collect_results
+from lang.core.primitives_array import COPIES, _typed_vect, collect_results
 from lang.core.show import jl_show
 
 AbstractSetT = V.JType("AbstractSet", V.AnyT, arity=1, abstract=True)
@@ -40,6 +40,8 @@ _key = isequal_key
 
 class JSet:
     """A Julia `Set{T}`."""
+
+    is_set = True  # (`==` compares it with any other set as a set: primitives.jl_equal)
 
     def __init__(self, elems: Any = (), elem_type: V.JType | None = None) -> None:
         self._d: dict = {}
@@ -98,7 +100,82 @@ class JSet:
         return f"{'Set' if inferred else V.type_name(self.jtype)}([{inner}])"
 
 
+KeySetT = V.JType("Base.KeySet", V.apply_type(AbstractSetT, (V.TypeVar("K"),)), arity=2)
+KeySetT.param_names = ["K", "D"]  # (KeySet{K,D} <: AbstractSet{K}: values.supertype)
+
+
+class KeySet(JSet):
+    """`keys(d)` of a Dict, an IdDict or a program's AbstractDict: Base's KeySet, a live
+    view of d's keys that is an `AbstractSet` (`in` is `haskey`; compared with other sets
+    as a set; shown as a vector). A program's AbstractDict's keys are its pairs' first
+    halves, by its `iterate`. It is read-only: `push!` on it is a MethodError."""
+
+    def __init__(self, d: Any) -> None:  # (JSet's own state is not used)
+        self.dict = d
+
+    @property
+    def _d(self) -> dict:  # type: ignore[override]
+        return {_key(k): k for k in self.items}
+
+    @property
+    def items(self) -> list:
+        if isinstance(self.dict, dict):
+            return list(self.dict.keys())
+        return [p.fields[0] for p in current.runtime().iterate(self.dict)]
+
+    @property
+    def elem_type(self) -> V.JType:  # type: ignore[override]
+        if isinstance(self.dict, dict):
+            return getattr(self.dict, "key_type", V.AnyT)
+        params = typeof(self.dict).params  # (a program's `D{K,V} <: AbstractDict{K,V}`)
+        sup = V.supertype(typeof(self.dict)) if params else None
+        k = sup.params[0] if sup is not None and sup.params else None
+        return k if isinstance(k, V.JType) else V.AnyT
+
+    @property
+    def jtype(self) -> V.JType:
+        return V.apply_type(KeySetT, (self.elem_type, typeof(self.dict)))
+
+    def copy(self) -> JSet:
+        return JSet(self.items, self.elem_type)
+
+    def jl_contains(self, x: Any) -> bool:
+        if isinstance(self.dict, dict):
+            return x in self.dict
+        return _key(x) in self._d
+
+    def jl_push(self, *xs: Any) -> JSet:
+        raise ZylaError("MethodError", f"no method matching push!(::{V.type_name(self.jtype)}, "
+                        + ", ".join(f"::{V.type_name(typeof(x))}" for x in xs) + ")")
+
+    def discard(self, x: Any) -> None:
+        raise ZylaError("MethodError", f"no method matching delete!(::{V.type_name(self.jtype)}"
+                        f", ::{V.type_name(typeof(x))})")
+
+    def __len__(self) -> int:
+        return len(self.dict) if isinstance(self.dict, dict) else len(self.items)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JSet) and self._d.keys() == other._d.keys()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def jl_show(self) -> str:
+        return "[" + ", ".join(jl_show(k) for k in self.items) + "]"
+
+    def jl_display(self) -> str:
+        n = len(self)
+        head = (f"KeySet for a {V.type_name(typeof(self.dict))} with {n} "
+                f"entr{'y' if n == 1 else 'ies'}")
+        return head + (". Keys:\n" + "\n".join("  " + jl_show(k) for k in self.items) if n
+                       else "")
+
+
 COPIES[JSet] = JSet.copy
+COPIES[KeySet] = KeySet.copy
+FILTERED[KeySet] = lambda s, kept: JSet(kept, s.elem_type)
+BROADCAST_COLLECTS.add(KeySet)
+DICT_KEYS.append(KeySet)
 FILTERED[JSet] = lambda s, kept: JSet(kept, s.elem_type)  # filter(f, set) is a Set
 BROADCAST_COLLECTS.add(JSet)  # `exp.(Set([1, 2]))`: a vector
 
@@ -175,9 +252,14 @@ def symdiff(a: Any, *rest: Any) -> Any:
 
 
 def unique(a: Any, dims: Any = None) -> Any:
+    """`unique(itr)`: a vector of itr's distinct elements in order of first occurrence (of a
+    Set too, as Julia's); `unique(A; dims)` its distinct slices."""
     if dims is not None:
         return _unique_slices(a, int(dims))
-    return _result(a, _unique_list(_elements(a)))
+    elems = _unique_list(_elements(a))
+    if isinstance(a, JSet):
+        return _typed_vect(np, a.elem_type, *elems)
+    return _result(a, elems)
 
 
 def _unique_slices(a: Any, d: int) -> np.ndarray:
@@ -230,7 +312,7 @@ def set_delete(s: Any, x: Any) -> Any:
     return delete(s, x)
 
 
-EMPTY_OF[JSet] = lambda x, types: JSet((), types[0] if types else x.elem_type)
+EMPTY_OF[JSet] = EMPTY_OF[KeySet] = lambda x, types: JSet((), types[0] if types else x.elem_type)
 
 
 def install(rt: Any) -> None:

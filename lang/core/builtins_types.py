@@ -109,6 +109,24 @@ def make_namedtuple(t: V.JType, args: list, kwargs: dict | None) -> V.NamedTuple
                          "NamedTuple{names}(values)")
 
 
+def tuple_type_tail(t: Any) -> V.JType:
+    """`Base.tuple_type_tail(T)`: the tuple type T without its first element type; an
+    unbounded Vararg is its own tail (`Tuple{Vararg{Int}}`), `Vararg{Int, 3}`'s is
+    `Tuple{Int, Int}`."""
+    if not isinstance(t, V.JType) or t.family is not V.TupleT:
+        raise ZylaError("MethodError", "no method matching tuple_type_tail(::"
+                                       f"{V.type_name(typeof(t))})")
+    ps = t.params
+    if len(ps) == 1 and isinstance(ps[0], V.JType) and ps[0].family is V.VarargT:
+        elem, *count = ps[0].params or (V.AnyT,)
+        if not count or not isinstance(count[0], int):
+            return t
+        return V.apply_type(V.TupleT, (elem,) * max(count[0] - 1, 0))
+    if not ps:
+        raise ZylaError("ArgumentError", "Tuple{} has no tail")
+    return V.apply_type(V.TupleT, ps[1:])
+
+
 def install(rt: Any) -> None:
     """Register these built-ins in `rt.builtins`."""
     b = rt.builtins
@@ -116,6 +134,8 @@ def install(rt: Any) -> None:
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     b["Core.static_param"] = prim("Core.static_param", static_param, static_param, NONDIFF, anyt)
     b["Core.typevar"] = prim("Core.typevar", make_typevar, make_typevar, NONDIFF, anyt)
+    b["tuple_type_tail"] = prim("tuple_type_tail", tuple_type_tail, tuple_type_tail, NONDIFF,
+                                anyt)
 
     b["Core.abstracttype"] = prim("Core.abstracttype", define_abstract,
                                   HostOnly("type definitions run on the host"), NONDIFF, anyt)

@@ -79,21 +79,27 @@ _JOINED_AS_UNION = frozenset({"Nothing", "Missing"})
 
 
 def collected_type(items: Any, typeof: Any) -> V.JType | None:
-    """The element type Julia's `collect`/`map` gives items (Base's promote_typejoin of
-    their types): their one type, or `Union{T, Nothing}` (`Missing`) where the items
-    other than `nothing`/`missing` have the one type T; None otherwise (no common type
-    found)."""
+    """The element type Julia's `collect`/`map` gives items: Base's promote_typejoin of
+    their types (`promote_typejoin`); None when there are no items."""
     types: list = []
     for x in items:
         tx = typeof(x)
         if tx not in types:
             types.append(tx)
-    if len(types) <= 1:
-        return types[0] if types else None
+    return promote_typejoin(types) if types else None
+
+
+def promote_typejoin(types: list) -> V.JType:
+    """Base's promote_typejoin of several types: their typejoin (Int64, Float64 -> Real),
+    except that Nothing and Missing stay beside it in a Union (`Union{Nothing, Int64}`)."""
+    kept = [t for t in types if V.type_name(t) in _JOINED_AS_UNION]
     rest = [t for t in types if V.type_name(t) not in _JOINED_AS_UNION]
-    if len(rest) > 1:
-        return None
-    return V.make_union(tuple(types))
+    if rest:
+        j = rest[0]
+        for t in rest[1:]:
+            j = j if t == j else V.typejoin(j, t)
+        kept.append(j)
+    return V.make_union(tuple(kept)) if len(kept) > 1 else kept[0]
 
 
 def resize_keeping_eltype(a: np.ndarray, shape: tuple) -> None:

@@ -12,6 +12,7 @@ said. A value thrown with `throw(x)` is caught as itself.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from grammar.errors import ZylaError
@@ -48,6 +49,9 @@ def _exception_type(kind: str) -> V.JType:
     return t
 
 
+_VAR_NAMED = re.compile(r"`([^`]+)` not defined")
+
+
 def exception_value(e: ZylaError) -> Any:
     """The Julia value a `catch` binds for the error e."""
     if e.value is not None:
@@ -55,6 +59,9 @@ def exception_value(e: ZylaError) -> Any:
     t = _exception_type(e.kind)
     # the runtime's message goes to the field Julia keeps it in (`msg`; SystemError's `prefix`)
     fields = [e.message if f in ("msg", "prefix") else None for f in t.fields]
+    if "var" in t.fields:  # UndefVarError's variable, named in its message
+        m = _VAR_NAMED.match(e.message)
+        fields[t.fields.index("var")] = V.Symbol(m.group(1)) if m else None
     v = V.StructValue(t, fields)
     v.zyla_message = e.message  # type: ignore[attr-defined]
     return v
@@ -78,16 +85,26 @@ def _domain(v: V.StructValue) -> str:
     return f"{head}:\n{_print(msg)}" if msg else head
 
 
+def _method(v: V.StructValue) -> str:
+    """`MethodError(f, args)`'s message: `no method matching f(::T1, ::T2)`."""
+    args = _field(v, "args")
+    types = ", ".join(f"::{V.type_name(typeof(a))}" for a in (args if isinstance(args, tuple)
+                                                               else ()))
+    return f"MethodError: no method matching {_print(_field(v, 'f'))}({types})"
+
+
 _MESSAGES = {
     "ErrorException": lambda v: _print(_field(v, "msg")),
+    "MethodError": _method,
     "DomainError": _domain,
     "KeyError": lambda v: f"KeyError: key {_show(_field(v, 'key'))} not found",
     "UndefVarError": lambda v: f"UndefVarError: `{_print(_field(v, 'var'))}` not defined",
     "DivideError": lambda v: "DivideError: integer division error",
     "StackOverflowError": lambda v: "StackOverflowError:",
-    "InexactError": lambda v: "InexactError: "
-                              f"{_print(_field(v, 'func'))}({_print(_field(v, 'T'))}, "
-                              f"{_show(_field(v, 'val'))})",
+    "InexactError": lambda v: f"InexactError: {_print(_field(v, 'func'))}("
+                              + ("" if _print(_field(v, "func")) == _print(_field(v, "T"))
+                                 else f"{_print(_field(v, 'T'))}, ")
+                              + f"{_show(_field(v, 'val'))})",
     "SystemError": lambda v: f"SystemError: {_print(_field(v, 'prefix'))}"
     + (f": {os.strerror(int(_field(v, 'errnum')))}" if _field(v, "errnum") else ""),
     "BoundsError": lambda v: "BoundsError" if _field(v, "a") is None else

@@ -93,6 +93,10 @@ def _sig_le(a: Any, b: Any) -> bool:
     return V.issubtype(a, b)
 
 
+#: a `GenericFunction.find` remembered to have found no method
+_NO_METHOD = object()
+
+
 class GenericFunction(V.Atomic):
     """A named function with methods. Its Julia type is `typeof(name)`."""
 
@@ -101,7 +105,7 @@ class GenericFunction(V.Atomic):
         self.module = module
         self.methods: list[Method] = []
         self.jtype = V.JType(f"typeof({name})", V.FunctionT)
-        self._cache: dict[tuple, Method] = {}
+        self._cache: dict[tuple, Any] = {}  # methods found (or _NO_METHOD), by types
         # methods found for exact Python argument types (one type, or a tuple of two or
         # three) whose Julia types those determine: translated host code's call sites
         # (lang.core.hostcode) dispatch through it
@@ -132,27 +136,29 @@ class GenericFunction(V.Atomic):
             hook()
 
     def dispatch(self, types: list[V.JType]) -> Method:
+        m = self.find(types)
+        if m is None:
+            raise method_error(self.name, types, self.methods)
+        return m
+
+    def find(self, types: list[V.JType]) -> Method | None:
+        """The most specific method applicable to arguments of these types, or None (both
+        remembered until a method is added)."""
         key = tuple(types)
         try:
-            return self._cache[key]
+            hit = self._cache[key]
+            return None if hit is _NO_METHOD else hit
         except (KeyError, TypeError):
             pass
         best: Method | None = None
-        ambiguous = False
         for m in self.methods:
             if m.applicable(types) is None:
                 continue
+            # (of several equally specific ones, the first: Julia would raise an ambiguity)
             if best is None or m.more_specific_than(best):
-                best, ambiguous = m, False
-            elif not best.more_specific_than(m):
-                ambiguous = True
-        if best is None:
-            raise method_error(self.name, types, self.methods)
-        if ambiguous:
-            # Julia raises an ambiguity error; pick the first most specific for now.
-            pass
+                best = m
         try:
-            self._cache[key] = best
+            self._cache[key] = _NO_METHOD if best is None else best
         except TypeError:
             pass
         return best
@@ -367,6 +373,7 @@ _TYPEOF: dict[type, Callable[[Any], V.JType]] = {
     bool: lambda x: V.BoolT, int: lambda x: V.Int64T, float: lambda x: V.Float64T,
     str: lambda x: V.StringT, type(None): lambda x: V.NothingT, np.ndarray: _array_typeof,
     V.Char: lambda x: V.CharT, V.Symbol: lambda x: V.SymbolT,
+    V.Irrational: lambda x: x.jtype,
     V.StructValue: lambda x: x.type, GenericFunction: lambda x: x.jtype,
     Closure: lambda x: x.jtype,
     tuple: lambda x: V.apply_type(V.TupleT, tuple(typeof(e) for e in x)),

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import SourceFile, Unwind, ZylaError
+from lang.core import current
 from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, Method, PyCallable, typeof
 from lang.core.ir import Function, Op, Region
@@ -493,11 +494,29 @@ def _record(out: list, recs: list[list]) -> list:
 
 
 def _kw_splat(v: Any) -> dict:
+    """The keywords of `f(; v...)`: a NamedTuple's fields, or, as Julia's `merge(nt, itr)`,
+    the items of any collection of `Symbol => value` Pairs or `(Symbol, value)` tuples (a
+    Dict, `pairs(nt)`, `[(:y, 1)]`). Anything else is an error, never dropped."""
     if isinstance(v, V.NamedTuple):
         return dict(zip(v.names, v.values, strict=False))
-    if isinstance(v, dict):
-        return {k.name if isinstance(k, V.Symbol) else str(k): x for k, x in v.items()}
-    return {}
+    items = v.items() if isinstance(v, dict) else map(_kw_item, current.runtime().iterate_all(v))
+    out = {}
+    for k, x in items:
+        if not isinstance(k, V.Symbol):
+            raise ZylaError("TypeError", "in typeassert, expected Symbol, got a value of type "
+                            f"{V.type_name(typeof(k))}")
+        out[k.name] = x
+    return out
+
+
+def _kw_item(x: Any) -> tuple:
+    """One splatted keyword as (key, value): a Pair or a 2-tuple."""
+    if type(x) is V.StructValue and x.type.family.name == "Pair":
+        return tuple(x.fields)
+    if isinstance(x, tuple) and len(x) == 2:
+        return x
+    raise ZylaError("ArgumentError", "keyword argument splatting takes Pairs or 2-tuples "
+                    f"(Symbol, value); got a value of type {V.type_name(typeof(x))}")
 
 
 OP_HANDLERS: dict[str, Callable[..., Any]] = {

@@ -159,6 +159,36 @@ def free_values(op: Op) -> set[int]:
     return used - inner
 
 
+def observed_values(fn: Function) -> set[int]:
+    """Ids of the values fn's code reads: the operands of its ops other than `yield`, and
+    what an `if` yields where that `if`'s result is read (a loop's yields are all read:
+    they are carried). An `if` whose result nobody reads may have values of different
+    types on its paths (the value of a block that ends in an assignment)."""
+    seen: set[int] = set()
+    if_yields: list[tuple[Op, Op]] = []
+
+    def visit(region: Region, parent: Op | None) -> None:
+        for op in region.ops:
+            if op.name == "yield" and parent is not None and parent.name == "if":
+                if_yields.append((op, parent))
+                seen.update(v.id for v in op.operands[len(parent.results):])
+            else:
+                seen.update(v.id for v in op.operands)
+            for r in op.regions:
+                visit(r, op)
+
+    visit(fn.body, None)
+    changed = True
+    while changed:
+        changed = False
+        for y, parent in if_yields:
+            for v, r in zip(y.operands, parent.results, strict=False):
+                if r.id in seen and v.id not in seen:
+                    seen.add(v.id)
+                    changed = True
+    return seen
+
+
 def _uses(region: Region, out: set[int]) -> None:
     for op in region.ops:
         out.update(v.id for v in op.operands)

@@ -18,6 +18,7 @@ unassigned-in-scope names are globals (`global` / `setglobal` ops).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,11 +43,14 @@ from lang.core.scans import (
     target_names,
 )
 from lang.core.tryjumps import finally_jump, lift_try_jumps
+from lang.core.undefined import check_undefined
 from lang.core.values import AnyT, Int64T, SelfRef, Symbol, TypeVar
 
 
 def run_passes(fn: Function) -> None:
-    """The registered IR passes (lang.core.ir.IR_PASSES) over a lowered body."""
+    """The checks of possibly undefined reads, then the registered IR passes
+    (lang.core.ir.IR_PASSES), over a lowered body."""
+    check_undefined(fn, UNDEF)
     for p in IR_PASSES:
         p(fn)
 
@@ -136,14 +140,25 @@ class Scope:
     declared_globals: set[str] = field(default_factory=set)  # `global x` in a function
     # the locals assigned in the body itself, outside loops and other inner scopes
     direct_locals: set[str] = field(default_factory=set)
+    # the locals declared (`local x`) and not assigned yet
+    declared_only: set[str] = field(default_factory=set)
 
 
 class Lowerer:
     """Lowers AST nodes of one source file to IR functions."""
 
     def __init__(self, source: SourceFile, global_names: set[str] | None = None,
-                 module: str | None = None) -> None:
+                 module: str | None = None, literal_pow: bool = False,
+                 library_names: Container[str] | None = None) -> None:
         self.source = source
+        # the names the library (not the program) defines: a dotted-call nest that calls
+        # anything else, or a library function with side effects, is fused into one
+        # broadcast as Julia fuses it (None: library code, whose nests are not fused)
+        self.library_names = library_names
+        self.nfuse = 0  # hidden variables made by broadcast fusion so far
+        # whether a program's `literal_pow` method may exist: then `x^2` lowers to Julia's
+        # `literal_pow(^, x, Val(2))` (set by the runtime, and by lowering such a method)
+        self.literal_pow = literal_pow
         self.global_names = global_names if global_names is not None else set()
         self.sc: Scope = None  # type: ignore[assignment]
         self.nfun = 0
@@ -298,7 +313,9 @@ class Lowerer:
                 and has_return(body_list[-1]))
             if has_ret:
                 self.sc.env[RET] = self.const(False)
-                self.sc.env[RETVAL] = self.const(UNDEF)
+                # (a placeholder, not a variable: read only where RET says it was set)
+                self.sc.env[RETVAL] = self.emit("const", [], value=UNDEF,
+                                                placeholder=True).result
             v = self.lower_seq(body_list)
             if has_ret and RET in self.sc.env:
                 v = self._select_ret(v)
@@ -359,6 +376,7 @@ class Lowerer:
 
     def bind(self, name: str, v: Value, span: A.Span | None = None) -> None:
         sc = self.sc
+        sc.declared_only.discard(name)
         if name in sc.declared_globals:
             self.emit("setglobal", [v], 0, span=span, name=self.gname(name))
             self.global_names.add(name)
@@ -498,13 +516,15 @@ class Lowerer:
             return self.lower(A.Broadcast(op, n.args, n.kwargs, span=n.span))
         if isinstance(f, A.Ident) and f.name == ":" and len(n.args) in (2, 3):
             return self.call(":", [self.lower(a) for a in n.args], n.span)
-        if (isinstance(f, A.Ident) and f.name == "^" and len(n.args) == 2 and not n.kwargs
-                and not self.is_local("^") and isinstance(n.args[1], A.Literal)
-                and n.args[1].kind == "Int64" and n.args[1].value < 0):
+        p = self._literal_power(f, n.args, n.kwargs)
+        if p is not None and p < 0:
             # Julia's literal_pow: `2^-2` is 0.25 (a negative literal power of an integer
             # is taken in Float64), while `p = -2; 2^p` is a DomainError
             return self.call("Core.negative_literal_pow",
                              [self.lower(n.args[0]), self.lower(n.args[1])], n.span)
+        if p is not None and self.literal_pow:
+            return self.call("literal_pow", [self.read("^", f), self.lower(n.args[0]),
+                                             self.call("Val", [self.const(p)], n.span)], n.span)
         if isinstance(f, A.Ident) and f.name == "|>" and len(n.args) == 2:
             x = self.lower(n.args[0])
             g = self.lower(n.args[1])
@@ -552,8 +572,25 @@ class Lowerer:
         return self.emit("callv", [t] + args, span=n.span, kw=(),
                          splat=tuple(i + 1 for i in splat)).result
 
+    def _literal_power(self, f: A.Node, args: list[A.Node], kwargs: list) -> int | None:
+        """The exponent of `x ^ p` with p an Int literal (Julia lowers such powers to
+        `literal_pow`), or None for any other call."""
+        if (isinstance(f, A.Ident) and f.name == "^" and len(args) == 2 and not kwargs
+                and not self.is_local("^") and isinstance(args[1], A.Literal)
+                and args[1].kind == "Int64"):
+            return args[1].value
+        return None
+
     def l_Broadcast(self, n: A.Broadcast) -> Value:
+        if self._fuses(n):
+            return self._fused_broadcast(n, [])
         f = n.func
+        if self.literal_pow and self._literal_power(f, n.args, n.kwargs) is not None:
+            # `x .^ 2` broadcasts `y -> y ^ 2`, whose literal power calls `literal_pow`
+            y = A.Ident("#lpow", span=n.span)
+            power = A.Lambda([A.Param("#lpow", span=n.span)],
+                             A.Call(f, [y, n.args[1]], span=n.span), span=n.span)
+            return self.l_Broadcast(A.Broadcast(power, [n.args[0]], span=n.span))
         if isinstance(f, A.Ident) and f.name == "|>" and len(n.args) == 2 and not n.kwargs:
             # `x .|> g` is `g.(x)`
             return self.l_Broadcast(A.Broadcast(n.args[1], [n.args[0]], span=n.span))
@@ -590,6 +627,78 @@ class Lowerer:
             for k in names:
                 env.pop(k, None)
             env.update(saved)
+
+    # --- broadcast fusion: `f.(g.(x))` is one broadcast of `v -> f(g(v))`, as in Julia ------
+
+    def _fuses(self, n: A.Node, outer: int = 2) -> bool:
+        """Whether the dotted-call nest n must be fused: it holds at least `outer` dotted
+        calls and one of them calls something that may have side effects (a program's
+        function, a closure, `rand`, `push!`...). Nests of library functions without side
+        effects give the same values fused or not, and stay vectorised."""
+        if self.library_names is None or not _fusible(n):
+            return False
+        calls = list(_dot_calls(n))
+        return len(calls) >= outer and any(self._may_act(c.func) for c in calls)
+
+    def _may_act(self, f: A.Node) -> bool:
+        """Whether calling the function f names may have side effects or random results."""
+        if isinstance(f, A.Lambda):
+            return True
+        if isinstance(f, A.Ident):
+            name = f.name
+            if self.is_local(name) or name in self.global_names:
+                return True
+            lib = self.library_names
+            return (lib is None or name not in lib) or _acts(name)
+        return isinstance(f, A.Dot) and _acts(f.name)
+
+    def _fused_broadcast(self, n: A.Broadcast, lead: list[Value]) -> Value:
+        """`broadcast(closure, lead..., leaves...)` for the nest n: the closure calls the
+        nest's functions on one element of each leaf (the arguments that are not dotted
+        calls). Functions and leaves are evaluated once, in source order, before the
+        broadcast; the `lead` values take part in the shape only (`dest .= f.(x)` calls f
+        once per element of dest)."""
+        hidden: dict[str, Value] = {}
+        leaves: list[Value] = []
+        params = [f"#fl{self._fresh_fuse()}" for _ in lead]
+
+        def value(v: Value, leaf: bool = False) -> A.Ident:
+            """A hidden name for v: a parameter of the closure (a leaf) or a capture."""
+            name = f"#fz{self._fresh_fuse()}"
+            if leaf:
+                params.append(name)
+                leaves.append(v)
+            else:
+                hidden[name] = v
+            return A.Ident(name, span=n.span)
+
+        def build(e: A.Node) -> A.Node:
+            if not _fusible(e):
+                if isinstance(e, A.Literal) and e.kind not in ("Symbol", "String"):
+                    return e  # a number is the same for every element
+                return value(self.lower(e), leaf=True)
+            e = _plain_dotted(e)
+            f = e.func
+            if isinstance(f, A.Ident) and f.name in _COMPARE_FN:
+                f = A.Ident(_COMPARE_FN[f.name], span=f.span)
+            elif not isinstance(f, A.Ident):
+                f = value(self._fn_value(f))
+            return A.Call(f, [build(a) for a in e.args], span=e.span)
+
+        body = build(n)
+        env = self.sc.env
+        env.update(hidden)  # (the names are fresh: nothing is shadowed)
+        try:
+            lam = self.make_lambda(A.Lambda([A.Param(p, span=n.span) for p in params], body,
+                                            span=n.span))
+        finally:
+            for k in hidden:
+                env.pop(k, None)
+        return self.call("broadcast", [lam, *lead, *leaves], n.span)
+
+    def _fresh_fuse(self) -> int:
+        self.nfuse += 1
+        return self.nfuse
 
     def _fn_value(self, f: A.Node) -> Value:
         if isinstance(f, A.Ident) and f.name in _COMPARE_FN:
@@ -643,6 +752,9 @@ class Lowerer:
     def _cmp_one(self, op: str, a: Value, b: Value, n: A.Node) -> Value:
         if op == "∉":
             return self.call("!", [self.call("in", [a, b], n.span)], n.span)
+        if self.is_local(op):  # a local `==` (`(==) = f`) is the one the comparison calls
+            return self.emit("callv", [self.read(op, n), a, b], span=n.span, kw=(),
+                             splat=()).result
         return self.call(_COMPARE_FN.get(op, op), [a, b], n.span)
 
     def l_And(self, n: A.And) -> Value:
@@ -793,8 +905,8 @@ class Lowerer:
         if sc.toplevel or sc.region is not sc.fn.body:
             return
         for x in sorted(free):
-            if (x in sc.direct_locals and x not in sc.env and x not in sc.declared_globals
-                    and not x.startswith("#")):
+            if (x in sc.direct_locals and (x not in sc.env or x in sc.declared_only)
+                    and x not in sc.declared_globals and not x.startswith("#")):
                 sc.boxed.add(x)
                 sc.env[x] = self.call("Core.box", [self.const(UNDEF)], span)
 
@@ -867,6 +979,8 @@ class Lowerer:
             # qualified, as the runtime's internal helpers are looked up by full name
             mod, _, base = name.rpartition(".")
             name = base if mod in _MODULES and mod != "Core" else name
+        if name.rpartition(".")[2] == "literal_pow":
+            self.literal_pow = True  # (the powers lowered after it call literal_pow)
         elif n.receiver is None:
             name = self.gname(name)
         typevars, tvnames = self._where_vars(n)
@@ -954,7 +1068,8 @@ class Lowerer:
         tvs: dict = {p: _tv(A.Ident(p)) for p in pnames}
         tvs.setdefault(n.name, SelfRef(n.name))
         types = [self._type_value(ft, tvs) for _, ft in n.fields]
-        sup = self.lower(n.supertype) if n.supertype is not None else self.const(None)
+        sup = (self._type_value(n.supertype, tvs) if n.supertype is not None
+               else self.const(None))
         self.global_names.add(n.name)
         binding = self.gname(n.name)
         extra = {"inner": True} if n.constructors else {}
@@ -968,10 +1083,11 @@ class Lowerer:
     def lower_inner_constructor(self, n: A.StructDef, ctor: A.FunctionDef, binding: str,
                                 nparams: int) -> None:
         """An inner constructor: a method of the struct's type whose body may call
-        `new` (see `lower_new`)."""
-        if ctor.name != n.name or ctor.receiver is not None:
-            raise self.err(f"a method defined inside `struct {n.name}` must be a constructor "
-                           f"named `{n.name}`", ctor)
+        `new` (see `lower_new`). As in Julia, a method of another name defined in the
+        struct body is an ordinary (global) function that may call `new` too."""
+        if ctor.receiver is not None:
+            raise self.err(f"Zyla does not support a callable-object method defined inside "
+                           f"`struct {n.name}`; define it after the struct", ctor)
         saved = self.ctor
         self.ctor = _InnerCtor(n.name, binding, nparams, ctor.type_params)
         try:
@@ -1029,8 +1145,13 @@ class Lowerer:
         for x in n.names:
             if isinstance(x, A.Ident) and x.name in loop_vars:
                 continue  # `local x` of the loop's own variable declares it again: a no-op
-            if isinstance(x, A.Ident):
-                self.sc.env[x.name] = self.const(UNDEF)
+            if isinstance(x, A.Ident) and x.name in self.sc.boxed:
+                # a variable closures share: a box of its own, undefined until assigned
+                self.sc.env[x.name] = self.call("Core.box", [self.const(UNDEF)], x.span)
+            elif isinstance(x, A.Ident):
+                v = self.sc.env[x.name] = self.const(UNDEF)
+                v.hint = x.name
+                self.sc.declared_only.add(x.name)
             else:
                 self.lower(x)
         return self.const(None)
@@ -1051,6 +1172,8 @@ class Lowerer:
             self.bind(t.name, v, n.span)
         elif isinstance(t, A.TypeAssert):
             self.assign(t.value, self.call("convert", [self.lower(t.type), v], n.span), n)
+        elif isinstance(t, A.TupleLit) and any(isinstance(x, A.Splat) for x in t.items):
+            self.assign_slurping(t, v, n)
         elif isinstance(t, A.TupleLit):
             for k, item in enumerate(t.items):
                 part = self.call("Core.indexed_iterate", [v, self.const(k + 1)], n.span)
@@ -1071,6 +1194,27 @@ class Lowerer:
             self.call("setproperty!", [obj, self.const(_sym(t.name)), v], n.span)
         else:
             raise self.err("invalid assignment target", t)
+
+    def assign_slurping(self, t: A.TupleLit, v: Value, n: A.Node) -> None:
+        """`a, b... = x` and `a..., b = x`: the names before the slurping one take x's first
+        elements, it takes the rest (Base.rest) less the last elements, which the names
+        after it take (Base.split_rest), as Julia lowers them."""
+        at = [k for k, x in enumerate(t.items) if isinstance(x, A.Splat)]
+        if len(at) > 1:
+            raise self.err("multiple `...` in destructuring assignment are ambiguous", t)
+        k, after = at[0], t.items[at[0] + 1:]
+        for j, item in enumerate(t.items[:k]):
+            self.assign(item, self.call("Core.indexed_iterate", [v, self.const(j + 1)],
+                                        n.span), n)
+        rest = self.call("Core.slurp_rest", [v, self.const(k + 1)], n.span)
+        if after:
+            parts = self.call("Core.slurp_split", [rest, self.const(len(after))], n.span)
+            rest = self.call("Core.indexed_iterate", [parts, self.const(1)], n.span)
+            back = self.call("Core.indexed_iterate", [parts, self.const(2)], n.span)
+            for j, item in enumerate(after):
+                self.assign(item, self.call("Core.indexed_iterate", [back, self.const(j + 1)],
+                                            n.span), n)
+        self.assign(t.items[k].value, rest, n)
 
     def functional_target(self, obj: A.Node) -> str | None:
         """The local variable a mutation can be rebound to, or None (globals, boxes,
@@ -1097,6 +1241,15 @@ class Lowerer:
 
     def l_OpAssign(self, n: A.OpAssign) -> Value:
         op = n.op
+        if op.startswith(".") and isinstance(n.target, A.Call):
+            # `view(p, 1:3) .+= v`: the destination is evaluated once
+            name = f"#dest{self._fresh_fuse()}"
+            self.sc.env[name] = self.lower(n.target)
+            try:
+                return self.l_OpAssign(A.OpAssign(A.Ident(name, span=n.target.span), op,
+                                                  n.value, span=n.span))
+            finally:
+                self.sc.env.pop(name, None)
         if op.startswith("."):
             rhs = A.Broadcast(A.Ident(op[1:]), [n.target, n.value], span=n.span)
             return self.l_BroadcastAssign(A.BroadcastAssign(n.target, rhs, span=n.span))
@@ -1121,8 +1274,13 @@ class Lowerer:
         return new
 
     def l_BroadcastAssign(self, n: A.BroadcastAssign) -> Value:
-        v = self.lower(n.value)
         t = n.target
+        if not isinstance(t, A.Index) and self._fuses(n.value, outer=1):
+            # `dest .= f.(x)` with an f that may act calls f once per element of dest
+            dest = self.lower(t)
+            v = self._fused_broadcast(n.value, [dest])  # type: ignore[arg-type]
+            return self.store(t, "broadcast_assign", [dest, v], n)
+        v = self.lower(n.value)
         if isinstance(t, A.Index):
             obj = self.lower(t.obj)
             idx = [self.lower_index(i, obj, k, len(t.indices)) for k, i in enumerate(t.indices)]
@@ -1357,17 +1515,19 @@ class Lowerer:
                 isinstance(n.bindings[0], A.Assign) and isinstance(n.bindings[0].target, A.Ident))):
             body = A.Block([n.bindings[0]] + list(n.body.stmts), span=n.span)
             return self.l_Let(A.Let([], body, span=n.span))
+        if n.bindings and isinstance(n.bindings[0], A.Ident):
+            # `let x`: a new local of the body, undefined until assigned
+            body = A.Block([A.Local([n.bindings[0]], span=n.bindings[0].span)]
+                           + list(n.body.stmts), span=n.span)
+            return self.l_Let(A.Let([], body, span=n.span))
         params: list[A.Param] = []
-        args: list[A.Node | None] = []
+        args: list[A.Node] = []
         for b in n.bindings:
             if isinstance(b, A.Assign) and isinstance(b.target, A.Ident):
                 params.append(A.Param(b.target.name, span=b.span))
                 args.append(b.value)
-            elif isinstance(b, A.Ident):  # `let x`: a new local, not yet assigned
-                params.append(A.Param(b.name, span=b.span))
-                args.append(None)
         lam = self.make_lambda(A.Lambda(params, n.body, span=n.span), name="#let")
-        vals = [self.const(UNDEF) if a is None else self.lower(a) for a in args]
+        vals = [self.lower(a) for a in args]
         return self.emit("callv", [lam] + vals, span=n.span, kw=(), splat=()).result
 
     def l_Return(self, n: A.Return) -> Value:
@@ -1402,7 +1562,8 @@ class Lowerer:
 
 
 _MODULES = {"Base", "Core", "Test", "Random", "LinearAlgebra", "Statistics", "Flux", "NNlib",
-            "Optimisers", "Zygote", "ChainRulesCore", "Printf", "Main", "Iterators", "GradCheck"}
+            "Optimisers", "Zygote", "ChainRulesCore", "Printf", "Main", "Iterators", "GradCheck",
+            "MathConstants"}
 
 
 @dataclass
@@ -1415,6 +1576,45 @@ class _InnerCtor:
     binding: str
     nparams: int
     type_params: list[A.Node]
+
+
+#: library functions with side effects or random results (besides those named with `!`):
+#: a dotted-call nest that calls one is fused
+_ACTING = frozenset({"rand", "randn", "randexp", "randperm", "randcycle", "shuffle", "bitrand",
+                     "randstring", "sample", "print", "println", "printstyled", "show",
+                     "display", "write", "read", "readline", "readlines", "open", "close",
+                     "flush", "sleep", "time", "time_ns", "include", "eval", "Core.eval"})
+
+
+def _acts(name: str) -> bool:
+    """Whether the library function `name` may have side effects or random results."""
+    return name.endswith("!") or name.rpartition(".")[2] in _ACTING
+
+
+def _fusible(e: A.Node) -> bool:
+    """Whether e is a dotted call that broadcast fusion takes into its closure: `f.(xs...)`
+    or `a .+ b` without keyword or splatted arguments."""
+    return (isinstance(e, A.Broadcast) and not e.kwargs
+            and not any(isinstance(a, (A.Splat, A.Assign)) for a in e.args))
+
+
+def _plain_dotted(e: A.Broadcast) -> A.Broadcast:
+    """e with `x .|> g` as `g.(x)` and a unary `.-x` as the negation it broadcasts."""
+    f = e.func
+    if isinstance(f, A.Ident) and f.name == "|>" and len(e.args) == 2:
+        return A.Broadcast(e.args[1], [e.args[0]], span=e.span)
+    if isinstance(f, A.Ident) and f.name in _UNARY_DOTTED and len(e.args) == 1:
+        return A.Broadcast(A.Ident(_UNARY_DOTTED[f.name], span=f.span), e.args, span=e.span)
+    return e
+
+
+def _dot_calls(e: A.Node) -> Iterator[A.Broadcast]:
+    """The dotted calls of a fusible nest, outermost first."""
+    if _fusible(e):
+        e = _plain_dotted(e)  # type: ignore[arg-type]
+        yield e  # type: ignore[misc]
+        for a in e.args:  # type: ignore[attr-defined]
+            yield from _dot_calls(a)
 
 
 def _is_new(f: A.Node) -> bool:

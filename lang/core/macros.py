@@ -36,16 +36,22 @@ def m_test(lo: Any, n: A.MacroCall) -> Value:
         ex = A.Call(A.Ident("isapprox"), ex.operands,
                     [A.Kwarg(k.target.name, k.value, span=k.span) for k in kws], span=ex.span)  # type: ignore[attr-defined]
         text += " " + " ".join(unparse(k) for k in kws)
-    parts = _test_parts(lo, ex)
-    return lo.call("Test.do_test",
-                   [_thunk(lo, ex), _str(lo, text), lo.const(n.span.line), parts], n.span)
+    shown = isinstance(ex, A.Comparison) and len(ex.operands) == 2
+    body = _with_operands(ex) if shown else ex
+    return lo.call("Test.do_test", [_thunk(lo, body), _str(lo, text), lo.const(n.span.line),
+                                    lo.const(ex.ops[0] if shown else None)], n.span)
 
 
-def _test_parts(lo: Any, ex: A.Node) -> Value:
-    """For a comparison, a thunk evaluating its operands (shown when the test fails)."""
-    if isinstance(ex, A.Comparison) and len(ex.operands) == 2:
-        return _thunk(lo, A.TupleLit(list(ex.operands), span=ex.span))
-    return lo.const(None)
+def _with_operands(ex: A.Comparison) -> A.Node:
+    """`a == b` as `(l = a; r = b; (l == r, (l, r)))`: the operands evaluated once, and
+    kept to be shown when the test fails."""
+    sp = ex.span
+    names = [A.Ident(f"#operand{i}", span=sp) for i in range(2)]
+    sets: list[A.Node] = [A.Assign(x, v, span=sp) for x, v in zip(names, ex.operands,
+                                                                      strict=True)]
+    cmp = A.Comparison(list(names), ex.ops, span=sp)
+    return A.Block(sets + [A.TupleLit([cmp, A.TupleLit(list(names), span=sp)], span=sp)],
+                   span=sp)
 
 
 def m_test_throws(lo: Any, n: A.MacroCall) -> Value:
@@ -106,12 +112,28 @@ def m_assert(lo: Any, n: A.MacroCall) -> Value:
     return lo.call("Core.assert", [c, msg], n.span)
 
 
+def m_isdefined(lo: Any, n: A.MacroCall) -> Value:
+    """`@isdefined(x)`: whether the variable x has a value here: a local assigned on the
+    path taken (a local never assigned in this scope: false), else a global binding."""
+    x = n.args[0]
+    if not isinstance(x, A.Ident):
+        raise lo.err("@isdefined needs a variable name", n)
+    sc = lo.sc
+    if x.name in sc.env and x.name not in sc.declared_globals:
+        return lo.call("Core.is_assigned", [sc.env[x.name]], n.span)
+    if not sc.toplevel and x.name in sc.locals_ and x.name not in sc.declared_globals:
+        return lo.const(False)
+    return lo.call("Core.isdefined_global", [_str(lo, lo.gname(x.name))], n.span)
+
+
 def m_time(lo: Any, n: A.MacroCall) -> Value:
     """`@time ex` is a block, not a scope (as in Julia): `ex` runs inline, so what it
-    assigns stays visible; the elapsed time is printed and `ex`'s value returned."""
+    assigns stays visible; the elapsed time is printed and `ex`'s value returned (itself,
+    not the report's: the report has no derivative, and the value's gradient is kept)."""
     t0 = lo.call("Core.time_start", [], n.span)
     v = lo.lower(n.args[-1])
-    return lo.call("Core.time_report", [t0, v], n.span)
+    lo.call("Core.time_report", [t0, v], n.span)
+    return v
 
 
 def m_elapsed(lo: Any, n: A.MacroCall) -> Value:
@@ -119,6 +141,15 @@ def m_elapsed(lo: Any, n: A.MacroCall) -> Value:
     t0 = lo.call("Core.time_start", [], n.span)
     v = lo.lower(n.args[-1])
     return lo.call("Core.elapsed_since", [t0, v], n.span)
+
+
+def m_timed(lo: Any, n: A.MacroCall) -> Value:
+    """`@timed ex`: `(value = ex's value, time = seconds)`, `ex` run inline; Zyla measures
+    no allocations, so the fields of Julia's result other than these two are absent."""
+    t0 = lo.call("Core.time_start", [], n.span)
+    v = lo.lower(n.args[-1])
+    return lo.call("Core.timed_result", [v, lo.call("Core.elapsed_since", [t0, v], n.span)],
+                   n.span)
 
 
 def _logging(level: str) -> Callable[[Any, A.MacroCall], Value]:
@@ -331,8 +362,10 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "testset": m_testset,
     "show": m_show,
     "assert": m_assert,
+    "isdefined": m_isdefined,
     "time": m_time,
     "elapsed": m_elapsed,
+    "timed": m_timed,
     "info": _logging("Info"),
     "warn": _logging("Warn"),
     "error": _logging("Error"),

@@ -19,6 +19,7 @@ Primitives written here are few and small; everything else in Base is Zyla
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
+from lang.core.bigfloats import exact_compare
+from lang.core.eltypes import collected_type, tag
 from lang.core.functions import PyCallable, typeof
 from lang.core.show import jl_show, jl_string
 
@@ -175,6 +178,8 @@ def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callabl
                 return bool(fn(np, a, b))  # (2^53 + 1 > 2.0^53, not equal after rounding)
             if kind != "same" or (ta is float and tb is float):
                 return _float_op(fn, kind, float(a), float(b))
+        if ta is V.Irrational or tb is V.Irrational:
+            return _irrational_op(run, fn, kind, a, b, xp)
         if xp is np and (ta in V.RATIONALS or tb in V.RATIONALS):
             return _rational_op(fn, kind, a, b)
         if ta in _WIDE or tb in _WIDE:
@@ -269,15 +274,43 @@ def _wide_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: 
 
 
 def no_bigfloat() -> ZylaError:
-    """The error for what would be a BigFloat in Julia: Zyla has no arbitrary-precision
-    floats (a clear error rather than a Float64 that looks like an answer)."""
-    return ZylaError("ErrorException", "BigFloat (arbitrary-precision floating point) is not "
-                     "supported")
+    """The error for arithmetic that would make a BigFloat from a BigInt (or a Rational of
+    them) and a machine float: not supported (a clear error rather than a Float64 that
+    looks like an answer)."""
+    return ZylaError("ErrorException", "arithmetic mixing a BigInt (or a Rational{BigInt}) "
+                     "with a float, which would give a BigFloat, is not supported",
+                     hint="convert one side first: `BigFloat(n) + x` or `Float64(n) + x`")
 
 
 def _elementwise_objects(run: Callable[..., Any], a: Any, b: Any) -> Any:
     """`run` element by element over object arrays (of 128-bit integers)."""
     return np.frompyfunc(lambda x, y: run(np, x, y), 2, 1)(as_array(a), as_array(b))
+
+
+#: the float type an Irrational takes beside a value of each element type (Float64 beside
+#: any other: integers, Float64, Rationals), as Julia promotes
+_IRRATIONAL_AS = {N.F32: np.float32, np.dtype(np.float16): np.float16,
+                  np.dtype(np.complex64): np.float32}
+
+
+def _irrational_op(run: Callable[..., Any], fn: Callable[[Any, Any, Any], Any], kind: str,
+                   a: Any, b: Any, xp: Any) -> Any:
+    """A binary operation with an Irrational operand: a comparison of two scalars exact;
+    otherwise the Irrational as the other operand's float type (`Float32(2) * π` is a
+    Float32), Float64 beside anything else."""
+    if kind == "cmp" and xp is np and not is_array(a) and not is_array(b) and all(
+            isinstance(v, (int, float, np.number, Fraction, V.WideInt)) for v in (a, b)):
+        return exact_compare(fn, a, b)
+    other = b if type(a) is V.Irrational else a
+    return run(xp, *(irrational_as(v, N.dtype_of(other)) for v in (a, b)))
+
+
+def irrational_as(x: Any, beside: np.dtype) -> Any:
+    """x, an Irrational as the float type it promotes to beside a value of element type
+    `beside` (Float32 beside a Float32, else Float64); any other value as it is."""
+    if type(x) is not V.Irrational:
+        return x
+    return _IRRATIONAL_AS.get(beside, float)(x)
 
 
 def _typeof_scalar(x: Any) -> V.JType:
@@ -301,6 +334,11 @@ def _rational_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: Any, b: Any) 
     try:
         out = fn(np, a, b)
     except ZeroDivisionError:
+        if fn is _true_divide and float in (type(a), type(b)):
+            with np.errstate(all="ignore"):  # (1//2) / 0.0 is Inf
+                return float(np.divide(a, b))
+        if fn is _true_divide and b == 0 and a != 0:
+            return cls.infinite(1 if a > 0 else -1)  # (1//2) / 0 is 1//0, as `//`
         raise ZylaError("DivideError", "integer division error") from None
     return cls(out) if isinstance(out, Fraction) else out
 
@@ -320,7 +358,9 @@ def rational(a: Any, b: Any) -> V.Rational:
             raise ZylaError("MethodError", f"no method matching //(::{V.type_name(typeof(a))}, "
                             f"::{V.type_name(typeof(b))})")
     if b == 0:
-        raise ZylaError("DivideError", "integer division error")
+        if a == 0:
+            raise ZylaError("ArgumentError", "invalid rational: zero(Int64)//zero(Int64)")
+        return cls.infinite(1 if a > 0 else -1)  # `1//0`, as Julia's
     return cls(Fraction(a) / Fraction(b))
 
 
@@ -427,11 +467,26 @@ _ge = binary_elementwise(lambda xp, a, b: a >= b, "cmp")
 _eq = binary_elementwise(lambda xp, a, b: a == b, "cmp")
 _ne = binary_elementwise(lambda xp, a, b: a != b, "cmp")
 def _larger(xp: Any, a: Any, b: Any) -> Any:
-    return xp.maximum(a, b)
+    """Julia's max: NaN where either is NaN, and 0.0 above -0.0."""
+    return _signed_zeros(xp, a, b, xp.maximum(a, b), negative=False)
 
 
 def _smaller(xp: Any, a: Any, b: Any) -> Any:
-    return xp.minimum(a, b)
+    """Julia's min: NaN where either is NaN, and -0.0 below 0.0."""
+    return _signed_zeros(xp, a, b, xp.minimum(a, b), negative=True)
+
+
+def _signed_zeros(xp: Any, a: Any, b: Any, m: Any, negative: bool) -> Any:
+    """numpy's maximum/minimum `m` of a and b, with Julia's zero where a and b are zeros
+    of two signs (numpy keeps either): the negative one for min, the positive for max."""
+    if type(a) is float and type(b) is float:
+        if a != b or math.copysign(1.0, a) == math.copysign(1.0, b):
+            return m
+        return a if (math.copysign(1.0, a) < 0) == negative else b
+    if N.dtype_of(m).kind != "f":
+        return m
+    return _result(xp.where((a == b) & (xp.signbit(a) != xp.signbit(b)),
+                            xp.where(xp.signbit(a) == negative, a, b), m), xp)
 
 
 _max = binary_elementwise(_larger, "same")
@@ -446,6 +501,8 @@ def _zero_to_negative(a: Any, b: Any) -> float:
 
 
 def _pow(xp: Any, a: Any, b: Any) -> Any:
+    if type(a) in V.RATIONALS or type(b) in V.RATIONALS:
+        return _rational_pow(xp, a, b)
     da, db = N.dtype_of(a), N.dtype_of(b)
     if type(a) is V.BigInt and (db.kind == "f" or type(b) in V.RATIONALS):
         raise no_bigfloat()  # big(2)^0.5 is a BigFloat in Julia
@@ -502,6 +559,37 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
 
 #: the most bits a BigInt power may have (GMP would run out of memory far beyond it)
 _BIG_POW_BITS = 1 << 24
+
+
+def _rational_pow(xp: Any, a: Any, b: Any) -> Any:
+    """`a ^ b` with a Rational operand: a Rational to an integer power is exact and a
+    Rational of a's type (`(0//1)^-1` is 1//0), an OverflowError where a Rational{Int64}
+    would not hold it; a Rational exponent, or a float one, is taken in Float64 (Julia's
+    BigFloat where a Rational{BigInt} is involved: an error here)."""
+    if type(a) in V.RATIONALS and isinstance(b, (int, np.integer, V.WideInt, np.bool_)):
+        return _rational_int_pow(a, int(b))
+    if V.BigRational in (type(a), type(b)):
+        raise no_bigfloat()
+    a, b = (float(x) if type(x) in V.RATIONALS else x for x in (a, b))
+    if type(b) is float and N.dtype_of(a).kind in "iub":
+        a = float(a)  # (2^(1//2) is 2^0.5, not an integer power)
+    return _pow(xp, a, b)
+
+
+def _rational_int_pow(x: V.Rational, p: int) -> V.Rational:
+    """`x ^ p` exactly, as Julia's power by squaring of inv(x) for p < 0; a Rational{Int64}
+    that would need more than 64 bits is an OverflowError before it is computed."""
+    cls = type(x)
+    if p < 0:
+        if x == 0:
+            return cls.infinite(1)
+        x, p = 1 / Fraction(x), -p
+    if x.denominator == 0:  # (1//0)^2 is 1//0, (-1//0)^3 is -1//0, (1//0)^0 is 1//1
+        return cls.infinite(x.numerator ** p) if p else cls(1)
+    bits = max(abs(x.numerator).bit_length(), x.denominator.bit_length()) - 1
+    if p * bits > (64 if cls is V.Rational else _BIG_POW_BITS):
+        raise ZylaError("OverflowError", f"{V.type_name(V.RationalT)} power overflowed")
+    return cls(Fraction(x) ** p)
 
 
 def _big_pow(x: int, p: int) -> int:
@@ -693,6 +781,37 @@ def times(xp: Any, *args: Any) -> Any:
     return out
 
 
+def _object_matmul(a: np.ndarray, b: np.ndarray) -> Any:
+    """A * B (A a matrix or `v'`, B a matrix or vector) where an operand holds arrays (a
+    block matrix, a vector of vectors): Julia's generic matmul, each entry the sum over k
+    of A[i, k] * B[k, j] by the program's own `*` and `+` (numpy's would multiply blocks
+    elementwise). `v' * w` is the one entry itself."""
+    rt = current.runtime()
+    mul, add = rt.lookup("*"), rt.lookup("+")
+    call = rt.interp.call_value
+    A, B = a.T, (b[:, None] if b.ndim == 1 else b.T)  # Julia-ordered (m, k) and (k, n)
+
+    def entry(i: int, j: int) -> Any:
+        acc = call(mul, [A[i, 0], B[0, j]])
+        for k in range(1, A.shape[1]):
+            acc = call(add, [acc, call(mul, [A[i, k], B[k, j]])])
+        return acc
+
+    m, n = A.shape[0], B.shape[1]
+    if getattr(a, "is_adjoint_vector", False) and b.ndim == 1:
+        return entry(0, 0)
+    out = np.empty((n, m) if b.ndim == 2 else (m,), dtype=object)
+    for i in range(m):
+        for j in range(n):
+            out[(j, i) if b.ndim == 2 else i] = entry(i, j)
+    return tag(out, collected_type(out.reshape(-1), typeof))
+
+
+def _has_blocks(x: np.ndarray) -> bool:
+    """Whether x holds arrays (a block matrix or a vector of vectors)."""
+    return x.dtype == N.OBJ and any(isinstance(e, np.ndarray) for e in x.reshape(-1))
+
+
 def _times2(xp: Any, a: Any, b: Any) -> Any:
     aa, ba = is_array(a), is_array(b)
     if not aa or not ba:
@@ -707,6 +826,8 @@ def _times2(xp: Any, a: Any, b: Any) -> Any:
             kind = "vector B has length" if b.ndim == 1 else "matrix B has dimensions"
             bs = str(sb[0]) if b.ndim == 1 else f"({sb[0]},{sb[1]})"
             raise dim_mismatch(f"matrix A has dimensions ({sa[0]},{sa[1]}), {kind} {bs}")
+        if xp is np and (_has_blocks(a) or _has_blocks(b)):
+            return _object_matmul(a, b)
         if getattr(a, "is_adjoint_vector", False) and a.shape[1] == 1 and b.ndim == 1:
             return _result(xp.dot(xp.ravel(a), b), xp)
         out = xp.matmul(N.cast(b, d, xp), N.cast(a, d, xp))
@@ -748,6 +869,9 @@ def power(xp: Any, a: Any, b: Any) -> Any:
     if is_array(a):
         raise ZylaError("MethodError", "no method matching ^(::Array, _)",
                         hint="use .^ for elementwise powers")
+    if xp is np and _program_number(a) and isinstance(b, (int, np.integer)) and not isinstance(
+            b, (bool, np.bool_)):
+        return _julia_call("Core.power_by_squaring", a, b)  # Base's ^(x::Number, p::Integer)
     return _pow(xp, a, b)
 
 
@@ -759,8 +883,9 @@ def cmp_scalar(fn: Callable[..., Any], op: str) -> Callable[..., Any]:
             m = missing_of(a, b)
             if m is not None:
                 return m
-            if isinstance(a, str) and isinstance(b, str):
-                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+            ta, tb = string_text(a), string_text(b)
+            if ta is not None and tb is not None:
+                return {"<": ta < tb, "<=": ta <= tb, ">": ta > tb, ">=": ta >= tb}[op]
             # Julia: `<` of other values is `isless`, which a program may define
             if op in ("<", ">="):
                 lt = user_isless(a, b)
@@ -792,8 +917,33 @@ def user_isless(a: Any, b: Any) -> bool:
     return bool(out)
 
 
+def string_text(x: Any) -> str | None:
+    """The characters of x when x is a string: a String or SubString as it is, any other
+    `AbstractString` (a struct: a program's own string type) read through its `iterate`
+    methods, as Base's generic AbstractString methods read it; None for anything else."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, V.StructValue) and V.issubtype(x.type, V.AbstractStringT):
+        return "".join(jl_string(c) for c in current.runtime().iterate(x))
+    return None
+
+
 def _numeric(x: Any) -> bool:
     return N.dtype_of(x) != N.OBJ or type(x) in V.RATIONALS or type(x) in _WIDE
+
+
+def _by_runtime(name: str, x: Any, y: Any, host: Callable[[Any, Any], Any]) -> Any:
+    """Julia's `name(x, y)` (`==` or `isequal`) for two elements of tuples being compared:
+    by the runtime's methods where either is a struct (a BigFloat, a program's own number
+    type), so that its own methods decide (`(big(1.0),) == (1.0,)`); by `host` otherwise,
+    and where the runtime's answer is not a Bool."""
+    if isinstance(x, V.StructValue) or isinstance(y, V.StructValue):
+        rt = current.runtime()
+        if rt is not None:
+            out = rt.interp.call_value(rt.lookup(name), [x, y])
+            if isinstance(out, (bool, np.bool_)):
+                return bool(out)
+    return host(x, y)
 
 
 def jl_equal(a: Any, b: Any) -> bool:
@@ -818,7 +968,8 @@ def jl_equal(a: Any, b: Any) -> bool:
             return all(jl_equal(x, y) for x, y in zip(a.ravel(), b.ravel(), strict=False))
         return bool(np.array_equal(a, b))
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(jl_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_by_runtime("==", x, y, jl_equal)
+                                        for x, y in zip(a, b, strict=True))
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
         return a.names == b.names and all(jl_equal(x, y)
                                           for x, y in zip(a.values, b.values, strict=False))
@@ -827,6 +978,10 @@ def jl_equal(a: Any, b: Any) -> bool:
         # a Complex{Int} struct beside a ComplexF64 or a real (the elements of
         # `[0.0 + 4.0im] == [4im]`): by parts
         return jl_equal(pa[0], pb[0]) and jl_equal(pa[1], pb[1])
+    if isinstance(a, V.StructValue) or isinstance(b, V.StructValue):
+        ta, tb = string_text(a), string_text(b)
+        if ta is not None and tb is not None:  # Base's ==(::AbstractString, ::AbstractString)
+            return ta == tb
     if isinstance(a, V.StructValue) and isinstance(b, V.StructValue):
         if a.type.family.name == "Pair" and b.type.family.name == "Pair":
             return jl_equal(tuple(a.fields), tuple(b.fields))  # (1 => 2.0) == (1.0 => 2)
@@ -839,7 +994,9 @@ def jl_equal(a: Any, b: Any) -> bool:
                                         for k, v in a.items())
     if isinstance(a, str) and isinstance(b, str):  # (a SubString is a str subclass)
         return str.__eq__(a, b)
-    return bool(a == b) if type(a) is type(b) else False
+    if type(a) is type(b) or (getattr(a, "is_set", False) and getattr(b, "is_set", False)):
+        return bool(a == b)  # (a Set and a KeySet compare as sets)
+    return False
 
 
 def _complex_parts(x: Any) -> tuple[Any, Any, bool] | None:
@@ -866,7 +1023,10 @@ def jl_isequal(a: Any, b: Any) -> bool:
     fa = isinstance(a, (float, np.floating))
     fb = isinstance(b, (float, np.floating))
     if fa or fb:
-        return _same_float(a, b) if fa and fb else bool(jl_equal(a, b))
+        if fa and fb:
+            return _same_float(a, b)
+        f = a if fa else b  # a float beside an exact number: -0.0 is not isequal to 0
+        return bool(jl_equal(a, b)) and not (f == 0 and np.signbit(f))
     if is_array(a) or is_array(b):
         if not (is_array(a) and is_array(b)):
             return False
@@ -876,7 +1036,8 @@ def jl_isequal(a: Any, b: Any) -> bool:
                                              a.ravel(), b.ravel().tolist() if b.dtype != object
                                              else b.ravel(), strict=True))
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(jl_isequal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_by_runtime("isequal", x, y, jl_isequal)
+                                        for x, y in zip(a, b, strict=True))
     if isinstance(a, V.NamedTuple) and isinstance(b, V.NamedTuple):
         return a.names == b.names and jl_isequal(a.values, b.values)
     if isinstance(a, V.StructValue) and isinstance(b, V.StructValue) \
@@ -904,6 +1065,8 @@ def jl_egal(a: Any, b: Any) -> bool:
     if isinstance(a, V.StructValue):
         return not a.type.mutable and a.type == b.type and all(
             jl_egal(x, y) for x, y in zip(a.fields, b.fields, strict=False))
+    if isinstance(a, dict) or getattr(a, "is_set", False):
+        return False  # (Dicts and Sets are mutable: egal only to themselves)
     try:
         return bool(a == b)
     except Exception:
@@ -942,7 +1105,7 @@ def _equal3(a: Any, b: Any) -> Any:
         return jl_equal(a, b)
     seen = None
     for x, y in pairs:
-        e = _equal3(x, y)
+        e = _by_runtime("==", x, y, _equal3)
         if isinstance(e, V.StructValue):
             seen = e
         elif not e:
@@ -1022,9 +1185,53 @@ def _hx(f: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+#: the numeric primitives that Base defines for Tuples too (comparison in order, choice,
+#: Zyla's own lowering helpers); every other refuses a Tuple or NamedTuple operand
+_TAKE_TUPLES = frozenset({"<", "<=", ">", ">=", "==", "!=", "ifelse", "identity",
+                          "Core.or", "Core.sortperm"})
+#: the name a refusal shows for a primitive whose own name is internal
+_SHOWN_NAME = {"Core.neg": "-", "Core.atan2": "atan"}
+_TUPLE_TYPES = (tuple, V.NamedTuple)
+
+
+def _tuple_extremum(name: str, a: Any, b: Any) -> Any:
+    """Base's generic `max(a, b)` / `min(a, b)` of two tuples: chosen by `isless`."""
+    rt = current.runtime()
+    b_first = rt.interp.call_value(rt.lookup("isless"), [b, a])
+    return (a if b_first else b) if name == "max" else (b if b_first else a)
+
+
+def refusing_tuples(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
+    """f(xp, args...), except that a Tuple or NamedTuple operand is Julia's MethodError
+    (Base has no arithmetic on them: `(1, 2) + (3, 4)` and `2 * (1, 2)` are errors, not
+    vectors; the dotted operators broadcast over tuples into tuples). max and min of two
+    tuples choose one by isless, as Base's generic methods."""
+
+    def run(xp: Any, *args: Any, **kw: Any) -> Any:
+        for a in args:
+            if isinstance(a, _TUPLE_TYPES):
+                if name in ("max", "min") and len(args) == 2 and not kw and all(
+                        isinstance(x, _TUPLE_TYPES) for x in args):
+                    return _tuple_extremum(name, *args)
+                sig = ", ".join(f"::{V.type_name(typeof(x))}" for x in args)
+                raise ZylaError("MethodError", "no method matching "
+                                f"{_SHOWN_NAME.get(name, name)}({sig})",
+                                hint="for elementwise arithmetic on a tuple use the dotted "
+                                     "operators (`t .+ u`, `2 .* t`, `abs.(t)`)")
+        return f(xp, *args, **kw)
+
+    run.__name__ = getattr(f, "__name__", name)
+    if hasattr(f, "scalar_math"):  # (lang.core.hostcode's Float64 fast form of f)
+        run.scalar_math = f.scalar_math  # type: ignore[attr-defined]
+    return run
+
+
 def numeric_prim(name: str, f: Callable[..., Any], pullback: str,
                  elementwise: Callable[..., Any] | None = None) -> Primitive:
-    """A primitive whose host and JAX implementations are the same code over xp."""
+    """A primitive whose host and JAX implementations are the same code over xp (a Tuple
+    operand is a MethodError unless Base defines the function for tuples)."""
+    if name not in _TAKE_TUPLES:
+        f = refusing_tuples(name, f)
     return prim(name, _hx(f), _jx(f), pullback, INFER_BY_LOWERING, elementwise)
 
 
@@ -1225,6 +1432,10 @@ def _unary(name: str) -> Callable[..., Any]:
                 if np.any(bad):  # Julia's broadcast raises at the first such element
                     raise _domain_error(name, np.asarray(xs)[bad].reshape(-1)[0])
             with np.errstate(all="ignore"):
+                if d.kind == "f" and d.itemsize < 8:
+                    # a Float32/Float16: computed in Float64 and rounded once (within about
+                    # half an ulp, as Julia's; numpy's own Float32 functions err by more)
+                    return _result(getattr(np, npname)(xs.astype(np.float64)).astype(d), xp)
                 return _result(getattr(np, npname)(xs), xp)
         return getattr(xp, npname)(xp.asarray(x, dtype=d))
 
@@ -1243,6 +1454,8 @@ def _abs(xp: Any, x: Any) -> Any:
         return abs(x)
     if type(x) in _WIDE:
         return type(x)(abs(x.value))
+    if type(x) in V.RATIONALS:
+        return type(x)(abs(x))  # (Fraction's abs is a bare Fraction, of no Julia type)
     if xp is np and type(x) is int:
         return wrap_int64(abs(x))  # abs(typemin(Int)) == typemin(Int), as in Julia
     return _result(xp.abs(as_array(x, xp)), xp)
@@ -1257,7 +1470,21 @@ def _sign(xp: Any, x: Any) -> Any:
 
 
 def _abs2(xp: Any, x: Any) -> Any:
+    if xp is np and _program_number(x):
+        return _julia_call("Core.number_abs2", x)  # Base's abs2(x::Number) = abs(x)^2
     return _mul(xp, x, x)
+
+
+def _program_number(x: Any) -> bool:
+    """Whether x is a value of a program's own Number type (a struct `<: Number`)."""
+    return isinstance(x, V.StructValue) and V.issubtype(x.type, V.NumberT)
+
+
+def _julia_call(name: str, *args: Any) -> Any:
+    """The function `name` of the running program (Base's, or a program's methods of it)
+    called with args: the generic methods Base has for a program's own types."""
+    rt = current.runtime()
+    return rt.interp.call_value(rt.lookup(name), list(args))
 
 
 def _round_digits(name: str, x: float, digits: int) -> float:
@@ -1414,15 +1641,26 @@ def _int_shift(a: Any, b: int, op: str) -> Any:
     return kind(out) if kind else wrap_int64(out)
 
 
-def _rational_part(x: V.Rational, v: int) -> Any:
-    return V.BigInt(v) if type(x) is V.BigRational else v
+def _rational_part(x: Any, top: bool) -> Any:
+    """`numerator(x)` (top) or `denominator(x)` of a Rational, or of an integer (x itself
+    and one(x), in x's type); anything else is a MethodError, as in Julia."""
+    if isinstance(x, V.Rational):
+        v = x.numerator if top else x.denominator
+        return V.BigInt(v) if type(x) is V.BigRational else v
+    if isinstance(x, (bool, np.bool_)):
+        return x if top else True
+    if isinstance(x, (int, np.integer, V.WideInt)):
+        return x if top else type(x)(1)
+    raise ZylaError("MethodError", f"no method matching {'numerator' if top else 'denominator'}"
+                    f"(::{V.type_name(_typeof_scalar(x))})")
 
 
-prim("//", rational, HostOnly("Rational numbers live on the host"), NONDIFF)
-prim("numerator", lambda x: _rational_part(x, x.numerator) if isinstance(x, V.Rational) else x,
-     HostOnly("Rational numbers live on the host"), NONDIFF)
-prim("denominator", lambda x: _rational_part(x, x.denominator) if isinstance(x, V.Rational)
-     else 1,
+prim("//", rational, HostOnly("Rational numbers live on the host"),
+     "(dz, z, x, y) -> (dz * (1 // y), dz * (-x // y^2))"  # (ChainRules' rule)
+     ).forward = "(d, z, x, y) -> d[1] * (1 // y) - d[2] * (x // y^2)"
+prim("numerator", lambda x: _rational_part(x, True), HostOnly("Rational numbers live on the host"),
+     NONDIFF)
+prim("denominator", lambda x: _rational_part(x, False),
      HostOnly("Rational numbers live on the host"), NONDIFF)
 
 def _signbit(xp: Any, x: Any) -> Any:
@@ -1441,10 +1679,29 @@ def _sortperm(xp: Any, x: Any, rev: Any = False) -> Any:
     a = xp.asarray(as_array(x, xp))
     if a.ndim != 1:
         raise ZylaError("MethodError", "sortperm needs a vector")
+    if xp is np and a.dtype == object and any(type(v) is V.StructValue for v in a):
+        return _sortperm_by_isless(a, bool(rev))
     key = -a if rev else a
     if xp is np:
         return np.argsort(key, kind="stable").astype(np.int64) + 1
     return xp.argsort(key, stable=True).astype(xp.int64) + 1
+
+
+def _sortperm_by_isless(a: np.ndarray, rev: bool) -> np.ndarray:
+    """sortperm of a vector holding structs (BigFloats, a program's own numbers), ordered
+    by the runtime's `isless` (numpy's argsort would compare them with Python's `<`)."""
+    rt = current.runtime()
+    isless = rt.lookup("isless")
+
+    def less(x: Any, y: Any) -> bool:
+        return bool(rt.interp.call_value(isless, [x, y]))
+
+    def order(i: int, j: int) -> int:
+        x, y = (a[j], a[i]) if rev else (a[i], a[j])
+        return -1 if less(x, y) else (1 if less(y, x) else 0)
+
+    perm = sorted(range(len(a)), key=functools.cmp_to_key(order))
+    return np.array(perm, dtype=np.int64) + 1
 
 
 numeric_prim("Core.sortperm", _sortperm, NONDIFF)

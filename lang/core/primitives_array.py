@@ -17,7 +17,15 @@ from lang.core import current, ranges, strings
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.complexes import promote_literal
-from lang.core.eltypes import collected_type, common_type, copy_tag, note_view, recorded, tag
+from lang.core.eltypes import (
+    collected_type,
+    common_type,
+    copy_tag,
+    note_view,
+    promote_typejoin,
+    recorded,
+    tag,
+)
 from lang.core.functions import typeof
 from lang.core.lower import COLON
 from lang.core.primitives import (
@@ -29,6 +37,7 @@ from lang.core.primitives import (
     _result,
     as_array,
     dim_mismatch,
+    irrational_as,
     is_array,
     jl_size,
     prim,
@@ -214,6 +223,25 @@ def _adjoint(xp: Any, x: Any) -> Any:
     return note_view(xp.transpose(x))
 
 
+def _blockwise(flip: Any, name: str) -> Any:
+    """`adjoint`/`transpose` (flip, the primitive's name), recursive as Julia's are: the
+    blocks of an array of arrays are flipped too (`B'[1, 2] == B[2, 1]'`)."""
+    def run(xp: Any, x: Any) -> Any:
+        if xp is np and type(x) is np.ndarray and x.dtype == N.OBJ and any(
+                isinstance(e, np.ndarray) for e in x.reshape(-1)):
+            rt = current.runtime()
+            f = rt.lookup(name)
+            items = [rt.interp.call_value(f, [e]) for e in x.reshape(-1)]
+            blocks = np.empty(len(items), dtype=object)
+            for k, e in enumerate(items):
+                blocks[k] = e  # (one by one: numpy would read a list of arrays as one)
+            out = flip(xp, blocks.reshape(x.shape))
+            return tag(out, collected_type(items, typeof))
+        return flip(xp, x)
+
+    return run
+
+
 def _as_reduce_axes(x: Any, dims: Any) -> tuple[int, ...]:
     ds = _dims_arg(dims)
     return tuple(axis(x, d) for d in ds if d <= x.ndim)
@@ -227,13 +255,16 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
         if isinstance(x, tuple):
             x = np.array(x)
         if not is_array(x):
-            if isinstance(x, V.StructValue) and not V.issubtype(x.type, V.NumberT):
-                # a program's iterable struct: reduced over its elements (sum(It(3)) is
-                # not It(3)), on the host
+            if (isinstance(x, V.StructValue) and not V.issubtype(x.type, V.NumberT)) or (
+                    isinstance(getattr(x, "items", None), list)):
+                # a program's iterable struct, a Set or a KeySet: reduced over its elements
+                # (sum(It(3)) is not It(3)), on the host
                 if xp is not np:
-                    raise OffloadError(f"{np_name} of a {V.type_name(x.type)} runs on the host")
+                    raise OffloadError(f"{np_name} of a {V.type_name(typeof(x))} runs on the host")
                 items = list(current.runtime().iterate(x))
-                return run(xp, collect_results(items, (len(items),)), dims)
+                elt = getattr(x, "elem_type", None)  # (sum(Set{Int}()) is 0, an Int)
+                return run(xp, collect_results(items, (len(items),)) if items or elt is None
+                           else _typed_vect(np, elt), dims)
             return _widen_small_int(x) if np_name in ("sum", "prod") else x
         if x.dtype == N.BOOL and np_name == "prod" and dims is None:
             return _result(xp.all(x), xp)  # `prod(trues(3)) === true`
@@ -241,15 +272,14 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
             x = x.astype(N.I64)
         if dims is None:
             if x.size == 0 and x.dtype == object and np_name in ("sum", "prod"):
-                wide = V.WIDE_TYPES.get(recorded(x))  # `sum(Int128[]) === Int128(0)`
-                if wide is not None:
-                    return wide(0 if np_name == "sum" else 1)
+                return _reduce_empty(np_name, x)
             if x.size == 0 and not empty_ok:
                 raise ZylaError("ArgumentError", "reducing over an empty collection is not allowed")
             if x.dtype == object and np_name in _BY_ISLESS:
                 return _fold_by_isless(np_name, x)
             if x.dtype == object and np_name in _BY_JULIA_OP and x.size and isinstance(
-                    x.flat[0], (V.WideInt, tuple, str)):  # (numpy's + would concatenate)
+                    x.flat[0], (V.WideInt, tuple, str, V.StructValue)):
+                # (numpy's + would concatenate, or not know a struct's)
                 return _fold_by_julia_op(_BY_JULIA_OP[np_name], x)
             if xp is not np and np_name == "sum" and x.dtype.kind == "f" and x.size:
                 return _result(_sum_from_negative_zero(xp, x), xp)
@@ -263,6 +293,16 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
 
 
 _BY_ISLESS = frozenset({"max", "min"})
+
+
+def _reduce_empty(np_name: str, x: np.ndarray) -> Any:
+    """sum/prod of an empty object array: zero/one of its element type (Julia's
+    `reduce_empty`), by the runtime's own `zero`/`one`: `sum(Int128[]) === Int128(0)`,
+    `sum(Real[]) === 0`, a program's `zero(::Type{P})` is used, and `sum(Any[])` is the
+    MethodError of `zero(Any)`."""
+    rt = current.runtime()
+    f = rt.lookup("zero" if np_name == "sum" else "one")
+    return rt.interp.call_value(f, [recorded(x) or V.AnyT])
 
 
 def _sum_from_negative_zero(xp: Any, x: Any) -> Any:
@@ -400,13 +440,25 @@ def _as2(xp: Any, a: Any) -> Any:
 
 
 def _common_dtype(items: list) -> np.dtype:
+    """The element type of a literal's items: their promoted type; Irrationals as the
+    float type of the others (`[π, 1f0]` is a Vector{Float32}), Float64 beside integers
+    or another Irrational, an object array (Vector{Irrational{:π}}) when all are one."""
     d = None
+    irrationals = set()
     for x in items:
         if isinstance(x, tuple):  # `[(X, Y)]`: tuples are elements, not arrays
             return N.OBJ
+        if type(x) is V.Irrational:
+            irrationals.add(x.sym)
+            continue
         dx = N.dtype_of(as_array(x))
         d = dx if d is None else N.promote(d, dx)
+    if irrationals:
+        if d is None:
+            return N.OBJ if len(irrationals) == 1 else N.F64
+        return d if d.kind == "f" else N.F64 if d.kind in "iub" else N.OBJ
     return d if d is not None else N.F64
+
 
 
 def _vcat(xp: Any, *items: Any) -> Any:
@@ -512,18 +564,67 @@ def _promote_pairs(items: tuple) -> tuple:
 def _vect(xp: Any, *items: Any) -> Any:
     if not items:
         return np.zeros((0,), dtype=object) if xp is np else xp.zeros((0,))
-    items = promote_literal(items)
+    items = _promote_irrationals(promote_literal(items))
     if type(items[0]) is V.StructValue:
         items = _promote_pairs(items)
     d = _common_dtype(list(items))
     if d == N.OBJ or any(is_array(x) or isinstance(x, tuple) for x in items):
+        promoted = _promote_tuples(xp, items)
+        t = promoted[1] if promoted is not None else _literal_type(items)
+        items = promoted[0] if promoted is not None else items
         out = np.empty(len(items), dtype=object)
         for i, x in enumerate(items):
             out[i] = x
-        return tag(out, common_type(items, typeof))  # `["a", "b"]` is a Vector{String}
+        return tag(out, t)  # `["a", "b"]` is a Vector{String}
     if xp is np:
         return np.array(items, dtype=d)
     return xp.stack([xp.asarray(x, dtype=d) for x in items])
+
+
+def _promote_irrationals(items: tuple) -> tuple:
+    """A vector literal's Irrationals as the float type the other items promote them to
+    (`[1.5, 7, ℯ, 4//5]` holds ℯ as a Float64, `[π, 1f0]` as a Float32); unchanged when
+    all are one Irrational (a Vector{Irrational{:π}}) or there are none."""
+    irrationals = {x.sym for x in items if type(x) is V.Irrational}
+    if not irrationals or len(irrationals) == 1 and all(type(x) is V.Irrational for x in items):
+        return items
+    others = [x for x in items if type(x) is not V.Irrational]
+    if not all(V.issubtype(typeof(x), V.RealT) for x in others):
+        return items  # (`[π, "a"]` is an Any[π, "a"])
+    d = _common_dtype(others) if others else N.F64
+    return tuple(irrational_as(x, d) for x in items)
+
+
+def _promote_tuples(xp: Any, items: tuple) -> tuple[tuple, V.JType] | None:
+    """A vector literal of tuples of one length but of several types, promoted as Julia's
+    vect does: each position as a literal of its own (`[(1, 2.0), (1, 2)]` holds (1, 2.0)
+    and (1, 2.0), a Vector{Tuple{Int64, Float64}}), with the element type of the promoted
+    positions; None for other items."""
+    if xp is not np or not all(type(x) is tuple for x in items):
+        return None
+    n = len(items[0])
+    if n == 0 or any(len(x) != n for x in items) or common_type(items, typeof) is not None:
+        return None
+    columns = [_vect(np, *(x[k] for x in items)) for k in range(n)]
+    types = tuple(_eltype(np, c) for c in columns)
+    rows = tuple(tuple(N.host_scalar(c[i]) if c.dtype != object else c[i] for c in columns)
+                 for i in range(len(items)))
+    return rows, V.apply_type(V.TupleT, types)
+
+
+def _literal_type(items: Any) -> V.JType | None:
+    """The element type of a vector literal of host values: their one type; where types
+    differ, none a tuple or an array and at most one a number, their promote_type, which
+    is then Base's promote_typejoin (`[1, nothing]` is a Vector{Union{Nothing, Int64}},
+    `["a", SubString("ab", 1, 1)]` a Vector{AbstractString}); else None (Any: numbers of
+    several types would promote to one, which is not done here)."""
+    t = common_type(items, typeof)
+    if t is not None or any(is_array(x) or isinstance(x, tuple) for x in items):
+        return t
+    types = list(dict.fromkeys(typeof(x) for x in items))
+    if sum(1 for u in types if V.issubtype(u, V.NumberT)) > 1:
+        return None
+    return promote_typejoin(types)
 
 
 def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
@@ -535,9 +636,13 @@ def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
             raise ZylaError("MethodError", f"Cannot `convert` an object of type "
                             f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
     if d == N.OBJ:
-        if t in V.WIDE_TYPES and items:  # Int128[1, 2] holds Int128s: each one converted
+        if items and isinstance(t, V.JType) and V.issubtype(t, V.NumberT):
+            # Int128[1, 2], ComplexF64[1, 2.5], BigFloat[1, 2.5] hold values of that type:
+            # each one that is not converted, by the runtime's convert
             rt = current.runtime()
-            items = tuple(rt.interp.call_value(rt.lookup("convert"), [t, x]) for x in items)
+            conv = rt.lookup("convert")
+            items = tuple(x if V.issubtype(typeof(x), t) else rt.interp.call_value(conv, [t, x])
+                          for x in items)
         out = np.empty(len(items), dtype=object)
         for i, x in enumerate(items):
             out[i] = x
@@ -598,10 +703,29 @@ def to_np_index(xp: Any, i: Any, n: int, x: Any, idx: tuple) -> Any:
                 raise bounds_error(x, idx)
             # positions, not 0/1 (a mask beside another index array is not 0s and 1s)
             return np.flatnonzero(arr) if xp is np else arr
+        if N.dtype_of(arr) == N.OBJ:
+            arr = _integer_positions(arr)
         if xp is np and arr.size and (arr.min() < 1 or arr.max() > n):
             raise bounds_error(x, idx)
         return arr - 1
     raise ZylaError("ArgumentError", f"invalid index: {i!r}")
+
+
+def _integer_positions(arr: np.ndarray) -> np.ndarray:
+    """An index array of element type Any (or another abstract type) as Int64 positions
+    (`v[Any[1, 2]]`); an error for elements that are not integers: Julia's for values
+    that are not indices, and a refusal for CartesianIndex elements (which Julia takes)."""
+    items = list(arr.reshape(-1))
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+           for v in items):
+        return np.array(items, dtype=np.int64).reshape(arr.shape)
+    if items and all(is_cartesian_index(v) for v in items):
+        raise ZylaError("ErrorException", "indexing with an array of CartesianIndex is not "
+                        "supported; index with the integer positions of each dimension")
+    bad = next(v for v in items if not isinstance(v, (int, np.integer))
+               or isinstance(v, (bool, np.bool_)))
+    raise ZylaError("ArgumentError", f"invalid index: {jl_show(bad)} of type "
+                    f"{V.type_name(typeof(bad))}")
 
 
 def is_cartesian_index(v: Any) -> bool:
@@ -669,8 +793,9 @@ def getindex(xp: Any, x: Any, *idx: Any) -> Any:
     arrays = [k for k, j in enumerate(npi) if not isinstance(j, (slice, int))]
     if len(arrays) <= 1:
         out = x[tuple(npi)]
-        if xp is np and isinstance(out, np.ndarray) and out.base is not None:
-            out = out.copy()  # Julia's slicing copies (`view` aliases)
+        if (xp is np and isinstance(out, np.ndarray) and out.base is not None
+                and not all(type(j) is int for j in npi)):
+            out = out.copy()  # Julia's slicing copies (`view` aliases); an element is itself
     else:
         out = x
         for k in reversed(range(len(npi))):
@@ -746,11 +871,19 @@ def setindex(x: Any, v: Any, *idx: Any) -> Any:
         x[idx[0] if len(idx) == 1 else tuple(idx)] = v
         return x
     if not isinstance(x, np.ndarray):
-        raise ZylaError("MethodError",
-                        f"no method matching setindex!(::{V.type_name(typeof(x))}, ...)")
+        raise _not_writable(x)
     check_scalar_fill(v, idx)
     _store(x, idx, v)
     return x
+
+
+def _not_writable(x: Any) -> ZylaError:
+    """The error of writing elements into x, which is not an Array: Julia's for a range
+    (an AbstractArray without setindex!) and for other values."""
+    name = V.type_name(typeof(x))
+    if isinstance(x, V.Range):
+        return ZylaError("CanonicalIndexError", f"setindex! not defined for {name}")
+    return ZylaError("MethodError", f"no method matching setindex!(::{name}, ...)")
 
 
 def check_scalar_fill(v: Any, idx: tuple) -> None:
@@ -893,9 +1026,8 @@ def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
     if isinstance(x, np.ndarray) and x.dtype == object and idx and all(
             isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in idx):
         inner = getindex(np, x, *idx)
-        if isinstance(inner, np.ndarray):
-            broadcast_assign(inner, v)
-            return x
+        broadcast_assign(inner, v)  # (an element that is not an Array refuses, as in Julia)
+        return x
     if isinstance(x, dict):  # `d[k] .= v`: into the array the key holds
         inner = x[idx[0] if len(idx) == 1 else tuple(idx)]
         if isinstance(inner, np.ndarray):
@@ -935,7 +1067,7 @@ def _pad_julia(a: np.ndarray, nd: int) -> np.ndarray:
 def broadcast_assign(dest: Any, v: Any) -> Any:
     """`dest .= v` on the host: copy (broadcasting) v into dest in place."""
     if not isinstance(dest, np.ndarray):
-        raise ZylaError("MethodError", "the left side of .= must be an array")
+        raise _not_writable(dest)
     check_writable(dest)
     V.note_write(dest)
     val = as_array(v)
@@ -1031,6 +1163,15 @@ def _range_ends(xp: Any, start: Any, stop: Any, n: Any) -> Any:
     return _float_range(d, ranges.linspace(start, stop, n, d.type))
 
 
+def _array_supertype(t: V.JType) -> V.JType:
+    """The `AbstractArray{T, N}` above an array type (`UnitRange{Int8}`: AbstractArray{Int8,
+    1}), or AbstractArray where the chain does not carry the parameters."""
+    s: V.JType | None = t
+    while s is not None and s.family is not V.AbstractArrayT:
+        s = V.supertype(s)
+    return s if s is not None and s.params else V.apply_type(V.AbstractArrayT, (V.AnyT,))
+
+
 def _eltype(xp: Any, x: Any) -> Any:
     """`eltype(x)` of a collection or a collection type: an array's element type, a
     Dict's Pair{K,V}, a String's Char, a tuple's common type (typejoin)."""
@@ -1047,6 +1188,8 @@ def _eltype(xp: Any, x: Any) -> Any:
             return _join_all(t.params)
         if t.family.name in _SET_FAMILIES:
             return t.params[0] if t.params else V.AnyT
+        if t.params and V.issubtype(t, V.AbstractArrayT):
+            return _array_supertype(t).params[0]  # (a range type: UnitRange{Int8}'s Int8)
         return t
     if isinstance(x, str):
         return V.CharT
@@ -1108,6 +1251,17 @@ def _keeps_eltype(f: Any) -> Any:
     return run
 
 
+def _slice_keeps_eltype(f: Any) -> Any:
+    """getindex f, whose result has the element type of x when it is a slice; an element
+    (every index a number or CartesianIndex) is itself, an array of its own type."""
+    def run(xp: Any, x: Any, *idx: Any) -> Any:
+        out = f(xp, x, *idx)
+        if all(isinstance(i, (int, np.integer)) or is_cartesian_index(i) for i in idx):
+            return out
+        return copy_tag(x, out)
+    return run
+
+
 def _joins_eltypes(f: Any, skip: int = 0) -> Any:
     """f, whose object-array result's element type is the one element type of its
     arguments after the first `skip` (arrays give theirs, other values their type)."""
@@ -1146,8 +1300,9 @@ numeric("reshape", _keeps_eltype(_reshape),
 numeric("vec", _keeps_eltype(_vec), "(dz, z, x) -> (reshape(dz, size(x)),)")
 numeric("permutedims", _keeps_eltype(_permutedims),
         "(dz, z, x, p...) -> (Core.permute_back(dz, x, p...), map(d -> nothing, p)...)")
-numeric("adjoint", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
-numeric("transpose", _adjoint, "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
+numeric("adjoint", _blockwise(_adjoint, "adjoint"), "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
+numeric("transpose", _blockwise(_adjoint, "transpose"),
+        "(dz, z, x) -> (Core.adjoint_back(dz, x),)")
 numeric("Core.sum", _reducer("sum"),
         "(dz, z, x, dims...) -> (Core.sum_back(dz, x), map(d -> nothing, dims)...)")
 numeric("Core.prod", _reducer("prod"),
@@ -1172,7 +1327,7 @@ numeric("Core.hvcat", _joins_eltypes(_hvcat, 1),
 numeric("Core.vect", _vect, "(dz, z, xs...) -> Core.vect_back(dz, xs...)")
 numeric("Core.typed_vect", _typed_vect,
         "(dz, z, T, xs...) -> (nothing, Core.vect_back(dz, xs...)...)")
-numeric("getindex", _keeps_eltype(getindex),
+numeric("getindex", _slice_keeps_eltype(getindex),
         "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
 numeric("Core.endof", endof, NONDIFF)
 
@@ -1251,6 +1406,15 @@ def _unbroadcast(xp: Any, x: Any, dx: Any) -> Any:
     return unbroadcast(xp, x, dx)
 
 
+def _is_one_value(x: Any) -> bool:
+    """A host number or Char: Base iterates it as a collection of itself, of no
+    dimensions (`collect(3)` is a 0-dimensional array)."""
+    if type(x) is V.StructValue:
+        return V.issubtype(x.type, V.NumberT)
+    return type(x) is V.Char or type(x) in V.WIDE_INTS or type(x) in V.RATIONALS or (
+        N.is_scalar(x) and not isinstance(x, np.ndarray))
+
+
 def _collect(xp: Any, x: Any) -> Any:
     if getattr(x, "infinite", False) is True:  # Julia's collect has no IsInfinite method
         raise ZylaError("MethodError", "no method matching collect(::"
@@ -1260,6 +1424,8 @@ def _collect(xp: Any, x: Any) -> Any:
         return as_array(x, xp)
     if isinstance(x, tuple):
         return _vect(xp, *x)
+    if xp is np and _is_one_value(x):
+        return collect_results([x], ())  # a number or a Char: a 0-dimensional array
     if isinstance(x, str):
         out = np.empty(len(x), dtype=object)
         for i, ch in enumerate(x):
@@ -1548,12 +1714,16 @@ def collect_results(vals: list, shape: tuple[int, ...]) -> Any:
     d = None
     for v in vals:
         dv = N.dtype_of(v) if not is_array(v) else N.OBJ
-        d = dv if d is None else (d if d == dv else N.promote(d, dv))
+        # numbers of different types make an array of their typejoin (`Real[1, 0.5]`), as
+        # Julia's collect does, not of their promotion
+        d = dv if d is None else (d if d == dv else N.OBJ)
         if d == N.OBJ:
             break
+    # (a vector is returned as made, not as a reshaped view of itself: it can grow)
     if d == N.OBJ or d is None:
         out = np.empty(len(vals), dtype=object)
         for i, v in enumerate(vals):
             out[i] = v
-        return tag(out.reshape(nps), collected_type(vals, typeof))
-    return np.array(vals, dtype=d).reshape(nps)
+        return tag(out if len(nps) == 1 else out.reshape(nps), collected_type(vals, typeof))
+    out = np.array(vals, dtype=d)
+    return out if len(nps) == 1 else out.reshape(nps)

@@ -205,6 +205,18 @@ def matinv(xp: Any, x: Any) -> Any:
     return xp.linalg.inv(x)
 
 
+def matpinv(xp: Any, x: Any) -> Any:
+    """Moore-Penrose pseudo-inverse with Julia's default cut-off (singular values below
+    eps * min(m, n) times the largest count as zero); pinv(Aᵀ) = pinv(A)ᵀ, so the layout
+    needs nothing special."""
+    x = as_array(x, xp)
+    if not is_array(x) or x.ndim != 2:
+        raise ZylaError("MethodError", f"no method matching pinv with dimensions {jl_size(x)}")
+    x = N.cast(x, N.float_dtype(N.dtype_of(x)), xp)
+    rtol = float(np.finfo(np.dtype(N.dtype_of(x))).eps) * min(x.shape)
+    return xp.linalg.pinv(x, rtol=rtol)
+
+
 def eye_like(xp: Any, a: Any, lam: Any) -> Any:
     """lam times the identity matrix of a's size and the promoted element type."""
     a = as_array(a, xp)
@@ -275,6 +287,10 @@ numeric("Core.cat_back", cat_back,
         "(dt, z, dz, d, xs...) -> (Core.cat(d, dt...), nothing, map(x -> nothing, xs)...)")
 numeric("det", det, "(dz, z, A) -> (dz * z * inv(A)',)")
 numeric("Core.matinv", matinv, "(dz, z, A) -> (-(z' * dz * z'),)")
+# d pinv(A) = -Y dA Y + Y Y' dA' (I - A Y) + (I - Y A) dA' Y' Y, Y = pinv(A) (constant rank)
+numeric("Core.matpinv", matpinv,
+        "(dz, z, A) -> (-(z' * dz * z') + (dz' - A * (z * dz')) * (z * z')"
+        " + (z' * z) * (dz' - (dz' * z) * A),)")
 # (λ's cotangent is the trace of dz: gradient(λ -> sum(A + λ*I), 1.0) was 0.0)
 numeric("Core.eye_like", eye_like,
         "(dz, z, a, lam) -> (nothing, sum(dz .* Core.eye_like(dz, 1.0)))")
@@ -304,14 +320,23 @@ def _julia_atan2(xp: Any, y: Any, x: Any) -> Any:
         k = xp.frexp(y_)[1] - xp.frexp(x_)[1]
         huge = k > consts[1]
         z = xp.where(huge, pi / t(2) + t(0.5) * pilo,
-                     xp.where((x_ < 0) & (k < -consts[1]), t(0), xp.arctan(xp.abs(y_ / x_))))
+                     xp.where((x_ < 0) & (k < -consts[1]), t(0), _arctan_once(xp.abs(y_ / x_))))
         left = xp.signbit(x_) & ~huge
         folded = xp.where(left, xp.where(xp.signbit(y_), (z - pilo) - pi, pi - (z - pilo)),
                           xp.where(xp.signbit(y_), -z, z))
         general = xp.isfinite(x_) & xp.isfinite(y_) & (x_ != 0) & (y_ != 0) & (x_ != 1)
         out = xp.where(general, folded,
-                       xp.where(x_ == 1, xp.arctan(y_), xp.arctan2(y_, x_)))
+                       xp.where(x_ == 1, _arctan_once(y_), xp.arctan2(y_, x_)))
     return N.host_scalar(out) if np.ndim(out) == 0 else out
+
+
+def _arctan_once(v: Any) -> Any:
+    """numpy's arctan of a float array, a Float32/Float16 one computed in Float64 and
+    rounded once, as the host's atan(x) of one is (so that atan(y, 1) === atan(y))."""
+    v = np.asarray(v)
+    if v.dtype.kind == "f" and v.dtype.itemsize < 8:
+        return np.arctan(v.astype(np.float64)).astype(v.dtype)
+    return np.arctan(v)
 
 
 def _julia_atan2_float64(y: float, x: float) -> float:
@@ -415,6 +440,8 @@ FORWARD: dict[str, str] = {
     "Core.atan2": "(d, z, y, x) -> (d[1] .* x .- d[2] .* y) ./ (x .^ 2 .+ y .^ 2)",
     "det": "(d, z, A) -> z * sum(transpose(inv(A)) .* d[1])",
     "Core.matinv": "(d, z, A) -> -(z * d[1] * z)",
+    "Core.matpinv": "(d, z, A) -> -(z * d[1] * z) + z * z' * d[1]' * (I - A * z)"
+                    " + (I - z * A) * d[1]' * z' * z",
     "Core.cat": "(d, z, dims, xs...) -> Core.cat(dims, Core.tail(d)...)",
     "Core.cat_back": "(t, z, dz, dims, xs...) -> Core.cat_back(t[1], dims, xs...)",
     "Core.repeat_outer": "(d, z, x, c) -> Core.repeat_outer(d[1], c)",

@@ -17,7 +17,7 @@ from grammar.errors import ZylaError
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import typeof
-from lang.core.primitives import NONDIFF, HostOnly, prim
+from lang.core.primitives import NONDIFF, HostOnly, prim, string_text
 from lang.core.show import jl_string
 
 _HOST = HostOnly("bit-level integer functions run on the host")
@@ -209,7 +209,7 @@ def _hash_key(x: Any) -> Any:
     if isinstance(x, V.WideInt):
         return x.value
     if isinstance(x, V.Rational):  # one key for isequal numbers: 1//2, big(1)//2 and 0.5
-        return Fraction(x.numerator, x.denominator)
+        return float(x) if x.denominator == 0 else Fraction(x.numerator, x.denominator)
     if isinstance(x, tuple):
         return ("Tuple",) + tuple(_hash_key(v) for v in x)
     if isinstance(x, np.ndarray):
@@ -218,6 +218,9 @@ def _hash_key(x: Any) -> Any:
         return ("Array", (len(x),)) + tuple(_hash_key(v) for v in x)
     if isinstance(x, str):  # a String and an equal SubString hash alike
         return ("str", str.__hash__(x))
+    text = string_text(x) if isinstance(x, V.StructValue) else None
+    if text is not None:  # Base's hash(s::AbstractString, h) = hash(String(s), h)
+        return ("str", str.__hash__(text))
     try:
         return (type(x).__name__, hash(x))
     except TypeError:

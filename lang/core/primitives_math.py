@@ -11,6 +11,8 @@ Zyla code in lang/core/stdlib/math.jl, over differentiable primitives).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -158,31 +160,47 @@ def maxintfloat(t: Any = None) -> Any:
     return _back(2.0 ** (np.finfo(dt).nmant + 1), dt)
 
 
-def _reduce_2pi(x: Any, fname: str, nearest: bool) -> Any:
-    """x minus a whole multiple k of 2π, computed exactly and rounded once: k = floor(x/2π)
-    (result in [0, 2π)) or the nearest integer (result in [-π, π])."""
+#: how rem2pi rounds x/2π to the multiple of 2π it takes away, by rounding mode name
+_ROUNDINGS: dict[str, Callable[[Fraction], int]] = {
+    "Nearest": round, "ToZero": math.trunc, "Down": math.floor, "Up": math.ceil}
+
+
+def _reduce_2pi(x: Any, fname: str, rounding: Callable[[Fraction], int]) -> Any:
+    """x minus a whole multiple k of 2π, computed exactly and rounded once: k is x/2π
+    rounded by `rounding` (floor: a result in [0, 2π); nearest: in [-π, π]). A NaN is
+    returned as it is, ±Inf gives NaN."""
     if isinstance(x, (bool,)) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise ZylaError("MethodError", f"no method matching {fname}(::{type(x).__name__})")
+        raise ZylaError("MethodError", f"no method matching {fname}(::{V.type_name(typeof(x))})")
     dt = np.dtype(np.float64) if isinstance(x, (int, np.integer)) else np.asarray(x).dtype
+    if np.isnan(x):
+        return x
     if not np.isfinite(x):
         return _back(np.nan, dt)
     q = Fraction(float(x))
-    ratio = q / _TWO_PI
-    k = round(ratio) if nearest else (ratio.numerator // ratio.denominator)
+    k = rounding(q / _TWO_PI)
     return _back(float(q - k * _TWO_PI), dt)
 
 
 def mod2pi(x: Any) -> Any:
     """x modulo 2π, in [0, 2π), with 2π taken exactly (not the Float64 2π)."""
-    return _reduce_2pi(x, "mod2pi", nearest=False)
+    return _reduce_2pi(x, "mod2pi", math.floor)
 
 
 def rem2pi(x: Any, r: Any = None) -> Any:
-    """x minus the multiple of 2π nearest to it (RoundNearest, the only rounding mode
-    Zyla takes here); the result lies in [-π, π]."""
-    if r is not None and getattr(r, "name", None) not in (None, "RoundNearest"):
-        raise ZylaError("ArgumentError", "Zyla's rem2pi takes only RoundNearest")
-    return _reduce_2pi(x, "rem2pi", nearest=True)
+    """x minus a multiple of 2π: the nearest (RoundNearest, the default: a result in
+    [-π, π]), or x/2π rounded by RoundToZero, RoundDown or RoundUp."""
+    name = "Nearest" if r is None else _rounding_name(r)
+    if name not in _ROUNDINGS:
+        raise ZylaError("MethodError", f"no method matching rem2pi(::{V.type_name(typeof(x))}, "
+                        f"::{V.type_name(typeof(r))})")
+    return _reduce_2pi(x, "rem2pi", _ROUNDINGS[name])
+
+
+def _rounding_name(r: Any) -> str | None:
+    """The name of a RoundingMode value (`RoundUp` is "Up"), or None for anything else."""
+    if isinstance(r, V.StructValue) and r.type.name == "RoundingMode":
+        return getattr(r.getfield("name"), "name", None)
+    return None
 
 
 _FUNCS = {"nextfloat": nextfloat, "prevfloat": prevfloat, "frexp": frexp, "ldexp": ldexp,

@@ -47,7 +47,7 @@ import numpy as np
 from lang.core import choices
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.primitives import NONDIFF, _hx, _jx, _result, is_array, prim
+from lang.core.primitives import NONDIFF, _hx, _jx, _result, irrational_as, is_array, prim
 from lang.core.primitives_array import MUTATING, _convert_elem
 from lang.core.refusals import OffloadError
 
@@ -248,6 +248,10 @@ def contract(xp: Any, red: tuple, rs: tuple, like: Any, *xs: Any) -> Any:
     lens = [n for _, _, n in _box(rs)]
     R = len(lens)
     red = tuple(int(a) for a in red)
+    # an Irrational operand as the other operand's float type (the accumulator's alone)
+    beside = ([N.dtype_of(x) for x in xs[::-1]] if len(xs) == 2
+              else [N.dtype_of(like)] * len(xs))
+    xs = tuple(irrational_as(x, d) for x, d in zip(xs, beside, strict=True))
     dts = [N.dtype_of(x) for x in xs]
     pdt = dts[0] if len(dts) == 1 else N.arith_dtype(dts[0], dts[1])
     if pdt == N.BOOL:

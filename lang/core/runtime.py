@@ -64,12 +64,13 @@ LIBRARY_DIRS.append(STDLIB.resolve())
 INSTALLERS: list[Callable[[Runtime], None]] = []
 
 #: Zyla library files every new runtime runs after Base (autodiff adds its `ad.jl`).
-STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl", "numbers.jl", "strings.jl"]
+STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl", "numbers.jl", "bigfloat.jl",
+                             "strings.jl"]
 
 
 #: modules whose names a user's global never shadows: `Base.x` after `x = 1` is still
 #: `UndefVarError`, as in Julia
-_CLOSED_MODULES = frozenset({"Base", "Core", "Iterators"})
+_CLOSED_MODULES = frozenset({"Base", "Core", "Iterators", "MathConstants"})
 
 
 def _alias(fam: V.JType, params: tuple) -> V.JType:
@@ -128,8 +129,8 @@ class Runtime:
                   "Printf", "Iterators", "ChainRulesCore", "Zygote", "Flux", "NNlib",
                   "Optimisers", "GradCheck", "ProgressMeter", "MLUtils", "Functors",
                   "DelimitedFiles", "Zyla", "OneHotArrays", "StatsBase", "MLDataDevices",
-                  "Losses", "Logging", "JLD2", "BSON", "FileIO", "MLDatasets", "Parameters",
-                  "Optimise", "DataFrames"):
+                  "Losses", "Logging", "CoreLogging", "JLD2", "BSON", "FileIO", "MLDatasets",
+                  "Parameters", "Optimise", "DataFrames", "MathConstants"):
             self.modules[m] = V.ModuleValue(m)
             b.setdefault(m, self.modules[m])
 
@@ -253,6 +254,7 @@ class Runtime:
                 (c, old) for c, old in getattr(bound.family, "curly_ctors", [])
                 if not (c == callee and old.sig == m.sig and old.nreq == m.nreq)] + [(callee, m)]
             bound.family.curly_specs = {}  # type: ignore[attr-defined]
+            bound.family.curly_found = {}  # type: ignore[attr-defined]
             return bound
         if isinstance(bound, V.JType):
             # an outer constructor: a method of the type itself
@@ -367,17 +369,29 @@ class Runtime:
         gf = getattr(t.family, "ctor_gf", None)
         if gf is None:
             return None
-        try:
-            return gf.dispatch([typeof(a) for a in args])
-        except ZylaError:
-            return None
+        return gf.find([typeof(a) for a in args])
 
     def _curly_constructor(self, t: V.JType, args: list) -> Method | None:
         """The most specific `Pos{T}(...) where T` constructor for a call of `t` with
         args, its body specialised to `t`'s parameters (cached per method and type)."""
         types = [typeof(a) for a in args]
+        ctors = t.family.curly_ctors  # type: ignore[attr-defined]
+        # (the lookup is remembered per type and argument types until a constructor is
+        # defined: that resets curly_found)
+        seen = t.family.__dict__.setdefault("curly_found", {})
+        key = (t, tuple(types))
+        try:
+            return seen[key]
+        except KeyError:
+            pass
+        except TypeError:
+            return self._find_curly(t, types, ctors)
+        seen[key] = found = self._find_curly(t, types, ctors)
+        return found
+
+    def _find_curly(self, t: V.JType, types: list, ctors: list) -> Method | None:
         best: tuple[Method, dict] | None = None
-        for callee, m in t.family.curly_ctors:  # type: ignore[attr-defined]
+        for callee, m in ctors:
             env: dict = {}
             if not V.issubtype(t, callee, env) or len(types) < m.nreq or (
                     not m.vararg and len(types) > len(m.sig)):
@@ -468,9 +482,21 @@ class Runtime:
     def _lowered(self, text: str, src: SourceFile, module: str | None) -> Iterator[Function]:
         """The top-level thunks of a source text, parsed at once and lowered lazily."""
         prog = self.parse(text, src.name)
-        lo = Lowerer(src, module=module)
+        lo = self.lowerer(src, module)
         for stmt in prog.stmts:
             yield lo.lower_toplevel(stmt)
+
+    def lowerer(self, src: SourceFile, module: str | None = None) -> Lowerer:
+        """A Lowerer for a source file run in this runtime (its library's code, while the
+        library loads, or a program's)."""
+        return Lowerer(src, module=module, literal_pow=self._literal_pow_extended(),
+                       library_names=None if self.loading_base else self.builtins)
+
+    def _literal_pow_extended(self) -> bool:
+        """Whether a program has added a method to `literal_pow` beyond the library's one
+        (then literal powers are lowered to calls of it, as Julia's always are)."""
+        gf = self.builtins.get("literal_pow")
+        return isinstance(gf, GenericFunction) and len(gf.methods) > 1
 
     def load_stdlib(self, name: str) -> None:
         """Run one of Zyla's library files (lang/core/stdlib) into Base, once per runtime; its

@@ -203,6 +203,9 @@ def free_names(node: Any, out: set[str] | None = None) -> set[str]:
                 free_names(p, out)
     elif isinstance(node, A.NamedTupleLit):
         free_names(node.values, out)
+    elif isinstance(node, A.Comparison):  # its operators are names too (a local `==`)
+        out.update(op.removeprefix(".") or op for op in node.ops)
+        free_names(node.operands, out)
     elif isinstance(node, A.FunctionDef):
         if node.name and "." not in node.name:
             out.add(node.name)

@@ -52,6 +52,7 @@ from lang.core.values import (
     DataTypeT,
     Float64T,
     Int64T,
+    Irrational,
     JType,
     ModuleT,
     ModuleValue,
@@ -126,13 +127,15 @@ def jl_print(x: Any) -> str:
     return jl_show(x)
 
 
-def jl_show(x: Any) -> str:
+def jl_show(x: Any, compact: bool = False) -> str:
     """The text Julia's two-argument `show(x)` writes (also `repr(x)` and `@show`).
 
     Values that read back as Julia source where Julia does so: `"a\\n"`, `'a'`, `:x`,
     `1.0f0`, `(1,)`, `(a = 1,)`, `[1 2; 3 4]`, `Float32[1.0]`, `1:2:9`, `Affine(...)`.
+    With `compact` (an `IOContext` with `:compact => true`) floats keep six significant
+    digits.
     """
-    return _show(x, _PLAIN)
+    return _show(x, _Ctx(compact=True) if compact else _PLAIN)
 
 
 def jl_display(
@@ -156,6 +159,8 @@ def jl_display(
         return _display_char(x)
     if isinstance(x, JType):
         return _display_type(x)
+    if type(x) is Irrational:  # Julia's: `π = 3.1415926535897...`
+        return f"{x.sym} = {_show_float(float(x), _PLAIN)[:15]}..."
     hook = getattr(x, "jl_display", None)
     if callable(hook) and not isinstance(x, type):
         return str(hook())
@@ -170,8 +175,34 @@ def jl_display(
 # --- dispatch ---------------------------------------------------------------------------
 
 
+#: the identities of the mutable containers being shown, outermost first
+_SHOWING: list[int] = []
+
+
 def _show(x: Any, ctx: _Ctx) -> str:
-    """Two-argument `show` of `x` under the context `ctx`."""
+    """Two-argument `show` of `x` under the context `ctx`. A mutable container met again
+    inside itself is Julia's `#= circular reference @-d =#` (d: how many containers up),
+    after its type for a Dict or a struct."""
+    mutable = isinstance(x, dict) or (isinstance(x, np.ndarray) and x.dtype == object) or (
+        isinstance(x, StructValue) and x.type.mutable)
+    if not mutable:
+        return _show_value(x, ctx)
+    if id(x) in _SHOWING:
+        d = len(_SHOWING) - max(i for i, k in enumerate(_SHOWING) if k == id(x))
+        mark = f"#= circular reference @-{d} =#"
+        if isinstance(x, np.ndarray):
+            return mark
+        t = x.type if isinstance(x, StructValue) else getattr(x, "jtype", None)
+        return f"{type_name(t)}({mark})" if isinstance(t, JType) else mark
+    _SHOWING.append(id(x))
+    try:
+        return _show_value(x, ctx)
+    finally:
+        _SHOWING.pop()
+
+
+def _show_value(x: Any, ctx: _Ctx) -> str:
+    """`_show` of x, not looking for circular references."""
     if x is None:
         return "nothing"
     if isinstance(x, bool | np.bool_):
@@ -183,7 +214,7 @@ def _show(x: Any, ctx: _Ctx) -> str:
     if isinstance(x, np.unsignedinteger):  # 0x01, 0x0001: hex, two digits per byte
         return f"0x{int(x):0{2 * x.dtype.itemsize}x}"
     if isinstance(x, float | np.floating):
-        return _show_float(x, ctx)
+        return x.sym if type(x) is Irrational else _show_float(x, ctx)
     if isinstance(x, str):
         return _quote_string(x)
     if isinstance(x, Char):

@@ -250,14 +250,30 @@ _NOTHING_IS_A_VALUE = [False]
 
 
 @contextmanager
-def nothing_is_a_value(on: bool) -> Iterator[None]:
-    """Unify skeletons where `nothing` is a value of its own (`on`) or a placeholder."""
-    was = _NOTHING_IS_A_VALUE[0]
-    _NOTHING_IS_A_VALUE[0] = on
+def _setting(flag: list, on: bool) -> Iterator[None]:
+    was = flag[0]
+    flag[0] = on
     try:
         yield
     finally:
-        _NOTHING_IS_A_VALUE[0] = was
+        flag[0] = was
+
+
+def nothing_is_a_value(on: bool) -> Any:
+    """Unify skeletons where `nothing` is a value of its own (`on`) or a placeholder."""
+    return _setting(_NOTHING_IS_A_VALUE, on)
+
+
+#: whether values of different Julia types on two paths are refused (the result of an
+#: `if` the code reads: Julia keeps each path's type, `x > 0 ? 1 : 0.5` is an Int64 or a
+#: Float64) or promoted (a loop-carried variable, whose type settles after the first
+#: iteration)
+_TYPES_ARE_EXACT = [False]
+
+
+def exact_types(on: bool) -> Any:
+    """Unify skeletons refusing (`on`) or promoting numbers of different types."""
+    return _setting(_TYPES_ARE_EXACT, on)
 
 
 def unify(a: Any, b: Any) -> Any:
@@ -277,6 +293,10 @@ def unify(a: Any, b: Any) -> Any:
                            f"{describe(b if ka == 'const' and a[1] is None else a)} on another")
     if ka in ("num", "arr") and kb in ("num", "arr"):
         da, db = np.dtype(a[1]), np.dtype(b[1])
+        if da != db and _TYPES_ARE_EXACT[0]:
+            # (one compiled type for both would change the value's type on one path)
+            raise OffloadError(f"a value is {describe(a)} on one path and {describe(b)} on "
+                               "another (Julia keeps each path's type)")
         d = N.promote(da, db)
         sa = () if ka == "num" else a[2]
         sb = () if kb == "num" else b[2]

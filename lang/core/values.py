@@ -32,7 +32,7 @@ from __future__ import annotations
 import codecs
 import math
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -60,6 +60,21 @@ class TypeVar(Atomic):
     def __init__(self, name: str, ub: JType | None = None) -> None:
         self.name = name
         self.ub = ub
+
+    def _anonymous(self) -> bool:
+        """A fresh variable for a bound written as a parameter (`Vector{<:Real}`)."""
+        return type(self) is TypeVar and self.name.startswith("#s")
+
+    def __eq__(self, other: object) -> bool:
+        # each `<:B` is its own variable, but `Complex{<:Real} == Complex{<:Real}` (Julia
+        # compares the UnionAlls, which are the same)
+        if self is other:
+            return True
+        return (isinstance(other, TypeVar) and self._anonymous() and other._anonymous()
+                and self.ub == other.ub)
+
+    def __hash__(self) -> int:
+        return hash(("#s", self.ub)) if self._anonymous() else id(self)
 
     def __repr__(self) -> str:
         if is_alias_var(self.name):
@@ -91,10 +106,17 @@ class SelfRef(TypeVar):
 
 def substitute_self(t: Any, new: JType) -> Any:
     """`t` with every SelfRef replaced by `new`, unions and parameters rebuilt."""
-    if isinstance(t, SelfRef):
-        return new
+    return _map_leaf_types(t, lambda x: new if isinstance(x, SelfRef) else None)
+
+
+def _map_leaf_types(t: Any, leaf: Any) -> Any:
+    """t with each part p for which leaf(p) is not None replaced by leaf(p), and the
+    unions and parametric types above a replaced part rebuilt."""
+    got = leaf(t)
+    if got is not None:
+        return got
     if isinstance(t, JType) and t.params:
-        ps = tuple(substitute_self(p, new) for p in t.params)
+        ps = tuple(_map_leaf_types(p, leaf) for p in t.params)
         if all(a is b for a, b in zip(ps, t.params, strict=True)):
             return t
         return make_union(ps) if t.family is UnionT else apply_type(t.family, ps)
@@ -154,7 +176,7 @@ class JType(Atomic):
 def type_name(t: Any) -> str:
     """Julia's printed name of a type (`Vector{Float64}`, `Matrix{Float64}`)."""
     if not isinstance(t, JType):
-        return repr(t)
+        return ":" + t.name if type(t) is Symbol else repr(t)
     fam = t.family
     if fam is UnionT and not t.params:
         return "Union{}"
@@ -204,6 +226,8 @@ UInt128T = _family("UInt128", UnsignedT)
 BigIntT = _family("BigInt", SignedT)
 BoolT = _family("Bool", IntegerT)
 RationalT = _family("Rational", RealT, arity=1)
+AbstractIrrationalT = _family("AbstractIrrational", RealT, abstract=True)
+IrrationalT = _family("Irrational", AbstractIrrationalT, arity=1)
 AbstractStringT = _family("AbstractString", AnyT, abstract=True)
 StringT = _family("String", AbstractStringT)
 AbstractCharT = _family("AbstractChar", AnyT, abstract=True)
@@ -237,6 +261,9 @@ def apply_type(fam: JType, params: tuple) -> JType:
     """Instantiate a family with parameters; cheap, structural equality."""
     if not params:
         return EmptyTupleT if fam is TupleT else fam
+    if fam is NamedTupleT and type(params[0]) is tuple:  # names as a NamedTuple keeps
+        # them, strings (`NamedTuple{(:a, :b), T}` is the type of `(a = 1, b = 2)`)
+        params = (tuple(n.name if type(n) is Symbol else n for n in params[0]), *params[1:])
     t = JType(fam.name, None, tuple(params), fam.abstract, fam.arity, fam)
     t.fields, t.field_types = fam.fields, fam.field_types
     t.mutable, t.is_struct, t.param_names = fam.mutable, fam.is_struct, fam.param_names
@@ -258,11 +285,20 @@ def supertype(t: JType) -> JType | None:
     if fam is AbstractRangeT or fam in (UnitRangeT, StepRangeT, StepRangeLenT):
         return AbstractArrayT if fam is AbstractRangeT else AbstractRangeT
     sup = fam.super_
+    if sup is not None and sup.params and t.params and fam.param_names:
+        # a struct declared `S{K,V} <: AbstractDict{K,V}`: S{Symbol,Int}'s supertype is
+        # AbstractDict{Symbol,Int}
+        return _bind_typevars(sup, dict(zip(fam.param_names, t.params, strict=False)))
     if sup is not None and not sup.params and t.params and sup.arity == len(t.params):
         # a family whose declared supertype takes the same parameters: Dict{K,V} <:
         # AbstractDict{K,V} (without them `Dict{Symbol}` would match AbstractDict{<:String})
         return apply_type(sup, t.params)
     return sup
+
+
+def _bind_typevars(t: Any, env: dict) -> Any:
+    """t with the type variables that env names replaced by their values."""
+    return _map_leaf_types(t, lambda x: env.get(x.name, x) if isinstance(x, TypeVar) else None)
 
 
 def _param_le(a: Any, b: Any, env: dict) -> bool:
@@ -285,7 +321,14 @@ def _param_le(a: Any, b: Any, env: dict) -> bool:
         # invariant parameters holding TypeVars: `Type{Complex{Int64}}` matches
         # `Type{Complex{T}}` with T = Int64
         return all(_param_le(p, q, env) for p, q in zip(a.params, b.params, strict=True))
-    return a == b
+    return a == b or _symbol_text(a) == _symbol_text(b) is not None
+
+
+def _symbol_text(p: Any) -> str | None:
+    """A Symbol type parameter's name, as a method's signature holds it (`Val{:a}` in
+    `f(::Val{:a})` holds "a", the type of `Val(:a)` the Symbol); None for others."""
+    t = type(p)
+    return p.name if t is Symbol else p if t is str else None
 
 
 def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
@@ -317,6 +360,9 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
             fixed = bp[:-1]
             if len(a.params) < len(fixed):
                 return False
+            if len(bp[-1].params) == 2 and not _param_le(len(a.params) - len(fixed),
+                                                         bp[-1].params[1], env):
+                return False  # `Vararg{T, N}`: N elements (a TypeVar N is bound to them)
             return all(issubtype(x, y, env) for x, y in zip(a.params, fixed, strict=False)) and all(
                 issubtype(x, elem, env) for x in a.params[len(fixed):]
             )
@@ -344,6 +390,13 @@ def typejoin(a: Any, b: Any) -> Any:
         return b
     if issubtype(b, a):
         return a
+    if (a.family is TupleT and b.family is TupleT and a.params and b.params
+            and len(a.params) == len(b.params) and not any(
+                isinstance(p, JType) and p.family is VarargT for p in a.params + b.params)):
+        # tuples of one length join elementwise (Tuple{Int64, Nothing} and Tuple{Int64,
+        # Int64}: Tuple{Int64, Any})
+        return apply_type(TupleT, tuple(typejoin(p, q) for p, q in zip(a.params, b.params,
+                                                                        strict=True)))
     t: JType | None = a
     while t is not None:
         if issubtype(b, t):
@@ -420,6 +473,10 @@ class Char:
         return Char, (self.value,)
 
 
+#: 2^63: Int64 holds -2^63 up to 2^63 - 1
+_INT64_LIMIT = 1 << 63
+
+
 class Rational(Fraction):
     """Julia's Rational{Int64} (`1//2`): an exact fraction in lowest terms with a positive
     denominator. Python's Fraction does the arithmetic; the primitives wrap its results
@@ -427,12 +484,52 @@ class Rational(Fraction):
 
     __slots__ = ()
 
+    def __new__(cls, numerator: Any = 0, denominator: Any = None) -> Rational:
+        """The Fraction, whose parts must fit Int64 for a Rational{Int64}: else Python's
+        OverflowError (Julia's, as the runtime shows it), never a wider Rational."""
+        x = Fraction.__new__(cls, numerator, denominator)
+        if cls is Rational and not (-_INT64_LIMIT <= x._numerator < _INT64_LIMIT
+                                    and x._denominator < _INT64_LIMIT):
+            raise OverflowError("a Rational{Int64} overflowed")
+        return x
+
     @property
     def jtype(self) -> JType:
         return apply_type(RationalT, (Int64T,))
 
     def jl_show(self) -> str:
         return f"{self.numerator}//{self.denominator}"
+
+    @classmethod
+    def infinite(cls, sign: int) -> Rational:
+        """Julia's `1//0` (sign > 0) or `-1//0`: a Rational with a zero denominator, which
+        Python's Fraction cannot make; its arithmetic is a DivideError (Fraction divides
+        by the zero), its comparisons and float are those of ±Inf."""
+        x = Fraction.__new__(cls)
+        x._numerator, x._denominator = (1 if sign > 0 else -1), 0
+        return x
+
+    def __float__(self) -> float:
+        if self._denominator == 0:
+            return math.copysign(math.inf, self._numerator)
+        return self._numerator / self._denominator
+
+    def __eq__(self, other: object) -> bool:
+        if self._denominator == 0 or getattr(other, "_denominator", 1) == 0:
+            return _compare_real(self) == _compare_real(other)
+        return Fraction.__eq__(self, other)
+
+    __hash__ = Fraction.__hash__
+
+    def _richcmp(self, other: Any, op: Callable[[Any, Any], bool]) -> bool:
+        if self._denominator == 0 or getattr(other, "_denominator", 1) == 0:
+            return op(_compare_real(self), _compare_real(other))
+        return Fraction._richcmp(self, other, op)
+
+
+def _compare_real(x: Any) -> Any:
+    """x as compared with an infinite Rational: ±inf for one, x itself otherwise."""
+    return float(x) if isinstance(x, Rational) and x._denominator == 0 else x
 
 
 class WideInt:
@@ -523,6 +620,42 @@ class BigRational(Rational):
 
 #: the classes of Julia's Rationals (Rational{Int64}, Rational{BigInt})
 RATIONALS = (Rational, BigRational)
+
+
+class Irrational(float):
+    """Julia's Irrational{sym} (π, ℯ, γ, φ, catalan): as a Python float, its nearest
+    Float64 (what code that knows nothing of it computes with), knowing its symbol and
+    the name of the mpmath constant that gives its exact value to any precision
+    (lang.core.primitives promotes it as Julia does: to the other operand's float type,
+    and compares it exactly)."""
+
+    __slots__ = ("sym", "exact", "jtype")
+    #: as an element type, where nothing promotes it first: Float64's, as Julia's
+    #: float(π) (a number to the primitives that know nothing of Irrationals)
+    dtype = np.dtype(np.float64)
+
+    def __new__(cls, value: float, sym: str, exact: str) -> Irrational:
+        x = float.__new__(cls, value)
+        x.sym, x.exact = sym, exact
+        x.jtype = apply_type(IrrationalT, (Symbol(sym),))
+        return x
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Irrational and other.sym == self.sym
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("Irrational", self.sym))
+
+    def __repr__(self) -> str:
+        return self.sym
+
+    def __reduce__(self) -> tuple:
+        return Irrational, (float(self), self.sym, self.exact)
+
+
 WIDE_TYPES = {Int128T: Int128, UInt128T: UInt128, BigIntT: BigInt}
 WIDE_INTS = (Int128, UInt128, BigInt)
 
@@ -703,9 +836,9 @@ class Box:
 
     value: Any = None
     defined: bool = False
-    # made or written by code being differentiated (autodiff.runtime marks it): AD does not
-    # follow such a box's contents, so a cotangent through it is refused
-    differentiated: bool = False
+    # how many times it was written: reverse mode notices a write it did not record (one
+    # made by code run without AD), through which a gradient would be lost
+    version: int = 0
 
 
 @dataclass(eq=False)
@@ -809,7 +942,7 @@ BUILTIN_TYPES = {
     "UInt128": UInt128T, "BigInt": BigIntT,
     "AbstractString": AbstractStringT, "String": StringT, "Char": CharT,
     "AbstractChar": AbstractCharT, "Symbol": SymbolT, "Nothing": NothingT,
-    "Rational": RationalT,
+    "Rational": RationalT, "Irrational": IrrationalT, "AbstractIrrational": AbstractIrrationalT,
     "Function": FunctionT, "Type": TypeT, "DataType": DataTypeT, "Module": ModuleT,
     "Tuple": TupleT, "NamedTuple": NamedTupleT, "AbstractArray": AbstractArrayT,
     "DenseArray": DenseArrayT, "Array": ArrayT, "AbstractRange": AbstractRangeT,

@@ -21,6 +21,7 @@ import numpy as np
 
 from backend.compile import compiled_call
 from backend.lower_jax import JaxInterpreter
+from lang.core import current
 from lang.core import values as V
 from lang.core.functions import Closure
 from lang.core.safety import configure, set_program
@@ -82,10 +83,12 @@ class Zyla:
                   allow_shell)
 
     def eval(self, code: str, filename: str = "<python>") -> Any:
+        current.make_current(self.rt)
         return from_zyla(self.rt.run_source(code, filename))
 
     def load(self, path: str) -> None:
         """Run the file at `path`; its folder becomes readable, as for `zyla run`."""
+        current.make_current(self.rt)
         self.rt.current_file = path
         set_program(self.rt, path)
         with open(path, encoding="utf-8") as f:
@@ -102,6 +105,7 @@ class Zyla:
         """f(args...) on the host interpreter alone, or (`compiled`) as one XLA
         executable, or (`tiered`) as a call made by a program runs: on the host, with the
         calls it makes at any depth compiled where the tiering policy says so."""
+        current.make_current(self.rt)  # (another Zyla may have been made since)
         fn = self._f(f)
         zargs = [to_zyla(a) for a in args]
         if compiled:
@@ -116,6 +120,7 @@ class Zyla:
         return self.call(self.rt.lookup("gradient"), self._f(f), *args, compiled=compiled)
 
     def pullback(self, f: str | Any, *args: Any) -> tuple[Any, Callable[[Any], tuple]]:
+        current.make_current(self.rt)
         y, back = self.rt.interp.call_value(self.rt.lookup("pullback"),
                                             [self._f(f)] + [to_zyla(a) for a in args])
         return from_zyla(y), lambda dy: from_zyla(self.rt.interp.call_value(back, [to_zyla(dy)]))

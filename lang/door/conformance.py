@@ -23,7 +23,6 @@ from typing import Any
 
 from grammar import ast as A
 from grammar.errors import SourceFile, ZylaError
-from lang.core.lower import Lowerer
 from lang.door.fuzzing import _Timeout, time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,7 +82,7 @@ def run_file(path: Path, limit: float = STATEMENT_LIMIT,
     src = SourceFile(name, text)
     rt.sources[name] = src
     rt.current_file = name
-    lo = Lowerer(src)
+    lo = rt.lowerer(src)
     seen: dict[str, int] = {}
     for stmt, parse_error in _statements(rt, text, name):
         ts = _testset_name(stmt) if stmt is not None else _chunk_testset(parse_error)

@@ -116,6 +116,8 @@ def grad_leaves(v: Any, g: Any) -> list[np.ndarray]:
         names = v.names if isinstance(v, V.NamedTuple) else v.type.fields
         vals = v.values if isinstance(v, V.NamedTuple) else v.fields
         gmap = dict(zip(g.names, g.values, strict=False)) if isinstance(g, V.NamedTuple) else {}
+        if isinstance(g, V.StructValue):  # (a Complex's cotangent as a Complex)
+            gmap = dict(zip(g.type.fields, g.fields, strict=False))
         return [a for k, x in zip(names, vals, strict=False) for a in grad_leaves(x, gmap.get(k))]
     return []
 

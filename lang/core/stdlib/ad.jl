@@ -12,7 +12,9 @@ Core.dict_ctor_pb(ps) = dz -> (nothing, Core.dict_ctor_back(dz, ps)...)
 Core.shift_back(bb) = dz -> Core.prepend_nothing(Core.back(bb, dz))
 Core.back_back(bb) = dz -> Core.prepend_nothing(Core.back(bb, dz))
 Core.bcast_scalar_back(b) = dz -> Core.prepend_nothing(Core.back(b, dz))
-Core.rrule_back(pb) = dz -> pb(dz)
+# a user rrule's pullback takes a complex result's cotangent as a Complex, as ChainRules
+# writes it (not as the NamedTuple of its fields)
+Core.rrule_back(pb, y) = dz -> pb(Core.complex_cot(y, dz))
 Core.trycatch_back(b, k) = dz -> Core.trycatch_cots(Core.back(b, dz), k)
 Core.hook_back(f) = dz -> (nothing, nothing, f(dz))
 Core.trycatch_cots(g::Nothing, k) = nothing
@@ -38,7 +40,7 @@ Core.back_fwd(b, dy) = Core.pc_shift(Core.pullback_call(b, dy))
 Core.pc_shift(t) = (t[1], Core.shift_back(t[2]))
 Core.rrule_pullback_fn(f) = (xs...) -> Core.rrule_pullback(f, xs...)
 Core.rrule_pullback(f, xs...) = Core.rrule_pb2(rrule(f, xs...))
-Core.rrule_pb2(t) = (t[1], Core.rrule_back(t[2]))
+Core.rrule_pb2(t) = (t[1], Core.rrule_back(t[2], t[1]))
 Core.prim_pullback_fn(p) = (xs...) -> Core.prim_pullback(p, xs...)
 Core.bcast_pullback(f, args...) = Core.bcast_pb2(f, broadcast(f, args...), args)
 Core.bcast_pb2(f, y, args) = (y, Core.bcast_primback(Core.bcast_rule_of(f), y, args))
@@ -156,7 +158,7 @@ end
 # J in a loop, so that a Jacobian (and hessian_reverse) differentiates again
 function Core.jacobian_reverse(f, x)
     y, b = Core.pullback_call(f, x)
-    J = zeros(length(y), length(x))
+    J = zeros(Core.jacobian_eltype(x, y), length(y), length(x))
     for i in 1:length(y)
         g = Core.grads_out(Core.back(b, Core.onehot_like(y, i)), (x,))[1]
         if g !== nothing
@@ -166,11 +168,16 @@ function Core.jacobian_reverse(f, x)
     J
 end
 function Core.jacobian_forward(f, x, y)
-    J = zeros(length(y), length(x))
+    J = zeros(Core.jacobian_eltype(x, y), length(y), length(x))
     for i in 1:length(x)
         J[:, i] .= Core.fwd_column(Core.jvp_call(f, nothing, 1, x, Core.onehot_like(x, i))[2], y)
     end
     J
+end
+# a Jacobian's element type, as Zygote's: promote_type of x's and y's (a float type)
+function Core.jacobian_eltype(x, y)
+    T = promote_type(eltype(x), eltype(y))
+    T <: AbstractFloat ? T : Float64
 end
 Core.fwd_column(d, y) = d === nothing ? zeros(length(y)) : (d isa Number ? [d] : vec(d))
 
@@ -182,15 +189,14 @@ function hessian(f, x)
     Core.jacobian_forward(g, x, x)
 end
 hessian_reverse(f, x) = Core.jacobian_reverse(z -> gradient(f, z)[1], x)
+hessian_dual(f, x) = hessian(f, x)  # (Zygote's name for its forward-over-reverse hessian)
 
 # Forward mode (autodiff/forward.py): the tangent J v of f at x in direction v, with f's IR
 # transformed to carry (primal, tangent) pairs; user `frule`s win over the built-in rules.
 function jvp(f, x, v)
-    y, dy = Core.jvp_call(f, nothing, 1, x, Core.fwd_seed(x, v))
+    y, dy = Core.jvp_call(f, nothing, 1, x, v)
     (y, Core.tangent_out(y, dy))
 end
-# integers are not differentiable (as in `gradient`): their tangent is dropped
-Core.fwd_seed(x, v) = x isa Integer || (x isa AbstractArray && eltype(x) <: Integer) ? nothing : v
 pushforward(f, x) = v -> jvp(f, x, v)[2]
 
 # Forward-rule helpers (the primitive table's `forward` entries call these).
@@ -218,6 +224,9 @@ Core.extremes_pick(d, z, xs, i) =
     i == length(xs) ? d[i] : ifelse(xs[i] == z, d[i], Core.extremes_pick(d, z, xs, i + 1))
 Core.cumsum_fwd(d, z, x, r...; dims=nothing) = dims === nothing ? cumsum(d[1], r...) : cumsum(d[1]; dims=dims)
 Core.fwd_field(dx, s) = dx === nothing ? nothing : (haskey(dx, s) ? getproperty(dx, s) : nothing)
+# a complex number's tangent may come as a Complex (`jvp(z -> z.im, z, 0.3 + 0.4im)`: its
+# field's tangent was dropped)
+Core.fwd_field(dx::Complex, s) = getproperty(dx, s)
 Core.fwd_splice(d, ds) = Core.splice_last(ntuple(i -> d[i], length(d) - 1)..., ds[length(ds)])
 # broadcasting a general function: each element's tangent through the forward transform
 Core.fwd_bcast_tangent(f, df, n, xs...) = broadcast((e...) -> Core.jvp_call(f, df, n, e...)[2], xs...)
@@ -344,21 +353,52 @@ function Core.range_back(dy, x, lo, hi)
     g
 end
 
-# the cotangent of a boxed variable's read (lang/core/builtins.py: Core.unbox): AD does not
-# follow what the differentiated code wrote into a box, so a cotangent through such a box
-# that is not zero is refused; a box written before (a loop variable of the caller that a
-# closure captures) is a constant of the differentiation, and an integer box (a counter)
-# takes none, as integers computed by rounding take none
-Core.boxed_back(dz, z, b) = Core.box_differentiated(b) ? Core.boxed_back(dz, z) : nothing
-Core.boxed_back(dz::Nothing, z) = nothing
-Core.boxed_back(dz, z::Union{Integer, AbstractArray{<:Integer}}) = nothing
-Core.boxed_back(dz::Number, z) = iszero(dz) ? nothing : Core.boxed_refused()
-Core.boxed_back(dz::AbstractArray{<:Number}, z) =
-    all(iszero, dz) ? nothing : Core.boxed_refused()
-Core.boxed_back(dz, z) = Core.boxed_refused()
-Core.boxed_refused() = error("differentiating through a variable that a closure or " *
-    "comprehension reassigns (`s += x` inside `x -> ...` or `[... for ...]`) is not " *
-    "supported: accumulate with a loop, or with sum(...), instead")
+# hypot's derivative (ChainRules'): x/h and y/h, not that of its rounding correction
+function ChainRulesCore.rrule(::typeof(_hypot64), x, y)
+    h = _hypot64(x, y)
+    return h, dh -> (NoTangent(), dh * x / h, dh * y / h)
+end
+
+# ChainRulesCore's Tangent{P}: the cotangent of a P, which Zyla writes as the NamedTuple of
+# its fields' cotangents (a tuple's as a tuple)
+struct Tangent{P} end
+Tangent{P}(xs...; kw...) where {P} = isempty(kw) ? xs : NamedTuple(kw)
+
+# ChainRulesCore's fallbacks: a built-in's rule (a pullback returning the cotangents of f
+# and of xs, a pair of the result and its tangent; zero ones for `zero`, `round`, ...,
+# one pullback object for all of one argument), or `nothing` for a function without one
+# (the AD dispatcher looks only at rules for a specific function: _user_rrule)
+function ChainRulesCore.rrule(f, xs...; kw...)
+    k = Core.builtin_rule_kind(f, xs...)
+    k === :rule && return Core.pullback_call(f, xs...; kw...)
+    k === :zero && return (f(xs...; kw...), Core.zero_back_of(xs))
+    nothing
+end
+Core.zero_back_of(xs::Tuple{Any}) = Core.zero_one_back
+Core.zero_back_of(xs) = dy -> (NoTangent(), map(x -> ZeroTangent(), xs)...)
+function ChainRulesCore.frule(Δ, f, xs...)
+    k = Core.builtin_rule_kind(f, xs...)
+    k === :rule && return Core.jvp_call(f, Δ[1], length(xs), xs..., Base.tail(Δ)...)
+    k === :zero && return (f(xs...), ZeroTangent())
+    nothing
+end
+Core.zero_one_back(dy) = (NoTangent(), ZeroTangent())
+
+# ChainRules' rules without a derivative (their API answers
+# `rrule(typejoin, ...)`, `rrule(Base.depwarn, ...)`)
+ChainRulesCore.rrule(::typeof(typejoin), xs...) = (typejoin(xs...), Core.nondiff_pullback(xs))
+ChainRulesCore.frule(Δ, ::typeof(typejoin), xs...) = (typejoin(xs...), NoTangent())
+ChainRulesCore.rrule(::typeof(Base.depwarn), xs...) = (Base.depwarn(xs...), Core.nondiff_pullback(xs))
+ChainRulesCore.frule(Δ, ::typeof(Base.depwarn), xs...) = (Base.depwarn(xs...), NoTangent())
+Core.nondiff_pullback(xs) = dy -> (NoTangent(), map(x -> NoTangent(), xs)...)
+
+# the pullbacks of the accesses to a Box, a captured variable that a closure reassigns
+# (autodiff.runtime: BoxTrail): a read adds its cotangent to the contents', a write hands
+# the contents' cotangent on to the value written; a pass ends with its boxes settled
+Core.unbox_back(t, k) = dz -> Core.box_read_back(t, k, dz)
+Core.box_back(t, k) = dz -> (nothing, Core.box_write_back(t, k))
+Core.setbox_back(t, k) = dz -> (nothing, nothing, Core.box_write_back(t, k))
+Core.box_pass_back(b, trails) = dy -> Core.box_pass_end(Core.back(b, dy), trails)
 
 # ... and in forward mode: the kept elements of x and of its tangent
 ChainRulesCore.frule(Δ, ::typeof(Iterators.take), x::AbstractArray, n::Integer) =

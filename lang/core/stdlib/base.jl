@@ -108,7 +108,8 @@ iterate(x::Union{AbstractArray, Tuple, NamedTuple, AbstractString}, i::Integer) 
     i <= length(x) ? (x[i], i + 1) : nothing
 iterate(x::Number) = (x, nothing)
 iterate(x::Number, ::Nothing) = nothing
-function iterate(d::AbstractDict, i::Integer=1)
+# (Base's own dictionaries only: a program's AbstractDict iterates by its own methods)
+function iterate(d::Union{Dict, IdDict}, i::Integer=1)
     ps = collect(d)
     i <= length(ps) ? (ps[i], i + 1) : nothing
 end
@@ -121,12 +122,17 @@ iterate(x::Iterators.LazyIterator, state) = Core.lazy_iterate(x, state)
 struct Val{x} end
 Val(x) = Val{x}()
 
+# --- MIME types (`show(io, MIME("text/plain"), x)`; lang/core/builtins_io.py) -----------------
+struct MIME{mime} end
+MIME(s::AbstractString) = MIME{Symbol(s)}()
+
 # --- numbers ------------------------------------------------------------------------------------
 divrem(a, b) = (div(a, b), rem(a, b))
 fldmod(a, b) = (fld(a, b), mod(a, b))
 mod1(x, y) = (m = mod(x, y); m == 0 ? y : m)
 fld1(x, y) = fld(x - 1, y) + 1
 minmax(a, b) = isless(b, a) ? (b, a) : (a, b)
+minmax(a::Real, b::Real) = (min(a, b), max(a, b))  # (promoted, and NaN wins, as min and max)
 ispow2(x::Integer) = x > 0 && count_ones(x) == 1
 function nextpow(a::Real, x::Real)
     x <= 0 && throw(DomainError(x, "`x` must be positive."))
@@ -161,6 +167,7 @@ function Core.prevpow_loop(a, x)
 end
 isreal(x::Real) = true
 cmp(a, b) = isless(a, b) ? -1 : (isless(b, a) ? 1 : 0)
+cmp(lt, a, b) = lt(a, b) ? -1 : (lt(b, a) ? 1 : 0)
 function digits(n::Integer; base::Integer=10, pad::Integer=1)
     out = typeof(n)[]
     m = abs(n)
@@ -243,6 +250,11 @@ bitrand(dims::Integer...) = rand(Bool, dims...)
 # get(A, I, default): A[I] where I is within A's bounds, else default (an array of them for
 # a range or a tuple of ranges, of the type both promote to)
 Base.elsize(A::AbstractArray) = sizeof(eltype(A))
+# deprecation warnings are off by default (julia --depwarn=no): nothing is printed
+Base.depwarn(msg, funcsym; force=false) = nothing
+# setfield! is setproperty! without a type's own setproperty! (Zyla has none to skip)
+setfield!(x, name::Symbol, v) = setproperty!(x, name, v)
+setfield!(x, i::Integer, v) = setproperty!(x, fieldnames(typeof(x))[i], v)
 function get(A::AbstractArray, I::AbstractRange, default)
     T = promote_type(eltype(A), typeof(default))
     T[1 <= i <= length(A) ? A[i] : default for i in I]
@@ -259,12 +271,18 @@ lastindex(x, d) = size(x, d)
 firstindex(x) = 1
 inv(x::Number) = 1 / x
 isless(a, b) = a < b
+# floats in Julia's total order: -0.0 before 0.0, and NaN after everything (NaNs are equal)
+isless(a::AbstractFloat, b::AbstractFloat) = Core.float_isless(a, b)
+isless(a::AbstractFloat, b::Real) = Core.float_isless(a, b)
+isless(a::Real, b::AbstractFloat) = Core.float_isless(a, b)
+Core.float_isless(a, b) = !isnan(a) && (isnan(b) || (a == b ? signbit(a) && !signbit(b) : a < b))
 exp2(x) = convert(typeof(float(x)), 2) ^ x
 function hypot(a, b)
     isinf(a) && return abs(float(a)) + zero(float(b))  # hypot(Inf, NaN) == Inf
     isinf(b) && return abs(float(b)) + zero(float(a))
     m = max(abs(float(a)), abs(float(b)))
     m isa AbstractFloat || return _hypot_scaled(a, b, m)
+    m isa Float64 && return _hypot64(abs(Float64(a)), abs(Float64(b)))
     lo, hi = _hypot_range(typeof(m))
     if m > hi || (0 < m < lo)
         # the squares would overflow or underflow: the parts are scaled by the larger
@@ -283,6 +301,22 @@ function _hypot_scaled(a, b, m)
     y = abs(float(b)) / m
     m * sqrt(x * x + y * y)
 end
+# hypot of two Float64s >= 0, correctly rounded but in rare cases (as Julia's): Borges'
+# correction of sqrt(x² + y²), with the squares' rounding errors from Dekker's product; out
+# of the squares' safe range both are scaled by a power of two (exactly) first
+function _hypot64(x::Float64, y::Float64)
+    x < y && ((x, y) = (y, x))
+    (iszero(x) || isnan(x) || isnan(y)) && return x + y
+    s = x > 1.0e150 ? 0x1p-600 : (x < 1.0e-150 ? 0x1p600 : 1.0)
+    x *= s
+    y *= s
+    h = sqrt(x * x + y * y)
+    x2, x2e = _two_prod(x, x)
+    y2, y2e = _two_prod(y, y)
+    h2, h2e = _two_prod(h, h)
+    h -= (((h2 - x2) - y2) + ((h2e - x2e) - y2e)) / (2 * h)
+    return h / s
+end
 # where the sum of two squares neither overflows nor underflows, for each float type
 _hypot_range(::Type{Float32}) = (1.0f-18, 1.0f18)
 _hypot_range(::Type{Float16}) = (Float16(0.01), Float16(100))
@@ -295,12 +329,14 @@ copysign(x, y) = signbit(x) == signbit(y) ? x : -x
 flipsign(x, y) = signbit(y) ? -x : x
 fma(x, y, z) = x * y + z
 
-sum(x; dims=nothing) = dims === nothing ? Core.sum(x) : Core.sum(x, dims)
+sum(x; dims=nothing, init=NoInit()) = init isa NoInit ?
+    (dims === nothing ? Core.sum(x) : Core.sum(x, dims)) : Core.reduce_init(Core.add_sum, x, dims, init)
 # sum(f, x) of an empty array: what f gives on nothing (Base's mapreduce_empty: 0 for abs,
 # an ArgumentError for sin); of a Set or another iterable: its elements mapped
 sum(f::Function, x; dims=nothing) = dims === nothing && isempty(x) ? Core.mapreduce_empty(f, +, Core.sum_eltype(eltype(x))) : sum(broadcast(f, x); dims=dims)
 sum(f::Function, x::AbstractSet) = isempty(x) ? Core.mapreduce_empty(f, +, Core.sum_eltype(eltype(x))) : sum(f, collect(x))
-prod(x; dims=nothing) = dims === nothing ? Core.prod(x) : Core.prod(x, dims)
+prod(x; dims=nothing, init=NoInit()) = init isa NoInit ?
+    (dims === nothing ? Core.prod(x) : Core.prod(x, dims)) : Core.reduce_init(Core.mul_prod, x, dims, init)
 prod(f::Function, x) = prod(broadcast(f, x))
 # `*` of characters makes a string: their product is their string ("" for none), as Base's
 # reduce_empty/reduce_first of `*` for AbstractChar give
@@ -405,6 +441,11 @@ struct InexactError <: Exception
     T
     val
 end
+# an indexing function a type does not define (`setindex!` of a range)
+struct CanonicalIndexError <: Exception
+    func
+    type
+end
 struct MethodError <: Exception
     f
     args
@@ -441,7 +482,8 @@ view(A, I...) = Core.view(A, I...)  # (shares A's memory: lang/core/primitives_a
 # `@views`' indexing (Base.maybeview): scalar indices give the element, others a view
 Core.maybeview(A::AbstractArray, I...) =
     all(i -> i isa Integer || i isa CartesianIndex, I) ? getindex(A, I...) : view(A, I...)
-Core.maybeview(A, I...) = getindex(A, I...)
+Core.maybeview(A, I...) =
+    A isa ByteString && length(I) == 1 && I[1] isa UnitRange ? view(A, I[1]) : getindex(A, I...)
 
 # --- ranges ---------------------------------------------------------------------------------
 
@@ -488,17 +530,41 @@ end
 # --- shapes ---------------------------------------------------------------------------------
 
 dropdims(x; dims) = reshape(x, Core.dropdims_size(size(x), dims))
+# an array of an abstract element type divided by a number, element by element (`A / x` is
+# `A ./ x`; the arrays of concrete numbers take the primitive)
+/(x::AbstractArray{Any}, y::Number) = x ./ y
+/(x::AbstractArray{Number}, y::Number) = x ./ y
+/(x::AbstractArray{Real}, y::Number) = x ./ y
+# `reshape(x, Val(N))`: x with N dimensions, its last ones folded into the N-th, or with
+# trailing dimensions of size 1 added
+function reshape(x::AbstractArray, ::Val{N}) where {N}
+    s = size(x)
+    N == length(s) && return x
+    N > length(s) && return reshape(x, (s..., ntuple(i -> 1, N - length(s))...))
+    N == 0 ? reshape(x, ()) : reshape(x, (s[1:N-1]..., prod(s[N:end])))
+end
 Core.as_tuple(x::Tuple) = x
 Core.as_tuple(x) = (x,)
 function repeat(x::AbstractArray, counts::Integer...; inner=nothing, outer=nothing)
-    y = inner === nothing ? x : Core.repeat_inner(x, Core.as_tuple(inner))
-    c = outer === nothing ? counts : Core.as_tuple(outer)
+    y = inner === nothing ? x : Core.repeat_inner(x, Core.repeat_times(x, inner, "inner"))
+    c = outer === nothing ? counts : Core.repeat_times(x, outer, "outer")
     length(c) == 0 ? y : Core.repeat_outer(y, c)
+end
+# `inner`/`outer` of repeat: an Integer, a Tuple or a Vector of counts, one per dimension
+# of x at least (Base's check)
+function Core.repeat_times(x, n, which)
+    t = n isa AbstractVector ? Tuple(n) : Core.as_tuple(n)
+    all(k -> k isa Integer, t) ||
+        throw(ArgumentError("repeat requires integer counts, got $which = $n"))
+    length(t) >= ndims(x) || throw(ArgumentError("number of $which repetitions " *
+        "($(length(t))) cannot be less than number of dimensions of input array ($(ndims(x)))"))
+    t
 end
 repeat(s::AbstractString, n::Integer) = join(fill(s, n))
 cat(xs...; dims) = Core.cat_any(Core.cat_dims(dims), xs...)
 Core.cat_dims(::Val{d}) where {d} = d  # `dims = Val(2)` is `dims = 2`
 Core.cat_dims(d) = d
+Core.cat_dims(d::AbstractVector) = Tuple(d)  # `dims = [1, 2]` is `dims = (1, 2)`
 Core.cat_any(d, xs...) = Core.cat(d, xs...)
 Core.cat_any(d::Tuple, xs...) = length(d) == 1 ? Core.cat(d[1], xs...) : Core.cat_block(d, xs...)
 # `cat(xs...; dims=(1, 2))`: block-diagonal, each x zero-padded along the dims to its block
@@ -511,11 +577,13 @@ function Core.cat_block(dims, xs...)
 end
 function Core.cat_blocks(dims, offs, tots, T, N, x, rest...)
     hi = ntuple(k -> tots[k] - offs[k] - size(x, dims[k]), length(dims))
-    y = Core.pad_dims(x, dims, offs, hi, T, N)
+    y = Core.pad_dims(Core.as_block(x, N), dims, offs, hi, T, N)
     isempty(rest) && return y
     y .+ Core.cat_blocks(dims, ntuple(k -> offs[k] + size(x, dims[k]), length(dims)), tots, T, N,
                          rest...)
 end
+Core.as_block(x::AbstractArray, N) = x
+Core.as_block(x, N) = fill(x, ntuple(i -> 1, N))  # a number is a 1×1 block
 Core.pad_dims(y, dims::Tuple{}, lo, hi, T, N) = y
 Core.pad_dims(y, dims, lo, hi, T, N) = Core.pad_dims(Core.pad_dim(y, dims[1], lo[1], hi[1], T, N),
                                                      Base.tail(dims), Base.tail(lo), Base.tail(hi), T, N)
@@ -560,6 +628,16 @@ Core.mapreduce_empty(f::typeof(abs), op, T) = abs(Core.reduce_empty(op, T))
 Core.mapreduce_empty(f::typeof(abs2), op, T) = abs2(Core.reduce_empty(op, T))
 Core.mapreduce_empty(f::typeof(abs), op::typeof(max), T) = abs(zero(T))
 Core.mapreduce_empty(f::typeof(abs2), op::typeof(max), T) = abs2(zero(T))
+# sum(x; init) and prod(x; init): op folded from init (over dims, with reduce)
+Core.reduce_init(op, x, dims, init) =
+    dims === nothing ? foldl(op, x; init=init) : reduce(op, x; dims=dims, init=init)
+# Base's add_sum and mul_prod: + and *, with small integers widened to Int (UInt) first
+Core.add_sum(a, b) = a + b
+Core.add_sum(a::Union{Bool,Int8,Int16,Int32,UInt8,UInt16,UInt32}, b::Union{Bool,Int8,Int16,Int32,UInt8,UInt16,UInt32}) =
+    Core.sum_eltype(typeof(a))(a) + Core.sum_eltype(typeof(b))(b)
+Core.mul_prod(a, b) = a * b
+Core.mul_prod(a::Union{Bool,Int8,Int16,Int32,UInt8,UInt16,UInt32}, b::Union{Bool,Int8,Int16,Int32,UInt8,UInt16,UInt32}) =
+    Core.sum_eltype(typeof(a))(a) * Core.sum_eltype(typeof(b))(b)
 # sum's element type: small integers add as Int (UInt), as Base's add_sum
 Core.sum_eltype(T) = T
 Core.sum_eltype(::Type{<:Union{Bool,Int8,Int16,Int32}}) = Int
@@ -681,31 +759,86 @@ rad2deg(x) = x * (180 / pi)
 # a float keeps its type: deg2rad(30f0) isa Float32, with π rounded to that type first
 deg2rad(x::AbstractFloat) = x * (oftype(x, pi) / 180)
 rad2deg(x::AbstractFloat) = x * (180 / oftype(x, pi))
-# sinpi/cospi reduce their argument first, so that whole (and half) multiples of π are
-# exact: sinpi(1) == 0.0, cospi(0.5) == 0.0
-function sinpi(x::Real)
-    x = float(x)
-    isinteger(x) && return copysign(zero(x), x)
-    r = rem(x, oftype(x, 2))
-    if r > 1
-        r -= 2
-    elseif r < -1
-        r += 2
-    end
-    if r > oftype(x, 0.5)
-        r = 1 - r
-    elseif r < -oftype(x, 0.5)
-        r = -1 - r
-    end
-    sin(oftype(x, pi) * r)
+# sinpi/cospi: x = n/2 + r reduced exactly (|r| <= 1/4, with n mod 4 picking the kernel and
+# sign), then Taylor series of sin(πr) and cos(πr) with πr carried as an unevaluated sum
+# hi + lo (Dekker's product: no fma, so it compiles): within an ulp, exact zeros and ones at
+# whole and half multiples of π, sinpi(1/6) == 0.5. Float32 and Float16 go through Float64;
+# a Rational is reduced exactly first (sinpi(5//6) == 0.5).
+const _PI_HI = 3.141592653589793
+const _PI_LO = 1.2246467991473532e-16
+# Taylor coefficients of (sin(y) - y) / y^3 and (cos(y) - 1 + y^2/2) / y^4 in y^2
+const _SIN_TAYLOR = (-0.16666666666666666, 0.008333333333333333, -0.0001984126984126984,
+                     2.7557319223985893e-6, -2.505210838544172e-8, 1.6059043836821613e-10,
+                     -7.647163731819816e-13, 2.8114572543455206e-15)
+const _COS_TAYLOR = (0.041666666666666664, -0.001388888888888889, 2.48015873015873e-5,
+                     -2.755731922398589e-7, 2.08767569878681e-9, -1.1470745597729725e-11,
+                     4.779477332387385e-14, -1.5619206968586225e-16)
+# a == hi + lo with hi holding a's upper 26 bits (Veltkamp's split)
+_split26(a::Float64) = (c = 134217729.0 * a; h = c - (c - a); (h, a - h))
+# a * b == p + e exactly (Dekker's product)
+function _two_prod(a::Float64, b::Float64)
+    p = a * b
+    ah, al = _split26(a)
+    bh, bl = _split26(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 end
-function cospi(x::Real)
-    x = abs(float(x))
-    r = rem(x, oftype(x, 2))
-    r > 1 && (r = 2 - r)
-    r == oftype(x, 0.5) && return zero(x)
-    r < oftype(x, 0.5) ? cos(oftype(x, pi) * r) : -cos(oftype(x, pi) * (1 - r))
+function _mul_pi(r::Float64)
+    hi, e = _two_prod(_PI_HI, r)
+    return hi, e + _PI_LO * r
 end
+function _sinpi_kernel(r::Float64)
+    hi, lo = _mul_pi(r)
+    y2 = hi * hi
+    return hi + (lo * (1 - y2 / 2) + hi * y2 * evalpoly(y2, _SIN_TAYLOR))
+end
+function _cospi_kernel(r::Float64)
+    hi, lo = _mul_pi(r)
+    p, e = _two_prod(hi, hi)
+    h2 = p / 2
+    w = 1 - h2
+    return w + ((((1 - w) - h2) - (e / 2 + hi * lo)) + p * p * evalpoly(p, _COS_TAYLOR))
+end
+# (r, k) with ax == (4m + k)/2 + r, |r| <= 1/4, for ax >= 0 finite
+function _half_turns(ax::Float64)
+    n = round(2 * ax)
+    return ax - n / 2, Int(rem(n, 4.0))
+end
+function _half_turns(ax::Rational)
+    n = floor(Int, 2 * mod(ax, 2) + 1 // 2)
+    return Float64(mod(ax, 2) - n // 2), rem(n, 4)
+end
+# sin(π ax) (s == true) or cos(π ax) for ax >= 0, from the kernels by the quarter turn k
+function _pi_turn(ax, s::Bool)
+    r, k = _half_turns(ax)
+    k = rem(s ? k : k + 1, 4)  # cos(πx) == sin(π(x + 1/2))
+    v = isodd(k) ? _cospi_kernel(r) : _sinpi_kernel(r)
+    return k >= 2 ? 0.0 - v : v
+end
+function _check_pi_arg(x)
+    isinf(x) && throw(DomainError(x, "`x` cannot be infinite."))
+end
+function sinpi(x::AbstractFloat)
+    isnan(x) && return x
+    _check_pi_arg(x)
+    ax = abs(Float64(x))
+    s = ax >= 9.007199254740992e15 ? 0.0 : _pi_turn(ax, true)
+    return oftype(x, signbit(x) ? -s : s)
+end
+function cospi(x::AbstractFloat)
+    isnan(x) && return x
+    _check_pi_arg(x)
+    ax = abs(Float64(x))
+    return oftype(x, ax >= 9.007199254740992e15 ? 1.0 : _pi_turn(ax, false))
+end
+sinpi(x::Integer) = signbit(x) ? -zero(float(x)) : zero(float(x))
+cospi(x::Integer) = isodd(x) ? -one(float(x)) : one(float(x))
+function sinpi(x::Rational)
+    s = _pi_turn(abs(x), true)
+    return signbit(x) ? -s : s
+end
+cospi(x::Rational) = _pi_turn(abs(x), false)
+sinpi(x::Real) = sinpi(float(x))
+cospi(x::Real) = cospi(float(x))
 sincospi(x) = (sinpi(x), cospi(x))
 sinc(x) = iszero(x) ? one(float(x)) : isinf(x) ? zero(float(x)) :
     sinpi(x) / (oftype(float(x), pi) * x)
@@ -755,6 +888,8 @@ summary(x) = string(typeof(x))
 mutable struct Ref{T}
     x::T
 end
+# printed as Julia prints the concrete type that `Ref(x)` makes
+show(io::IO, r::Ref{T}) where {T} = print(io, "Base.RefValue{", T, "}(", repr(r.x), ")")
 Core.deref(r::Ref) = r.x
 getindex(r::Ref) = r.x
 only(r::Ref) = r.x
@@ -773,6 +908,16 @@ function Core.setref!(x::AbstractArray, v)
     x
 end
 
+# `@timed ex`'s result (lang/core/macros.py)
+Core.timed_result(value, time) = (value = value, time = time)
+
+# Base's hvcat: the blocks xs laid out in rows of rows[i] blocks (nc each, for an integer)
+hvcat(rows::Tuple{Vararg{Integer}}, xs...) = Core.hvcat(rows, xs...)
+function hvcat(nc::Integer, xs...)
+    nr, r = divrem(length(xs), nc)
+    r == 0 || throw(ArgumentError("number of arrays $(length(xs)) is not a multiple of the requested number of block columns $nc"))
+    Core.hvcat(ntuple(_ -> nc, nr), xs...)
+end
 # `T[a b; c d]`: the matrix literal with its elements converted to T
 Core.typed_hvcat(rows, T, xs...) = Core.typed_matrix(T, Core.hvcat(rows, xs...))
 # (a concrete number type converts each element; `Any[1 2; 3 4]` keeps them as they are)

@@ -26,9 +26,9 @@ merge(a::NamedTuple, b::NamedTuple, cs::NamedTuple...) = merge(merge(a, b), cs..
 
 # --- searching ----------------------------------------------------------------------------------
 # findnext(f, A, i) / findprev(f, A, i): the first index ≥ i (last ≤ i) where f holds, or
-# nothing; with a Bool array alone, where it is true
-findnext(f::Function, A::Union{AbstractVector, Tuple}, start::Integer) = Core.findnext(f, A, start)
-findprev(f::Function, A::Union{AbstractVector, Tuple}, start::Integer) = Core.findprev(f, A, start)
+# nothing; with a Bool array alone, where it is true (an index of any integer type: an Int)
+findnext(f::Function, A::Union{AbstractVector, Tuple}, start::Integer) = Core.findnext(f, A, Int(start))
+findprev(f::Function, A::Union{AbstractVector, Tuple}, start::Integer) = Core.findprev(f, A, Int(start))
 findnext(A::AbstractVector, start::Integer) = findnext(identity, A, start)
 findprev(A::AbstractVector, start::Integer) = findprev(identity, A, start)
 
@@ -73,10 +73,19 @@ show(io::IO, ::HasEltype) = print(io, "Base.HasEltype()")
 show(io::IO, ::HasShape{N}) where {N} = print(io, "Base.HasShape{", N, "}()")
 
 # --- missing ------------------------------------------------------------------------------------
-# `missing`, the one value of type Missing. Arithmetic on it is not defined in Zyla (a
-# MethodError, where Julia propagates missing); ismissing, coalesce and skipmissing are.
+# `missing`, the one value of type Missing: arithmetic with a number propagates it, as
+# Base's (base/missing.jl); ismissing, coalesce and skipmissing
 struct Missing end
 missing = Missing()
++(::Missing, ::Union{Missing, Number}) = missing; +(::Number, ::Missing) = missing
+-(::Missing, ::Union{Missing, Number}) = missing; -(::Number, ::Missing) = missing
+*(::Missing, ::Union{Missing, Number}) = missing; *(::Number, ::Missing) = missing
+/(::Missing, ::Union{Missing, Number}) = missing; /(::Number, ::Missing) = missing
+^(::Missing, ::Union{Missing, Number}) = missing; ^(::Number, ::Missing) = missing
+mod(::Missing, ::Union{Missing, Number}) = missing; mod(::Number, ::Missing) = missing
+rem(::Missing, ::Union{Missing, Number}) = missing; rem(::Number, ::Missing) = missing
+div(::Missing, ::Union{Missing, Number}) = missing; div(::Number, ::Missing) = missing
+-(::Missing) = missing; +(::Missing) = missing; abs(::Missing) = missing; abs2(::Missing) = missing
 show(io::IO, ::Missing) = print(io, "missing")
 ismissing(x) = x === missing
 coalesce() = missing
@@ -96,6 +105,13 @@ isdone(itr, state...) = missing
 isdone(it::Iterators.Drop, state) = isdone(Core.lazy_inner(it), state)
 isdone(it::Iterators.Cycle) = isdone(Core.lazy_inner(it))
 isdone(it::Iterators.Cycle, state) = false
+# the last of an endless `repeated(x)` is x (Base's: it is its own reverse)
+last(r::Iterators.Repeated) = first(r)
+# a zip is done when one of its iterators is (missing when one cannot tell), as Base's
+function isdone(z::Iterators.Zip, state...)
+    ds = map(isdone, Core.lazy_inners(z))
+    any(d -> d === true, ds) ? true : any(ismissing, ds) ? missing : false
+end
 # Iterators.rest(itr, state): the rest of itr after state; Iterators.peel(itr): its first
 # element and the rest, or nothing when it is empty
 struct Rest{I,S}
@@ -107,6 +123,7 @@ show(io::IO, r::Rest) = print(io, "Base.Iterators.Rest{", typeof(r.itr), ", ", t
 # (Iterators.rest and Iterators.peel call these, lang/core/builtins_iter.py)
 Core.iter_rest(itr) = itr
 Core.iter_rest(itr, state) = Rest(itr, state)
+Core.iter_rest(itr::Rest, state) = Rest(itr.itr, state)  # (Base's: one Rest, not two)
 Core.iter_rest(itr::Iterators.LazyIterator, state) = Core.lazy_rest(itr, state)
 iterate(r::Rest) = iterate(r.itr, r.st)
 iterate(r::Rest, st) = iterate(r.itr, st)
@@ -135,6 +152,7 @@ size(g::Generator) = size(g.iter)
 collect(g::Generator) = map(g.f, g.iter)
 IteratorSize(g::Generator) = IteratorSize(g.iter)
 IteratorEltype(::Generator) = EltypeUnknown()
+IteratorEltype(::Type{<:Generator}) = EltypeUnknown()
 eltype(::Generator) = Any
 # reductions over the iterator structs above go through their elements
 sum(x::Union{Generator, Rest}) = sum(collect(x))
@@ -194,6 +212,52 @@ in(i::CartesianIndex, c::CartesianIndices) =
     length(i.I) == ndims(c) && all(map(in, i.I, c.indices))
 IteratorSize(c::CartesianIndices) = HasShape{ndims(c)}()
 ==(a::CartesianIndices, b::CartesianIndices) = a.indices == b.indices
+# as an AbstractArray in Julia: equal to an array of the same CartesianIndexes, same shape
+==(a::CartesianIndices, b::AbstractArray) = collect(a) == b
+==(a::AbstractArray, b::CartesianIndices) = b == a
+
+# --- LinearIndices, IndexLinear / IndexCartesian, pairs of arrays --------------------------------
+# LinearIndices(dims) / LinearIndices(A): the linear index of every element of an array of
+# that size, in its shape (Julia's read-only AbstractArray{Int}: this struct sizes, indexes,
+# iterates, collects and compares like one). Axes must start at 1.
+struct LinearIndices
+    dims::Tuple
+    LinearIndices(t::Tuple) = new(map(Core.linear_extent, t))
+end
+Core.linear_extent(d::Integer) = d
+Core.linear_extent(r::AbstractRange) = first(r) == 1 ? length(r) :
+    throw(ArgumentError("LinearIndices of axes that do not start at 1 are not supported"))
+LinearIndices(A::AbstractArray) = LinearIndices(size(A))
+show(io::IO, l::LinearIndices) = print(io, "LinearIndices(", l.dims, ")")
+size(l::LinearIndices) = l.dims
+size(l::LinearIndices, d::Integer) = d <= length(l.dims) ? l.dims[d] : 1
+length(l::LinearIndices) = prod(l.dims)
+ndims(l::LinearIndices) = length(l.dims)
+eltype(::LinearIndices) = Int
+collect(l::LinearIndices) = reshape(collect(1:length(l)), l.dims)
+getindex(l::LinearIndices, k::Integer) = 1 <= k <= length(l) ? Int(k) : throw(BoundsError(l, k))
+getindex(l::LinearIndices, i::Integer, j::Integer, rest::Integer...) = collect(l)[i, j, rest...]
+iterate(l::LinearIndices, k=1) = k > length(l) ? nothing : (k, k + 1)
+Core.iter_array(l::LinearIndices) = collect(l)  # (a comprehension over l has l's shape)
+IteratorSize(l::LinearIndices) = HasShape{ndims(l)}()
+==(a::LinearIndices, b::LinearIndices) = a.dims == b.dims
+==(a::LinearIndices, b::AbstractArray) = collect(a) == b
+==(a::AbstractArray, b::LinearIndices) = b == a
+
+# the two ways to index an array (Zyla has them for pairs; it has no IndexStyle(A), its views
+# being arrays of their own)
+abstract type IndexStyle end
+struct IndexLinear <: IndexStyle end
+struct IndexCartesian <: IndexStyle end
+# pairs(A), as Julia's: integer keys for a vector, CartesianIndex keys otherwise, in A's shape
+# (Zyla has no CartesianIndex(), the key of a zero-dimensional array's one element)
+pairs(::IndexLinear, A::AbstractArray) = [i => A[i] for i in LinearIndices(A)]
+function pairs(::IndexCartesian, A::AbstractArray)
+    ndims(A) == 0 && throw(ErrorException(
+        "pairs of a zero-dimensional array is not supported (its key would be CartesianIndex())"))
+    [k => A[k] for k in CartesianIndices(A)]
+end
+pairs(A::AbstractArray) = ndims(A) == 1 ? pairs(IndexLinear(), A) : pairs(IndexCartesian(), A)
 
 # --- lexicographic order of vectors, sortslices, mapslices ---------------------------------------
 # (AbstractArray and a check, not AbstractVector, whose two uses would share one eltype)
@@ -207,26 +271,58 @@ function cmp(a::AbstractArray, b::AbstractArray)
     cmp(length(a), length(b))
 end
 isless(a::AbstractArray, b::AbstractArray) = cmp(a, b) < 0
-# sortslices(A; dims): the rows (dims=1) or columns (dims=2) of a matrix in sorted order
-function sortslices(A::AbstractMatrix; dims, rev=false, lt=isless, by=identity)
-    dims == 1 || dims == 2 ||
-        throw(ArgumentError("Zyla's sortslices sorts the rows (dims=1) or columns (dims=2) of a matrix"))
-    n = size(A, dims)
-    slices = [dims == 1 ? A[i, :] : A[:, i] for i in 1:n]
-    p = sort(collect(1:n); lt=(i, j) -> lt(by(slices[i]), by(slices[j])), rev=rev)
-    dims == 1 ? A[p, :] : A[:, p]
+# sortslices(A; dims), as Julia's: the slices A[.., i, .., :, ..] (an index at each of `dims`,
+# colons elsewhere: the rows of a matrix for dims=1) in sorted order (stable). With several
+# dims the slices are laid out with dims[1] varying fastest, so (1, 2) and (2, 1) differ.
+function sortslices(A::AbstractArray; dims, rev=false, lt=isless, by=identity)
+    ds = Tuple(dims)
+    all(d -> d isa Integer && d >= 1, ds) ||
+        throw(ArgumentError("sortslices: dims must be positive integers, got $dims"))
+    N = ndims(A)
+    at(I) = ntuple(d -> d in ds ? I[findfirst(==(d), ds)] : (:), N)
+    places = [at(I) for I in CartesianIndices(ntuple(k -> size(A, ds[k]), length(ds)))]
+    slices = [A[q...] for q in places]
+    p = sort(collect(1:length(slices)); lt=(i, j) -> lt(by(slices[i]), by(slices[j])), rev=rev)
+    B = copy(A)
+    for (k, q) in enumerate(places)
+        B[q...] = slices[p[k]]
+    end
+    B
 end
 sortslices(A::AbstractVector; kws...) = sort(A; kws...)
-# mapslices(f, A; dims): f applied to each column (dims=1) or row (dims=2) of a matrix, the
-# results (numbers or vectors) put back along that dimension
-function mapslices(f, A::AbstractMatrix; dims)
-    dims == 1 || dims == 2 ||
-        throw(ArgumentError("Zyla's mapslices maps the columns (dims=1) or rows (dims=2) of a matrix"))
-    if dims == 1
-        reduce(hcat, [f(A[:, j]) for j in 1:size(A, 2)])
-    else
-        permutedims(reduce(hcat, [f(A[i, :]) for i in 1:size(A, 1)]))
+# mapslices(f, A; dims): f applied to each slice A[.., :, ..] (a copy, colons at `dims`), as
+# Julia's: the first result fixes the output's element type and its sizes along `dims` (a
+# non-array result counts as one element), the other dimensions keep A's sizes; empty dims
+# maps f over the elements. A later result of another length is a DimensionMismatch.
+function mapslices(f, A::AbstractArray; dims)
+    isempty(dims) && return map(f, A)
+    for d in dims
+        d isa Integer && d >= 1 ||
+            throw(ArgumentError("mapslices: dimension $d is not a positive integer"))
     end
+    N = ndims(A)
+    inslice = ntuple(d -> d in dims, N)
+    outer = CartesianIndices(ntuple(d -> inslice[d] ? 1 : size(A, d), N))
+    at(I) = ntuple(d -> inslice[d] ? (:) : I[d], N)
+    r1 = Core.slice_result(f(A[at(first(outer))...]), sum(inslice))
+    Rsize = ntuple(d -> inslice[d] ? size(r1, count(j -> inslice[j], 1:d)) : size(A, d), N)
+    R = Array{eltype(r1)}(undef, Rsize)
+    ssize = Tuple(Rsize[d] for d in 1:N if inslice[d])
+    for I in outer
+        r = I == first(outer) ? r1 : Core.slice_result(f(A[at(I)...]), sum(inslice))
+        length(r) == prod(ssize) || throw(DimensionMismatch(
+            "mapslices: a slice result of size $(size(r)) does not fit the output's slices of size $ssize"))
+        R[at(I)...] = reshape(r, ssize)
+    end
+    R
+end
+# a slice's result as an array of at least n dimensions (a non-array as one element); extra
+# trailing dimensions must be singletons, as in Julia
+function Core.slice_result(r, n)
+    r isa AbstractArray || return fill(r, ntuple(i -> 1, n))
+    ndims(r) > n && any(d -> size(r, d) > 1, n+1:ndims(r)) &&
+        throw(DimensionMismatch("mapslices cannot assign slice f(x) of size $(size(r)) into output of size $(size(r)[1:n])"))
+    ndims(r) >= n ? r : reshape(r, ntuple(d -> size(r, d), n))
 end
 
 # --- findall / findfirst beyond vectors: CartesianIndex for arrays, keys for Dicts -------------
@@ -260,6 +356,8 @@ findfirst(d::AbstractDict) = findfirst(identity, d)
 # of another iterator, its rest after an iteration state (Iterators.rest)
 rest(t::Tuple) = t
 rest(t::Tuple, i::Integer) = ntuple(k -> t[i + k - 1], max(length(t) - i + 1, 0))
+rest(t::NamedTuple) = t
+rest(t::NamedTuple, i::Integer) = NamedTuple{keys(t)[i:end]}(values(t)[i:end])
 rest(a::AbstractArray) = vec(copy(a))
 rest(a::AbstractArray, i::Integer) = vec(a)[i:end]
 rest(itr) = itr
@@ -374,7 +472,17 @@ struct ProductIterator
     iterators::Tuple
 end
 Core.bind_builtin("Iterators.ProductIterator", ProductIterator)
-Iterators.product(its...) = ProductIterator(its)
+# (a product of more elements than an Int counts is an OverflowError, as Base's constructor)
+function Iterators.product(its...)
+    n = 1.0  # (in Float64: an overflowing count is still far above typemax(Int))
+    for it in its
+        it isa Union{AbstractArray, Tuple} || IteratorSize(it) isa Union{HasLength, HasShape} || continue
+        n *= length(it)
+    end
+    n >= 9.223372036854775807e18 &&
+        throw(OverflowError("the product of the iterators' lengths overflows Int"))
+    ProductIterator(its)
+end
 function iterate(p::ProductIterator)
     its = p.iterators
     isempty(its) && return ((), true)
@@ -422,6 +530,14 @@ function collect(p::ProductIterator)
     isempty(p.iterators) ? fill((), ()) : reshape(v, size(p)...)
 end
 show(io::IO, p::ProductIterator) = print(io, "Base.Iterators.ProductIterator(", repr(p.iterators), ")")
+# two unit ranges meet in a unit range (empty where they do not overlap), as in Base
+intersect(r::UnitRange{<:Integer}, s::UnitRange{<:Integer}) =
+    max(first(r), first(s)):min(last(r), last(s))
+intersect(r::UnitRange{<:Integer}, s::UnitRange{<:Integer}, t::UnitRange{<:Integer}...) =
+    intersect(intersect(r, s), t...)
+# the product of the intersections, as Base's (a product of sets)
+intersect(a::ProductIterator, b::ProductIterator) =
+    ProductIterator(map(intersect, a.iterators, b.iterators))
 
 # --- smaller pieces of Base ---------------------------------------------------------------------
 !(::Missing) = missing
@@ -434,6 +550,22 @@ splat(f) = Splat(f)
 flatmap(f, itrs...) = Iterators.flatten(Iterators.map(f, itrs...))
 Core.bind_builtin("Iterators.flatmap", flatmap)
 get(f::Function, t::Tuple, i::Integer) = 1 <= i <= length(t) ? t[i] : f()
+# Base.split_rest(t, n): (t without its last n elements, those n), for `a..., b = t`
+split_rest(t::Tuple, n::Integer) = (t[1:end-n], t[end-n+1:end])
+split_rest(a::AbstractArray, n::Integer) = (v = vec(a); (v[1:end-n], v[end-n+1:end]))
+function split_rest(t::NamedTuple, n::Integer)
+    ks = keys(t)
+    k = length(ks) - n
+    (NamedTuple{ks[1:k]}(values(t)[1:k]), NamedTuple{ks[k+1:end]}(values(t)[k+1:end]))
+end
+# `a, b... = x` takes b from Core.slurp_rest(x, 2); `a..., b = x` splits that rest with
+# Core.slurp_split (lang/core/lower.py), Base.rest and Base.split_rest by names a program
+# cannot shadow
+Core.slurp_rest(x, i) = rest(x, i)
+Core.slurp_rest(s::AbstractString, i) = s[nextind(s, 0, i):end]
+Core.slurp_split(x, n) = split_rest(x, n)
+# Base.inferencebarrier(x): x (it only hides x's type from Julia's compiler)
+inferencebarrier(x) = x
 # invperm(p): the permutation q with q[p[i]] == i
 function invperm(p::AbstractVector)
     n = length(p)

@@ -21,7 +21,7 @@ Complex(x::Real, y::Real) = (T = promote_type(typeof(x), typeof(y)); Complex{T}(
 Complex(x::Real) = Complex(x, zero(x))
 Complex(z::Complex) = z
 Complex{T}(x::Real) where {T<:Real} = Complex{T}(x, 0)
-Complex{T}(z::Complex) where {T<:Real} = Complex{T}(z.re, z.im)
+Complex{T}(z::Complex) where {T<:Real} = Complex{T}(convert(T, z.re), convert(T, z.im))
 
 complex(z::Complex) = z
 complex(x::Real) = Complex(x)
@@ -31,7 +31,7 @@ complex(::Type{Complex{T}}) where {T<:Real} = Complex{T}
 complex(x::AbstractArray) = complex.(x)
 
 convert(::Type{Complex{T}}, z::Complex{T}) where {T<:Real} = z
-convert(::Type{Complex{T}}, z::Complex) where {T<:Real} = Complex{T}(z.re, z.im)
+convert(::Type{Complex{T}}, z::Complex) where {T<:Real} = Complex{T}(convert(T, z.re), convert(T, z.im))
 convert(::Type{Complex{T}}, x::Real) where {T<:Real} = Complex{T}(x, 0)
 convert(::Type{Complex}, z::Complex) = z
 convert(::Type{Complex}, x::Real) = Complex(x)

@@ -69,9 +69,22 @@ mat_vec_scalar(A, b, γ) = (A * b) * γ
 # --- triangles ---------------------------------------------------------------------------
 triu(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, true)
 tril(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, false)
-issymmetric(A::AbstractMatrix) = size(A, 1) == size(A, 2) && Core.is_symmetric(A)
+issymmetric(A::AbstractMatrix) = size(A, 1) == size(A, 2) &&
+    (eltype(A) <: Number ? Core.is_symmetric(A) : Core.is_own(transpose, A))
 issymmetric(x::Number) = true
-ishermitian(A) = issymmetric(A)
+# A == A' (the conjugate transpose: a complex matrix is Hermitian, not symmetric)
+ishermitian(A::AbstractMatrix) = size(A, 1) == size(A, 2) &&
+    (eltype(A) <: Real ? Core.is_symmetric(A) : eltype(A) <: Number ? A == A' :
+     Core.is_own(adjoint, A))
+ishermitian(x::Number) = x == conj(x)
+# whether A[i, j] == t(A[j, i]) for all i, j (the blocks of a block matrix, Base's loop)
+function Core.is_own(t, A)
+    n = size(A, 1)
+    for j in 1:n, i in j:n
+        A[i, j] == t(A[j, i]) || return false
+    end
+    true
+end
 Core.eye_of(v) = Core.eye_like(Core.tri_mask(v * transpose(v), 0, true), one(eltype(v)))
 
 # --- Diagonal ------------------------------------------------------------------------------
@@ -396,3 +409,16 @@ kron(A::AbstractMatrix, b::AbstractVector) = kron(A, reshape(b, length(b), 1))
 kron(a::AbstractVector, B::AbstractMatrix) = kron(reshape(a, length(a), 1), B)
 kron(a, b, c, ds...) = kron(kron(a, b), c, ds...)
 ⊗(a, b) = kron(a, b)
+
+pinv(A::AbstractMatrix) = Core.matpinv(A)
+pinv(x::Number) = iszero(x) ? zero(inv(x)) : inv(x)
+
+# the X with A*X + X*A' + C = 0, from its Kronecker form (I ⊗ A + conj(A) ⊗ I) vec(X) = -vec(C)
+function lyap(A::AbstractMatrix, C::AbstractMatrix)
+    n = size(A, 1)
+    size(A, 2) == n || throw(DimensionMismatch("matrix is not square: dimensions are $(size(A))"))
+    size(C) == (n, n) || throw(DimensionMismatch("C has dimensions $(size(C)), A has $(size(A))"))
+    Id = Matrix{Float64}(I, n, n)
+    reshape(-((kron(Id, A) + kron(conj(A), Id)) \ vec(C)), n, n)
+end
+lyap(a::Number, c::Number) = -c / (2real(a))

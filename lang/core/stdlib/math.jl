@@ -62,6 +62,7 @@ function cosd(x::Real)
 end
 
 sincosd(x::Real) = (sind(x), cosd(x))
+sincosd(::Missing) = (missing, missing)
 tand(x::Real) = sind(x) / cosd(x)
 secd(x::Real) = inv(cosd(x))
 cscd(x::Real) = inv(sind(x))
@@ -271,3 +272,14 @@ isinf_fast(x) = isinf(x)
 isnan_fast(x) = isnan(x)
 isfinite_fast(x) = isfinite(x)
 end
+
+# ChainRules' rules for the angle of a real number: a zero derivative for a real
+# (co)tangent (ChainRules PR #196), imag(dx)/x for a complex tangent (that of the complex
+# plane); one pullback object for both functions
+for f in (angle, Base.FastMath.angle_fast)
+    ChainRulesCore.frule(Δ, ::typeof(f), x::Real) = (angle(x), Core.angle_real_fwd(x, Δ[2]))
+    ChainRulesCore.rrule(::typeof(f), x::Real) = (angle(x), Core.angle_real_back)
+end
+Core.angle_real_fwd(x, dx::Complex) = imag(dx) / ifelse(iszero(x), one(x), x)
+Core.angle_real_fwd(x, dx) = ZeroTangent()
+Core.angle_real_back(dΩ) = (NoTangent(), ZeroTangent())

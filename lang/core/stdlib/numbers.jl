@@ -150,8 +150,8 @@ nor(x, y) = ~(x | y)
 big(x::Integer) = convert(BigInt, x)
 big(::Type{<:Integer}) = BigInt
 big(x::Rational) = big(numerator(x)) // big(denominator(x))
-big(x::AbstractFloat) = throw(ErrorException("BigFloat (arbitrary-precision floating point) is not supported"))
-big(::Type{<:AbstractFloat}) = throw(ErrorException("BigFloat (arbitrary-precision floating point) is not supported"))
+big(x::AbstractFloat) = BigFloat(x)  # (stdlib/bigfloat.jl)
+big(::Type{<:AbstractFloat}) = BigFloat
 big(z::Complex) = Complex(big(real(z)), big(imag(z)))
 widen(::Type{BigInt}) = BigInt
 widen(::Type{Int128}) = BigInt
@@ -253,10 +253,34 @@ exponent_one(::Type{Float16}) = 0x3c00
 firstindex(x::Number, d::Integer) = d < 1 ? throw(BoundsError(x, d)) : 1
 lastindex(x::Number, d::Integer) = d < 1 ? throw(BoundsError(x, d)) : 1
 
-# Rationals here never have a zero denominator (1//0 is a DivideError in Zyla), so all are finite
-isfinite(x::Rational) = true
-isinf(x::Rational) = false
+# a Rational with a zero denominator (`1//0`, `-1//0`) is infinite; none is NaN (`0//0` is an error)
+isfinite(x::Rational) = denominator(x) != 0
+isinf(x::Rational) = denominator(x) == 0
 isnan(x::Rational) = false
 sign(x::Rational) = oftype(x, sign(numerator(x)))
+# rem of a Rational (beside an Integer or a Rational): exact, with x's sign
+rem(x::Rational, y::Union{Integer, Rational}) = x - trunc(x / y) * y
+rem(x::Integer, y::Rational) = x - trunc(x / y) * y
 rand(::Type{UInt128}) = (UInt128(rand(UInt64)) << 64) | UInt128(rand(UInt64))
 rand(::Type{Int128}) = reinterpret(Int128, rand(UInt128))
+
+# read(io, T) of a number type from an IOBuffer: its bytes as stored (little-endian)
+read(io::IO, ::Type{T}) where {T<:Union{Bool, Integer, AbstractFloat}} = Core.read_number(io, T)
+read(io::IO, ::Type{Complex{T}}) where {T<:Real} = (re = read(io, T); Complex(re, read(io, T)))
+
+# Base's generic methods for a program's own Number types (the primitives `^` and `abs2`
+# call these for them): powers by repeated squaring with the type's `*`, abs2 by its abs
+function Core.power_by_squaring(x, p::Integer)
+    p == 0 && return one(x)
+    p < 0 && throw(DomainError(p, "cannot raise $x to a negative power $p"))
+    y = x   # x^p == y * x^(p - 1)
+    p -= 1
+    while p > 0
+        isodd(p) && (y = y * x)
+        p >>= 1
+        p > 0 && (x = x * x)
+    end
+    return y
+end
+Core.number_abs2(x) = abs(x)^2
+big(::Type{T}) where {T<:Number} = typeof(big(zero(T)))

@@ -18,6 +18,8 @@ nextind(s::ByteString, i::Integer, n::Integer) = Core.str_nextind(s, i, n)
 prevind(s::ByteString, i::Integer) = Core.str_prevind(s, i, 1)
 prevind(s::ByteString, i::Integer, n::Integer) = Core.str_prevind(s, i, n)
 firstindex(s::AbstractString) = 1
+typemin(::Type{String}) = ""
+typemin(::String) = ""
 lastindex(s::ByteString) = Core.str_lastindex(s)
 length(s::ByteString, i::Integer, j::Integer) = Core.str_length(s, i, j)
 iterate(s::ByteString) = Core.str_iterate(s, 1)
@@ -56,8 +58,10 @@ convert(::Type{String}, s::SubString{String}) = String(s)
 convert(::Type{SubString{String}}, s::ByteString) = SubString(s)
 parent(s::SubString{String}) = Core.str_parent(s)
 parentindices(s::SubString{String}) = (Core.str_offset(s) + 1:Core.str_offset(s) + ncodeunits(s),)
-view(s::ByteString, r::AbstractRange{<:Integer}) =
-    r == first(r):last(r) ? SubString(s, first(r), last(r)) : throw(MethodError(view, (s, r)))
+# a string's views are SubStrings of unit ranges only (Julia: AbstractUnitRange); `@views`
+# indexes a string by anything else with getindex (Base.maybeview: lang/core/stdlib/base.jl)
+view(s::ByteString, r::UnitRange{<:Integer}) = SubString(s, first(r), last(r))
+view(s::AbstractString, I...) = throw(MethodError(view, (s, I...)))
 summary(io::IO, s::AbstractString) =
     print(io, ncodeunits(s) == 0 ? "empty " : string(ncodeunits(s), "-codeunit "), typeof(s))
 
@@ -197,6 +201,14 @@ const Csize_t = UInt
 struct OutOfMemoryError <: Exception end
 startswith(a::ByteString, b::ByteString) = Core.str_startswith(a, b)
 endswith(a::ByteString, b::ByteString) = Core.str_endswith(a, b)
+# a set of characters as a prefix or suffix (Base.Chars): s's first / last character is one
+const CharSet = Union{Tuple{Vararg{AbstractChar}}, AbstractVector{<:AbstractChar},
+                      AbstractSet{<:AbstractChar}}
+startswith(s::AbstractString, chars::CharSet) = !isempty(s) && first(s) in chars
+endswith(s::AbstractString, chars::CharSet) = !isempty(s) && last(s) in chars
+# whether what an IOBuffer holds (not yet taken) starts with prefix; nothing is consumed
+startswith(io::IO, prefix::Union{AbstractString, AbstractChar, CharSet}) =
+    startswith(Core.io_content(io), prefix)
 reinterpret(::Type{UInt32}, c::Char) = Core.char_bits(c)
 reinterpret(::Type{Char}, u::UInt32) = Core.char_of_bits(u)
 
