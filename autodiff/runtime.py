@@ -342,7 +342,7 @@ _BACK = object()
 # (`nondiff_may_drop`), since dropping it would be a wrong gradient, not a missing one.
 ZERO_DERIVATIVE = frozenset({
     "round", "floor", "ceil", "trunc", "sign", "eps", "zero", "one", "oneunit", "zeros",
-    "ones", "similar", "rand", "randn", "floatmax", "floatmin", "maxintfloat", "typemax",
+    "ones", "similar", "rand", "randn", "randexp", "floatmax", "floatmin", "maxintfloat", "typemax",
     "typemin", "time", "ignore_derivatives", "Core.onehot_like", "Core.sensitivity",
     "Core.elapsed_since", "Core.time_start", "Core.time_report", "NNlib.dropout_mask",
     "NNlib.leakyrelu_deriv", "NNlib.within_gradient", "NNlib.getmode", "NNlib.modecell",
@@ -380,6 +380,10 @@ def _carries_float(x: Any, depth: int = 0) -> bool:
         return any(_carries_float(e, depth + 1) for e in x.values())
     if isinstance(x, V.Range):
         return _carries_float(x.start, depth + 1)
+    if isinstance(x, Closure):  # (a Generator's function: the values it captured)
+        return any(_carries_float(c, depth + 1) for c in x.captures)
+    if isinstance(x, V.Box):
+        return _carries_float(x.value, depth + 1)
     return isinstance(x, LazyIter)  # (its elements are made on demand: maybe floats)
 
 
@@ -779,7 +783,9 @@ def _broadcast_generic(interp: Interpreter, f: Any, xs: list, y: Any) -> tuple:
                     total = accum(total, e)
                 out.append(total)
                 continue
-            grads[i] = [0.0 if e is None else e for e in grads[i]]
+            # (a real element's cotangent is real: ProjectTo takes a complex one's real part)
+            grads[i] = [0.0 if e is None else e.fields[0] if is_complex(e) else e
+                        for e in grads[i]]
             if d.kind in "iu":
                 d = N.F64  # integers get Float64 cotangents, as Zygote gives them
             if d.kind != "f":
@@ -1339,7 +1345,7 @@ def sensitivity(y: Any) -> Any:
     if isinstance(y, int):  # (a Bool was handled above)
         return 1.0
     if isinstance(y, V.Rational):  # (exact: `gradient(//, 2, 3) === (1//3, -2//9)`)
-        return V.Rational(1)
+        return type(y)(1)  # (of y's type: a Rational{Int8} seeds a Rational{Int8})
     if hasattr(y, "shape") and getattr(y, "ndim", 1) == 0:
         return np.ones((), dtype=y.dtype)
     raise ZylaError("AD error", "output of `gradient` must be a real number, got "
@@ -1379,13 +1385,17 @@ def _project_real(a: Any, g: Any) -> Any:
     """The gradient of a real number or array in its float type, as ChainRules' ProjectTo
     gives it: an integer's is a Float64 (`pullback(*, 2, 1.5f0)[2](1f0)[1] === 1.5`), a
     Float32's stays a Float32 when the result was promoted (`gradient(x -> x * 2.0, 1f0)`),
-    a real number's is the real part of a complex one (from a user rrule); a tuple's
-    elements are projected each."""
+    a real number's is the real part of a complex one (from a user rrule), a real array's
+    the real parts of a complex array (`pullback(real, A)[2](dy)` for a complex dy); a
+    tuple's elements are projected each."""
     if type(a) is tuple and type(g) is tuple and len(a) == len(g):
         return tuple(_project_real(x, d) for x, d in zip(a, g, strict=True))
     if is_complex(g) and isinstance(a, (int, float, np.integer, np.floating)) \
             and not isinstance(a, (bool, np.bool_)):
         g = g.fields[0]
+    if _complex_array(g) and hasattr(a, "dtype") and np.dtype(a.dtype).kind in "iuf":
+        # (a may be a JAX array: the argument of a pullback made in compiled code)
+        g = np.array([e.fields[0] for e in g.reshape(-1)], dtype=np.float64).reshape(g.shape)
     if g is None or isinstance(a, tuple) or not (
             type(a) is int or isinstance(a, (float, np.integer, np.floating))
             or hasattr(a, "dtype")):  # (arrays, and traced numbers when compiled)
@@ -1395,6 +1405,12 @@ def _project_real(a: Any, g: Any) -> Any:
         return g
     d = N.float_dtype(da)
     return g if dg == d else N.cast(g, d, N.xp_for(g))
+
+
+def _complex_array(g: Any) -> bool:
+    """Whether g is a non-empty array of complex numbers."""
+    return (type(g) is np.ndarray and g.dtype == object and g.size > 0
+            and all(is_complex(e) for e in g.reshape(-1)))
 
 
 def _is_bool(a: Any) -> bool:

@@ -219,6 +219,24 @@ def _single_cpu(x: Any) -> bool:
 
 # --- signatures -------------------------------------------------------------------------------
 
+#: skeleton kinds that only a trace can call: a broadcast's vmapped pullback, a pullback
+#: chosen among a branch's alternatives at run time
+_TRACE_ONLY = frozenset({"bback", "union"})
+
+
+def _refuse_trace_only(skel: Any) -> None:
+    """Raise OffloadError when a result's skeleton holds a pullback only a trace can call
+    (the host could not call it: `pullback(a -> real.(a), A)` then `back(dy)` on the
+    host): such a call runs on the host."""
+    if type(skel) is not tuple or not skel:
+        return
+    if type(skel[0]) is str and skel[0] in _TRACE_ONLY:
+        raise OffloadError("a pullback made inside compiled code is returned: the call "
+                           "runs on the host")
+    for part in skel:
+        _refuse_trace_only(part)
+
+
 def _split_value(v: Any, leaves: list, muts: list, memo: dict) -> Any:
     """structure.split's skeleton of v (integers static), extended to mutable structs: the
     first occurrence of one is ("mut", k, type, fields), later ones ("mref", k); `muts[k]`
@@ -682,6 +700,7 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
             out_leaves: list = []
             memo = {id(p): k for k, p in enumerate(proxies)}
             out_skel = _split_value(out, out_leaves, list(proxies), memo)
+            _refuse_trace_only(out_skel)
             out_leaves = [interp.current(x) for x in out_leaves]
             writes = interp.written_inputs()
             fw_leaves: list = []

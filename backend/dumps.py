@@ -13,6 +13,7 @@ from autodiff.reverse import forward
 from backend.compile import lower_text
 from backend.lower_jax import JaxInterpreter
 from grammar.errors import ZylaError
+from lang.core import values as V
 from lang.core.functions import Closure, GenericFunction, typeof
 from lang.core.ir import Function, format_function, format_module
 from lang.core.numeric import jax_numpy
@@ -74,6 +75,31 @@ def typed_text(rt: Any, f: Any, args: list) -> str:
 
     jax.eval_shape(run, [jnp.asarray(x) for x in leaves])
     return format_function(fn, types=True)
+
+
+def result_type(rt: Any, f: Any, elts: list) -> Any:
+    """The type of `f(x1, ..., xn)` for numbers xi of the types elts (Julia's number
+    types), by abstract interpretation (the compile tier's interpreter under
+    `jax.eval_shape`: nothing is computed), or None where it cannot tell: f runs on the
+    host (prints, or reads a Dict), gives something other than a number, or reassigns a
+    variable it captured (its trace would leave a traced value in it)."""
+    import jax
+
+    if isinstance(f, Closure) and any(isinstance(c, V.Box) for c in f.captures):
+        return None
+    jax_numpy()
+    specs = [jax.ShapeDtypeStruct((), V.JTYPE_TO_DTYPE[t]) for t in elts]
+
+    def run(xs: list) -> Any:
+        return JaxInterpreter(rt).call_value(f, list(xs))
+
+    try:
+        out = jax.eval_shape(run, specs)
+    except Exception:  # noqa: BLE001 -- any failure of the trace means "cannot tell"
+        return None
+    if not isinstance(out, jax.ShapeDtypeStruct) or out.shape != ():
+        return None
+    return V.DTYPE_TO_JTYPE.get(out.dtype)
 
 
 def code_hlo(rt: Any, f: Any, *args: Any) -> None:

@@ -57,6 +57,14 @@ class StringInterp(Node):
 
 
 @dataclass
+class Interpolation(Node):
+    """`$x` outside a string: in `@.` a part not to be dotted (`@. $f(x)`); anywhere
+    else a syntax error, as Julia's `"$" expression outside quote`."""
+
+    value: Node
+
+
+@dataclass
 class Ident(Node):
     """A name: variable, function, type or operator used as a value (`+` in `map(+, a)`)."""
 
@@ -162,6 +170,15 @@ class Curly(Node):
     """`Name{P1, P2}`, e.g. `Vector{Float64}`."""
 
     obj: Node
+    params: list[Node]
+
+
+@dataclass
+class Where(Node):
+    """`expr where {T, S <: B}`: in a method signature its type variables; elsewhere a
+    type value (`Tuple{Vararg{S}} where S <: Integer`)."""
+
+    expr: Node
     params: list[Node]
 
 

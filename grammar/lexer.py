@@ -86,6 +86,7 @@ PAIR, ARROW, OROR, ANDAND = "PAIR", "ARROW", "OROR", "ANDAND"
 COMPOP, SUBTYPE, ELEMOF, IN, ISA, PIPE = "COMPOP", "SUBTYPE", "ELEMOF", "IN", "ISA", "PIPE"
 PLUSMINUS, ADDOP, MULOP, RATIONAL = "PLUSMINUS", "ADDOP", "MULOP", "RATIONAL"
 SHIFTOP, POW, DCOLON, NOT, SQRT = "SHIFTOP", "POW", "DCOLON", "NOT", "SQRT"
+DOLLAR = "DOLLAR"
 FUNCTION, END, IF, ELSEIF, ELSE = "FUNCTION", "END", "IF", "ELSEIF", "ELSE"
 FOR, COMPFOR, COMPIF, WHILE = "FOR", "COMPFOR", "COMPIF", "WHILE"
 OUTER = "OUTER"  # `for outer i = ...`: the loop sets the enclosing scope's i
@@ -94,6 +95,8 @@ TRY, CATCH, CATCHVAR, FINALLY = "TRY", "CATCH", "CATCHVAR", "FINALLY"
 STRUCT, MUTABLE_STRUCT, ABSTRACT_TYPE = "STRUCT", "MUTABLE_STRUCT", "ABSTRACT_TYPE"
 MODULE, USING, IMPORT, CONST = "MODULE", "USING", "IMPORT", "CONST"
 GLOBAL, LOCAL, DO, WHERE = "GLOBAL", "LOCAL", "DO", "WHERE"
+#: `<:` right after `where T`: the variable's bound (`A where T <: Real`), not a comparison
+WHERE_SUBTYPE = "WHERE_SUBTYPE"
 EXPORT = "EXPORT"
 #: Julia keywords Zyla does not implement; the parser rejects them by name.
 UNSUPPORTED = "UNSUPPORTED"
@@ -924,8 +927,8 @@ class _Run:
             return handler(self, pos)
         if c in _OPERATOR_START:
             return self.operator(pos)
-        if c == "$":
-            raise self.error('"$" interpolation is only allowed inside strings', self.span(pos))
+        if c == "$":  # (`@. $f(x)`; elsewhere the lowering refuses it)
+            return self.token(DOLLAR, "$", pos, pos + 1)
         raise self.error(f"unexpected character {c!r}", self.span(pos))
 
     def open_bracket(self, pos: int) -> Emitted:
@@ -1060,6 +1063,8 @@ class _Run:
         `)`, or None."""
         if not self.text.startswith("(", colon + 1):
             return None
+        if self.text.startswith(":)", colon + 2):
+            return ":", colon + 4  # `Base.:(:)`, the range operator
         m = _OPERATOR_RE.match(self.text, colon + 2)
         if (m is None or OPERATORS[m.group()] not in _VALUE_OPERATOR_TYPES
                 or not self.text.startswith(")", m.end())):
@@ -1124,6 +1129,8 @@ class _Run:
             # `[a -b]` is two elements, `[a - b]` one
             if self.prev_end != pos and end < self.n and text[end] not in " \t\r\n":
                 return self.operand(ttype, op, pos, end)
+        if ttype == SUBTYPE and self.prev_type == NAME and self.prev_prev_type == WHERE:
+            ttype = WHERE_SUBTYPE
         return self.token(ttype, op, pos, end)
 
     def names_operator(self, paren: int, ttype: str) -> bool:

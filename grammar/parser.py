@@ -19,8 +19,9 @@ first token. Throughput is measured by `bench/parser_input.py`.
 Julia's method definitions are recognised only once their `=` or `end` is seen, so the
 builder keeps, for the duration of one parse, the raw argument list of every call (a
 call may turn out to be a signature) and the constructs that are only legal inside a
-signature (`::T` without a name, `where`, typed keyword arguments, struct field
-defaults); a parse ends with an error if one of those was not used by a definition.
+signature (`::T` without a name, typed keyword arguments, struct field defaults); a
+parse ends with an error if one of those was not used by a definition. A `where` outside
+a signature is a type value (`Tuple{Vararg{S}} where S <: Integer`, `A{S} = ...`).
 
 Representation choices beyond `grammar.ast`'s docstrings:
 
@@ -116,14 +117,6 @@ class _AnonType(A.Node):
     """`::T` in an argument list: a parameter without a name (signatures only)."""
 
     type: A.Node
-
-
-@dataclass
-class _Where(A.Node):
-    """`sig where {T, S}` (signatures only)."""
-
-    expr: A.Node
-    params: list[A.Node]
 
 
 @dataclass
@@ -326,12 +319,14 @@ class _AstBuilder:
         params = _lambda_params(lhs)
         return A.Lambda(params, _destructure(params, c[2]), span=lhs.span)
 
-    def where_(self, c: Children) -> _Where:
+    def where_(self, c: Children) -> A.Where:
         params = c[2] if isinstance(c[2], list) else [c[2]]
-        node = _Where(c[0], params, span=c[0].span)
-        _session().require_consumer(node, _span(c[1]),
-                                     '"where" is only supported in method signatures')
-        return node
+        return A.Where(c[0], params, span=c[0].span)
+
+    def where_bound(self, c: Children) -> A.Call:
+        """`T <: B` after `where`: `Call(Ident("<:"), [T, B])`."""
+        name = A.Ident(str(c[0]), span=_span(c[0]))
+        return A.Call(A.Ident("<:", span=_span(c[1])), [name, c[2]], span=name.span)
 
     def where_braces(self, c: Children) -> list[A.Node]:
         return c[1]
@@ -486,6 +481,9 @@ class _AstBuilder:
 
     def colon(self, c: Children) -> A.Colon:
         return A.Colon(span=_span(c[0]))
+
+    def interpolation(self, c: Children) -> A.Interpolation:
+        return A.Interpolation(c[1], span=_span(c[0]))
 
     def break_(self, c: Children) -> A.Break:
         return A.Break(span=_span(c[0]))
@@ -977,7 +975,7 @@ def _check_target(target: A.Node, *, update: bool = False) -> None:
 
 
 def _is_signature(node: A.Node) -> bool:
-    if isinstance(node, _Where):
+    if isinstance(node, A.Where):
         return True
     if isinstance(node, A.TypeAssert):
         node = node.value
@@ -998,6 +996,10 @@ def _assign(target: A.Node, value: A.Node) -> A.Node:
     if _is_signature(target):
         body = A.Block([value], span=value.span)
         return _function_def(target, body, target.span)
+    if isinstance(target, A.Curly) and isinstance(target.obj, A.Ident):
+        # `Pair2{S} = Tuple{S, S}`: a parametric type alias, `Pair2 = Tuple{S, S} where S`
+        where = A.Where(value, list(target.params), span=value.span)
+        return A.Assign(target.obj, where, span=target.span)
     _check_target(target)
     return A.Assign(target, value, span=target.span)
 
@@ -1060,10 +1062,12 @@ def _param(item: Any) -> A.Param:
         param.default = item.value
         return param
     if isinstance(item, A.TypeAssert) and isinstance(item.value, A.Ident):
-        return A.Param(item.value.name, item.type, span=item.span)
+        # (`xs::Vararg{T, N}` is a vararg: N trailing arguments of type T)
+        return A.Param(item.value.name, item.type, vararg=_is_vararg_type(item.type),
+                       span=item.span)
     if isinstance(item, _AnonType):
         _consume(item)
-        return A.Param(None, item.type, span=item.span)
+        return A.Param(None, item.type, vararg=_is_vararg_type(item.type), span=item.span)
     if isinstance(item, A.Splat):
         param = _param(item.value)
         if param.pattern is not None:
@@ -1075,6 +1079,13 @@ def _param(item: Any) -> A.Param:
     if isinstance(item, A.TypeAssert) and _is_pattern(item.value):  # `f((a, b)::Tuple)`
         return A.Param(None, item.type, pattern=item.value, span=item.span)
     raise _error("invalid parameter: expected a name, `name::Type` or `::Type`", item)
+
+
+def _is_vararg_type(t: A.Node) -> bool:
+    """Whether a parameter's type is `Vararg` or `Vararg{...}`."""
+    if isinstance(t, A.Curly):
+        t = t.obj
+    return isinstance(t, A.Ident) and t.name == "Vararg"
 
 
 def _is_pattern(node: A.Node) -> bool:
@@ -1138,7 +1149,7 @@ def _unpack(pattern: A.Node, src: A.Ident, pre: list[A.Node], names: list[A.Node
 def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
     """A method definition from its signature `name(params...)[::R] [where ...]`."""
     where: list[A.Node] = []
-    while isinstance(sig, _Where):
+    while isinstance(sig, A.Where):
         _consume(sig)
         where = sig.params + where
         sig = sig.expr
@@ -1161,6 +1172,8 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
         # a constructor of a parametric type's instances: `Pos{T}(x) where {T} = ...`
         type_params = list(func.params)
         func = func.obj
+    if isinstance(func, A.Colon):
+        func = A.Ident(":", span=func.span)  # `(:)(a, b) = ...`: the range operator
     name: str | None = _dotted_name(func)
     receiver = None
     if name is None:

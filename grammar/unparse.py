@@ -86,6 +86,14 @@ def _items(xs: list[A.Node]) -> str:
     return ", ".join(unparse(x) for x in xs)
 
 
+def _where_item(p: A.Node) -> str:
+    """A `where` variable: `T`, or `T <: B` (the parser's `Call(Ident("<:"), [T, B])`)."""
+    if (isinstance(p, A.Call) and isinstance(p.func, A.Ident) and p.func.name == "<:"
+            and len(p.args) == 2):
+        return f"{unparse(p.args[0])} <: {unparse(p.args[1])}"
+    return unparse(p)
+
+
 _TABLE = {
     A.Literal: _lit,
     A.Ident: lambda n: n.name,
@@ -102,6 +110,7 @@ _TABLE = {
     A.Dot: lambda n: f"{unparse(n.obj)}.{n.name}",
     A.Curly: lambda n: f"{unparse(n.obj)}{{{_items(n.params)}}}",
     A.TypeAssert: lambda n: f"{unparse(n.value)}::{unparse(n.type)}",
+    A.Where: lambda n: f"{unparse(n.expr)} where {{{', '.join(_where_item(p) for p in n.params)}}}",
     A.TupleLit: lambda n: f"({_items(n.items)}{',' if len(n.items) == 1 else ''})",
     A.NamedTupleLit: lambda n: "("
     + ", ".join(f"{k} = {unparse(v)}" for k, v in zip(n.names, n.values, strict=False))

@@ -6,7 +6,11 @@ on the host interpreter, the reference semantics."""
 
 from __future__ import annotations
 
+import pytest
 from snippets import run_program
+
+from grammar.errors import ZylaError
+from lang.door.api import Zyla
 
 PROGRAM = r"""
 using Test
@@ -382,3 +386,95 @@ end
 
 def test_pairs_of_arrays_and_linear_indices() -> None:
     run_program(PAIRS)
+
+
+BROADCASTED = r"""
+using Test
+@testset "Broadcast.broadcasted" begin
+    calls = Ref(0)
+    bc = Broadcast.broadcasted(x -> (calls[] += 1; x + 1), [1 2; 3 4])
+    @test bc[2, 1] == 4 && calls[] == 1
+    @test size(bc) == (2, 2) && Broadcast.materialize(bc) == [2 3; 4 5]
+    @test Broadcast.materialize(Broadcast.broadcasted(*, (1, 2), 3)) == (3, 6)
+    @test_throws BoundsError Broadcast.broadcasted(+, [1, 2], 10)[3]
+    @test_throws DimensionMismatch Broadcast.broadcasted(+, [1, 2], [1, 2, 3])
+    @test_throws ArgumentError Broadcast.broadcasted(identity, Dict(1 => 2))
+end
+struct Wrapped{T}
+    inner::T
+end
+Base.axes(w::Wrapped) = axes(w.inner)
+Base.getindex(w::Wrapped, i...) = getindex(w.inner, i...)
+Base.Broadcast.broadcastable(w::Wrapped) = w
+struct Boxed
+    x::Int
+end
+Broadcast.broadcastable(b::Boxed) = [b.x, b.x]
+@testset "a struct that opts into broadcasting" begin
+    @test Wrapped([1 2; 3 4]) .* 2 == [2 4; 6 8]
+    @test sqrt.(Wrapped(fill(4.0))) == fill(2.0)
+    @test Boxed(3) .+ [1, 2] == [4, 5]
+end
+@testset "an in-place assignment as a call's argument" begin
+    v = [1, 2]
+    @test iszero(fill(1, 2, 2) .= zeros(1, 2)) && sum(v .+= 1) == 5 && v == [2, 3]
+    x = 1
+    @test string(x += 2) == "3" && x == 3
+end
+"""
+
+
+def test_broadcasted_is_lazy_and_checks_its_arguments() -> None:
+    """`Broadcast.broadcasted` was undefined; an element of it calls f once, and shapes
+    that do not broadcast or a Dict are errors, as Julia's. A struct with a
+    `Broadcast.broadcastable` method broadcast was a MethodError; `f(a .= b)` and
+    `f(x += 1)` were ParseErrors."""
+    run_program(BROADCASTED)
+
+
+DOT_MACRO_PARTS = r"""
+using Test
+v = [4, -9, 1, -16]
+@test @.(1 + sqrt($sort(abs(v)))) == [2, 3, 4, 5]
+x = [1.0, 4.0]
+@test @.($(sum(x)) + x) == [6.0, 9.0]
+@test @.((sqrt(x), x + 1)) == ([1.0, 2.0], [2.0, 5.0])
+@test (@. let w = [1, 2, 3]; w^2; end) == [1, 4, 9]
+base = [1, 2, 3]
+@. for k = 1:2
+    base = base^2
+end
+@test base == [1, 16, 81]
+@. sq(w) = w^2
+@test sq([1, 2]) == [1, 4]
+@test (('a':'c') .== 'b') == [false, true, false]
+"""
+
+
+def test_dot_macro_interpolation_and_blocks() -> None:
+    """`$` in `@.` was a ParseError; a `let`, `for`, short function or tuple inside `@.`
+    was left undotted (a MethodError, or a tuple of whole-array calls)."""
+    run_program(DOT_MACRO_PARTS)
+    with pytest.raises(ZylaError, match="outside quote"):
+        Zyla().eval("x = 1; $x + 1")
+
+
+def test_array_display_on_a_small_screen() -> None:
+    """On a screen of 2 rows a 30-element vector showed elements 1 to 28, `⋮` and 29
+    (Python's floor division where Julia's `div` truncates); Julia prints ` …`."""
+    got = Zyla().eval('f(n) = (b = IOBuffer(); show(IOContext(b, :limit => true, '
+                      ':displaysize => (n, 12)), MIME("text/plain"), collect(1:30)); '
+                      'String(take!(b))); (f(2), f(10))')
+    assert got == ("30-element Vector{Int64}: \u2026",
+                   "30-element Vector{Int64}:\n  1\n  2\n  3\n  \u22ee\n 29\n 30")
+
+
+def test_a_type_broadcast_over_objects_converts_each() -> None:
+    """`Int.([1//2, 3//2])` was [0, 1] and `Int.(Any[1.5, 2])` [1, 2] (numpy's truncating
+    cast of the object array; Julia's InexactError); `Int.(['a', 'b'])` a MethodError."""
+    z = Zyla()
+    got = z.eval("(Int.(['a', 'b']), Int.(Any[1.0, 2]), map(Int, 'a':'c'))")
+    assert [list(v) for v in got] == [[97, 98], [1, 2], [97, 98, 99]]
+    for src in ("Int.([1//2, 3//2])", "Int.(Any[1.5, 2])"):
+        with pytest.raises(ZylaError, match="InexactError"):
+            z.eval(src)

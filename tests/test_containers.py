@@ -229,3 +229,71 @@ def test_a_collected_set_or_dict_is_a_vector_that_grows() -> None:
                  "string(typeof(unique(keys(d)))))")
     assert (list(got[0]), list(got[1])) == (["a", "z"], [1, 2])
     assert got[2:] == (2, "Vector{Int64}", "Vector{String}")
+
+
+def test_pairs_and_dicts_show_as_julia_under_an_io_context() -> None:
+    """A Pair inside a Pair showed without parentheses (`1 => 2 => 3` for `(1 => 2) =>
+    3`, which reads back as another value), `Pair{Any, Any}(1, 2)` as `1 => 2`, a Dict
+    ignored `:compact`; IOContext was undefined and a Dict's text/plain display was its
+    one-line show."""
+    z = Zyla()
+    got = z.eval(
+        "mutable struct Alpha end\nBase.show(io::IO, ::Alpha) = print(io, \"α\")\n"
+        "pp = Dict((1 => 2) => (3 => 45))\n"
+        "ctx = IOContext(IOBuffer(), :limit => true, :displaysize => (10, 14))\n"
+        "(repr((1 => 2) => 3), repr(1 => (2 => 3)), repr(Pair{Any,Any}(1, 2)), "
+        "repr(Pair{Any,Any}[1 => 2]), sprint(show, pp; context=:compact => true), "
+        "get(IOContext(ctx, :compact => true), :limit, false), get(stdout, :limit, false), "
+        "haskey(ctx, :displaysize), "
+        "sprint(show, MIME(\"text/plain\"), Dict(Alpha() => 1); context=ctx), "
+        "sprint(show, MIME(\"text/plain\"), Dict(\"abcdefghijk\" => 1.5); context=ctx), "
+        "sprint(show, MIME(\"text/plain\"), Dict(1 => \"a\\nb\")))")
+    assert got == ("(1 => 2) => 3", "1 => (2 => 3)", "Pair{Any, Any}(1, 2)",
+                   "Pair{Any, Any}[1 => 2]",
+                   "Dict{Pair{Int64, Int64}, Pair{Int64, Int64}}((1=>2)=>(3=>45))",
+                   True, False, True,
+                   "Dict{Alpha, Int64} with 1 entry:\n  α => 1",
+                   "Dict{String, Float64} with 1 entry:\n  \"abc… => 1.5",
+                   "Dict{Int64, String} with 1 entry:\n  1 => \"a\\nb\"")
+
+
+def test_persistent_dicts_and_keytype_of_dict_types() -> None:
+    """`Base.PersistentDict` was undefined; keytype/valtype of a program's AbstractDict
+    was a MethodError and of `Dict{Int8}` (a parameter left open) one too (Julia gives
+    what the type fixes and a MethodError for what it leaves open)."""
+    z = Zyla()
+    got = z.eval(
+        "a = PersistentDict(1 => 2); b = PersistentDict(a, 1, 3); c = Base.delete(b, 1)\n"
+        "cell = [0]; p = PersistentDict{Any,Int}(cell => 1); cell[1] = 5\n"
+        "struct TD{K,V} <: AbstractDict{K,V}; d::Dict{K,V}; end\n"
+        "kt(T) = try; keytype(T); catch e; typeof(e); end\n"
+        "vt(T) = try; valtype(T); catch e; typeof(e); end\n"
+        "(a[1], b[1], haskey(c, 1), length(c), p[cell], get(p, [5], 0), (1 => 3) in b, "
+        "string(collect(b)), keytype(TD(Dict(:a => 1))), kt(Dict{Int8}), vt(Dict{Int8}), "
+        "kt(Dict{<:Any,Int16}), vt(Dict{<:Any,Int16}), kt(Base.PersistentDict{Int8,Int16}), "
+        "vt(Iterators.Pairs{Int8,Int16}), kt(AbstractDict))")
+    assert got[:8] == (2, 3, False, 0, 1, 0, True, "[1 => 3]")
+    names = tuple(str(t) for t in got[8:])
+    assert names == ("Symbol", "Int8", "MethodError", "MethodError", "Int16", "Int8", "Int16",
+                     "MethodError")
+
+
+def test_bitsets_and_a_structs_own_push_inside_a_function() -> None:
+    """BitSet was undefined; inside a function, `push!(b, x)` / `append!(b, xs)` of a
+    struct b with its own method went to the vector primitive (a MethodError, and a
+    Python AttributeError's text for append!), as did append! of a tuple."""
+    z = Zyla()
+    got = z.eval(
+        "mutable struct Bag; xs::Vector{Int}; end\n"
+        "Base.push!(b::Bag, x::Integer) = (push!(b.xs, x); b)\n"
+        "Base.append!(b::Bag, x) = (append!(b.xs, x); b)\n"
+        "fill_bag(b) = (for x in (1, 2); push!(b, x); end; append!(b, [3]); b)\n"
+        "grow(s) = (for i in (3, 1, 3); push!(s, i); end; s)\n"
+        "tup(t) = try; append!(t, [1]); catch e; sprint(showerror, e); end\n"
+        "s = grow(BitSet())\n"
+        "(fill_bag(Bag(Int[])).xs, string(s), 2 in s, collect(union(s, [0])), "
+        "s == Set([1, 3]), string(BitSet()), tup((1, 2)))")
+    assert list(got[0]) == [1, 2, 3] and list(got[3]) == [0, 1, 3]
+    assert got[1:3] == ("BitSet([1, 3])", False) and got[4:6] == (True, "BitSet([])")
+    assert got[6] == "MethodError: no method matching append!(::Tuple{Int64, Int64}, " \
+                     "::Vector{Int64})"

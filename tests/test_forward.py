@@ -171,14 +171,24 @@ def check_jvp(fs: FwdSession, case: tg.Case, a: tuple, v: tuple) -> None:
 
 
 def _param(case: tg.Case) -> Any:
-    return pytest.param(case, id=case.name)
+    # (the open defect of tests/test_gradients.py's own-session cases shows here too: a
+    # ZylaError after other cases ran in the process; a wrong value still fails)
+    marks = [pytest.mark.xfail(strict=False, raises=ZylaError,
+                               reason="BUG: recursion without end after other cases ran in "
+                                      "the same process")] if case.own_session else []
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+def _session_for(case: tg.Case) -> FwdSession:
+    """The shared forward session, or a session of its own for a case that needs one."""
+    return FwdSession() if case.own_session else fwd_session()
 
 
 @pytest.mark.parametrize("case", [_param(c) for c in ALL_CASES])
 def test_jvp(case: tg.Case) -> None:
     """Forward mode on every gradient case: host jvp against finite differences and
     jax.jvp, compiled jvp against host."""
-    fs = fwd_session()
+    fs = _session_for(case)
 
     @st.composite
     def draw(d: Any) -> tuple:
@@ -232,10 +242,10 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     return seen
 
 
-@pytest.mark.parametrize("case", [c for c in ALL_CASES if not c.bug], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [_param(c) for c in ALL_CASES if not c.bug])
 def test_jvp_cases_differentiate_their_primitives(case: tg.Case,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    fs = fwd_session()
+    fs = _session_for(case)
     seen: set[str] = set()
 
     def run(a: tuple, v: tuple) -> None:

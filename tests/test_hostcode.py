@@ -461,3 +461,69 @@ def test_fast_forms_look_into_unions() -> None:
            "count_commas(s) = (c = 0; for ch in s; if ch == ','; c += 1; end; end; c)")
     assert z.eval('count_commas("a,b")') == 1  # (the user's method takes no Char)
     assert z.eval('"x" == "y"')  # (the user's method, for two Strings)
+
+
+def test_inline_powers_roots_and_remainders_agree_with_the_interpreter() -> None:
+    """`x^n` (Float64 x, Int64 n), `sqrt(x)`, `a % b` (non-negative Int64 a, positive
+    b) and `string(a, b)` of Strings and Int64s are written inline in translated code;
+    overflow, a zero to a negative power, a negative square root, negative remainders and
+    other values to `string` give what the interpreter gives. A vector
+    of objects is indexed inline although Base has `getindex(::Number, ::Integer)` (no
+    array is a Number), and a struct without constructors of its own is built directly
+    until one is defined."""
+    src = """struct Pt
+    x::Float64
+end
+f(x, n) = x^n
+g(x) = sqrt(x)
+r(a, b) = a % b
+function walk(v)
+    s = 0.0
+    for i in 1:length(v)
+        s += v[i].x^2 + sqrt(v[i].x) + (i % 3)
+    end
+    s
+end
+mk(x) = Pt(x)
+err(h, xs...) = try h(xs...) catch e; typeof(e) end
+label(a, b) = (string(a, b), "at$(b)")
+"""
+    got = same(src, "p1 = mk(1); Pt(u::Int, w::Int) = Pt(u + w); "
+                    "(f(2.0, 3), f(1e200, 2), f(0.0, -1), f(-0.0, -1), f(2.0, -2), g(4.0), "
+                    "g(Inf), r(7, 3), r(-7, 3), r(7, -3), r(0, 5), "
+                    "walk([Pt(1.0), Pt(4.0), Pt(9.0)]), p1, mk(2.5), Pt(1, 2), err(g, -1.0), "
+                    'err(r, 1, 0), err(mk, "a"), label("a", -3), label(1, "b"), label(2, true), '
+                    'label(SubString("xy", 1, 1), 0.5))')
+    assert got[1][0] == ("(8.0, Inf, Inf, -Inf, 0.25, 2.0, Inf, 1, -1, 1, 0, 107.0, "
+                         "Pt(1.0), Pt(2.5), Pt(3.0), DomainError, DivideError, MethodError, "
+                         '("a-3", "at-3"), ("1b", "atb"), ("2true", "attrue"), ("x0.5", "at0.5"))')
+
+
+def test_fast_forms_see_which_methods_take_their_values() -> None:
+    """A method for other values leaves a fast form in place: `==(::StepRange{Char},
+    ::StepRange{Char})` takes no Char or String (with it, `ch == ','` in a loop over a
+    string went the generic way, 10x slower) and `getindex(::Number, ::Integer)` no
+    array; `Any`, `AbstractChar` and `AbstractArray` parameters do take them."""
+    from lang.core.hostcode import _takes
+
+    z = Zyla()
+    ev = z.eval
+    assert not _takes(ev("StepRange{Char}"), "text") and not _takes(ev("Number"), "array")
+    assert not _takes(ev("StepRange{Char}"), "array") and _takes(ev("Vector{Int}"), "array")
+    assert _takes(ev("AbstractChar"), "text") and _takes(ev("AbstractString"), "text")
+    assert _takes(ev("Any"), "text") and _takes(ev("AbstractArray"), "array")
+    assert _takes(ev("Any"), "array") and _takes(ev("Number"), "int")
+
+
+def test_push_of_a_non_number_onto_a_float_vector_is_a_method_error() -> None:
+    """`push!(Float64[], nothing)` is Julia's MethodError (a numpy dtype equals None, so
+    the quick path took `nothing` for a Float64 and stored a NaN); the vector keeps its
+    length, also after `push!(v, "a")`. Numbers still go in as before."""
+    z = Zyla()
+    z.eval("v = Float64[1.0]")
+    for bad in ("nothing", '"a"'):
+        with pytest.raises(ZylaError) as e:
+            z.eval(f"push!(v, {bad})")
+        assert e.value.kind == "MethodError" and "Cannot `convert`" in e.value.message
+    assert jl_show(z.eval("push!(v, 2); push!(v, 2.5); push!(Int[], true); v")) == (
+        "[1.0, 2.0, 2.5]")

@@ -210,3 +210,79 @@ CASES_ITER_TUPLE = [
 @pytest.mark.parametrize(("code", "expected"), CASES_ITER_TUPLE)
 def test_iterators_and_tuples(code: str, expected: str, capsys: pytest.CaptureFixture) -> None:
     assert out(code, capsys) == expected
+
+
+def test_generators_are_lazy_and_lines_are_read_as_iterated(capsys: pytest.CaptureFixture) -> None:
+    """A generator expression is a lazy Base.Generator (it was an eager Vector): it runs
+    its body as it is iterated, so a Stateful it maps is taken once and `all`/`any` stop
+    early; it is no array (no indexing; findmax gives the element's index, not the
+    Generator). eachline/readline/seek read an IOBuffer line by line."""
+    z = session(__name__)
+    was, z.rt.compile_mode = z.rt.compile_mode, "never"
+    try:
+        got = printed(z, """
+            it = (v + 1 for v in Base.Stateful([1, 2, 3]))
+            c = Int[]; all((push!(c, t); t < 2) for t in 1:9)
+            print(collect(it), isempty(collect(it)), c, " ")
+            print(Base.IteratorEltype(x for x in 1:2), findmax(x^2 for x in [1, 3, 2]), " ")
+            print(sqrt.(x for x in [4, 9]), size((x for x in 1:3), 1), collect(c for c in "ab"))
+            print(" ")
+            kd = Dict(1 => 2)
+            print(first(k for k in keys(kd)), Set(string(k) for k in keys(kd)), " ")
+            print(indexin((2x + 1 for x in 0:3), [5, 4, 3, 5, 6]), " ")
+            print(only(k for k in 1:10 if k < 2), cumsum(v^2 for v in 1:3), " ")
+            try; (x for x in 1:3)[1]; catch e; print(typeof(e), " "); end
+            try; sum(t for t in Int[]); catch e; print(typeof(e), " "); end
+            io = IOBuffer("ab\\ncd\\r\\n")
+            print(collect(eachline(io)), eof(io), " ")
+            seek(io, 0); print(repr(readline(io; keep=true)))
+            w = IOBuffer(); write(w, "x\ny"); print(repr(readline(w)), eof(w))
+            seek(w, 0); print(repr(readline(w)), repr(String(take!(w))))
+            lines = eachline(IOBuffer("foo\\n")); gen = (l for l in lines)
+            print(!isempty(gen), !Base.isdone(gen), collect(gen))
+            """, capsys)
+    finally:
+        z.rt.compile_mode = was
+    assert got == ("[2, 3, 4]true[1, 2] Base.EltypeUnknown()(9, 2) [2.0, 3.0]3['a', 'b'] "
+                   "1Set([\"1\"]) Union{Nothing, Int64}[nothing, 3, 1, nothing] "
+                   "1[1, 5, 14] MethodError "
+                   "ArgumentError [\"ab\", \"cd\"]true \"ab\\n\"\"\"true\"x\"\"x\\ny\""
+                   "truetrue[\"foo\"]")
+
+
+def test_where_types_tuple_conversion_and_ntuple(capsys: pytest.CaptureFixture) -> None:
+    """`T where S` is a type value (binding tighter than `==` and `<:`, as in Julia), with
+    Vararg normalization, aliases `A{S} = ...` and `where` in its printed name; bare
+    NTuple is the homogeneous tuples; convert and `Tuple{...}(itr)` convert each element
+    (they returned (1.0, 2, 0x03) for Tuple{Vararg{Integer}}, and Float64s for Float32);
+    eltype is promote_typejoin; ntuple gives Int indices; `xs::Vararg{T, N}` takes N
+    arguments; a local `:` is what `a:b` calls."""
+    got = out("""
+        print(Tuple{} <: Tuple{Vararg{Union{},N}} where N,
+              Base.tuple_type_tail(Tuple{Vararg{S, 3}} where S<:Real) ==
+                  Tuple{Vararg{S, 2}} where S<:Real,
+              Val{Tuple{Int64, Vararg{Int32,N}} where N} === Val{Tuple{Int64, Vararg{Int32}}},
+              (Tuple{S,S,S} where S) == (Tuple{Vararg{S,3}} where S),
+              (NTuple{N, Int32} where N) <: Tuple{Vararg{Int32}},
+              (NTuple{N, Int32} where N) <: Tuple{Int32, Vararg{Int32}}, Integer >: Int, " ")
+        try; (1 + 1) where T; catch e; print(typeof(e), " "); end
+        P2{S} = Tuple{S, Vector{S}}; print(P2{Int}, (1, [2]) isa P2, " ", P2, " ")
+        f(x::NTuple) = 1; f(x) = 2; print(f((1, 2)), f((1, 2.0)), NTuple <: Tuple, " ")
+        print(convert(Tuple{Vararg{Integer}}, (1.0, 2, 0x3)), convert(Integer, 1.0),
+              convert(AbstractFloat, 2), Tuple{Int,Vararg{Float32}}(Float64[1, 2, 3]), " ")
+        try; convert(Tuple, [1.0]); catch e; print(typeof(e), " "); end
+        try; NTuple{3}([1, nothing, nothing]); catch e; print(typeof(e), " "); end
+        print(NTuple{3,Int}(Iterators.countfrom(2)), eltype((1, missing)),
+              eltype(Tuple{Int, S, Vararg{Bool}} where S <: AbstractFloat), " ")
+        print(ntuple(identity, UInt64(3)), ntuple(abs2, Val(3)), Tuple(Ref(3)), " ")
+        h(v::Vararg{Any,2}) = v; h(a) = 1; print(h(1, 2), h(3), " ")
+        try; h(1, 2, 3); catch e; print(typeof(e), " "); end
+        let; c(t::NTuple{n, Int}) where {n} = n; print(c((1, 2)), " "); end
+        let m = [1.0 2.0; 3.0 4.0]; (:)(a, b) = m; print(size(Float64[i for i = 1:2])); end
+        print(Base.:(:)(1, 3), size(Float64[i for i in [1 2; 3 4]]))
+        """, capsys)
+    assert got == ("truetruetruetruetruefalsetrue TypeError "
+                   "Tuple{Int64, Vector{Int64}}true Tuple{S, Vector{S}} where S 12true "
+                   "(1, 2, 0x03)12.0(1, 2.0f0, 3.0f0) MethodError TypeError "
+                   "(2, 3, 4)Union{Missing, Int64}Real (1, 2, 3)(1, 4, 9)(3,) "
+                   "(1, 2)1 MethodError 2 (2, 2)1:3(2, 2)")

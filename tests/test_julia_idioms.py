@@ -129,6 +129,21 @@ CASES = [
     # real, imag and conj of real numbers and arrays (issue 18)
     ("println(real(3) == 3, imag(2.0) == 0.0, conj([1, 2]) == [1, 2], ' ', imag([1.5, 2.0]), "
      "' ', real(Float32), ' ', imag(2), ' ', conj(2.5))", "truetruetrue [0.0, 0.0] Float32 0 2.5"),
+    # Base functions programs call: join with a last delimiter and into an IO, binomial, diff
+    ("io = IOBuffer(); join(io, [1, 2], \"+\"); println(join([1, 2, 3], \", \", \" and \"), ' ', "
+     "String(take!(io)), ' ', binomial(10, 3), ' ', binomial(-3, 3), ' ', "
+     "typeof(binomial(Int8(10), Int8(3))), ' ', diff([1, 4, 9]), ' ', diff([1 2; 4 8]; dims=2))",
+     "1, 2 and 3 1+2 120 -10 Int8 [3, 5] [1; 4;;]"),
+    ("try; binomial(100, 50); catch e; println(e); end",
+     'OverflowError("binomial(100, 50) overflows")'),
+    # the element type of a map over nothing is inferred (abstract interpretation), as
+    # Julia's; Any where it cannot be told (it was Float64 whatever f gave)
+    ("println(typeof(map(x -> x + 1, Int[])), typeof([x > 0 for x in Float64[]]), "
+     "typeof(map((a, b) -> a * b, Int[], Float32[])), typeof([x^2 for x in 1:0]), "
+     "typeof(map(x -> (print(x); x), Int[])))",
+     "Vector{Int64}Vector{Bool}Vector{Float32}Vector{Int64}Vector{Any}"),
+    ("A = [1 2 3; 4 5 6]; println(rotl90(A), rotr90(A), rot180(A), rotl90(A, 3) == rotr90(A))",
+     "[3 6; 2 5; 1 4][4 1; 5 2; 6 3][6 5 4; 3 2 1]true"),
 ]
 
 

@@ -265,3 +265,67 @@ def test_typed_number_literals_convert_their_elements(rt: Runtime) -> None:
         " sum(BigFloat[1, 2.5]) == 3.5, typeof(Real[1, 2.5][1]), typeof(Int128[1, 2][2]))",
         "t.jl")
     assert [str(g) for g in got] == ["True", "BigFloat", "True", "Int64", "Int128"]
+
+
+def test_log1p_of_a_float64_within_julias_half_ulp(rt: Runtime) -> None:
+    # (math.log1p erred by 0.7 ulp at these: 0.45529621905320616, 0.27747891536220914,
+    # -0.9618960462613904; Julia's is within 0.56 ulp, here rounded once)
+    got = rt.run_source(
+        "f(x) = log1p(x); xs = (0.5766403447792708, 0.3197982913814599, -0.6178324088363105);"
+        " ([log1p(x) for x in xs], [f(x) for x in xs],"
+        " all(x -> log1p(x) == Float64(log1p(big(x))), xs))", "t.jl")
+    want = [0.4552962190532062, 0.2774789153622091, -0.9618960462613902]
+    assert list(got[0]) == want and list(got[1]) == want and got[2] is True
+
+
+def test_infinite_rationals_and_any_matrix_literals(rt: Runtime) -> None:
+    # (convert(Rational{Int}, Inf) was an InexactError, Julia's rationalize gives 1//0;
+    # sinpi(1//0) a DivideError; Any[pi ℯ; ℯ pi] held Float64s)
+    got = rt.run_source(
+        "(repr(convert(Rational{Int}, -Inf)), repr(convert(Rational{BigInt}, Inf)),"
+        " (try sinpi(1//0) catch e e isa DomainError end),"
+        " (try cospi(-1//0) catch e e isa DomainError end),"
+        " (try convert(Rational{Int}, NaN) catch e e isa InexactError end),"
+        " repr(Any[pi ℯ; ℯ pi]), repr(Real[1 2.0; 1//2 pi]), repr(Float32[1 2; 3 4]))",
+        "t.jl")
+    assert list(got) == ["-1//0", "1//0", True, True, True, "Any[π ℯ; ℯ π]",
+                         "Real[1 2.0; 1//2 π]", "Float32[1.0 2.0; 3.0 4.0]"]
+
+
+def test_reductions_of_lazy_generators(rt: Runtime) -> None:
+    # a generator expression is lazy: `any` stops at the first true, an empty one without
+    # `init` has no eltype to reduce (ArgumentError, not sum(Any[])'s MethodError); it
+    # differentiates as before, and a gradient through a flattened generator of
+    # generators is refused (it was `nothing`: the closure's captures went unseen)
+    was, rt.compile_mode = rt.compile_mode, "never"
+    try:
+        got = rt.run_source(
+            "d = Int[]; any((push!(d, t); t > 2) for t in 1:9)\n"
+            "e = try; sum(t^2 for t in Any[]); catch err; typeof(err); end\n"
+            "(d, e, sum((t for t in Int[]); init=0), minimum((t for t in 3:4); init=1),"
+            " gradient(x -> sum(t^2 for t in x if t > 1.5), [1.0, 2.0])[1])", "t.jl")
+        with pytest.raises(ZylaError, match="flatten. has no derivative rule"):
+            rt.run_source("gradient(x -> sum(x[i] * x[j] for i in 1:2 for j in 1:2), [1.0, 2.0])",
+                          "t.jl")
+    finally:
+        rt.compile_mode = was
+    assert [list(got[0]), str(got[1]), got[2], got[3], list(got[4])] == [
+        [1, 2, 3], "ArgumentError", 0, 1, [0.0, 4.0]]
+
+
+@pytest.mark.parametrize("mode", ["never", "always"])
+def test_sort_orders_as_isless_and_sign_keeps_negative_zero(rt: Runtime, mode: str) -> None:
+    """sort puts -0.0 before 0.0 and NaN last (first with rev=true), reverses typemin
+    without overflow (it sorted by -x), and sign(-0.0) is -0.0 (numpy's is 0.0); on the
+    host and compiled alike."""
+    was, rt.compile_mode = rt.compile_mode, mode
+    try:
+        got = rt.run_source(
+            "sorted(x; rev=false) = sort(x; rev=rev)\nsigns(x) = sign.(x)\n"
+            "repr((sorted([0.0, -0.0, NaN, -1.0]), sorted([0.0, -0.0, NaN, -1.0]; rev=true),"
+            " sorted([typemin(Int), 0, 5]; rev=true), sorted(UInt8[3, 200, 1]; rev=true),"
+            " sortperm([2, 1, 2, 1]; rev=true), signs([-0.0, 0.0, -2.0]), sign(-0.0)))", "t.jl")
+    finally:
+        rt.compile_mode = was
+    assert got == ("([-1.0, -0.0, 0.0, NaN], [NaN, 0.0, -0.0, -1.0], [5, 0, -9223372036854775808],"
+                   " UInt8[0xc8, 0x03, 0x01], [1, 3, 2, 4], [-0.0, 0.0, -1.0], -0.0)")

@@ -750,3 +750,159 @@ def test_irrational_in_loops(fresh_rt: Runtime) -> None:
         "h(n) = (s = 0.0; for i in 1:n; s += sin(pi * i / n); end; s); "
         "repr((k(10), typeof(k2(Float32[1, 2])), round(h(1000), digits=6)))", "t.jl") == (
         "(31.41592653589793, Float32, 636.619249)")
+
+
+def test_bigfloat_negative_zero(fresh_rt: Runtime) -> None:
+    """big(-0.0) is -0.0 (it was 0.0: mpmath has no signed zero), with IEEE's signs of
+    zero results, and -0.0 isless than 0.0 but not isequal to it."""
+    assert fresh_rt.run_source(
+        "z = big(-0.0); p = big(0.0);"
+        "repr((signbit(z), signbit(abs(z)), string(z), string(-z), Float64(z), z == p,"
+        " isequal(z, p), isless(z, p), isequal(z, -0.0), string.((z * 2, z + z, z + p, p - p,"
+        " z - p, z / 5, sqrt(z), round(big(-0.4)), rem(big(-4.0), 2), mod(big(4.0), -2),"
+        " mod(big(-4.0), 2), z^3, z^2, min(p, z), max(z, p))), 1 / z, big(0.0)^-2,"
+        " atan(z, big(-1.0)) == -big(pi)))", "t.jl") == (
+        '(true, false, "-0.0", "0.0", -0.0, true, false, true, true, ("-0.0", "-0.0", "0.0",'
+        ' "0.0", "-0.0", "-0.0", "-0.0", "-0.0", "-0.0", "-0.0", "0.0", "-0.0", "0.0", "-0.0",'
+        ' "0.0"), -Inf, Inf, true)')
+
+
+def test_bigfloat_next_and_extreme_floats(fresh_rt: Runtime) -> None:
+    """nextfloat/prevfloat of a BigFloat step one unit at the precision in force; floatmin
+    and floatmax are MPFR's as Julia sets them; rem of exponents far apart is exact."""
+    assert fresh_rt.run_source(
+        "b = big(pi); m = floatmax(BigFloat);"
+        "repr((prevfloat(b) < pi < nextfloat(b), nextfloat(big(1.0)) - 1 == eps(BigFloat),"
+        " string(floatmin(BigFloat))[end-20:end], nextfloat(big(0.0)) == floatmin(BigFloat),"
+        " nextfloat(big(-Inf)) == -m, prevfloat(big(Inf)) == m, nextfloat(m),"
+        " prevfloat(floatmin(BigFloat)), rem(big(4), 2 * floatmin(BigFloat)),"
+        " string(rem(-m, big(2))), rem(m, big(3)) == 0 || rem(m, big(3)) < 3))", "t.jl") == (
+        '(true, true, "e-1388255822130839284", true, true, true, Inf, 0.0, 0.0, "-0.0", true)')
+
+
+def test_floats_rounded_by_a_mode_and_exact_rational_comparisons(fresh_rt: Runtime) -> None:
+    """Float64(x, RoundDown) and friends step off the nearest float to x's side; a float
+    and a Rational compare exactly (0.3333333333333333 < 1//3 was false)."""
+    assert fresh_rt.run_source(
+        "n = 9007199254740993;"
+        "repr((Float64(pi, RoundDown) < pi < Float64(pi, RoundUp), Float32(n, RoundUp),"
+        " Float32(n, RoundDown), Float64(n, RoundUp), Float64(-n, RoundToZero),"
+        " Float32(1e300, RoundDown), Float64(1//3, RoundUp) > 1//3,"
+        " 0.3333333333333333 < 1//3, 1//3 > 0.3333333333333333, 0.1 > 1//10,"
+        " Float32(0.1) > 1//10, 1//0 > 1e308, NaN < 1//2,"
+        " Base._extrema_rf((big(-0.0), 1.0), (big(0.0), 2.0)),"
+        " typeof(log(π, ComplexF32(2)))))", "t.jl") == (
+        "(true, 9.0072f15, 9.007199f15, 9.007199254740994e15, -9.007199254740992e15, "
+        "3.4028235f38, true, true, true, true, true, true, false, (-0.0, 2.0), ComplexF32)")
+
+
+def test_irrational_macro(fresh_rt: Runtime) -> None:
+    """`Base.@irrational sym val def` defines an Irrational{:sym} computed exactly by def
+    at the precision in force (compared exactly, shown as Julia's); without val, its
+    Float64 is def's."""
+    assert fresh_rt.run_source(
+        "Base.@irrational ir1548 4863.185427757 1548big(pi)\n"
+        "Base.@irrational irinv 1/big(ir1548)\n"
+        "repr((ir1548 ≈ 1548big(pi), Float64(ir1548) == 1548π, ir1548 != 1548pi,"
+        " irinv ≈ inv(1548big(pi)), Float64(irinv) == 1/(1548π), irinv != inv(1548pi),"
+        " sprint(show, \"text/plain\", ir1548), typeof(ir1548), Float32(ir1548)))",
+        "t.jl") == (
+        '(true, true, true, true, true, true, "ir1548 = 4863.185427757...", '
+        'Irrational{:ir1548}, 4863.1855f0)')
+
+
+def test_rationalize_and_bigfloat_fma(fresh_rt: Runtime) -> None:
+    """rationalize is Julia's (the simplest Rational within tol, exact for tol=0, the last
+    convergent that fits in T); fma of BigFloats rounds once (it rounded the product)."""
+    assert fresh_rt.run_source(
+        "e = 1//BigInt(2)^200; x = BigFloat(1 + e);"
+        "repr((rationalize(0.1), rationalize(Int, 0.1; tol=0),"
+        " rationalize(Int, 0.333333), rationalize(Int, 1e30), rationalize(Int, -Inf),"
+        " rationalize(BigInt, x, tol=0) == 1 + e, rationalize(0.5 + 0.25im),"
+        " fma(x, x, -1) == BigFloat(2e + e^2), fma(big(-0.0), big(1.0), big(-0.0))))",
+        "t.jl") == (
+        "(1//10, 3602879701896397//36028797018963968, 333333//1000000,"
+        " 1//0, -1//0, true, 1//2 + 1//4*im, true, -0.0)")
+
+
+def test_parametric_union_alias_and_multiplicative_inverse(fresh_rt: Runtime) -> None:
+    """`const U{T} = Union{A{T}, B{T}}` applied is that Union (U{Int} was Int64, so a
+    method on U{T} took plain integers); Base.multiplicativeinverse divides as its
+    divisor, is a scalar to broadcast, and refuses a zero."""
+    assert fresh_rt.run_source(
+        "struct UA{T}\n d::T\nend\nstruct UB{T}\n d::T\nend\n"
+        "const UU{T} = Union{UA{T}, UB{T}}\n"
+        "f(a::T, b::UU{T}) where {T<:Integer} = 1; f(a, b) = 2\n"
+        "m = Base.multiplicativeinverse(Int8(-7));"
+        "repr((UU{Int}, 2 isa UU{Int}, UA(2) isa UU{Int}, f(1, 2), f(1, UA(2)), f(1, UA(2.0)),"
+        " div(Int8(100), m), rem(Int8(-100), m), div.(3, Base.multiplicativeinverse(3)),"
+        " div(UInt8(200), Base.multiplicativeinverse(UInt8(7))),"
+        " (try Base.multiplicativeinverse(0) catch e e isa ArgumentError end)))",
+        "t.jl") == (
+        "(Union{UA{Int64}, UB{Int64}}, false, true, 2, 1, 2, -14, -2, 1, 0x1c, true)")
+
+
+def test_bigfloat_arrays_convert_and_sum_as_elementwise(fresh_rt: Runtime) -> None:
+    """`BigFloat.(v)` and `sum` of BigFloats run in one host loop each (the conformance's
+    sum of a million took a minute): the same values as the element-by-element calls,
+    -0.0 kept, the sum left to right as `+` folds it, and the element type kept."""
+    assert fresh_rt.run_source(
+        "v = [0.1, -0.0, 2.5, 1e-30, 3.0]; b = BigFloat.(v); m = BigFloat.([1 2; 3 4]);"
+        "e = [BigFloat(x) for x in v];"
+        "repr((typeof(b), all(b .== e), signbit(b[2]), sum(b) == (((e[1] + e[2]) + e[3]) +"
+        " e[4]) + e[5], sum(b) isa BigFloat, typeof(m), sum(m) == 10, sum(BigFloat[]),"
+        " sum(b[2:2]) === b[2], BigFloat.(1:2) == [1, 2]))", "t.jl") == (
+        "(Vector{BigFloat}, true, true, true, true, Matrix{BigFloat}, true, "
+        "0.0, true, true)")
+
+
+def test_rationals_of_every_integer_type(fresh_rt: Runtime) -> None:
+    """Rational{T} for T other than Int64 and BigInt (were unsupported, `Int8(1)//Int8(2)`
+    a MethodError): `//` and arithmetic in the promoted integer type, an OverflowError
+    where T does not hold the result, an InexactError converting into it, typed parts,
+    Julia's show of unsigned parts; Int128 == a Rational was false (`Int128(2) == 2//1`,
+    `big(2) == 2//1`: a silent wrong answer); trunc/round of a Rational is a Rational of
+    its type and div of two a T (both were Int64)."""
+    assert fresh_rt.run_source(
+        "x = Int8(3)//Int8(4); u = UInt8(1)//UInt8(2);"
+        "repr((typeof(x), typeof(numerator(x)), x + Int16(1), typeof(x + Int16(1)),"
+        " typeof(x + 1), typeof(x * true), u, typeof(Int128(2)//Int128(3)),"
+        " (try Int8(100)//Int8(1) + Int8(100)//Int8(1) catch e e isa OverflowError end),"
+        " (try -u catch e e isa OverflowError end),"
+        " (try Rational{Int8}(200) catch e e isa InexactError end),"
+        " Rational{UInt16}(6, 4), iszero(Rational{UInt128}(0)), isone(Rational{Int32}(1)),"
+        " promote_type(Rational{Int8}, UInt32), Int128(2) == 2//1, big(2) == 2//1,"
+        " trunc(7//5), typeof(trunc(x)), typeof(div(x, Int8(1)//Int8(5))),"
+        " rem(Int8(8)//Int8(1), Int8(5)//Int8(1), RoundNearest), round(Int8, 5//2),"
+        " BigInt(6//2), x^2, (try x^5 catch e e isa OverflowError end)))", "t.jl") == (
+        "(Rational{Int8}, Int8, 7//4, Rational{Int16}, Rational{Int64}, Rational{Int8},"
+        " 0x01//0x02, Rational{Int128}, true, true, true, 0x0003//0x0002, true, true,"
+        " Rational{UInt32}, true, true, 1//1, Rational{Int8}, Int8, -2//1, 2, 3, 9//16,"
+        " true)")
+
+
+def test_struct_fields_convert_to_every_number_type(fresh_rt: Runtime) -> None:
+    """The default constructor converts an argument to its field's number type (only
+    Float64, Float32 and Int64 were: `Complex{Int8}(2, 3).re` was an Int64, a silent wrong
+    answer), an InexactError where it does not fit. (A view of a Diagonal, a read-only
+    copy of its elements, is checked by the conformance's "iszero & isone".)"""
+    assert fresh_rt.run_source(
+        "struct FQ\n x::Int8\nend\n"
+        "repr((typeof(Complex{Int8}(2, 3).im), typeof(FQ(3).x),"
+        " typeof(Complex(convert(Rational{Int8}, 2), UInt32(3)).im),"
+        " (try FQ(300) catch e e isa InexactError end)))", "t.jl") == (
+        "(Int8, Int8, Rational{UInt32}, true)")
+
+
+def test_rational_arrays_reduce_to_rationals(fresh_rt: Runtime) -> None:
+    """numpy's loops over arrays of Rationals made bare Python Fractions (`sum([1//2,
+    1//3])` showed `Fraction(5, 6)`, of type Any; so did `sum(x, dims=1)`, `-x`, `x * x`
+    and cumsum); a Rational compared with a tiny float was an OverflowError; -(1//0) was a
+    DivideError."""
+    assert fresh_rt.run_source(
+        "x = [1//2 1//3; 1//4 1//5]; y = [Int8(1)//Int8(2), Int8(1)//Int8(3)];"
+        "repr((sum(y), typeof(sum(y)), reduce(+, y), sum(x, dims=2)[2], -x[1], (x * x)[1],"
+        " cumsum(y), typeof(prod(x, dims=1)[1]), 1//2 < 1e-300, 1e-300 < 1//2, -(1//0),"
+        " abs(-1//0)))", "t.jl") == (
+        "(5//6, Rational{Int8}, 5//6, 9//20, -1//2, 1//3, Rational{Int8}[1//2, 5//6],"
+        " Rational{Int64}, false, true, -1//0, 1//0)")

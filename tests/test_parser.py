@@ -715,7 +715,6 @@ def test_unexpected_tokens_are_named() -> None:
     assert parse_error("#= abc").message.startswith("unterminated block comment")
     assert parse_error("1 = 2").message == "invalid assignment target"
     assert "method signature" in parse_error("g(::Int)").message
-    assert "method signatures" in parse_error("h(x) where T").message
     assert "Base.@kwdef" in parse_error("struct A\n x = 1\nend").message
     assert "named and positional" in parse_error("(a = 1, b)").message
     err = parse_error('x = "a $ b"')

@@ -140,6 +140,24 @@ def test_string_index_error_message(rt: Runtime) -> None:
 
 
 
+def test_textwidth(rt: Runtime) -> None:
+    """`textwidth` of a String or a Char was a MethodError: the terminal columns, wide
+    East Asian characters two, combining marks and controls none."""
+    got = rt.run_source('(textwidth("苹a"), textwidth(\'x\'), textwidth("e\u0301"), '
+                        'textwidth("\t"), textwidth(""), textwidth(SubString("苹果", 4)))',
+                        "t.jl")
+    assert got == (3, 1, 1, 0, 0, 2)
+
+
+def test_codeunits_are_read_only(rt: Runtime) -> None:
+    """`cu = codeunits(s); cu[1] = 0x00` changed a copy that s never saw (Julia's
+    CodeUnits has no setindex!: a CanonicalIndexError); String(cu) still reads them."""
+    got = rt.run_source('cu = codeunits("∀x"); e = try; cu[1] = 0x00; catch err; err; end\n'
+                        'c = copy(cu); c[1] = 0x01\n'
+                        '(e isa CanonicalIndexError, cu[1], String(cu), String(cu), c[1])', "t.jl")
+    assert got == (True, 0xE2, "∀x", "∀x", 1)
+
+
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(alphabet=" \t\n\x0b\x0c\rab\x1c\x85é", max_size=14))
@@ -245,3 +263,26 @@ def test_a_dict_of_a_lazystring_key(rt: Runtime) -> None:
     got = rt.run_source('d = Dict(LazyString(1 + 2, " is 3") => 3); (d["3 is 3"], '
                         'string(typeof(d)))', "t.jl")
     assert got == (3, "Dict{LazyString, Int64}")
+
+
+def test_char_ranges_and_char_order(rt: Runtime) -> None:
+    """`'a':'e'` was a MethodError and `'a' < 'b'` had no isless; a Char range is a
+    StepRange{Char, Int64} whose reductions and comparisons see its Chars (not itself as
+    one value: `maximum('a':'e')` returned the range, `('a':'c') .== 'b'` was false)."""
+    got = rt.run_source(
+        "r = 'a':'e'; (string(typeof(r)), collect(r), first(r), last(r), length(r), "
+        "'c' in r, 'z' in r, join(r), repr(reverse(r)), repr(r), collect('a':2:'k'), "
+        "length('a':2:'j'), r[end], repr(r[2:3]), 'b' < 'c', max('a', 'c'), "
+        "maximum(r), ndims(r), collect(('a':'c') .== 'b'), eltype(r), r == collect(r), "
+        "String(Char['α':'α'+2;]), string(typeof(['a':'b';])), isempty('b':'a'), "
+        "step(1:3), step(0:0.5:1), repr(r[3:2]), rand(r) in r)", "t.jl")
+    chars = [str(c.value) for c in got[1]]
+    assert chars == list("abcde") and [c.value for c in got[10]] == list("acegik")
+    assert (got[0], got[2].value, got[3].value, got[4], got[5], got[6], got[7]) == (
+        "StepRange{Char, Int64}", "a", "e", 5, True, False, "abcde")
+    assert got[8:10] == ("'e':-1:'a'", "'a':1:'e'")
+    assert (got[11], got[12].value, got[13], got[14], got[15].value) == (
+        5, "e", "'b':1:'c'", True, "c")
+    assert (got[16].value, got[17], list(got[18]), str(got[19]), got[20]) == (
+        "e", 1, [False, True, False], "Char", True)
+    assert got[21:] == ("αβγ", "Vector{Char}", True, 1, 0.5, "'c':1:'b'", True)

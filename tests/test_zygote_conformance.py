@@ -98,7 +98,8 @@ def test_a_real_cotangent_of_a_complex_result() -> None:
 
 
 def test_a_nothing_cotangent_of_getindex_is_zero_not_nan() -> None:
-    assert z().eval("Zygote.pullback(getindex, [1.0, 2.0, 3.0], [1])[2]([nothing])[1] "
+    # (a built-in rule whose cotangents are all zero gives one `nothing`, as Zygote's)
+    assert z().eval("Zygote.pullback(getindex, [1.0, 2.0, 3.0], [1])[2]([nothing]) "
                     "=== nothing")
     assert z().eval("Zygote.pullback(getindex, [1.0, 2.0, 3.0], [1, 2])[2]([nothing, 2.0])[1]"
                     " == [0.0, 2.0, 0.0]")
@@ -361,3 +362,102 @@ def test_base_corelogging_names_the_logging_functions() -> None:
         gradient(x -> x > 0 ? 2x : (@warn "neg"; x), -1.0f0) == (1.0f0,) &&
             gradient(x -> (@info "msg" foo = x; x^2), 2.0f0) == (4.0f0,)
     end""")
+
+
+def test_real_conj_imag_of_arrays_take_complex_cotangents() -> None:
+    # a real array's gradient is real (ProjectTo); a complex cotangent of `real.(a)` raised
+    # Python text, and `pullback` of a broadcast made in compiled code returned a pullback
+    # the host could not call; `imag` of a real array has a zero gradient, not `nothing`
+    assert z().eval("""A = [1.0 2.0; 3.0 4.0]; dy = [1.0+2.0im 3.0-1.0im; 0.5im 2.0+0.0im]
+        all(fn -> begin
+            y, back = Zygote.pullback(fn, A); y2, back2 = Zygote.pullback(a -> fn.(a), A)
+            y == y2 && back(dy)[1] == back2(dy)[1] && back(dy)[1] isa Matrix{Float64}
+        end, (real, conj, imag)) && Zygote.pullback(real, A)[2](dy)[1] == real.(dy) &&
+        Zygote.pullback(imag, A)[2](dy)[1] == zeros(2, 2)""")
+
+
+def test_pullback_conventions_of_map_and_built_in_rules() -> None:
+    # Zygote's: `nothing` for a built-in rule given a zero cotangent, `()` for an empty
+    # tuple mapped over, arrays of `nothing` for an array of `nothing` cotangents
+    assert z().eval("Zygote.pullback(sin, 1.0)[2](nothing) === nothing")
+    assert z().eval("Zygote.pullback(getindex, [[1.0], [2.0]], [1])[2]([nothing]) === nothing")
+    assert z().eval("Zygote.pullback(map, -, ())[2](()) === (nothing, ()) && "
+                    "Zygote.pullback(map, +, (), ())[2](()) === (nothing, (), ())")
+    assert z().eval("out, pb = Zygote.pullback(map, +, [1.0, 2.0], [3.0, 4.0]); "
+                    "g = pb(Vector{Nothing}(nothing, 2)); g[2] isa Vector{Nothing} && "
+                    "g[3] == [nothing, nothing] && pb([1.0, 2.0]) == (nothing, [1.0, 2.0], "
+                    "[1.0, 2.0])")
+
+
+def test_arrays_filled_with_nothing() -> None:
+    assert z().eval("v = Vector{Nothing}(nothing, 3); v isa Vector{Nothing} && "
+                    "v == [nothing, nothing, nothing] && "
+                    "size(Matrix{Union{Nothing, Int}}(nothing, 2, 3)) == (2, 3)")
+    with pytest.raises(ZylaError, match="MethodError"):
+        z().eval("Vector{Int}(nothing, 2)")
+    # an array of objects returned by a compiled call kept no element type (Vector{Any})
+    assert z().eval("fill_nothing_like(x) = fill(nothing, length(x)); "
+                    "fill_nothing_like([1.0, 2.0]) isa Vector{Nothing}")
+
+
+def test_randexp_and_the_global_rng_handles() -> None:
+    # (randexp, Random.GLOBAL_RNG and Random.default_rng() were undefined)
+    assert z().eval("""using Random
+        Random.seed!(3); a = rand(Random.GLOBAL_RNG, 3); Random.seed!(3); b = rand(3)
+        Random.seed!(3); c = randexp(Random.default_rng(), Float32, 2, 2)
+        a == b && c isa Matrix{Float32} && all(c .>= 0) && randexp() >= 0 &&
+            gradient(s -> sum(randexp(Float32, (1, 1))) + sum(randn(Random.GLOBAL_RNG, 2)),
+                     1) == (nothing,)""")
+
+
+def test_fieldnames_and_propertynames_of_named_tuples_and_structs() -> None:
+    # fieldnames of a NamedTuple type was `()`; propertynames of a struct was undefined
+    z().eval("struct PN537; a; b; end")
+    assert z().eval("fieldnames(typeof((x = 1, y = 2))) == (:x, :y) && "
+                    "fieldnames(Tuple{Int, Float64}) == (1, 2) && "
+                    "propertynames((x = 1, y = 2)) == (:x, :y) && "
+                    "propertynames(PN537(1, 2)) == (:a, :b)")
+
+
+def test_nograd_functions_and_local_functions_defined_later() -> None:
+    # `Zygote.@nograd f(x) = ...` was undefined; an inner function calling one defined
+    # after it in the same body was an UndefVarError (Julia's locals are shared)
+    assert z().eval("""function ng_outer(x)
+            f(y) = g(y) * 2
+            Zygote.@nograd g(y) = y^2
+            f(x) + x
+        end
+        ng_outer(3.0) == 21.0 && gradient(ng_outer, 3.0) == (1.0,)""")
+
+
+def test_gradcheck_is_not_fooled_by_a_kink_within_its_step() -> None:
+    # Zygote #796: a loop that stops when |a - b| <= 1e-6 is the identity for |z| <= 1e-6;
+    # a finite difference of step 1e-6 straddled the change (0.75, AD's 1.0 is right);
+    # a wrong gradient still fails
+    z().eval("""using GradCheck
+        function mean_it796(z::Float64)
+            a = 1.0
+            b = 1.0 + z
+            while abs(a - b) > 1e-6
+                b, a = (a + b) / 2, b
+            end
+            return b
+        end""")
+    assert z().eval("gradcheck(mean_it796 ∘ first, [0.0]) && gradcheck(mean_it796 ∘ first, [2.0])")
+    assert z().eval("""wrong796(x) = x^2
+        ChainRulesCore.rrule(::typeof(wrong796), x) = (x^2, dy -> (NoTangent(), 3x * dy))
+        !gradcheck(x -> wrong796(x[1]), [0.5])""")
+
+
+def test_inverse_of_a_complex_matrix_and_its_pullback() -> None:
+    # inv of a matrix of complex numbers raised Python text; its pullback is -Y' dY Y'
+    z().eval("cB = [2.0+1im 0.5; 0.3im 3.0-1im]; cdY = [1.0+2im 0.5im; 0.2 1.0]")
+    b = np.array([[2 + 1j, 0.5], [0.3j, 3 - 1j]])
+    dy = np.array([[1 + 2j, 0.5j], [0.2, 1.0]])
+    bi = np.linalg.inv(b)
+    want = -(bi.conj().T @ dy @ bi.conj().T)
+    for name, w in (("inv(cB)", bi), ("Zygote.pullback(inv, cB)[2](cdY)[1]", want)):
+        got = z().eval(f"g = {name}; [real.(g) imag.(g)]")
+        np.testing.assert_allclose(got[:, :2] + 1j * got[:, 2:], w, rtol=1e-12)
+    with pytest.raises(ZylaError, match="DimensionMismatch"):
+        z().eval("inv([1.0+1im 2.0 3.0; 4.0 5.0im 6.0])")

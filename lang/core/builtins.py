@@ -31,6 +31,7 @@ from lang.core.eltypes import (
     collected_type,
     copy_tag,
     has_views,
+    push_one,
     recorded,
     resize_keeping_eltype,
     tag,
@@ -54,6 +55,7 @@ from lang.core.primitives import (
     jl_isequal,
     jl_size,
     no_bigfloat,
+    num_rank,
     prim,
     user_isless,
 )
@@ -108,7 +110,7 @@ def _subtype(a: Any, b: Any) -> bool:
 
 #: `NTuple{N, T}`: the type of N-tuples of T (`Tuple{T, ..., T}`), Tuple{Vararg{T, N}} for a
 #: type variable N
-NTupleT = V.JType("NTuple", V.AnyT, arity=2)
+NTupleT = V.NTupleT
 
 
 def apply_type(base: Any, *params: Any) -> Any:
@@ -119,13 +121,21 @@ def apply_type(base: Any, *params: Any) -> Any:
         if isinstance(n, V.TypeVar):  # (Vararg{T, N}: a method's N is bound by its tuple)
             return V.apply_type(V.TupleT, (V.apply_type(V.VarargT, (t, n)),))
         return V.apply_type(V.TupleT, (V.apply_type(V.VarargT, (t,)),))
+    if base is NTupleT and len(params) == 1 and type(params[0]) is int:
+        t = V.alias_typevar("T")  # NTuple{3}: Tuple{T, T, T} where T
+        return V.apply_type(V.TupleT, (t,) * params[0])
     if isinstance(base, V.JType):
         fam = base.family
-        if fam is V.UnionT:
+        wvars = V.where_vars(base) if base.params else None
+        if fam is V.UnionT and not wvars:  # (`Alias{T} = Union{A{T}, B{T}}` is below)
             try:
                 return V.make_union(params)
             except TypeError as e:
                 raise ZylaError("TypeError", f"in Union, {e}") from None
+        if wvars:  # `Alias{Int}` for `Alias{S} = Tuple{S, S}`
+            if len(params) > len(wvars):
+                raise ZylaError("TypeError", f"too many parameters for type {V.type_name(base)}")
+            return V.instantiate_where(base, wvars, params)
         if base.params and any(isinstance(p, V.TypeVar) for p in base.params):
             # an alias like Vector = Array{T,1}: fill its type variables in order
             it = iter(params)
@@ -133,8 +143,20 @@ def apply_type(base: Any, *params: Any) -> Any:
             return V.apply_type(fam, new)
         if fam is V.TupleT and any(_bottom_field(p) for p in params):
             raise ZylaError("ErrorException", "Tuple field type cannot be Union{}")
+        if fam is V.TupleT and params:
+            params = _expand_vararg(params)
         return V.apply_type(fam, tuple(params))
     raise ZylaError("TypeError", f"{base!r} is not a parametric type")
+
+
+def _expand_vararg(params: tuple) -> tuple:
+    """Tuple parameters with a last `Vararg{T, n}` of a known length n written out as n
+    T's, as Julia normalizes `Tuple{Vararg{Int, 2}}` to `Tuple{Int, Int}`."""
+    last = params[-1]
+    if (isinstance(last, V.JType) and last.family is V.VarargT and len(last.params) == 2
+            and type(last.params[1]) is int and last.params[1] >= 0):
+        return params[:-1] + (last.params[0],) * last.params[1]
+    return params
 
 
 def _bottom_field(p: Any) -> bool:
@@ -177,6 +199,10 @@ def _convert_wide(t: V.JType, x: Any) -> Any:
         target = V.WIDE_TYPES[t]
         if type(x) is V.Char:
             x = ord(x.value)
+        if isinstance(x, V.Rational):  # BigInt(6//2) == 3; BigInt(1//2) is inexact
+            if x.denominator != 1:
+                raise ZylaError("InexactError", f"{V.type_name(t)}({jl_show(x)})")
+            x = x.numerator
         if is_array(x) or N.dtype_of(x).kind not in "fiub" and type(x) not in WIDE:
             raise ZylaError("MethodError", "Cannot `convert` an object of type "
                             f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
@@ -229,28 +255,33 @@ def _convert_rational(t: V.JType, d: np.dtype, x: V.Rational) -> Any:
 
 def _to_rational(t: V.JType, x: Any) -> Any:
     """`convert(Rational{T}, x)` of an integer, Rational or float x: exact (a float's exact
-    value, `Rational{Int}(0.5) == 1//2`), else an InexactError; T is Int64 or BigInt."""
-    big = t.params[0] is V.BigIntT
-    if t.params[0] not in (V.Int64T, V.BigIntT):
+    value, `Rational{Int}(0.5) == 1//2`; ±Inf is ±1//0), else an InexactError (a value
+    T's parts do not hold); T is a concrete integer type other than Bool."""
+    cls = V.RATIONAL_OF.get(t.params[0])
+    if cls is None:
         raise ZylaError("ErrorException", f"{V.type_name(t)} is not supported (only "
-                        "Rational{Int64} and Rational{BigInt})")
+                        "Rational{T} of a concrete integer type T other than Bool)")
+    if type(x) is cls:
+        return x
     if isinstance(x, V.Rational) and x.denominator == 0:
-        return (V.BigRational if big else V.Rational).infinite(x.numerator)
+        return cls.infinite(x.numerator)
     if isinstance(x, V.Rational):
         v = Fraction(x.numerator, x.denominator)
     elif isinstance(x, (bool, int, np.integer, np.bool_, V.WideInt)):
         v = Fraction(int(x))
     elif isinstance(x, (float, np.floating)):
-        if not math.isfinite(float(x)):
+        if math.isinf(float(x)):  # Julia's rationalize: ±Inf is ±1//0
+            return cls.infinite(1 if x > 0 else -1)
+        if math.isnan(float(x)):
             raise ZylaError("InexactError", f"{V.type_name(t)}({float_text(float(x))})")
         v = Fraction(float(x))
     else:
         raise ZylaError("MethodError", f"Cannot `convert` an object of type "
                         f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
-    lo, hi = -(1 << 63), (1 << 63) - 1
-    if not big and not (lo <= v.numerator <= hi and v.denominator <= hi):
-        raise ZylaError("InexactError", f"{V.type_name(t)}({jl_show(x)})")
-    return (V.BigRational if big else V.Rational)(v)
+    try:
+        return cls(v)
+    except OverflowError:
+        raise ZylaError("InexactError", f"{V.type_name(t)}({jl_show(x)})") from None
 
 
 def _fma(x: Any, y: Any, z: Any) -> Any:
@@ -349,28 +380,114 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         dd = V.JTYPE_TO_DTYPE.get(t.params[0])
         if dd is not None and is_array(x):
             return np.asarray(as_array(x)).astype(dd)
-    if t.family is V.TupleT and t.params and isinstance(x, tuple) and not any(
-            isinstance(p, V.JType) and p.family is V.VarargT for p in t.params):
-        if len(t.params) != len(x):  # convert(Tuple{Int,Int,Float64}, (1, 2, 3))
-            raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                            f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
-        return tuple(convert(rt, p, e) for p, e in zip(t.params, x, strict=True))
+    if t.family is V.TupleT:
+        return _convert_tuple(rt, t, x)
+    if t in _ABSTRACT_NUMBER_TARGETS and not V.issubtype(typeof(x), t):
+        return _convert_abstract_number(rt, t, x)
     return x
 
 
-def _num_rank(t: V.JType) -> tuple | None:
-    if t is V.BigIntT:
-        return (1, 1 << 30, False)  # above every integer type
-    if t in V.WIDE_TYPES:
-        return (1, 16, not V.WIDE_TYPES[t].signed)
-    d = V.JTYPE_TO_DTYPE.get(t)
-    return N._rank(d) if d is not None else None
+#: convert(T, x) for an abstract number type T that x is not of: the type Julia's `T(x)`
+#: makes (convert(Integer, 1.0) is 1, convert(AbstractFloat, 2) is 2.0)
+_ABSTRACT_NUMBER_TARGETS = {V.IntegerT: V.Int64T, V.SignedT: V.Int64T,
+                            V.AbstractFloatT: V.Float64T, V.RealT: None}
+
+
+def _convert_abstract_number(rt: Any, t: V.JType, x: Any) -> Any:
+    """convert(T, x) for an abstract number type T that x is not an instance of: to
+    T's default concrete type, or for Real, a complex number's real part when its
+    imaginary part is zero (an InexactError otherwise, as Julia's `Real(z)`)."""
+    if is_complex(x):
+        if x.fields[1] != 0:
+            raise ZylaError("InexactError", f"{V.type_name(t)}({jl_show(x)})")
+        return convert(rt, t, x.fields[0])
+    target = _ABSTRACT_NUMBER_TARGETS[t]
+    if target is None or not V.issubtype(typeof(x), V.NumberT):
+        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+    return convert(rt, target, x)
+
+
+def _convert_tuple(rt: Any, t: V.JType, x: Any) -> tuple:
+    """convert(T, x) for a tuple type T (fixed, `Vararg`, holding `where` variables):
+    each element converted to its parameter (a type variable to its bound, a type that
+    holds variables to its family when the element is not of it); a length T does not
+    admit, or an x that is not a tuple, is a MethodError."""
+    if isinstance(x, tuple) and V.issubtype(typeof(x), t):
+        return x
+    fixed, rest = _tuple_params(t)
+    if not isinstance(x, tuple) or len(x) < len(fixed) or (rest is None and len(x) != len(fixed)):
+        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+    return _convert_elements(rt, fixed, rest, x)
+
+
+def _convert_elements(rt: Any, fixed: tuple, rest: Any, items: Any) -> tuple:
+    """The tuple of items, each converted to its type: `fixed[k]` for the k-th, `rest`
+    for those after them (a type variable to its bound, a type that holds variables to
+    its family when the item is not of it)."""
+    generic = rt.lookup("convert")
+    out = []
+    for k, e in enumerate(items):
+        p = fixed[k] if k < len(fixed) else rest
+        if isinstance(p, V.TypeVar):
+            p = p.ub if isinstance(p.ub, V.JType) else V.AnyT
+        if V.issubtype(typeof(e), p):
+            out.append(e)
+            continue
+        if p.params and _has_typevar(p):
+            p = p.family  # (Complex{S} where S <: Real: the Complex the element makes)
+        out.append(rt.interp.call_value(generic, [p, e]))
+    return tuple(out)
+
+
+def tuple_from_iterable(rt: Any, t: V.JType, x: Any) -> tuple:
+    """`T(itr)` for a tuple type T (`Tuple{Char, Char}("za")`, `NTuple{20, Int}(countfrom(2))`):
+    T's leading elements taken from itr one by one (an ArgumentError when it has fewer),
+    all the rest for a Vararg, each converted to its type; a TypeError when the result
+    is not a T (`NTuple{3}([1, nothing, nothing])`), as Base's `_totuple`."""
+    fixed, rest = _tuple_params(t)
+    it = iter(rt.iterate(x))
+    items = list(itertools.islice(it, len(fixed)))
+    if len(items) < len(fixed):
+        raise ZylaError("ArgumentError", f"too few elements for tuple type {V.type_name(t)}")
+    if rest is not None:
+        items.extend(it)
+    out = _convert_elements(rt, fixed, rest, items)
+    if not V.issubtype(typeof(out), t):
+        raise ZylaError("TypeError", f"in typeassert, expected {V.type_name(t)}, got a value "
+                                     f"of type {V.type_name(typeof(out))}")
+    return out
+
+
+def _tuple_params(t: V.JType) -> tuple[tuple, Any]:
+    """A tuple type's leading parameters and the type of the elements after them (None
+    when it takes no more): `Tuple{Int, Vararg{Real}}` is ((Int,), Real); an unparameterised
+    `Tuple` takes any elements."""
+    if t is V.TupleT:
+        return (), V.AnyT
+    ps = t.params
+    last = ps[-1] if ps else None
+    if not (isinstance(last, V.JType) and last.family is V.VarargT):
+        return ps, None
+    elem = last.params[0] if last.params else V.AnyT
+    count = last.params[1] if len(last.params) == 2 else None
+    if isinstance(count, int):
+        return ps[:-1] + (elem,) * count, None
+    return ps[:-1], elem
+
+
+def _has_typevar(t: Any) -> bool:
+    """Whether type t holds a type variable in its parameters (at any depth)."""
+    if isinstance(t, V.TypeVar):
+        return True
+    return isinstance(t, V.JType) and any(_has_typevar(p) for p in t.params)
 
 
 def _promote_rational(a: Any, b: Any) -> V.JType:
     """promote_type with a Rational: Rational{T} beside an integer type S (or Rational{S})
     is Rational{promote_type(T, S)}, beside a float type that float type, as Julia's; Any
-    where that would be a Rational Zyla does not have (Rational{UInt64})."""
+    where that would be a Rational Zyla does not have (Rational{Bool})."""
     parts = []
     for t in (a, b):
         if not isinstance(t, V.JType):
@@ -382,10 +499,10 @@ def _promote_rational(a: Any, b: Any) -> V.JType:
         else:
             parts.append((False, t))
     inner = promote_type(parts[0][1], parts[1][1])
-    floats = [t for is_rat, t in parts if not is_rat and _num_rank(t) and _num_rank(t)[0] == 2]
+    floats = [t for is_rat, t in parts if not is_rat and num_rank(t) and num_rank(t)[0] == 2]
     if floats:
         return inner  # (BigInt beside a float: promote_type raised the no-BigFloat error)
-    if inner in (V.Int64T, V.BigIntT):
+    if inner in V.RATIONAL_OF:
         return V.apply_type(V.RationalT, (inner,))
     return V.AnyT
 
@@ -395,7 +512,7 @@ def _promote_irrational(a: Any, b: Any) -> V.JType:
     Float64 beside another real (an integer, a Rational, another Irrational), as Julia's;
     Any beside a non-real."""
     other = b if getattr(a, "family", None) is V.IrrationalT else a
-    rank = _num_rank(other) if isinstance(other, V.JType) else None
+    rank = num_rank(other) if isinstance(other, V.JType) else None
     if rank is not None and rank[0] == 2:
         return other
     real = rank is not None or getattr(other, "family", None) in (V.RationalT, V.IrrationalT)
@@ -415,7 +532,7 @@ def promote_type(*ts: Any) -> V.JType:
         if V.RationalT in (getattr(out, "family", None), getattr(t, "family", None)):
             out = _promote_rational(out, t)
             continue
-        r1, r2 = _num_rank(out), _num_rank(t)
+        r1, r2 = num_rank(out), num_rank(t)
         if V.BigIntT in (out, t) and r1 is not None and r2 is not None and 2 in (r1[0], r2[0]):
             raise no_bigfloat()  # promote_type(BigInt, Float64) is BigFloat
         out = V.AnyT if r1 is None or r2 is None else (out if r1 >= r2 else t)
@@ -434,20 +551,28 @@ def _is_vector_source(x: Any) -> bool:
         getattr(x, "items", None), list)
 
 
+def _new_array(t: V.JType, elt: Any, init: Any, dims: tuple) -> np.ndarray:
+    """`Array{T}(undef, dims...)` (zeros, or an object array of `nothing`s) and
+    `Array{T}(nothing, dims...)` (every element `nothing`; T must admit it)."""
+    if init is None and not (isinstance(elt, V.JType) and V.issubtype(V.NothingT, elt)):
+        raise ZylaError("MethodError", f"no method matching {V.type_name(t)}(::Nothing, "
+                        + ", ".join("::" + V.type_name(typeof(d)) for d in dims) + ")")
+    d = V.JTYPE_TO_DTYPE.get(elt, N.OBJ)
+    if not dims and len(t.params) > 1:
+        dims = (0,) * t.params[1]
+    shape = tuple(int(x) for x in
+                  reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
+    return np.zeros(shape, dtype=d) if d != N.OBJ else tag(
+        np.empty(shape, dtype=object), elt if isinstance(elt, V.JType) else V.AnyT)
+
+
 def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
     """`T(x)` for a non-struct type T: conversions and array constructors."""
     fam = t.family
     if fam is V.ArrayT:
         elt = t.params[0] if t.params else V.Float64T
-        if args and isinstance(args[0], _UndefInit):
-            d = V.JTYPE_TO_DTYPE.get(elt, N.OBJ)
-            dims = args[1:]
-            if not dims and len(t.params) > 1:
-                dims = (0,) * t.params[1]
-            shape = tuple(int(x) for x in
-                          reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
-            return np.zeros(shape, dtype=d) if d != N.OBJ else tag(
-                np.empty(shape, dtype=object), elt if isinstance(elt, V.JType) else V.AnyT)
+        if args and (isinstance(args[0], _UndefInit) or args[0] is None):
+            return _new_array(t, elt, args[0], args[1:])
         if not args and not kwargs and len(t.params) > 1 and t.params[1] == 1:
             # `Vector{Int}()`, `Vector()`: an empty vector (of Any without a type)
             return _typed_vect(np, elt if isinstance(elt, V.JType) else V.AnyT)
@@ -496,7 +621,7 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
             return x
         raise ZylaError("MethodError", f"no method matching Char(::{V.type_name(typeof(x))})")
     if fam is V.TupleT:
-        return tuple(rt.iterate(args[0]))
+        return tuple_from_iterable(rt, t, args[0])
     if fam is V.NamedTupleT and kwargs:
         return V.NamedTuple(tuple(kwargs), tuple(kwargs.values()))
     if len(args) == 1 and (t in V.JTYPE_TO_DTYPE or t in V.WIDE_TYPES):
@@ -516,8 +641,9 @@ def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
 def _take_vector(x: Any) -> None:
     """Empty x after `String(x)` read it when x is a Vector{UInt8} of its own memory: Julia's
     String takes such a vector's bytes (views, reinterpreted arrays and ranges are copied
-    and kept as they were)."""
-    if type(x) is np.ndarray and x.ndim == 1 and x.base is None and not has_views(x):
+    and kept as they were, as read-only ones: `codeunits(s)`)."""
+    if (type(x) is np.ndarray and x.ndim == 1 and x.base is None and x.flags.writeable
+            and not has_views(x)):
         V.note_write(x)
         resize_keeping_eltype(x, (0,))
 
@@ -682,10 +808,20 @@ def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
     if hasattr(x, "items") and isinstance(x.items, list):
         return iter(x.items)
     if isinstance(x, V.StructValue):
+        if x.type.family is rt.builtins.get("Generator"):
+            return _generator_items(rt, x)
         gf = rt.builtins.get("iterate")
         if isinstance(gf, GenericFunction):
             return _julia_iterate(rt, gf, x)
     raise ZylaError("MethodError", f"no method matching iterate(::{V.type_name(typeof(x))})")
+
+
+def _generator_items(rt: Any, g: V.StructValue) -> Iterator[Any]:
+    """A Base.Generator's elements, made as they are drawn: its function over its
+    iterator's elements, which are drawn natively (in one pass over a Dict or a Set)."""
+    f, it = g.fields
+    call = rt.interp.call_value
+    return (call(f, [v]) for v in rt.iterate(it))
 
 
 def _julia_iterate(rt: Any, gf: GenericFunction, x: Any) -> Iterator[Any]:
@@ -721,7 +857,7 @@ DICT_KEYS: list[Callable[[dict], Any]] = []
 
 #: host collections that broadcasting collects first (Julia's broadcastable falls back to
 #: iteration: `exp.(Set([1, 2]))` is a vector), registered by the modules that define them
-BROADCAST_COLLECTS: set[type] = set()
+BROADCAST_COLLECTS: set[type] = {strings.CharRange}  # (`uppercase.('a':'c')`)
 
 #: values broadcasting refuses, by Python class: the Julia error's type and message
 BROADCAST_REFUSED: dict[type, tuple[str, str]] = {
@@ -787,17 +923,30 @@ def _returns_its_argument(f: Any) -> bool:
             and ops[0].operands[0] is fn.body.args[fn.ncaptures])
 
 
+#: the abstract interpretation of a call on numbers of given types (the compile tier
+#: registers it: backend.dumps.result_type): `(f, element types) -> result type or None`
+RESULT_TYPE: list[Callable[[Any, list], V.JType | None]] = []
+
+
 def _empty_result_eltype(f: Any, args: tuple) -> V.JType | None:
-    """The element type of f's broadcast (or map) over empty arrays where it is known
+    """The element type of f's broadcast (or map) over empty arrays, where it is known
     without calling f, as Julia's inference gives it: a type T's own (`map(Integer,
-    Any[])` is a Vector{Integer}), or the argument's for a function that returns its
-    argument (`map(v -> v, Vector{Union{}}())`); None otherwise."""
+    Any[])` is a Vector{Integer}), the argument's for a function that returns its
+    argument (`map(v -> v, Vector{Union{}}())`), or, over arrays of numbers, what
+    abstract interpretation of f on numbers of their element types gives (`map(x -> x +
+    1, Int[])` is a Vector{Int64}, `[x > 0 for x in Float64[]]` a Vector{Bool}); Any
+    where none of these tells (Julia's inference may know more); None for the default."""
     if isinstance(f, V.JType) and len(args) == 1:
         return f
     if len(args) == 1 and is_array(args[0]) and _returns_its_argument(f):
         a = args[0]
         return (recorded(a) or V.AnyT) if a.dtype == object else V.eltype_of_array(a)
-    return None
+    if not RESULT_TYPE or not all(is_array(a) or N.is_scalar(a) for a in args):
+        return None
+    elts = [V.eltype_of_array(a) if is_array(a) else typeof(a) for a in args]
+    if not all(t in V.JTYPE_TO_DTYPE for t in elts):
+        return None
+    return RESULT_TYPE[0](f, elts) or V.AnyT
 
 
 def _empty_of(t: V.JType, shape: tuple) -> np.ndarray:
@@ -821,6 +970,8 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
         # Julia's broadcastable does (`mean.(Iterators.partition(v, n))`: one mean per part)
         rt = current.runtime()
         args = tuple(_collect_lazy(rt, a) if isinstance(a, LazyIter) else a for a in args)
+    if any(type(a) is V.StructValue for a in args):
+        args = tuple(_broadcastable(a) for a in args)
     if any(_is_plain_array_struct(a) for a in args):
         # an array type of its own (Symmetric, a program's `<: AbstractArray` with size and
         # getindex) broadcasts as its elements do, into an Array (Base's DefaultArrayStyle)
@@ -851,7 +1002,8 @@ def broadcast_host(interp: Any, f: Any, *args: Any) -> Any:
             return p.elementwise(np, *args)
         except TypeError:
             pass  # (`broadcast(+, a, b, c)`: the vectorised form takes two; loop below)
-    if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
+    if (isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1
+            and np.asarray(args[0]).dtype != object):  # (objects: `Int(x)` for each below)
         a = np.asarray(args[0])
         d = V.JTYPE_TO_DTYPE[f]
         if d.kind == "i" and a.dtype.kind == "f" and not np.all(np.mod(a, 1) == 0):
@@ -889,10 +1041,35 @@ def _is_plain_array_struct(a: Any) -> bool:
             and a.type.name not in _STRUCTURED_MATRICES)
 
 
-def _elements_of(rt: Any, a: Any) -> Any:
-    """The Array of an AbstractArray struct's elements, by its `size` and `getindex`."""
+def _broadcastable(a: Any) -> Any:
+    """What a broadcast argument broadcasts as: for a program's struct (not an array) with
+    a `Broadcast.broadcastable` method, that method's result, the Array of its elements
+    where the result is a struct indexed over its `axes` (`broadcastable(x::T) = x` with
+    `axes` and `getindex`); anything else as it is."""
+    if type(a) is not V.StructValue or V.issubtype(a.type, V.AbstractArrayT):
+        return a
+    rt = current.runtime()
+    if a.type.family is rt.builtins.get("Generator"):  # (Base's broadcastable collects it)
+        return rt.interp.call_value(rt.lookup("collect"), [a])
+    gf = rt.globals.get("Broadcast.broadcastable")
+    if not isinstance(gf, GenericFunction):
+        return a
+    m = gf.find([a.type])
+    if m is None:
+        return a
+    b = rt.interp.invoke(m, [a], None)
+    if type(b) is not V.StructValue or V.issubtype(b.type, V.AbstractArrayT):
+        return b
+    axes = rt.interp.call_value(rt.lookup("axes"), [b])
+    return _elements_of(rt, b, tuple(len(r) for r in axes))
+
+
+def _elements_of(rt: Any, a: Any, size: tuple | None = None) -> Any:
+    """The Array of an AbstractArray struct's elements, by its `size` (or the given one)
+    and `getindex`."""
     call = rt.interp.call_value
-    size = tuple(int(n) for n in call(rt.lookup("size"), [a]))
+    if size is None:
+        size = tuple(int(n) for n in call(rt.lookup("size"), [a]))
     getindex = rt.lookup("getindex")
     # column-major: the first index varies fastest
     items = [call(getindex, [a, *reversed(ix)])
@@ -1050,7 +1227,21 @@ def _push(x: Any, *vs: Any) -> Any:
     push = getattr(x, "jl_push", None)
     if push is not None:
         return push(*vs)
+    if type(x) is V.StructValue:  # (a struct's own push!, where the lowering took x for a
+        return _program_method("push!", (x, *vs))  # local vector)
     raise ZylaError("MethodError", f"no method matching push!(::{V.type_name(typeof(x))}, ...)")
+
+
+def _program_method(name: str, args: tuple) -> Any:
+    """A call of the method of `name` that the program (or Zyla's library) defines for
+    args' types; Julia's MethodError where there is none."""
+    rt = current.runtime()
+    gf = rt.lookup(name)
+    m = gf.find([typeof(a) for a in args]) if isinstance(gf, GenericFunction) else None
+    if m is None or m.fn is None:
+        raise ZylaError("MethodError", f"no method matching {name}("
+                        + ", ".join(f"::{V.type_name(typeof(a))}" for a in args) + ")")
+    return rt.interp.invoke(m, list(args), None)
 
 
 class _GrowArray(Exception):
@@ -1066,25 +1257,35 @@ def push_array(x: Any, *vs: Any) -> Any:
     """`push!` on a host vector: numpy arrays cannot grow in place, so the runtime keeps
     vectors resizable by reallocating and rebinding the buffer (see GrowableVector)."""
     if (type(x) is np.ndarray and len(vs) == 1 and x.ndim == 1
-            and _STORED_AS_IS.get(type(vs[0])) == x.dtype):  # (the common case, quickly)
-        n = x.shape[0]
-        V.note_write(x)
-        resize_keeping_eltype(x, (n + 1,))
-        x[n] = vs[0]
+            and _STORED_AS_IS.get(type(vs[0])) is x.dtype):  # (the common case, quickly;
+        # `is`: a dtype equals None, so `push!(Float64[], nothing)` stored a NaN)
+        push_one(x, vs[0])
         return x
     if not isinstance(x, np.ndarray) or x.ndim != 1:
         return _push(x, *vs)
+    if len(vs) == 1 and x.dtype.kind == "O":  # (one value of the recorded element type
+        # itself, or onto a Vector{Any}: stored as it is)
+        elt = recorded(x)
+        if elt is None or typeof(vs[0]) is elt:
+            push_one(x, vs[0])
+            return x
     return _grow(x, list(vs))
 
 
 def _grow(x: np.ndarray, vs: list) -> np.ndarray:
     base = x
-    n = base.shape[0]
     if base.dtype != object:
         conv = [_conv_elem(v, base.dtype) for v in vs]
     else:
         elt = recorded(base)  # a Vector{String} takes Strings only
         conv = vs if elt is None else [_to_eltype(elt, v) for v in vs]
+    return _grow_by(base, conv)
+
+
+def _grow_by(base: np.ndarray, conv: Any) -> np.ndarray:
+    """The vector `base` grown in place by the values `conv` (already of its element
+    type)."""
+    n = base.shape[0]
     # numpy resize in place works when the array owns its data and has no views
     V.note_write(base)
     try:
@@ -1122,6 +1323,11 @@ def _conv_elem(v: Any, d: np.dtype) -> Any:
 
 
 def _append(x: Any, ys: Any) -> Any:
+    if type(x) is V.StructValue:  # (a struct's own append!: see _push)
+        return _program_method("append!", (x, ys))
+    if not isinstance(x, np.ndarray):
+        raise ZylaError("MethodError", f"no method matching append!(::{V.type_name(typeof(x))}, "
+                        f"::{V.type_name(typeof(ys))})")
     return _grow(x, list(current.runtime().iterate(ys)))
 
 
@@ -2113,6 +2319,13 @@ def _nameof(x: Any) -> Any:
 
 
 def _fieldnames(t: Any) -> tuple:
+    """`fieldnames(T)`: a struct's field names, a NamedTuple type's names, a tuple type's
+    positions (as Julia's)."""
+    if t.family is V.NamedTupleT and t.params and isinstance(t.params[0], tuple):
+        return tuple(V.Symbol(n) if isinstance(n, str) else n for n in t.params[0])
+    if t.family is V.TupleT and not any(isinstance(p, V.JType) and p.family is V.VarargT
+                                        for p in t.params):
+        return tuple(range(1, len(t.params) + 1))
     return tuple(V.Symbol(f) for f in t.fields)
 
 

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import current
+from lang.core import current, hashtrie
 from lang.core import values as V
 from lang.core.builtins import FILTERED, _pair, convert
-from lang.core.eltypes import promote_typejoin
+from lang.core.eltypes import promote_typejoin, tag
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.primitives_array import COPIES, collect_results
@@ -273,10 +273,6 @@ class JDict(dict):
     def __missing__(self, key: Any) -> Any:
         raise ZylaError("KeyError", f"key {jl_show(_julia_key(key))} not found")
 
-    def jl_show(self) -> str:
-        inner = ", ".join(f"{jl_show(k)} => {jl_show(v)}" for k, v in self.items())
-        return f"{V.type_name(self.jtype)}({inner})"
-
 
 def _copy_dict(d: JDict) -> JDict:
     return JDict(d.items(), d.key_type, d.value_type)
@@ -480,14 +476,40 @@ def typed_dict(*ds: dict) -> JDict:
     return JDict((), kt, vt)
 
 
-def _dict_params(x: Any, fname: str) -> tuple[V.JType, V.JType]:
-    """The key and value types of a dict, or of a Dict type with both parameters."""
+#: Base's `Iterators.Pairs{K, V, I, A}` (the type of `pairs(nt)` in Julia; Zyla names it
+#: for `keytype` and `valtype` of it)
+PairsT = V.JType("Base.Pairs", AbstractDictT, arity=4)
+
+
+def _dict_type_params(t: V.JType) -> tuple:
+    """The key and value type parameters (K, V) of a type that is an AbstractDict{K,V}, as
+    far as it gives them: `Dict{Int8}`'s (Int8,); a struct declared `S{K,V} <:
+    AbstractDict{K,V}`, through its supertype."""
+    fam = t.family
+    if fam.is_struct:
+        if len(t.params) == fam.arity:
+            while t is not None and t.family is not AbstractDictT:
+                t = V.supertype(t)
+            return t.params if t is not None else ()
+        declared = [getattr(p, "name", None) for p in getattr(fam.super_, "params", ())]
+        return t.params if declared[:2] == list(fam.param_names[:2]) else ()
+    return t.params
+
+
+def _dict_params(x: Any, fname: str) -> tuple[Any, Any]:
+    """The key and value types of a dict (a program's AbstractDict: its type's), or of an
+    AbstractDict type where it gives them (None for a parameter it leaves open)."""
     if isinstance(x, JDict):
         return x.key_type, x.value_type
     if isinstance(x, dict):
         return V.AnyT, V.AnyT
-    if isinstance(x, V.JType) and len(x.params) == 2 and V.issubtype(x, AbstractDictT):
-        return x.params[0], x.params[1]
+    if isinstance(x, V.StructValue):
+        x = x.type
+    if isinstance(x, V.JType) and V.issubtype(x, AbstractDictT):
+        params = [p if isinstance(p, V.JType) else None for p in _dict_type_params(x)[:2]]
+        k, v = (params + [None, None])[:2]
+        if (k if fname == "keytype" else v) is not None:
+            return k, v
     raise ZylaError("MethodError", f"no method matching {fname}(::{V.type_name(typeof(x))})")
 
 
@@ -573,6 +595,19 @@ def install(rt: Any) -> None:
     for name, fn in (("keytype", keytype), ("valtype", valtype), ("getkey", getkey),
                      ("empty", empty_like), ("Core.typed_dict", typed_dict)):
         b[name] = prim(name, fn, HOST, NONDIFF, anyt)
+    b["Base.Pairs"] = b["Iterators.Pairs"] = PairsT
+    b["Core.HashTrie"] = hashtrie.HashTrieT
+    for name, fn in hashtrie.PRIMITIVES.items():  # (Base.PersistentDict's storage)
+        b[name] = prim(name, fn, HOST, NONDIFF, anyt)
+    b["Core.trie_pairs"] = prim("Core.trie_pairs", _trie_pairs, HOST, NONDIFF, anyt)
+
+
+def _trie_pairs(t: hashtrie.HashTrie, kt: V.JType, vt: V.JType) -> np.ndarray:
+    """A PersistentDict{K,V}'s entries as a Vector{Pair{K,V}}."""
+    pt = V.apply_type(current.runtime().builtins["Pair"], (kt, vt))
+    out = np.empty(t.length, dtype=object)
+    out[:] = [V.StructValue(pt, [k, v]) for k, v in t.items()]
+    return tag(out, pt)
 
 
 def _pairs(x: Any) -> Any:

@@ -25,6 +25,7 @@ from lang.core.show import (
     CUSTOM_DISPLAY,
     CUSTOM_PRINT,
     CUSTOM_SHOW,
+    DEFAULT_DISPLAYSIZE,
     jl_display,
     jl_show,
     jl_string,
@@ -72,11 +73,45 @@ class IOBuffer(IOStream):
         self.parts: list[str] = [] if data is None else [_buffer_text(data)]
         self.room = None if maxsize is None else int(maxsize)  # `IOBuffer(maxsize=n)`
         self.writable = data is None if write is None else bool(write)
+        # the read position and the length, in characters: reading goes on from the
+        # position; a write moves it to the end, as Julia's one pointer of an IOBuffer()
+        self.pos = 0
+        self.size = sum(len(p) for p in self.parts)
         super().__init__("buffer", lambda: self)
 
+    def text(self) -> str:
+        """Everything the buffer holds, read or not (its pieces joined once)."""
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
     def content(self) -> str:
-        """What the buffer holds, not taken (nothing is read from a buffer but by take!)."""
-        return "".join(self.parts)
+        """What the buffer holds from its read position on."""
+        return self.text()[self.pos:]
+
+    def readline(self) -> str:
+        """The next line, with its newline (if it has one), read off the buffer ("" at
+        its end)."""
+        t = self.text()
+        k = t.find("\n", self.pos) + 1 or len(t)
+        line, self.pos = t[self.pos:k], k
+        return line
+
+    def read_bytes(self, n: int) -> bytes:
+        """The next n bytes (fewer at the end), read off the buffer."""
+        t = self.text()
+        rest = t[self.pos:].encode("utf-8", "surrogateescape")
+        taken = rest[:n].decode("utf-8", "surrogateescape")
+        self.parts = [t[:self.pos] + taken + rest[n:].decode("utf-8", "surrogateescape")]
+        self.pos += len(taken)
+        self.size = len(self.parts[0])
+        return rest[:n]
+
+    def seek(self, pos: int) -> None:
+        """Julia's `seek(io, pos)`: reading goes on from byte pos (from 0, clamped to the
+        data as Julia's) of what the buffer holds."""
+        data = self.text().encode("utf-8", "surrogateescape")
+        self.pos = len(data[:min(max(pos, 0), len(data))].decode("utf-8", "surrogateescape"))
 
     def write(self, s: str) -> None:
         if not self.writable:
@@ -85,11 +120,15 @@ class IOBuffer(IOStream):
             s = s[:max(self.room, 0)]
             self.room -= len(s)
         self.parts.append(s)
+        self.size += len(s)
+        self.pos = self.size
 
     def take(self) -> str:
-        s = "".join(self.parts)
-        self.parts = []
-        return s
+        """All the buffer holds, what was read included (Julia's `take!` of a seekable
+        buffer), emptying it."""
+        t = self.text()
+        self.parts, self.pos, self.size = [], 0, 0
+        return t
 
     def jl_show(self) -> str:
         return "IOBuffer()"
@@ -115,6 +154,77 @@ class DevNull(IOStream):
 
     def jl_show(self) -> str:
         return "devnull"
+
+
+IOContextT = V.JType("IOContext", IOT)
+
+
+class IOContext(IOStream):
+    """`IOContext(io, key => value, ...)`: the stream io with properties that printing
+    reads (`:compact`, `:limit`, `:displaysize`); what is written to it goes to io."""
+
+    jtype = IOContextT
+
+    def __init__(self, io: IOStream, props: dict[str, Any]) -> None:
+        super().__init__(io.name, io.sink)
+        self.io = io
+        self.props = props
+        self.compact = bool(props.get("compact", False))
+
+    def write(self, s: str) -> None:
+        self.io.write(s)
+
+    def jl_show(self) -> str:
+        return f"IOContext({self.io.jl_show()})"
+
+
+def _symbol_pair(p: Any) -> tuple[str, Any] | None:
+    """A `:key => value` Pair as (key name, value); None for anything else."""
+    if (isinstance(p, V.StructValue) and p.type.family.name == "Pair"
+            and isinstance(p.fields[0], V.Symbol)):
+        return p.fields[0].name, p.fields[1]
+    return None
+
+
+def _context_props(context: Any) -> dict[str, Any]:
+    """The properties of an IOContext's settings: an IO (its properties), a `:key =>
+    value` Pair or a tuple of them (as `IOContext(io, ...)` and `sprint`'s `context`
+    take them); nothing gives none. Anything else is Julia's MethodError."""
+    if context is None:
+        return {}
+    if isinstance(context, IOContext):
+        return dict(context.props)
+    if isinstance(context, IOStream):
+        return {"compact": True} if context.compact else {}
+    props: dict[str, Any] = {}
+    for p in context if isinstance(context, tuple) else (context,):
+        kv = (p.props.items() if isinstance(p, IOContext) else
+              () if isinstance(p, IOStream) else (_symbol_pair(p),))
+        for item in kv:
+            if item is None:
+                raise ZylaError("MethodError", "no method matching IOContext(::IO, "
+                                f"::{V.type_name(typeof(p))})")
+            props[item[0]] = item[1]
+    return props
+
+
+def _io_context(io: Any, *settings: Any) -> IOContext:
+    """`IOContext(io, settings...)`: io (an IOContext's stream, keeping its properties)
+    with the properties of each setting added, later ones replacing earlier ones."""
+    if not isinstance(io, IOStream):
+        raise ZylaError("MethodError", f"no method matching IOContext(::{V.type_name(typeof(io))})")
+    props = _context_props(io) if isinstance(io, IOContext) else {}
+    props.update(_context_props(settings))
+    return IOContext(io.io if isinstance(io, IOContext) else io, props)
+
+
+def _io_get(io: Any, key: Any, default: Any) -> Any:
+    """`get(io, :key, default)`: an IOContext's property, else default."""
+    if isinstance(io, IOContext) and isinstance(key, V.Symbol) and key.name in io.props:
+        return io.props[key.name]
+    if isinstance(io, IOStream) and key == V.Symbol("compact") and io.compact:
+        return True
+    return default
 
 
 def _text(*xs: Any) -> str:
@@ -212,24 +322,19 @@ def _mime_name(m: Any) -> str:
     raise ZylaError("MethodError", f"no method matching show(::IO, ::{typeof(m).name}, ::Any)")
 
 
-def _show_mime(mime: str, x: Any, compact: bool) -> str:
+def _show_mime(mime: str, x: Any, io: IOStream) -> str:
     """`show(io, MIME(mime), x)`: for "text/plain" what the REPL displays (compact: as
-    two-argument show); Zyla writes no other MIME type."""
+    two-argument show; an IOContext's `:limit` and `:displaysize` limit it as the REPL's
+    display); Zyla writes no other MIME type."""
     if mime != "text/plain":
         raise ZylaError("MethodError", f'no method matching show(::IO, ::MIME{{Symbol("{mime}")}}'
                         f", ::{typeof(x).name})")
-    return jl_show(x, True) if compact else jl_display(x, limit=False)
-
-
-def _context_compact(context: Any) -> bool:
-    """Whether `sprint`'s `context` (nothing, an IO, a Pair or a tuple of Pairs, as Julia's
-    IOContext takes) sets `:compact => true`."""
-    if isinstance(context, IOStream):
-        return context.compact
-    pairs = context if isinstance(context, tuple) else (context,)
-    return any(isinstance(p, V.StructValue) and p.type.family.name == "Pair"
-               and p.fields[0] == V.Symbol("compact")
-               and isinstance(p.fields[1], bool | np.bool_) and bool(p.fields[1]) for p in pairs)
+    if io.compact:
+        return jl_show(x, True)
+    size = _io_get(io, V.Symbol("displaysize"), None)
+    size = tuple(int(n) for n in size) if isinstance(size, tuple) and len(size) == 2 else None
+    return jl_display(x, limit=bool(_io_get(io, V.Symbol("limit"), False)),
+                      displaysize=size or DEFAULT_DISPLAYSIZE)
 
 
 def _read_number(io: Any, t: V.JType) -> Any:
@@ -240,11 +345,10 @@ def _read_number(io: Any, t: V.JType) -> Any:
     if not isinstance(io, IOBuffer) or d is None or d.kind not in "biuf":
         raise ZylaError("MethodError", f"no method matching read(::{typeof(io).name}, "
                         f"::Type{{{V.type_name(t)}}})")
-    data = io.content().encode("utf-8", "surrogateescape")
-    if len(data) < d.itemsize:
+    if len(io.content().encode("utf-8", "surrogateescape")) < d.itemsize:
         raise ZylaError("EOFError", "read end of file")
-    io.parts = [data[d.itemsize:].decode("utf-8", "surrogateescape")]
-    return N.host_scalar(np.frombuffer(data[:d.itemsize], dtype=d.newbyteorder("<"))[0])
+    data = io.read_bytes(d.itemsize)
+    return N.host_scalar(np.frombuffer(data, dtype=d.newbyteorder("<"))[0])
 
 
 def _take_bytes(io: Any) -> np.ndarray:
@@ -260,13 +364,37 @@ def _io_content(io: Any) -> str:
 
 
 def _readline(io: Any = STDIN, keep: bool = False) -> str:
-    """`readline()` / `readline(stdin)`: the next line of standard input ("" at its end),
-    without its newline unless `keep`."""
-    if io is not STDIN:
-        raise ZylaError("MethodError", "readline: only readline(stdin) is supported; "
-                        "read a file with readlines(path)")
-    line = sys.stdin.readline()
-    return line if keep else line.rstrip("\n").rstrip("\r")
+    """`readline()` / `readline(stdin)` / `readline(io::IOBuffer)`: the next line of
+    standard input or of the buffer ("" at its end), without its newline unless `keep`."""
+    if isinstance(io, IOBuffer):
+        line = io.readline()
+    elif io is STDIN:
+        line = sys.stdin.readline()
+    else:
+        raise ZylaError("MethodError", "readline: only readline(stdin) and readline(::IOBuffer) "
+                        "are supported; read a file with readlines(path)")
+    if keep:
+        return line
+    return line[:-2] if line.endswith("\r\n") else line.removesuffix("\n")
+
+
+def _buffer(io: Any, what: str) -> IOBuffer:
+    """io, an IOBuffer (the streams Zyla reads from; others are Julia's MethodError)."""
+    if not isinstance(io, IOBuffer):
+        raise ZylaError("MethodError", f"no method matching {what}(::{V.type_name(typeof(io))})")
+    return io
+
+
+def _eof(io: Any) -> bool:
+    """`eof(io)`: whether nothing is left to read from the buffer."""
+    b = _buffer(io, "eof")
+    return b.pos >= b.size
+
+
+def _seek(io: Any, pos: Any) -> Any:
+    """`seek(io, pos)`: io, read on from byte pos."""
+    _buffer(io, "seek").seek(int(pos))
+    return io
 
 
 def install(rt: Any) -> None:
@@ -289,7 +417,7 @@ def install(rt: Any) -> None:
     def show_(*xs: Any) -> None:
         io, xs = _split_io(rt, xs)
         if len(xs) == 2:  # show(io, mime, x)
-            io.write(_show_mime(_mime_name(xs[0]), xs[1], io.compact))
+            io.write(_show_mime(_mime_name(xs[0]), xs[1], io))
         else:
             io.write(jl_show(xs[-1], io.compact))
 
@@ -315,8 +443,8 @@ def install(rt: Any) -> None:
     def sprint_(interp: Any, f: Any, *xs: Any, context: Any = None, sizehint: Any = 0,
                 **kw: Any) -> str:
         buf = IOBuffer()
-        buf.compact = _context_compact(context)
-        interp.call_value(f, [buf, *xs], kw or None)
+        props = _context_props(context)
+        interp.call_value(f, [IOContext(buf, props) if props else buf, *xs], kw or None)
         return buf.take()
 
     host("print", print_)
@@ -334,6 +462,9 @@ def install(rt: Any) -> None:
     b["IOBuffer"] = prim("IOBuffer", IOBuffer, HostOnly("streams are host values"), NONDIFF,
                          lambda *a, **k: IOBufferT)
     host("Core.io_content", _io_content)
+    b["IOContext"] = prim("IOContext", _io_context, HostOnly("streams are host values"),
+                          NONDIFF, lambda *a, **k: IOContextT)
+    host("Core.io_get", _io_get)
     host("Core.read_number", _read_number)
     b["take!"] = prim("take!", _take_bytes, HostOnly("streams are host values"), NONDIFF,
                       lambda *a, **k: V.AnyT)
@@ -341,5 +472,7 @@ def install(rt: Any) -> None:
     b["stdout"] = rt.jl_stdout
     b["stdin"] = STDIN
     host("readline", _readline)
+    host("eof", _eof)
+    host("seek", _seek)
     b["stderr"] = IOStream("stderr", lambda: sys.stderr)
     b["devnull"] = DevNull()

@@ -69,6 +69,9 @@ class LazyIter:
         self.size = size if size is not None else (
             "infinite" if infinite else "length" if length is not None else "unknown")
         self.elt = elt
+        #: whether Julia's IteratorEltype is HasEltype (a Zip of a Generator has an eltype,
+        #: a Tuple with Any in its place, but is EltypeUnknown)
+        self.elt_known = elt is not None
 
     def jl_eltype(self) -> Any:
         return V.AnyT if self.elt is None else self.elt()
@@ -235,7 +238,7 @@ def eltype_known(x: Any) -> bool:
     """Julia's IteratorEltype of a value or type: False (EltypeUnknown) for the lazy
     iterators whose element type Julia does not compute (Generator, Accumulate)."""
     if isinstance(x, LazyIter):
-        return x.elt is not None
+        return x.elt_known
     if isinstance(x, V.JType) and x.name.startswith("Base.Iterators."):
         kind = x.name.rpartition(".")[2]
         if kind in ("Generator", "Accumulate"):
@@ -563,14 +566,18 @@ def lazy_zip(*xss: Any) -> LazyIter:
     lens = [_len(x) for x in xss if not _infinite(x)]
     length = min(lens) if lens and all(v is not None for v in lens) else None
     elts = [elt_of(x) for x in xss]
-    elt = None if any(e is None for e in elts) else (
-        lambda: V.apply_type(V.TupleT, tuple(e() for e in elts)))  # type: ignore[misc]
+
+    def elt() -> Any:
+        return V.apply_type(V.TupleT, tuple(V.AnyT if e is None else e() for e in elts))
+
     if any(is_stateful(x) for x in xss):
         make: Callable[[Any], Iterator[Any]] = lambda rt: _zip_rows(rt, xss)  # noqa: E731
     else:
         make = lambda rt: zip(*[rt.iterate(x) for x in xss], strict=False)  # noqa: E731
-    return LazyIter("Zip", make, length, all(_infinite(x) for x in xss) and bool(xss),
-                    size=_zip_size([size_kind(x) for x in xss]), elt=elt, inner=xss)
+    z = LazyIter("Zip", make, length, all(_infinite(x) for x in xss) and bool(xss),
+                 size=_zip_size([size_kind(x) for x in xss]), elt=elt, inner=xss)
+    z.elt_known = all(e is not None for e in elts)
+    return z
 
 
 def zips_lazily(x: Any) -> bool:

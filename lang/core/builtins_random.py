@@ -49,6 +49,30 @@ class RNG:
 GLOBAL_RNG = [RNG(None)]
 
 
+class GlobalRNG(RNG):
+    """`Random.GLOBAL_RNG` and `Random.default_rng()`: a handle on the global generator
+    (drawing from it is drawing from `GLOBAL_RNG[0]`, whatever `seed!` made it since)."""
+
+    def __init__(self, name: str) -> None:  # (no generator of its own)
+        self.name = name
+        self.jtype = V.JType(name, V.AnyT)
+
+    @property
+    def gen(self) -> np.random.Generator:  # type: ignore[override]
+        return GLOBAL_RNG[0].gen
+
+    @gen.setter
+    def gen(self, g: np.random.Generator) -> None:
+        GLOBAL_RNG[0].gen = g
+
+    def jl_show(self) -> str:
+        return f"{self.name}()"
+
+
+GLOBAL_HANDLE = GlobalRNG("Random._GLOBAL_RNG")
+TASK_LOCAL = GlobalRNG("TaskLocalRNG")
+
+
 def host_key() -> np.ndarray:
     """A fresh key for one call of an executable that draws, from the global RNG."""
     return GLOBAL_RNG[0].gen.integers(0, 2**32, size=2, dtype=np.uint32)
@@ -125,6 +149,13 @@ def _randn(*args: Any) -> Any:
     return _host_scalar_or_array(rng.gen.standard_normal(shape or None), d, shape)
 
 
+def _randexp(*args: Any) -> Any:
+    rng, args = _rng_args(args)
+    d, shape = _dtype_and_shape(args, N.F64)
+    shape = tuple(int(s) for s in shape)
+    return _host_scalar_or_array(rng.gen.standard_exponential(shape or None), d, shape)
+
+
 def _randperm(*args: Any) -> Any:
     rng, args = _rng_args(args)
     return rng.gen.permutation(int(args[0])).astype(np.int64) + 1
@@ -153,17 +184,22 @@ def _static_shape(shape: tuple) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
-def _global_only(args: tuple) -> None:
+def _global_only(args: tuple) -> tuple:
+    """The arguments of a compiled draw without a handle on the global generator; an
+    explicit RNG object keeps the draw on the host."""
+    if args and isinstance(args[0], GlobalRNG):
+        return args[1:]
     if args and isinstance(args[0], RNG):
         raise OffloadError("drawing from an explicit RNG object runs on the host (compiled "
                            "code draws from the global RNG)")
+    return args
 
 
 def _rand_jax(interp: Any, *args: Any) -> Any:
     """`rand` inside compiled code (see the module docstring)."""
     import jax
 
-    _global_only(args)
+    args = _global_only(args)
     jnp = interp.jnp
     if args and isinstance(args[0], V.Range):
         r = args[0]
@@ -188,9 +224,17 @@ def _rand_jax(interp: Any, *args: Any) -> Any:
 def _randn_jax(interp: Any, *args: Any) -> Any:
     import jax
 
-    _global_only(args)
+    args = _global_only(args)
     d, shape = _dtype_and_shape(args, N.F64)
     return jax.random.normal(interp.rng_key(), _static_shape(shape), dtype=d)
+
+
+def _randexp_jax(interp: Any, *args: Any) -> Any:
+    import jax
+
+    args = _global_only(args)
+    d, shape = _dtype_and_shape(args, N.F64)
+    return jax.random.exponential(interp.rng_key(), _static_shape(shape), dtype=d)
 
 
 def uniform_jax(interp: Any, shape: tuple, dtype: np.dtype) -> Any:
@@ -257,7 +301,13 @@ def install(rt: Any) -> None:
                      needs_interp=True)
     b["randn"] = prim("randn", lambda interp, *a: _randn(*a), _randn_jax, NONDIFF, anyt,
                       needs_interp=True)
+    b["randexp"] = prim("randexp", lambda interp, *a: _randexp(*a), _randexp_jax, NONDIFF,
+                        anyt, needs_interp=True)
+    b["Random.randexp"] = b["randexp"]
+    b["Random.GLOBAL_RNG"] = GLOBAL_HANDLE
     host = HostOnly("the generator's state lives on the host")
+    b["Random.default_rng"] = prim("Random.default_rng", lambda: TASK_LOCAL, host, NONDIFF,
+                                   anyt)
     for name, f in (("Random.seed!", _seed), ("randperm", _randperm), ("shuffle", _shuffle)):
         b[name] = prim(name, f, host, NONDIFF, anyt)
     b["seed!"] = b["Random.seed!"]

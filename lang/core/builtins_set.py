@@ -321,6 +321,7 @@ def install(rt: Any) -> None:
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     b["Set"] = SetT
     b["AbstractSet"] = AbstractSetT
+    b["Base.KeySet"] = KeySetT
     SetT.constructor = make_set  # type: ignore[attr-defined]
     for names, fn in ((("union", "∪"), union), (("intersect", "∩"), intersect),
                       (("setdiff",), setdiff), (("symdiff",), symdiff), (("unique",), unique),

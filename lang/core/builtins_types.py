@@ -46,6 +46,40 @@ def make_typevar(name: str, ub: Any) -> V.TypeVar:
     return V.TypeVar(name, ub if isinstance(ub, V.JType) else None)
 
 
+def make_wherevar(name: str, ub: Any) -> V.WhereVar:
+    """The variable `S` of a `where S <: B` type value (B is `Any` for a plain `S`)."""
+    if not isinstance(ub, (V.JType, V.TypeVar)):
+        raise ZylaError("TypeError", "in TypeVar, expected Type, got a value of type "
+                                     f"{V.type_name(typeof(ub))}")
+    return V.WhereVar(name, ub)
+
+
+def unionall(tv: V.TypeVar, body: Any) -> Any:
+    """`body where tv`, with body evaluated with tv bound: a type holding tv stands for
+    the union over it. A variable that is only an unbounded Vararg's length is dropped
+    (`Tuple{Vararg{Int, N}} where N` is `Tuple{Vararg{Int}}`), as Julia normalizes it."""
+    if not isinstance(body, (V.JType, V.TypeVar)):
+        raise ZylaError("TypeError", "in UnionAll, expected Type, got a value of type "
+                                     f"{V.type_name(typeof(body))}")
+    last = body.params[-1] if isinstance(body, V.JType) and body.family is V.TupleT \
+        and body.params else None
+    if (isinstance(last, V.JType) and last.family is V.VarargT and len(last.params) == 2
+            and last.params[1] is tv and tv.ub in (None, V.AnyT)
+            and _occurrences(tv, body) == 1):
+        return V.apply_type(V.TupleT, (*body.params[:-1],
+                                       V.apply_type(V.VarargT, last.params[:1])))
+    return body
+
+
+def _occurrences(tv: V.TypeVar, t: Any) -> int:
+    """How many times the variable tv (by identity) appears in type t."""
+    if t is tv:
+        return 1
+    if isinstance(t, V.JType):
+        return sum(_occurrences(tv, p) for p in t.params)
+    return 0
+
+
 def define_abstract(name: str, sup: Any) -> None:
     """`abstract type Name <: Sup end`."""
     t = V.JType(name.rpartition(".")[2], sup if isinstance(sup, V.JType) else V.AnyT, abstract=True)
@@ -134,6 +168,8 @@ def install(rt: Any) -> None:
     anyt = lambda *a, **k: V.AnyT  # noqa: E731
     b["Core.static_param"] = prim("Core.static_param", static_param, static_param, NONDIFF, anyt)
     b["Core.typevar"] = prim("Core.typevar", make_typevar, make_typevar, NONDIFF, anyt)
+    b["Core.wherevar"] = prim("Core.wherevar", make_wherevar, make_wherevar, NONDIFF, anyt)
+    b["Core.unionall"] = prim("Core.unionall", unionall, unionall, NONDIFF, anyt)
     b["tuple_type_tail"] = prim("tuple_type_tail", tuple_type_tail, tuple_type_tail, NONDIFF,
                                 anyt)
 

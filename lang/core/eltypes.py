@@ -109,13 +109,42 @@ def resize_keeping_eltype(a: np.ndarray, shape: tuple) -> None:
     cannot be resized, as in Julia (the views would point into freed memory)."""
     if a.base is not None or has_views(a):
         raise ZylaError("ErrorException", "cannot resize array with shared data")
-    rec = _RECORDS.pop(id(a), None)
+    if a.dtype.kind != "O":  # (only object arrays have records: see tag)
+        a.resize(shape, refcheck=False)
+        return
+    key = id(a)
+    rec = _RECORDS.pop(key, None)
     t = rec[1] if rec is not None and rec[0]() is a else None
     rec = None
     try:
         a.resize(shape, refcheck=False)
     finally:
-        tag(a, t)
+        if t is not None:  # (recorded again as `tag` recorded it)
+            _RECORDS[key] = (weakref.ref(a, _forget(key)), t)
+
+
+def push_one(a: np.ndarray, v: Any) -> None:
+    """`push!` of one value `v`, already of its element type, onto the 1-d host array
+    `a`: the write noted (`values.note_write`) and `a` resized in place as by
+    `resize_keeping_eltype`, in one step (`push!` in a loop is hot)."""
+    if a.base is not None or (id(a) in _VIEWS and has_views(a)):
+        raise ZylaError("ErrorException", "cannot resize array with shared data")
+    V.note_write(a)
+    n = a.shape[0]
+    t = None
+    if a.dtype.kind == "O":
+        key = id(a)
+        rec = _RECORDS.pop(key, None)
+        t = rec[1] if rec is not None and rec[0]() is a else None
+        rec = None
+    try:
+        a.resize((n + 1,), refcheck=False)
+    except ValueError:  # (another weak reference to `a`: numpy refuses)
+        raise ZylaError("ErrorException", "cannot resize array with shared data") from None
+    finally:
+        if t is not None:  # (recorded again as `tag` recorded it)
+            _RECORDS[key] = (weakref.ref(a, _forget(key)), t)
+    a[n] = v
 
 
 #: the live views of host arrays, by the identity of the array that owns the memory (a

@@ -43,6 +43,15 @@ class Method(V.Atomic):
     typevars: list[V.TypeVar] = field(default_factory=list)
     owner: GenericFunction | None = None
     prim: Any = None  # a built-in primitive this method forwards to (Base fallbacks)
+    vararg_count: int | None = None  # `xs::Vararg{T, 3}`: exactly 3 trailing arguments
+
+    def __post_init__(self) -> None:
+        t = self.vararg_type
+        if self.vararg and isinstance(t, V.JType) and t.family is V.VarargT:
+            # `xs::Vararg{T, N}`: trailing arguments of type T, N of them when N is known
+            self.vararg_type = t.params[0] if t.params else V.AnyT
+            if len(t.params) == 2 and type(t.params[1]) is int:
+                self.vararg_count = t.params[1]
 
     def applicable(self, types: list[V.JType]) -> dict | None:
         n = len(types)
@@ -55,6 +64,8 @@ class Method(V.Atomic):
             for k in [k for k in env if V.is_alias_var(k)]:
                 del env[k]  # (each `::Vector` argument has its own element type)
         if self.vararg:
+            if self.vararg_count is not None and n != len(self.sig) + self.vararg_count:
+                return None
             for t in types[len(self.sig):]:
                 if not V.issubtype(t, self.vararg_type, env):
                     return None
@@ -364,6 +375,31 @@ def _typeof_any(x: Any) -> V.JType:
     return V.AnyT
 
 
+#: `Type{T}` by T, for plain types T (`Float64`, `Complex{Float64}`, `Vector{Int64}`): a
+#: Union is left out (its members compare as a set, and the cached Type would print them
+#: in another order), and so are types holding type variables (equal ones may differ in
+#: what they bind)
+_TYPE_OF_TYPE: dict[V.JType, V.JType] = {}
+
+
+def _plain(x: V.JType) -> bool:
+    return x.family is not V.UnionT and all(
+        type(p) is int or type(p) is V.JType and not p.params for p in x.params)
+
+
+def _type_of_type(x: V.JType) -> V.JType:
+    """typeof(T) for a type T: `Type{T}`, made once per plain type (calls dispatch on
+    it: `promote_type(typeof(x), typeof(y))`)."""
+    t = _TYPE_OF_TYPE.get(x)
+    if t is None:
+        t = V.apply_type(V.TypeT, (x,))
+        if _plain(x):
+            if len(_TYPE_OF_TYPE) > 4096:
+                _TYPE_OF_TYPE.clear()
+            _TYPE_OF_TYPE[x] = t
+    return t
+
+
 def _always(t: V.JType) -> Callable[[Any], V.JType]:
     return lambda x: t
 
@@ -373,12 +409,18 @@ _TYPEOF: dict[type, Callable[[Any], V.JType]] = {
     bool: lambda x: V.BoolT, int: lambda x: V.Int64T, float: lambda x: V.Float64T,
     str: lambda x: V.StringT, type(None): lambda x: V.NothingT, np.ndarray: _array_typeof,
     V.Char: lambda x: V.CharT, V.Symbol: lambda x: V.SymbolT,
-    V.Irrational: lambda x: x.jtype,
+    V.Irrational: lambda x: x.jtype, V.JType: _type_of_type,
     V.StructValue: lambda x: x.type, GenericFunction: lambda x: x.jtype,
     Closure: lambda x: x.jtype,
     tuple: lambda x: V.apply_type(V.TupleT, tuple(typeof(e) for e in x)),
     **{dt.type: _always(t) for dt, t in V.DTYPE_TO_JTYPE.items()},
 }
+
+
+def register_typeof(cls: type, t: V.JType) -> None:
+    """Values of the Python class cls (one that a built-in keeps inside a struct, such as
+    BigFloat's mpmath number) have the Julia type t; typeof finds it at once."""
+    _TYPEOF[cls] = _always(t)
 
 
 def call_label(f: Any, args: list, kwargs: dict | None = None) -> str:

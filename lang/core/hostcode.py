@@ -657,7 +657,33 @@ class _Gen:
                         (f"type({a}) is float", [f"{r} = -{a}"])]
         if p.name == "!" and len(vals) == 1:
             return [], [(f"type({vals[0]}) is bool", [f"{r} = not {vals[0]}"])]
-        return [], []
+        if p.name == "%" and len(vals) == 2:  # (rem of Int64s where it is Python's floored %)
+            a, b = vals
+            return [], [(f"type({a}) is int and type({b}) is int and {a} >= 0 and {b} > 0",
+                         [f"{r} = {a} % {b}"])]
+        return [], self.inline_math(p, vals, r)
+
+    def inline_math(self, p: Primitive, vals: list[str], r: str) -> list[tuple[str, list[str]]]:
+        """(guard, lines) pairs for a Float64 case of `^` (an Int64 power: Python's
+        float ** int, as the primitive computes it) or of a math function with a Python
+        form (`sqrt`); where Python raises, the primitive's own result."""
+        over_xp = getattr(p.host, "over_xp", None)
+        if over_xp is None:
+            return []
+        h = self.bind("H", over_xp)
+        if p.name == "^" and len(vals) == 2:
+            a, b = vals
+            return [(f"type({a}) is float and type({b}) is int",
+                     [f"try: {r} = {a} ** {b}",
+                      f"except (OverflowError, ZeroDivisionError): {r} = {h}(NP, {a}, {b})"])]
+        math_fast = getattr(over_xp, "scalar_math", None)
+        if math_fast is None or len(vals) != 1:
+            return []
+        mfun, inside = math_fast
+        x, mf = vals[0], self.bind("M", mfun)
+        return [(f"type({x}) is float and {inside.format(x=x)}",
+                 [f"try: {r} = {mf}({x})",
+                  f"except (ValueError, OverflowError): {r} = {h}(NP, {x})"])]
 
     def typed(self, p: Primitive, name: str, op: Op, vals: list[str], depth: int) -> bool:
         """In a specialisation: write a scalar primitive whose operand types are known,
@@ -1034,8 +1060,10 @@ _NUM_PAIRS = [(V.Int64T, V.Int64T), (V.Float64T, V.Float64T), (V.Int64T, V.Float
               (V.Float64T, V.Int64T)]
 _INLINE_CASES: dict[str, list[tuple]] = {
     **{n: _NUM_PAIRS for n in _BINARY}, "-": _NUM_PAIRS + [(V.Int64T,), (V.Float64T,)],
-    "!": [(V.BoolT,)],
+    "!": [(V.BoolT,)], "^": [(V.Float64T, V.Int64T)], "%": [(V.Int64T, V.Int64T)],
 }
+#: the case written inline for a math function with a Python form (`sqrt`)
+_MATH_CASES = [(V.Float64T,)]
 
 
 def _forwards(g: GenericFunction, p: Primitive) -> bool:
@@ -1043,6 +1071,8 @@ def _forwards(g: GenericFunction, p: Primitive) -> bool:
     Int64/Float64 cases, and for a fast form (`_FAST_FORMS`), no method of `g` but the
     fallback may take the values of its cases."""
     cases = _INLINE_CASES.get(p.name)
+    if cases is None and hasattr(getattr(p.host, "over_xp", None), "scalar_math"):
+        cases = _MATH_CASES
     form = _FAST_FORMS.get(p.name)
     if cases is None and form is None:
         return False
@@ -1073,6 +1103,10 @@ _OTHER_FAMILIES = frozenset(id(t) for t in (V.TypeT, V.TupleT, V.NamedTupleT, V.
 _ANY_DICT = V.apply_type(DictT, (V.AnyT, V.AnyT))
 
 
+#: the kinds of value that are never a Number (a struct may be one)
+_NOT_NUMBERS = frozenset({"array", "symbol"})
+
+
 def _takes(t: Any, kind: str) -> bool:
     """Whether a parameter of type `t` may take a value of `kind` ("array": a numpy
     array; "struct": a struct; "dict": a Dict; "text": a Char or a String)."""
@@ -1083,7 +1117,15 @@ def _takes(t: Any, kind: str) -> bool:
         return any(_takes(m, kind) for m in members)
     if kind == "dict":
         return t.family is DictT or V.issubtype(_ANY_DICT, t)
+    if kind == "text":  # (the fast forms take a Char or a String: `StepRange{Char}` neither)
+        return V.issubtype(V.CharT, t) or V.issubtype(V.StringT, t)
+    if kind == "text or int":
+        return _takes(t, "text") or _takes(t, "int")
     if id(t.family) in _OTHER_FAMILIES:
+        return False
+    if kind == "array" and not t.abstract and t.family is not V.ArrayT:
+        return False  # (a host array is an Array: `getindex(::StepRange{Char}, ...)`)
+    if kind in _NOT_NUMBERS and V.issubtype(t, V.NumberT):  # (`getindex(::Number, ...)`)
         return False
     # (a concrete struct type takes its own instances only: no array, Dict, Char, String)
     return kind == "struct" or not t.is_struct or t.abstract
@@ -1161,11 +1203,24 @@ def _fast_text_eq(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     if len(vals) != 2:
         return []
     a, b = vals
-    return [(f"type({a}) is type({b}) and type({a}) in TEXT", f"{a} == {b}")]
+    # (two Chars compare their characters: Char.__eq__ without its Python call)
+    return [(f"type({a}) is CHAR and type({b}) is CHAR", f"{a}.value == {b}.value"),
+            (f"type({a}) is str and type({b}) is str", f"{a} == {b}")]
+
+
+def _fast_string(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
+    """`string(a, b)` (`"item$(i)"`) of Strings and Int64s: their text joined (an Int64's
+    text is its decimal digits, as `print` writes it)."""
+    if len(vals) != 2:
+        return []
+    guards = [f"(type({v}) is str or type({v}) is int)" for v, c in zip(vals, consts, strict=True)
+              if type(c) is not str]
+    return [(_and(*guards), " + ".join(f"STR({v})" for v in vals))]
 
 
 #: the fast forms, by primitive name
 _FAST_FORMS: dict[str, _Form] = {
+    "string": _Form(_fast_string, ("text or int", "text or int")),
     "get": _Form(_fast_get, ("dict",)), "Core.setindex_fn": _Form(_fast_store, ("dict",)),
     "getproperty": _Form(_fast_field, ("struct", "symbol")),
     "getindex": _Form(_fast_index, ("array", "int")),
@@ -1203,6 +1258,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
     pytypes = _PY_TYPES
     struct = V.StructValue
     run_function = interp.run_function
+    construct, jtype = rt.construct, V.JType
 
     def here(f: Any, body: Function, args: list) -> bool:
         """Whether a call of `body` (a method or closure body) runs on this interpreter
@@ -1289,6 +1345,8 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
                 if code is not None and code[0] is interp and code[1] is not None:
                     return code[1](*args)
                 return run_function(body, list(args))
+        elif type(f) is jtype:  # (a type called: what `call` does with it, directly)
+            return construct(f, list(args), None, interp)
         return call_named(f, name, list(args), None)
 
     def osr(op: Op, t0: float, progress: list, it: Any, env: dict, carried: list) -> Any:
@@ -1324,7 +1382,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "SUBSTR": SubStr, "STR": str,
             "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": PY_ITEM_DTYPES,
             "OBJ_DTYPE": np.dtype(object), "HOST_SCALAR": host_scalar,
-            "TEXT": (str, V.Char),
+            "CHAR": V.Char,
             "OVERFLOW": _overflow}
 
 

@@ -454,6 +454,9 @@ class Lowerer:
 
     # --- atoms -------------------------------------------------------------------------
 
+    def l_Interpolation(self, n: A.Interpolation) -> Value:
+        raise self.err('"$" expression outside quote', n)
+
     def l_Literal(self, n: A.Literal) -> Value:
         return self.const(literals.make(n.value, n.kind), n.span)
 
@@ -514,7 +517,8 @@ class Lowerer:
             # `.+(a, b...)`: a dotted operator called as a function broadcasts it
             op = A.Ident(f.name[1:], span=f.span)
             return self.lower(A.Broadcast(op, n.args, n.kwargs, span=n.span))
-        if isinstance(f, A.Ident) and f.name == ":" and len(n.args) in (2, 3):
+        if (isinstance(f, A.Ident) and f.name == ":" and len(n.args) in (2, 3)
+                and not self.is_local(":")):
             return self.call(":", [self.lower(a) for a in n.args], n.span)
         p = self._literal_power(f, n.args, n.kwargs)
         if p is not None and p < 0:
@@ -826,6 +830,26 @@ class Lowerer:
         name = self.const(f"#s{self.ntypevar}")
         return self.call("Core.typevar", [name, self.lower(p.args[0])], p.span)
 
+    def l_Where(self, n: A.Where) -> Value:
+        """`T where S <: B` as a value (outside a method signature): T evaluated in a
+        scope of its own where S is a fresh type variable bounded by B (`where {N, S}`
+        is `(T where S) where N`)."""
+        if len(n.params) != 1:
+            inner = A.Where(n.expr, n.params[1:], span=n.span)
+            return self.l_Where(A.Where(inner, n.params[:1], span=n.span))
+        w = n.params[0]
+        bound = _where_bound(w)
+        if not isinstance(w, A.Ident) and bound is None:
+            raise self.err("unsupported `where` clause (only `S` and `S <: B`)", w)
+        name = w.name if isinstance(w, A.Ident) else _where_name(w)
+        ub = self.lower(bound) if bound is not None else self.const(AnyT)
+        tv = self.call("Core.wherevar", [self.const(name), ub], w.span)
+        lam = self.make_lambda(A.Lambda([A.Param(name, span=w.span)],
+                                        A.Block([n.expr], span=n.span), span=n.span),
+                               name="#where")
+        body = self.emit("callv", [lam, tv], span=n.span, kw=(), splat=()).result
+        return self.call("Core.unionall", [tv, body], n.span)
+
     def l_TypeAssert(self, n: A.TypeAssert) -> Value:
         return self.call("typeassert", [self.lower(n.value), self.lower(n.type)], n.span)
 
@@ -867,8 +891,10 @@ class Lowerer:
         return self.call("Core.hvcat", [self.const(rows)] + items, n.span)
 
     def l_Comprehension(self, n: A.Comprehension) -> Value:
-        """`[f(x) for x in xs if c]` becomes Core.comprehension(f, cond, xs...); the
-        closures see the iteration variables as parameters."""
+        """`[f(x) for x in xs if c]` becomes Core.comprehension(f, cond, xs...), and a
+        generator `(f(x) for x in xs if c)` over one iterator Core.generator(f, cond, xs),
+        a lazy Base.Generator (collections.jl; over several iterators it is still the
+        eager comprehension); the closures see the iteration variables as parameters."""
         targets = [t for t, _ in n.iterators]
         params = [_param_for(t, i) for i, t in enumerate(targets)]
         body = _destructure_body(targets, n.expr)
@@ -878,6 +904,8 @@ class Lowerer:
             if n.cond is not None else self.const(None)
         )
         iters = [self.lower(it) for _, it in n.iterators]
+        if n.generator and len(iters) == 1:
+            return self.call("Core.generator", [f, cond] + iters, n.span)
         return self.call("Core.comprehension", [f, cond] + iters, n.span)
 
     # --- functions ---------------------------------------------------------------------------
@@ -979,6 +1007,8 @@ class Lowerer:
             # qualified, as the runtime's internal helpers are looked up by full name
             mod, _, base = name.rpartition(".")
             name = base if mod in _MODULES and mod != "Core" else name
+            if mod == "Base.Broadcast":  # (one name, as `Broadcast.broadcastable` defines it)
+                name = "Broadcast." + base
         if name.rpartition(".")[2] == "literal_pow":
             self.literal_pow = True  # (the powers lowered after it call literal_pow)
         elif n.receiver is None:

@@ -8,6 +8,7 @@ likewise become calls of runtime functions with the expression's source text.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -188,8 +189,33 @@ def _code_dump(kind: str) -> Callable[[Any, A.MacroCall], Value]:
     return run
 
 
+#: the parts of these nodes that `@.` dots (a `let`'s or `for`'s bindings, a function's
+#: signature are left as they are, as Julia's `__dot__` leaves them)
+_DOTTED_PARTS: dict[type, tuple[str, ...]] = {
+    A.Block: ("stmts",), A.Let: ("body",), A.For: ("body",), A.FunctionDef: ("body",),
+    A.Lambda: ("body",), A.If: ("cond", "then", "other"), A.While: ("cond", "body"),
+    A.Ternary: ("cond", "then", "other"), A.TupleLit: ("items",),
+}
+
+
+def _dotify_part(x: Any) -> Any:
+    """A node's part dotted: a node, a list of nodes, or None."""
+    if isinstance(x, list):
+        return [dotify(e) for e in x]
+    return dotify(x) if isinstance(x, A.Node) else x
+
+
 def dotify(n: A.Node) -> A.Node:
-    """`@. expr`: every call and operator becomes a broadcast, `=` becomes `.=`."""
+    """`@. expr`: every call and operator becomes a broadcast, `=` becomes `.=`; `$x` is
+    x left undotted (`@. $f(x)` calls f on the dotted arguments)."""
+    if isinstance(n, A.Interpolation):
+        return n.value
+    parts = _DOTTED_PARTS.get(type(n))
+    if parts is not None:
+        return dataclasses.replace(n, **{p: _dotify_part(getattr(n, p)) for p in parts})
+    if isinstance(n, A.Call) and isinstance(n.func, A.Interpolation):
+        return A.Call(n.func.value, [dotify(a) for a in n.args], _dotify_kwargs(n.kwargs),
+                      span=n.span)
     if isinstance(n, A.Assign):
         return A.BroadcastAssign(n.target, dotify(n.value), span=n.span)
     if isinstance(n, A.OpAssign):
@@ -279,6 +305,20 @@ def m_kwdef(lo: Any, n: A.MacroCall) -> Value:
     return lo.const(None)
 
 
+def m_irrational(lo: Any, n: A.MacroCall) -> Value:
+    """`Base.@irrational sym val def` (or `@irrational sym def`): the constant
+    `const sym = Core.irrational("sym", () -> def, val)`, an Irrational{:sym} whose exact
+    value is def at the precision in force and whose Float64 is val's (def's if absent)."""
+    if len(n.args) not in (2, 3) or not isinstance(n.args[0], A.Ident):
+        raise lo.err("@irrational needs a name, an optional Float64 value and a definition", n)
+    sym, definition = n.args[0], n.args[-1]
+    val = n.args[1] if len(n.args) == 3 else A.Literal(None, "Nothing", span=n.span)
+    make = A.Call(A.Dot(A.Ident("Core", span=n.span), "irrational", span=n.span), [
+        A.Literal(sym.name, "String", span=n.span),
+        A.Lambda([], definition, span=definition.span), val], span=n.span)
+    return lo.lower(A.Const(A.Assign(sym, make, span=n.span), span=n.span))
+
+
 def m_printf(lo: Any, n: A.MacroCall) -> Value:
     args = [lo.lower(a) for a in n.args]
     return lo.call("Printf.printf", args, n.span)
@@ -328,6 +368,18 @@ def _checkpoint_loop(lo: Any, loop: A.For, n: A.MacroCall) -> Value:
 
 def m_ignore(lo: Any, n: A.MacroCall) -> Value:
     return lo.call("ignore_derivatives", [_thunk(lo, n.args[-1])], n.span)
+
+
+def m_nograd(lo: Any, n: A.MacroCall) -> Value:
+    """`Zygote.@nograd f(args...) = body`: f, whose calls pass no gradient (its body runs
+    inside `ignore_derivatives`, its effects happen)."""
+    fd = n.args[-1]
+    if not isinstance(fd, A.FunctionDef):
+        raise lo.err("@nograd needs a function definition here (`@nograd f(x) = ...`); "
+                     "for an existing function, call it inside `ignore_derivatives`", n)
+    thunk = A.Lambda([], fd.body, span=fd.span)
+    body = A.Call(A.Ident("ignore_derivatives", span=fd.span), [thunk], span=fd.span)
+    return lo.lower(dataclasses.replace(fd, body=body))
 
 
 def m_test_broken(lo: Any, n: A.MacroCall) -> Value:
@@ -391,8 +443,10 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "kwdef": m_kwdef,
     "with_kw": m_kwdef,  # Parameters.@with_kw: fields with defaults, as Base.@kwdef
     "printf": m_printf,
+    "irrational": m_irrational,
     "sprintf": m_sprintf,
     "ignore_derivatives": m_ignore,
+    "nograd": m_nograd,
     "checkpoint": m_checkpoint,
     "thunk": m_passthrough,
     "evalpoly": m_evalpoly,
@@ -400,7 +454,7 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
 
 
 #: Macros that need more than one argument, and those that take none (the others need one).
-_MIN_ARGS = {"test_throws": 2}
+_MIN_ARGS = {"test_throws": 2, "irrational": 2}
 _NO_ARGS_OK = frozenset({"show", "functor", "layer", "printf", "sprintf", "__DIR__", "__FILE__"})
 
 

@@ -34,6 +34,19 @@ def _round_each_product() -> None:
 
 _round_each_product()
 
+
+def _quiet_xla_logs() -> None:
+    """XLA writes its own log lines to stderr (\"Constant folding an instruction is taking
+    > 1s\" when a large static range is folded): not a program's output, and its errors
+    reach Zyla as exceptions anyway. Silenced before JAX starts, unless the user set
+    TF_CPP_MIN_LOG_LEVEL."""
+    import os
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+
+_quiet_xla_logs()
+
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)
 I64 = np.dtype(np.int64)

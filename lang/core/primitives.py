@@ -319,17 +319,19 @@ def _typeof_scalar(x: Any) -> V.JType:
 
 def _rational_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: Any, b: Any) -> Any:
     """A binary operation with a Rational operand: exact with integers and Rationals (a
-    Rational result), Float64 with a float, as Julia promotes."""
-    ok = (int, V.Rational, V.BigInt)
-    a, b = (int(x) if type(x) in (bool, np.bool_) else x for x in (a, b))  # (1//2) * true
-    if not (isinstance(a, (*ok, float))
-                                                  and isinstance(b, (*ok, float))):
-        raise ZylaError("MethodError", "no method for these argument types")
+    Rational of their promoted integer type, an OverflowError where it does not hold the
+    result), Float64 with a float, as Julia promotes."""
     cls = _rational_class(a, b)
+    a, b = (int(x) if isinstance(x, _INTEGERS) else x for x in (a, b))  # (1//2) * true
+    if kind == "cmp":  # compared exactly, as Julia's (Float32 is exact as a Float64 too)
+        a, b = (float(x) if isinstance(x, np.floating) else x for x in (a, b))
+    if not (isinstance(a, (int, V.Rational, float)) and isinstance(b, (int, V.Rational, float))):
+        raise ZylaError("MethodError", "no method for these argument types")
     if cls is V.BigRational and kind != "cmp" and float in (type(a), type(b)):
         raise no_bigfloat()  # (Rational{BigInt} with a Float64 is a BigFloat in Julia)
-    a, b = (int(x) if type(x) is V.BigInt else x for x in (a, b))
-    if type(a) is float or type(b) is float:
+    if kind != "cmp":  # bare Fractions: a Rational's own operators would come back here
+        a, b = (Fraction(x) if isinstance(x, V.Rational) else x for x in (a, b))
+    if (type(a) is float or type(b) is float) and kind != "cmp":
         a, b = float(a), float(b)
     try:
         out = fn(np, a, b)
@@ -340,26 +342,58 @@ def _rational_op(fn: Callable[[Any, Any, Any], Any], kind: str, a: Any, b: Any) 
         if fn is _true_divide and b == 0 and a != 0:
             return cls.infinite(1 if a > 0 else -1)  # (1//2) / 0 is 1//0, as `//`
         raise ZylaError("DivideError", "integer division error") from None
-    return cls(out) if isinstance(out, Fraction) else out
+    if isinstance(out, Fraction):
+        return cls(out)
+    return cls.part(out) if type(out) is int else out  # (div of Rational{T}s is a T)
 
 
-def _rational_class(a: Any, b: Any) -> type:
-    """Rational{BigInt} when either operand is big, else Rational{Int64}."""
-    big = (V.BigInt, V.BigRational)
-    return V.BigRational if type(a) in big or type(b) in big else V.Rational
+#: the host types of Julia's integers (Bool too), which Rational arithmetic takes as ints
+_INTEGERS = (int, np.integer, np.bool_, V.WideInt)
+
+
+def num_rank(t: V.JType) -> tuple | None:
+    """The promotion rank of a number type: (0, ...) Bool, (1, bytes, unsigned) the
+    integers (BigInt above all), (2, bytes, 0) the floats, as numeric._rank; None for
+    any other type. The higher rank is promote_type's answer."""
+    if t is V.BigIntT:
+        return (1, 1 << 30, False)  # above every integer type
+    if t in V.WIDE_TYPES:
+        return (1, 16, not V.WIDE_TYPES[t].signed)
+    d = V.JTYPE_TO_DTYPE.get(t)
+    return N._rank(d) if d is not None else None
+
+
+def _int_type_of(x: Any) -> V.JType | None:
+    """The integer type an operand brings to Rational arithmetic: a Rational's part type,
+    an integer's own type; None for anything else (a float)."""
+    if type(x) in V.RATIONALS:
+        return x.int_type
+    if isinstance(x, _INTEGERS):
+        return _typeof_scalar(x)
+    return None
+
+
+def _rational_class(a: Any, b: Any) -> type[V.Rational]:
+    """The Rational class of a result of operands a and b: Rational{promote_type(S, T)}
+    of their integer types S and T, as Julia promotes (Rational{Int8} + Int16 is a
+    Rational{Int16}); Rational{Int64} where neither brings one."""
+    ts = [t for t in (_int_type_of(a), _int_type_of(b)) if t is not None]
+    return V.RATIONAL_OF.get(max(ts, key=num_rank, default=V.Int64T), V.Rational)
 
 
 def rational(a: Any, b: Any) -> V.Rational:
-    """`a // b`: the Rational of two integers (or Rationals), in lowest terms."""
-    cls = _rational_class(a, b)
-    a, b = (int(x) if type(x) is V.BigInt else x for x in (a, b))
+    """`a // b`: the Rational of two integers (or Rationals), in lowest terms, of their
+    promoted integer type (an OverflowError where it does not hold the result)."""
     for x in (a, b):
-        if not isinstance(x, (int, V.Rational)) or isinstance(x, bool):
+        if not isinstance(x, (*_INTEGERS, V.Rational)) or isinstance(x, (bool, np.bool_)):
             raise ZylaError("MethodError", f"no method matching //(::{V.type_name(typeof(a))}, "
                             f"::{V.type_name(typeof(b))})")
+    cls = _rational_class(a, b)
+    a, b = (x if isinstance(x, V.Rational) else int(x) for x in (a, b))
     if b == 0:
         if a == 0:
-            raise ZylaError("ArgumentError", "invalid rational: zero(Int64)//zero(Int64)")
+            name = cls.int_type.name
+            raise ZylaError("ArgumentError", f"invalid rational: zero({name})//zero({name})")
         return cls.infinite(1 if a > 0 else -1)  # `1//0`, as Julia's
     return cls(Fraction(a) / Fraction(b))
 
@@ -460,6 +494,8 @@ def _true_divide(xp: Any, a: Any, b: Any) -> Any:
 
 
 _div = binary_elementwise(_true_divide, "float")
+V.RATIONAL_ARITH.update({"+": functools.partial(_add, np), "-": functools.partial(_sub, np),
+                         "*": functools.partial(_mul, np), "/": functools.partial(_div, np)})
 _lt = binary_elementwise(lambda xp, a, b: a < b, "cmp")
 _le = binary_elementwise(lambda xp, a, b: a <= b, "cmp")
 _gt = binary_elementwise(lambda xp, a, b: a > b, "cmp")
@@ -587,7 +623,7 @@ def _rational_int_pow(x: V.Rational, p: int) -> V.Rational:
     if x.denominator == 0:  # (1//0)^2 is 1//0, (-1//0)^3 is -1//0, (1//0)^0 is 1//1
         return cls.infinite(x.numerator ** p) if p else cls(1)
     bits = max(abs(x.numerator).bit_length(), x.denominator.bit_length()) - 1
-    if p * bits > (64 if cls is V.Rational else _BIG_POW_BITS):
+    if p * bits > (cls.bounds[1].bit_length() if cls.bounds else _BIG_POW_BITS):
         raise ZylaError("OverflowError", f"{V.type_name(V.RationalT)} power overflowed")
     return cls(Fraction(x) ** p)
 
@@ -1388,6 +1424,20 @@ _MATH_INSIDE = {"log": "{x} > 0.0", "log2": "{x} > 0.0", "log10": "{x} > 0.0",
                 "atanh": "-1.0 <= {x} <= 1.0"}
 
 
+#: whether numpy's long double carries more bits than a Float64 (x86's 80-bit one)
+_LONG_DOUBLE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
+
+
+def _log1p(x: float) -> float:
+    """`log1p(x)` of a Float64 x > -1 within Julia's 0.56 ulp (math's errs by up to 0.7):
+    computed in the long double where it is wider and rounded once (math's elsewhere)."""
+    return float(np.log1p(np.longdouble(x))) if _LONG_DOUBLE else math.log1p(x)
+
+
+#: the host's Float64 functions where math's own is not accurate enough for Julia's
+_MATH_ACCURATE: dict[str, Callable[[float], float]] = {"log1p": _log1p}
+
+
 def _domain_error(name: str, x: Any) -> ZylaError:
     x = N.host_scalar(x)
     if type(x) is float and not math.isfinite(x):  # (Julia's spelling of them)
@@ -1405,7 +1455,7 @@ def _unary(name: str) -> Callable[..., Any]:
     pole = _POLES.get(name)
 
     # (math.cbrt(27.0) is 3.0000000000000004 here: numpy's is exact)
-    mfun = getattr(math, mathname, None) if name != "cbrt" else None
+    mfun = _MATH_ACCURATE.get(name, getattr(math, mathname, None)) if name != "cbrt" else None
 
     def run(xp: Any, x: Any) -> Any:
         if xp is np and (type(x) is float or type(x) is int):  # a Float64 or an Int64
@@ -1463,10 +1513,13 @@ def _abs(xp: Any, x: Any) -> Any:
 
 def _sign(xp: Any, x: Any) -> Any:
     if xp is np and type(x) in (int, float):
-        if x != x:
-            return x  # sign(NaN) is NaN
+        if x != x or x == 0:
+            return x  # sign(NaN) is NaN; sign(-0.0) is -0.0
         return type(x)((x > 0) - (x < 0))
-    return _result(xp.sign(as_array(x, xp)), xp)
+    a = as_array(x, xp)
+    if xp is np and N.dtype_of(a).kind == "f":
+        return _result(np.where(a == 0, a, np.sign(a)), xp)  # (numpy's sign(-0.0) is 0.0)
+    return _result(xp.sign(a), xp)
 
 
 def _abs2(xp: Any, x: Any) -> Any:
@@ -1541,6 +1594,8 @@ def _rounding(name: str) -> Callable[..., Any]:
             return _result(xp.round(as_array(x, xp), int(digits)), xp)
         if xp is np and (type(x) is int or type(x) in _WIDE):
             return x
+        if xp is np and type(x) in V.RATIONALS:
+            return _round_rational(name, x)
         if xp is np and type(x) is float:
             # Python rounds half to even, as Julia does; the sign of a zero is kept
             # (`round(-0.4) === -0.0`); round(NaN) is NaN, floor(Inf) is Inf
@@ -1549,6 +1604,19 @@ def _rounding(name: str) -> Callable[..., Any]:
         return _result(fn(as_array(x, xp)), xp)
 
     return run
+
+
+def _round_rational(name: str, x: V.Rational) -> V.Rational:
+    """`round(x)` (ties to even), floor, ceil or trunc of a Rational: a Rational of its
+    type, as Julia's (`trunc(7//5) === 1//1`); of an infinite one a DivideError."""
+    if x.denominator == 0:
+        raise ZylaError("DivideError", "integer division error")
+    return type(x)(_ROUND_RATIONAL[name](x))
+
+
+#: the integer a Rational rounds to, by each rounding function's name
+_ROUND_RATIONAL: dict[str, Callable[[Fraction], int]] = {
+    "round": round, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}
 
 
 def _round_to_wide(name: str, t: V.JType, r: Any) -> Any:
@@ -1646,7 +1714,7 @@ def _rational_part(x: Any, top: bool) -> Any:
     and one(x), in x's type); anything else is a MethodError, as in Julia."""
     if isinstance(x, V.Rational):
         v = x.numerator if top else x.denominator
-        return V.BigInt(v) if type(x) is V.BigRational else v
+        return type(x).part(v)
     if isinstance(x, (bool, np.bool_)):
         return x if top else True
     if isinstance(x, (int, np.integer, V.WideInt)):
@@ -1681,10 +1749,28 @@ def _sortperm(xp: Any, x: Any, rev: Any = False) -> Any:
         raise ZylaError("MethodError", "sortperm needs a vector")
     if xp is np and a.dtype == object and any(type(v) is V.StructValue for v in a):
         return _sortperm_by_isless(a, bool(rev))
+    if N.dtype_of(a).kind in "fiub":
+        # (the position is the last key: equal elements keep their order, compiled too)
+        keys = (xp.arange(a.shape[0]),) + _isless_keys(xp, a, bool(rev))
+        return xp.lexsort(keys).astype(xp.int64) + 1
     key = -a if rev else a
     if xp is np:
         return np.argsort(key, kind="stable").astype(np.int64) + 1
     return xp.argsort(key, stable=True).astype(xp.int64) + 1
+
+
+def _isless_keys(xp: Any, a: Any, rev: bool) -> tuple:
+    """Keys for np.lexsort (the last one first) that order a host vector of numbers as
+    Julia's `isless` (with rev: its reverse), stably: -0.0 before 0.0, NaN last (first
+    with rev); a descending integer key is ~a, which no integer overflows."""
+    kind = N.dtype_of(a).kind
+    if kind == "b":
+        a = a.astype(xp.int8)
+    if kind != "f":
+        return (~a if rev else a,)
+    zero_second = (a == 0) & (xp.signbit(a) == rev)  # (-0.0 first; 0.0 first with rev)
+    nan = xp.isnan(a)
+    return (zero_second, -a, ~nan) if rev else (zero_second, a, nan)
 
 
 def _sortperm_by_isless(a: np.ndarray, rev: bool) -> np.ndarray:

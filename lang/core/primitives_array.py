@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from grammar.errors import ZylaError
-from lang.core import current, ranges, strings
+from lang.core import bigfloats, current, ranges, strings
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.complexes import promote_literal
@@ -278,8 +278,9 @@ def _reducer(np_name: str, empty_ok: bool = True) -> Any:
             if x.dtype == object and np_name in _BY_ISLESS:
                 return _fold_by_isless(np_name, x)
             if x.dtype == object and np_name in _BY_JULIA_OP and x.size and isinstance(
-                    x.flat[0], (V.WideInt, tuple, str, V.StructValue)):
-                # (numpy's + would concatenate, or not know a struct's)
+                    x.flat[0], (V.WideInt, tuple, str, V.StructValue, V.Rational)):
+                # (numpy's + would concatenate, or not know a struct's, or make a Rational
+                # a bare Fraction)
                 return _fold_by_julia_op(_BY_JULIA_OP[np_name], x)
             if xp is not np and np_name == "sum" and x.dtype.kind == "f" and x.size:
                 return _result(_sum_from_negative_zero(xp, x), xp)
@@ -335,12 +336,23 @@ def _fold_by_isless(np_name: str, x: np.ndarray) -> Any:
 _BY_JULIA_OP = {"sum": "+", "prod": "*"}
 
 
+#: folds by a Julia operator done on the host in one loop, by (operator, element type
+#: name): each gives what the fold by the stdlib's method gives, or None to leave it to it
+_NATIVE_FOLDS: dict[tuple[str, str | None], Callable[[np.ndarray], Any]] = {
+    ("+", "BigFloat"): bigfloats.sum_structs}
+
+
 def _fold_by_julia_op(op: str, x: np.ndarray) -> Any:
     """An object array reduced left to right by the runtime's `op`, as Base's
     `reduce(+, x)` does for element types numpy has no arithmetic for."""
     rt = current.runtime()
     f = rt.lookup(op)
     flat = x.reshape(-1, order="F")
+    native = _NATIVE_FOLDS.get((op, getattr(getattr(flat[0], "type", None), "name", None)))
+    if native is not None:
+        r = native(flat)
+        if r is not None:
+            return r
     acc = flat[0]
     for y in flat[1:]:
         acc = rt.interp.call_value(f, [acc, y])
@@ -403,6 +415,12 @@ def _cumsum(xp: Any, x: Any, dims: Any = None) -> Any:
     if dims is not None and int(dims) > x.ndim:  # along a singleton dimension: x itself
         return xp.cumsum(x[..., None], axis=-1)[..., 0]
     ax = 0 if dims is None else axis(x, int(dims))
+    if xp is np and x.dtype == object and x.size:
+        # (numpy's + would make a Rational a bare Fraction, or not know a struct's)
+        rt = current.runtime()
+        plus = rt.lookup("+")
+        add = np.frompyfunc(lambda a, b: rt.interp.call_value(plus, [a, b]), 2, 1)
+        return copy_tag(x, add.accumulate(x, axis=ax, dtype=object))
     return xp.cumsum(x, axis=ax)
 
 
@@ -897,16 +915,17 @@ def check_scalar_fill(v: Any, idx: tuple) -> None:
                             "broadcasting `.=` instead?")
 
 
-#: why a read-only host array may not be written, by identity (with a weak reference
-#: that tells a live entry from a stale one)
-_READONLY_WHY: dict[int, tuple[Any, str]] = {}
+#: why a read-only host array may not be written (the message and the kind of error), by
+#: identity (with a weak reference that tells a live entry from a stale one)
+_READONLY_WHY: dict[int, tuple[Any, str, str]] = {}
 
 
-def make_readonly(a: np.ndarray, why: str) -> np.ndarray:
-    """a, marked read-only: a write into it (or a view of it) raises `why`."""
+def make_readonly(a: np.ndarray, why: str, kind: str = "ErrorException") -> np.ndarray:
+    """a, marked read-only: a write into it (or a view of it) raises `why` (an error of
+    `kind`)."""
     a.flags.writeable = False
     key = id(a)
-    _READONLY_WHY[key] = (weakref.ref(a, lambda _r: _READONLY_WHY.pop(key, None)), why)
+    _READONLY_WHY[key] = (weakref.ref(a, lambda _r: _READONLY_WHY.pop(key, None)), why, kind)
     return a
 
 
@@ -920,7 +939,7 @@ def check_writable(x: np.ndarray) -> None:
     while isinstance(a, np.ndarray):
         rec = _READONLY_WHY.get(id(a))
         if rec is not None and rec[0]() is a:
-            raise ZylaError("ErrorException", rec[1])
+            raise ZylaError(rec[2], rec[1])
         a = a.base
     raise ZylaError("ErrorException", "writing into a view whose indices are not all "
                     "colons, ranges or integers is not supported (the view is a copy); "
@@ -1186,6 +1205,9 @@ def _eltype(xp: Any, x: Any) -> Any:
             return V.apply_type(pair.family, t.params) if len(t.params) == 2 else pair
         if t.family is V.TupleT:
             return _join_all(t.params)
+        members = V.union_members(t)
+        if members and all(isinstance(m, V.JType) and m.family is V.TupleT for m in members):
+            return promote_typejoin([_eltype(xp, m) for m in members])
         if t.family.name in _SET_FAMILIES:
             return t.params[0] if t.params else V.AnyT
         if t.params and V.issubtype(t, V.AbstractArrayT):
@@ -1216,13 +1238,17 @@ _SET_FAMILIES = frozenset({"Set", "AbstractSet", "BitSet"})
 
 
 def _join_all(types: Any) -> Any:
-    """The typejoin of types (Union{} of none; Vararg elements by their element type)."""
-    out: Any = None
+    """A tuple's element type: Base's promote_typejoin of its element types (Union{} of
+    none; a Vararg by its element type, a type variable by its bound)."""
+    elems = []
     for t in types:
         if isinstance(t, V.JType) and t.family is V.VarargT:
             t = t.params[0] if t.params else V.AnyT
-        out = t if out is None else V.typejoin(out, t)
-    return V.make_union(()) if out is None else out
+        if isinstance(t, V.TypeVar):
+            t = t.ub if isinstance(t.ub, V.JType) else V.AnyT
+        if t not in elems:
+            elems.append(t)
+    return promote_typejoin(elems) if elems else V.make_union(())
 
 
 def _common_eltype(x: np.ndarray) -> Any:
@@ -1275,8 +1301,8 @@ def _joins_eltypes(f: Any, skip: int = 0) -> Any:
 
 def _elt_or_type(x: Any) -> Any:
     t = typeof(x)
-    if type(x) is np.ndarray or isinstance(x, V.Range):
-        return t.params[0] if t.params else V.AnyT
+    if type(x) is np.ndarray or isinstance(x, V.Range) or t.family is V.StepRangeT:
+        return t.params[0] if t.params else V.AnyT  # (StepRangeT: a Char range too)
     return t
 
 
@@ -1346,6 +1372,8 @@ def view_host(x: Any, *idx: Any) -> Any:
     an error instead of silently missing the parent."""
     if any(is_cartesian_index(i) for i in idx):
         idx = tuple(k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,)))
+    if isinstance(x, V.StructValue) and idx and V.issubtype(x.type, V.AbstractArrayT):
+        return _struct_view(x, idx)
     if not isinstance(x, np.ndarray) or not idx:
         return getindex(np, x, *idx)
     if not all(_basic_index(i) for i in idx):
@@ -1372,6 +1400,18 @@ def view_host(x: Any, *idx: Any) -> Any:
     return note_view(copy_tag(x, out))
 
 
+def _struct_view(x: V.StructValue, idx: tuple) -> Any:
+    """`view(A, I...)` of an AbstractArray struct (a Diagonal): A's own getindex at I, a
+    read-only copy where that is an array, so that a write into it raises an error instead
+    of silently missing A (as a view by index arrays is)."""
+    rt = current.runtime()
+    out = rt.interp.call_value(rt.lookup("getindex"), [x, *idx])
+    if isinstance(out, np.ndarray):
+        out = make_readonly(np.array(out), "a view of a structured array (a Diagonal) is a "
+                            "read-only copy of its elements here: write into the array itself")
+    return out
+
+
 prim("Core.view", view_host, HostOnly("a view shares its parent's memory, which XLA "
                                       "arrays cannot; it runs on the host"),
      "(dz, z, x, i...) -> (Core.getindex_back(dz, x, i...), map(k -> nothing, i)...)")
@@ -1395,6 +1435,7 @@ prim("Core.sort_dims", _sort_dims, HostOnly("sorting along dims runs on the host
 # `last(2:1) == 1`), as Base reads them from the range's fields
 numeric("Core.range_first", lambda xp, r: r[0], NONDIFF)
 numeric("Core.range_last", lambda xp, r: r.last, NONDIFF)
+numeric("Core.range_step", lambda xp, r: r.step, NONDIFF)
 numeric(":", _range, NONDIFF)
 numeric("Core.range_len", _range_len, NONDIFF)
 numeric("Core.range_ends", _range_ends, NONDIFF)

@@ -18,6 +18,7 @@ from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, prim, string_text
+from lang.core.primitives_array import make_readonly
 from lang.core.show import jl_string
 
 _HOST = HostOnly("bit-level integer functions run on the host")
@@ -126,6 +127,13 @@ def codeunits(s: Any) -> np.ndarray:
     if not isinstance(s, str):
         raise ZylaError("MethodError", f"no method matching codeunits(::{V.type_name(typeof(s))})")
     return np.frombuffer(V.string_bytes(s), dtype=np.uint8).copy()
+
+
+def _codeunits(s: Any) -> np.ndarray:
+    """`codeunits(s)`: s's bytes, read-only as Julia's `Base.CodeUnits` (a write into them
+    is Julia's CanonicalIndexError, not a change to a copy that s never sees)."""
+    return make_readonly(codeunits(s), "setindex! not defined for Base.CodeUnits{UInt8, String}",
+                         "CanonicalIndexError")
 
 
 def _byte_dtype(x: Any, name: str) -> np.dtype:
@@ -258,7 +266,7 @@ def _powermod(x: Any, p: Any, m: Any) -> int:
         raise ZylaError("DomainError", f"{vals[0]} is not invertible modulo {vals[2]}") from None
 
 
-for _name, _f in {"codeunits": codeunits,"count_ones": _count_ones, "count_zeros": _count_zeros,
+for _name, _f in {"codeunits": _codeunits,"count_ones": _count_ones, "count_zeros": _count_zeros,
                   "leading_zeros": _leading_zeros, "leading_ones": _leading_ones,
                   "trailing_zeros": _trailing_zeros, "trailing_ones": _trailing_ones,
                   "bitstring": _bitstring, "sizeof": _sizeof, "bswap": _bswap,

@@ -27,6 +27,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     builtins_random,
     builtins_set,
     builtins_types,
+    collector,
     datasets,
     frontcache,
     hostcode,
@@ -79,12 +80,31 @@ def _alias(fam: V.JType, params: tuple) -> V.JType:
 
 #: field types a value of these Python types is stored into as it is (no conversion)
 _AS_IS = {float: V.Float64T, int: V.Int64T, bool: V.BoolT}
+_PY_OF = {id(jt): py for py, jt in _AS_IS.items()}
+
+
+def _stored_as_is(t: V.JType) -> tuple | None:
+    """The Python types of the values t's default constructor stores as they are, one
+    per field, when every field is a Float64, Int64 or Bool (else None); kept on t (a
+    type's fields never change)."""
+    try:
+        return t.__dict__["stored_as_is"]
+    except KeyError:
+        pass
+    pys = tuple(_PY_OF.get(id(ft)) for ft in t.field_types)
+    t.stored_as_is = pys if t.fields and None not in pys else None  # type: ignore[attr-defined]
+    return t.stored_as_is  # type: ignore[attr-defined]
+#: the field types the default constructor converts a value to (Julia converts to every
+#: declared type): the concrete number types, with Rational{T}, where an unconverted value
+#: would compute as another type (`Complex{Int8}(2, 3).re` is an Int8)
+_CONVERTED_FIELDS = frozenset(V.JTYPE_TO_DTYPE) | frozenset(V.WIDE_TYPES)
 
 
 class Runtime:
     """One program's world: globals, built-ins, the interpreter, loaded sources."""
 
     def __init__(self) -> None:
+        collector.tune()
         # globals and built-ins tell translated code when a name it uses is rebound
         self.watch = Watch()
         self.globals: dict[str, Any] = Bindings(self.watch)
@@ -322,6 +342,15 @@ class Runtime:
         A user-defined constructor's body runs on `interp`, the interpreter that made
         the call: the host one (the default), or the compiled tier's (whose `if` is a
         `lax.cond`)."""
+        if (t.is_struct and not t.param_names and not kwargs and len(args) == len(t.fields)
+                and getattr(t, "ctor_gf", None) is None
+                and getattr(t, "constructor", None) is None):
+            return self.default_construct(t, args)  # (a struct without constructors of its
+            # own: what the general path below comes to, quickly)
+        if t.family is V.TupleT and t is not V.TupleT:
+            # `Tuple{Int, Float32}(itr)`: each element converted to its type (the Zyla
+            # methods of `Tuple(x)` are the bare Tuple's)
+            return builtins.convert_call(self, t, args, kwargs)
         m = self.constructor_method(t, args)
         if m is not None and m.fn is not None:
             return (interp or self.interp).invoke(m, args, kwargs)
@@ -345,6 +374,8 @@ class Runtime:
     def default_construct(self, t: V.JType, args: list) -> Any:
         """Julia's default constructor: parameters inferred from the arguments when not
         given (`Bar(2)` is a `Bar{Int64}`), fields converted to their declared types."""
+        if _stored_as_is(t) == tuple(map(type, args)):  # (Float64/Int64/Bool fields given
+            return V.StructValue(t, list(args))  # Python floats/ints/bools: nothing to do)
         t = struct_params(t, args)
         vals = [a if _AS_IS.get(type(a)) is ft else self.convert_field(field_type(t, ft), a)
                 for ft, a in zip(t.field_types, args, strict=False)]
@@ -425,8 +456,9 @@ class Runtime:
                          if sigs else None)
 
     def convert_field(self, ft: Any, v: Any) -> Any:
-        if (isinstance(ft, V.JType) and ft is not V.AnyT
-                and ft.family in (V.Float64T, V.Float32T, V.Int64T)):
+        """v as a field of declared type ft holds it: converted to a number type (see
+        _CONVERTED_FIELDS), as it is otherwise."""
+        if isinstance(ft, V.JType) and (ft in _CONVERTED_FIELDS or ft.family is V.RationalT):
             return builtins.convert(self, ft, v)
         return v
 

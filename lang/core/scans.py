@@ -165,14 +165,19 @@ def bound_names(node: Any, out: set[str] | None = None) -> set[str]:
 
 
 def direct_bound_names(node: Any, out: set[str] | None = None) -> set[str]:
-    """The names a function body assigns outside its inner scopes (loops, `let`, `try`,
-    nested functions): its locals for sure, whatever the enclosing scopes hold."""
+    """The names a function body assigns, or defines as inner functions, outside its
+    inner scopes (loops, `let`, `try`, nested functions): its locals for sure, whatever
+    the enclosing scopes hold."""
     if out is None:
         out = set()
     if isinstance(node, list):
         for x in node:
             direct_bound_names(x, out)
-    elif isinstance(node, (A.Lambda, A.FunctionDef, A.StructDef, A.For, A.While, A.Let, A.Try,
+    elif isinstance(node, A.FunctionDef):
+        # (a named inner function binds its name: `f(x) = g(x); g(x) = ...` share `g`)
+        if node.name and "." not in node.name and node.receiver is None:
+            out.add(node.name)
+    elif isinstance(node, (A.Lambda, A.StructDef, A.For, A.While, A.Let, A.Try,
                            A.Comprehension)):
         pass
     elif isinstance(node, A.MacroCall) and node.name == "testset":
@@ -352,9 +357,10 @@ def has_break(node: Any) -> bool:
 
 
 def repeated_local_functions(stmts: list[A.Node]) -> dict[str, list[A.FunctionDef]]:
-    """Inner functions a body defines more than once (several methods), with their
-    definitions in order; nested functions, lambdas, `let` scopes and struct bodies are
-    their own."""
+    """Inner functions a body defines more than once (several methods), or once with a
+    `where` clause (its type variables are matched at the call, which a plain closure
+    does not do), with their definitions in order; nested functions, lambdas, `let`
+    scopes and struct bodies are their own."""
     found: dict[str, list[A.FunctionDef]] = {}
 
     def visit(node: Any) -> None:
@@ -369,4 +375,4 @@ def repeated_local_functions(stmts: list[A.Node]) -> dict[str, list[A.FunctionDe
                 visit(c)
 
     visit(stmts)
-    return {k: v for k, v in found.items() if len(v) > 1}
+    return {k: v for k, v in found.items() if len(v) > 1 or v[0].where}

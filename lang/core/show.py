@@ -159,6 +159,8 @@ def jl_display(
         return _display_char(x)
     if isinstance(x, JType):
         return _display_type(x)
+    if _is_dict(x):
+        return _display_dict(x, ctx)
     if type(x) is Irrational:  # Julia's: `π = 3.1415926535897...`
         return f"{x.sym} = {_show_float(float(x), _PLAIN)[:15]}..."
     hook = getattr(x, "jl_display", None)
@@ -170,6 +172,23 @@ def jl_display(
             if custom is not None:
                 return custom
     return _show(x, ctx)
+
+
+def char_width(c: str) -> int:
+    """Julia's `textwidth(c)` (utf8proc's character width): 0 for control characters and
+    combining or zero-width marks, 2 for East Asian wide and fullwidth ones, else 1."""
+    i = ord(c)
+    if i < 0x7F:
+        return int(i >= 0x20)
+    if unicodedata.category(c) in ("Cc", "Cf", "Mn", "Me", "Zl", "Zp"):
+        return 0
+    return 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+
+
+def textwidth(s: str) -> int:
+    """Julia's `textwidth(s)`: the columns s takes in a terminal (the sum of its
+    characters' widths)."""
+    return sum(map(char_width, s))
 
 
 # --- dispatch ---------------------------------------------------------------------------
@@ -234,6 +253,8 @@ def _show_value(x: Any, ctx: _Ctx) -> str:
         return _show_range(x)
     if isinstance(x, StructValue):
         return _show_struct(x, ctx)
+    if _is_dict(x):
+        return _show_dict(x, ctx)
     if isinstance(x, JType):
         return type_name(x)
     if isinstance(x, ModuleValue):
@@ -630,12 +651,124 @@ def _show_struct(s: StructValue, ctx: _Ctx) -> str:
     A `show(io, x)` method the program (or Base) defines for the type is used instead."""
     if _is_complex(s):
         return _show_complex(s, ctx)
+    if _is_pair(s):
+        return _show_pair(s, ctx)
     for custom_show in CUSTOM_SHOW:
         custom = custom_show(s)
         if custom is not None:
             return custom
     inner = replace(ctx, typeinfo=None)
     return f"{type_name(s.type)}({', '.join(_show(f, inner) for f in s.fields)})"
+
+
+def _is_pair(x: Any) -> bool:
+    """Whether x is a `Pair` (lang/core/stdlib/base.jl)."""
+    return (isinstance(x, StructValue) and x.type.family.name == "Pair"
+            and len(x.type.params) == 2)
+
+
+def _tight_pair(p: StructValue) -> bool:
+    """Julia's `has_tight_type`: the pair's type parameters are its fields' own types (a
+    field whose type printing cannot tell counts as tight)."""
+    return all(t is None or t == param
+               for t, param in zip(map(_type_of, p.fields), p.type.params, strict=True))
+
+
+def _show_pair(p: StructValue, ctx: _Ctx) -> str:
+    """Julia's `show` of a Pair: `1 => 2`, `1=>2` when compact, a Pair inside a Pair in
+    parentheses (`(1 => 2) => 3`), and one whose type is not its fields' types (and not
+    known from the context) as `Pair{Any, Any}(1, 2)`."""
+    if not _tight_pair(p) and ctx.typeinfo != p.type:
+        return type_name(p.type) + _show_tuple(tuple(p.fields), replace(ctx, typeinfo=None))
+    ti = ctx.typeinfo
+    infos = ti.params if (ti is not None and ti.family.name == "Pair" and len(ti.params) == 2
+                          and _isa(p, ti)) else (None, None)
+    parts = [_show_part(x, info, ctx) for x, info in zip(p.fields, infos, strict=True)]
+    return ("=>" if ctx.compact else " => ").join(parts)
+
+
+def _show_part(x: Any, info: JType | None, ctx: _Ctx) -> str:
+    """A Pair's key or value shown under the type info its pair gives it: a Pair in
+    parentheses unless it shows its type (`(1 => 2) => 3`)."""
+    text = _show(x, replace(ctx, typeinfo=info))
+    return f"({text})" if _is_pair(x) and (_tight_pair(x) or info == x.type) else text
+
+
+def _is_dict(x: Any) -> bool:
+    """Whether x is a Dict or an IdDict (lang.core.builtins_dict's JDict)."""
+    return isinstance(x, dict) and isinstance(getattr(x, "key_type", None), JType)
+
+
+def truncate_text(s: str, width: int, stops: str = "") -> str:
+    """Julia's `_truncate_at_width_or_chars`: s cut to `width` columns, or at the first
+    of the characters `stops`, ending in `…` where it was cut ("" if width < 1)."""
+    if width < 1:
+        return ""
+    wid = 0
+    cut = last = -1
+    for last, c in enumerate(s):
+        wid += char_width(c)
+        if wid >= width - 1 and cut < 0:
+            cut = last
+        if wid >= width or c in stops:
+            break
+    if last >= 0 and s[last] in stops:
+        last -= 1
+    if cut < 0:
+        cut = last
+    return s[:cut + 1] + "…" if last < len(s) - 1 else s
+
+
+def _display_dict(d: Any, ctx: _Ctx) -> str:
+    """Julia's `show(io, MIME"text/plain", d)` of a Dict: its summary, then one `key =>
+    value` line per entry (compact); with `limit`, the lines that fit `displaysize`,
+    keys padded to one width and both cut with `…` to fit the columns."""
+    if not d:
+        return _show(d, ctx)
+    n = len(d)
+    head = f"{type_name(d.jtype)} with {n} {'entry' if n == 1 else 'entries'}:"
+    kctx = replace(ctx, compact=True, typeinfo=d.key_type)
+    vctx = replace(ctx, compact=True, typeinfo=d.value_type)
+    _SHOWING.append(id(d))
+    try:
+        pairs = [(_show(k, kctx), _show(v, vctx)) for k, v in
+                 (list(d.items())[:max(ctx.displaysize[0] - 4, 0)] if ctx.limit else d.items())]
+    finally:
+        _SHOWING.pop()
+    if not ctx.limit:
+        return head + "".join(f"\n  {k} => {v}" for k, v in pairs)
+    rows, cols = ctx.displaysize[0] - 4, max(ctx.displaysize[1], 12) - 6
+    if rows < 1:
+        return head + " …"
+    keywidth = min(max([textwidth(k) for k, _ in pairs] + [0]), cols)
+    valwidth = min(max([textwidth(v) for _, v in pairs] + [0]), cols)
+    if keywidth > max(cols // 2, cols - valwidth):
+        keywidth = max(-(-cols // 3), cols - valwidth)
+    lines = []
+    for i, (k, v) in enumerate(pairs, 1):
+        if i == rows < n:
+            lines.append(_rpad("⋮", keywidth) + " => ⋮")
+            break
+        lines.append(_rpad(truncate_text(k, keywidth, "\r\n"), keywidth) + " => "
+                     + truncate_text(v, cols - keywidth, "\r\n"))
+    return head + "".join("\n  " + line for line in lines)
+
+
+def _rpad(s: str, width: int) -> str:
+    """s padded with spaces to `width` columns (Julia's `rpad`, by textwidth)."""
+    return s + " " * max(width - textwidth(s), 0)
+
+
+def _show_dict(d: Any, ctx: _Ctx) -> str:
+    """Julia's two-argument `show` of a Dict (an IdDict): `Dict{K, V}(k => v, ...)`, each
+    key and value shown as its element type tells (`=>` when compact); with `limit`, ten
+    entries then `…` (also after exactly ten, as Julia's)."""
+    sep = "=>" if ctx.compact else " => "
+    items = list(d.items())[:10] if ctx.limit else d.items()
+    inner = ", ".join(_show_part(k, d.key_type, ctx) + sep + _show_part(v, d.value_type, ctx)
+                      for k, v in items)
+    more = "…" if ctx.limit and len(d) >= 10 else ""
+    return f"{type_name(d.jtype)}({inner}{more})"
 
 
 def _is_complex(x: Any) -> bool:
@@ -827,6 +960,8 @@ def _display_array(a: np.ndarray, ctx: _Ctx) -> str:
     inner = replace(ctx, typeinfo=_eltype(a), compact=compact)
     if a.ndim == 0:
         return f"{head}:\n{_show(a[()], inner)}"
+    if ctx.limit and ctx.displaysize[0] - 4 <= 0:
+        return f"{head}: \u2026"  # (Julia's: no room for any row)
     if a.ndim <= 2:
         return f"{head}:\n{_MatrixPrinter(a, inner).render()}"
     return f"{head}:\n{_display_nd(a, inner)}"
@@ -972,9 +1107,10 @@ class _MatrixPrinter:
         m, n = self.m, self.n
         rows = list(range(m))
         cols = list(range(n))
-        half = height // 2
+        half = int(height / 2)  # (Julia's div truncates: a screen too small shows no rows)
         if m > height:
-            rows = rows[:half] + rows[m - (height - 1) // 2 :]
+            tail = int((height - 1) / 2)
+            rows = rows[:max(half, 0)] + (rows[m - tail:] if tail > 0 else [])
         maxcols = width // (1 + len(self.SEP))
         if n > maxcols:
             cols = cols[:maxcols] + cols[n - maxcols :]
@@ -1044,5 +1180,7 @@ def _display_type(t: JType) -> str:
 
 
 def jl_string(*xs: Any) -> str:
-    """`string(xs...)`: strings as they are, everything else as `print` writes it."""
-    return "".join(x if isinstance(x, str) else jl_print(x) for x in xs)
+    """`string(xs...)`: strings as they are, everything else as `print` writes it (an
+    Int64 in decimal: `jl_print`'s text for it, without its tests)."""
+    return "".join(x if isinstance(x, str) else str(x) if type(x) is int else jl_print(x)
+                   for x in xs)

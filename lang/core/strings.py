@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -378,10 +379,24 @@ def _plain(s: str) -> bool:
         return False
 
 
+class _CharTable(dict):
+    """The Char of each character met in iteration, made once (a Char never changes):
+    `_CHARS[c]` is `V.Char(c)`; the table keeps the first 4096 characters it meets."""
+
+    def __missing__(self, c: str) -> V.Char:
+        ch = V.Char(c)
+        if len(self) < 4096:
+            self[c] = ch
+        return ch
+
+
+_CHARS = _CharTable()
+
+
 def chars(s: str) -> list[V.Char]:
     """The characters of s, as Julia's iteration yields them."""
     if _plain(str(s)):
-        return [V.Char(c) for c in s]
+        return list(map(_CHARS.__getitem__, s))
     b, out, k = _units(s), [], 1
     while k <= len(b):
         c, k = _char(b, k)
@@ -511,6 +526,77 @@ def char_of_bits(u: Any) -> V.Char:
     return V.Char(raw.decode("utf-8", "surrogateescape"))
 
 
+class CharRange:
+    """Julia's `StepRange{Char, Int64}` (`'a':'z'`, `'a':2:'k'`): `length` Chars from
+    `start` (a Char) `step` code points apart. A class of its own, not a values.Range:
+    the numeric ranges' fast paths never see it, and what has no method for it is a
+    MethodError rather than a range of numbers. Its Base methods are in strings.jl."""
+
+    __slots__ = ("start", "step", "length")
+    jtype = V.apply_type(V.StepRangeT, (V.CharT, V.Int64T))  # (what typeof reads)
+
+    def __init__(self, start: V.Char, step: int, length: int) -> None:
+        self.start, self.step, self.length = start, step, length
+
+    def __getitem__(self, k: int) -> V.Char:  # 0-based
+        return V.Char(chr(ord(self.start.value) + k * self.step))
+
+    def __iter__(self) -> Iterator[V.Char]:
+        return (self[k] for k in range(self.length))
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __eq__(self, other: object) -> bool:  # (as Julia's === of two ranges)
+        return type(other) is CharRange and (self.start, self.step, self.length) == (
+            other.start, other.step, other.length)
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.step, self.length))
+
+    def jl_iter(self, rt: Any) -> Iterator[V.Char]:
+        """Its Chars, for `for c in r` and the host's other iterations."""
+        return iter(self)
+
+    def jl_eltype(self) -> V.JType:
+        return V.CharT
+
+    def jl_show(self) -> str:
+        """`'a':1:'e'`, as Julia shows a StepRange (an empty one ends before its start)."""
+        return f"{jl_show(self.start)}:{self.step}:{jl_show(self.last)}"
+
+    @property
+    def last(self) -> V.Char:
+        return self[self.length - 1]
+
+
+def char_range(start: V.Char, step: Any, stop: V.Char) -> CharRange:
+    """`start:step:stop` of Chars (Julia's StepRange{Char, Int64}): the Chars from start
+    step code points apart, up to stop (down to it for a negative step)."""
+    if not (isinstance(step, (int, np.integer)) and not isinstance(step, bool)):
+        raise ZylaError("MethodError", f"no method matching (::Colon)(::Char, ::{typeof(step)}"
+                        ", ::Char)")
+    if len(start.value) != 1 or len(stop.value) != 1:
+        raise ZylaError("ArgumentError", "a Char range needs valid Chars at its ends")
+    step = int(step)
+    if step == 0:
+        raise ZylaError("ArgumentError", "step cannot be zero")
+    n = max(0, (ord(stop.value) - ord(start.value)) // step + 1)
+    return CharRange(start, step, n)
+
+
+def char_range_parts(r: CharRange) -> tuple:
+    """`(first, step, length)` of a Char range (what its Base methods are written with)."""
+    return r.start, r.step, r.length
+
+
+def char_range_collect(r: CharRange) -> np.ndarray:
+    """`collect(r)` of a Char range: its Chars as a Vector{Char}."""
+    out = np.empty(r.length, dtype=object)
+    out[:] = list(r)
+    return tag(out, V.CharT)
+
+
 def _category(c: str) -> str:
     return unicodedata.category(c) if len(c) == 1 and not 0xD800 <= ord(c) <= 0xDFFF else "Cn"
 
@@ -536,6 +622,11 @@ def _char_test(name: str, test: Any) -> Any:
             raise ZylaError("MethodError", f"no method matching {name}(::{V.type_name(_tyof(c))})")
         return len(c.value) == 1 and bool(test(c.value))
     return f
+
+
+def text_width(x: Any) -> int:
+    """`textwidth` of a String or a Char: the terminal columns it takes."""
+    return show.textwidth(x.value if type(x) is V.Char else str(x))
 
 
 def parent(s: SubStr) -> str:
@@ -662,10 +753,12 @@ for _name, _f in {"ncodeunits": ncodeunits, "Core.str_thisind": thisind,
                   "Core.str_parent": parent, "Core.str_startswith": starts_with,
                   "Core.str_endswith": ends_with, "Core.char_bits": char_bits,
                   "Core.char_of_bits": char_of_bits, "Core.str_repeat": repeat,
+                  "Core.char_range": char_range, "Core.char_range_parts": char_range_parts,
+                  "Core.char_range_collect": char_range_collect,
                   "Core.str_valid": is_valid_text, "Core.lazy_string": lazy_string,
                   "transcode": transcode,
                   "Core.str_offset": offset, "Core.str_findchar": find_char,
-                  "Core.str_split": split}.items():
+                  "Core.str_split": split, "Core.textwidth": text_width}.items():
     prim(_name, _f, _HOST, NONDIFF)
 for _name, _f in _CHAR_TESTS.items():
     prim(_name, _char_test(_name, _f), _HOST, NONDIFF)

@@ -19,7 +19,7 @@ import numpy as np
 
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.eltypes import recorded
+from lang.core.eltypes import recorded, tag
 from lang.core.functions import Closure
 from lang.core.interp import Tape
 from lang.core.lower import UNDEF
@@ -112,7 +112,9 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
                 raise OffloadError(f"an array of {v.size} objects ({object_kind(v)}) does not "
                                    "enter compiled code (at most "
                                    f"{MAX_OBJECT_ELEMENTS} elements)")
-            return ("objarr", v.shape, tuple(_split(x, leaves, si) for x in v.reshape(-1)))
+            # (with its recorded element type: `fill(nothing, n)` stays a Vector{Nothing})
+            return ("objarr", v.shape, tuple(_split(x, leaves, si) for x in v.reshape(-1)),
+                    recorded(v))
         leaves.append(v)
         if is_adjoint_row(v):
             # `v'` of a vector: a row whose product with a vector is a scalar (the compile
@@ -227,7 +229,7 @@ def _join(s: Any, it: Any) -> Any:
         out = np.empty(len(s[2]), dtype=object)
         for i, c in enumerate(s[2]):
             out[i] = _join(c, it)
-        return out.reshape(s[1])
+        return tag(out.reshape(s[1]), s[3])
     raise OffloadError(f"internal: unknown skeleton {k}")
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import codecs
 import math
+import operator
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -83,6 +84,28 @@ class TypeVar(Atomic):
             # an anonymous one, from a bound written as a parameter: `Vector{<:Real}`
             return "<:" + (type_name(self.ub) if self.ub is not None else "Any")
         return self.name
+
+
+class WhereVar(TypeVar):
+    """The variable of a `where` type value (`Tuple{S, S} where S <: Real`). Two such
+    types are equal when their variables have the same names and bounds, as evaluating
+    the same `where` twice gives equal types in Julia (renamed variables are not
+    recognised as equal). `serial` orders them as made: an outer `where` first, which
+    is the order `Alias{A, B}` binds them in."""
+
+    made = 0
+
+    def __init__(self, name: str, ub: JType | None = None) -> None:
+        super().__init__(name, ub)
+        WhereVar.made += 1
+        self.serial = WhereVar.made
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is WhereVar and self.name == other.name
+                                 and self.ub == other.ub)
+
+    def __hash__(self) -> int:
+        return hash(("where", self.name, self.ub))
 
 
 def alias_typevar(name: str) -> TypeVar:
@@ -148,6 +171,7 @@ class JType(Atomic):
         self.is_struct = False
         self.param_names: list[str] = []
         self.depth = 0  # how deeply types nest in its parameters (apply_type)
+        self._hash: int | None = None  # (family and params never change: hashed once)
 
     def __getitem__(self, params: Any) -> JType:
         """Apply parameters: `ArrayT[Float64T, 2]`."""
@@ -165,18 +189,38 @@ class JType(Atomic):
             bool(self.params) or (self is self.family) == (other is other.family))  # Tuple{}
 
     def __hash__(self) -> int:
-        if self.family is _UNION[0]:
-            return hash((id(self.family), frozenset(self.params)))
-        return hash((id(self.family), self.params))
+        h = self._hash
+        if h is None:
+            if self.family is _UNION[0]:
+                h = hash((id(self.family), frozenset(self.params)))
+            else:
+                h = hash((id(self.family), self.params))
+            self._hash = h
+        return h
 
     def __repr__(self) -> str:
         return type_name(self)
 
 
+_NAMING_WHERE = [False]  # (type_name is inside a type that holds `where` variables)
+
+
 def type_name(t: Any) -> str:
-    """Julia's printed name of a type (`Vector{Float64}`, `Matrix{Float64}`)."""
+    """Julia's printed name of a type (`Vector{Float64}`, `Matrix{Float64}`; a type
+    holding `where` variables ends with them: `Tuple{Vararg{S}} where S<:Integer`)."""
     if not isinstance(t, JType):
         return ":" + t.name if type(t) is Symbol else repr(t)
+    if t.params and not _NAMING_WHERE[0]:
+        vs = where_vars(t)
+        if vs:
+            _NAMING_WHERE[0] = True
+            try:
+                body = type_name(t)
+            finally:
+                _NAMING_WHERE[0] = False
+            parts = [v.name if v.ub in (None, AnyT) else f"{v.name}<:{type_name(v.ub)}"
+                     for v in vs]
+            return f"{body} where {parts[0] if len(parts) == 1 else '{' + ', '.join(parts) + '}'}"
     fam = t.family
     if fam is UnionT and not t.params:
         return "Union{}"
@@ -195,6 +239,8 @@ def type_name(t: Any) -> str:
             return f"@NamedTuple{{{fields}}}"
         return f"NamedTuple{{({inner}{trail}), Tuple{{}}}}"
     if t.params:
+        if t is NTupleT:
+            return "NTuple"
         return f"{t.name}{{{', '.join(type_name(p) for p in t.params)}}}"
     return "Tuple{}" if t is EmptyTupleT else t.name
 
@@ -267,7 +313,12 @@ def apply_type(fam: JType, params: tuple) -> JType:
     t = JType(fam.name, None, tuple(params), fam.abstract, fam.arity, fam)
     t.fields, t.field_types = fam.fields, fam.field_types
     t.mutable, t.is_struct, t.param_names = fam.mutable, fam.is_struct, fam.param_names
-    t.depth = 1 + max((getattr(p, "depth", 0) for p in params), default=0)
+    depth = 0
+    for p in params:  # (a loop: apply_type is hot, and max over a generator is slow)
+        d = getattr(p, "depth", 0)
+        if d > depth:
+            depth = d
+    t.depth = 1 + depth
     return t
 
 
@@ -299,6 +350,29 @@ def supertype(t: JType) -> JType | None:
 def _bind_typevars(t: Any, env: dict) -> Any:
     """t with the type variables that env names replaced by their values."""
     return _map_leaf_types(t, lambda x: env.get(x.name, x) if isinstance(x, TypeVar) else None)
+
+
+def where_vars(t: Any) -> list[WhereVar]:
+    """The `where` variables type t holds, outermost first (`Tuple{T, S} where T where S`
+    gives S, T)."""
+    found: dict[int, WhereVar] = {}
+
+    def visit(x: Any) -> None:
+        if type(x) is WhereVar:
+            found.setdefault(x.serial, x)
+        elif isinstance(x, JType):
+            for p in x.params:
+                visit(p)
+
+    visit(t)
+    return [found[k] for k in sorted(found)]
+
+
+def instantiate_where(t: JType, vs: list[WhereVar], params: tuple) -> Any:
+    """`T{P1, ...}` for a `where` type T whose variables are vs: the first variables
+    replaced by the parameters (`(Tuple{S, S} where S){Int}` is `Tuple{Int, Int}`)."""
+    env = dict(zip(vs, params, strict=False))
+    return _map_leaf_types(t, lambda x: env.get(x) if type(x) is WhereVar else None)
 
 
 def _param_le(a: Any, b: Any, env: dict) -> bool:
@@ -355,6 +429,8 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
         if not b.params:  # Tuple, or Tuple{} (only itself)
             return b is TupleT or (not a.params and a is not TupleT)
         bp = list(b.params)
+        if a.params and isinstance(a.params[-1], JType) and a.params[-1].family is VarargT:
+            return _vararg_tuple_le(a, b, env)
         if bp and isinstance(bp[-1], JType) and bp[-1].family is VarargT:
             elem = bp[-1].params[0] if bp[-1].params else AnyT
             fixed = bp[:-1]
@@ -380,6 +456,25 @@ def issubtype(a: JType, b: JType, env: dict | None = None) -> bool:
             return all(_param_le(p, q, env) for p, q in zip(t.params, b.params, strict=False))
         t = supertype(t)
     return False
+
+
+def _vararg_tuple_le(a: JType, b: JType, env: dict) -> bool:
+    """`a <: b` for tuple types where a ends in an unbounded `Vararg{T}` (any number of
+    trailing T's): b must end in a Vararg too, take at most a's leading elements before
+    it, and admit each of a's elements (T included) where it stands."""
+    bp = b.params
+    if not (bp and isinstance(bp[-1], JType) and bp[-1].family is VarargT):
+        return False
+    if len(bp[-1].params) == 2 and isinstance(bp[-1].params[1], int):
+        return False  # (a fixed-length Vararg{T, n} in b: a is longer or shorter)
+    a_fixed, b_fixed = a.params[:-1], bp[:-1]
+    a_elem = a.params[-1].params[0] if a.params[-1].params else AnyT
+    b_elem = bp[-1].params[0] if bp[-1].params else AnyT
+    if len(a_fixed) < len(b_fixed):
+        return False
+    return (all(issubtype(x, y, env) for x, y in zip(a_fixed, b_fixed, strict=False))
+            and all(issubtype(x, b_elem, env) for x in a_fixed[len(b_fixed):])
+            and issubtype(a_elem, b_elem, env))
 
 
 def typejoin(a: Any, b: Any) -> Any:
@@ -408,6 +503,8 @@ def typejoin(a: Any, b: Any) -> Any:
 VarargT = _family("Vararg", AnyT, arity=2)
 UnionT = _family("Union", AnyT, arity=-1, abstract=True)
 _UNION[0] = UnionT
+#: the bare `NTuple`: `Tuple{Vararg{T, N}} where {N, T}`, tuples of one element type
+NTupleT = apply_type(TupleT, (apply_type(VarargT, (alias_typevar("T"), alias_typevar("N"))),))
 
 
 def make_union(members: tuple) -> Any:
@@ -480,25 +577,36 @@ _INT64_LIMIT = 1 << 63
 class Rational(Fraction):
     """Julia's Rational{Int64} (`1//2`): an exact fraction in lowest terms with a positive
     denominator. Python's Fraction does the arithmetic; the primitives wrap its results
-    back into this class (lang.core.primitives)."""
+    back into this class (lang.core.primitives). Its subclasses are the Rationals of the
+    other integer types (RATIONAL_OF), differing only in the class attributes below."""
 
     __slots__ = ()
+    #: Julia's T in Rational{T}: the integer type of the parts
+    int_type: JType = Int64T
+    #: the range (lo, hi) the parts must lie in; None for BigInt's (unbounded)
+    bounds: tuple[int, int] | None = (-_INT64_LIMIT, _INT64_LIMIT - 1)
+    #: the host value of a part (a Python int) as a value of int_type
+    part: Callable[[int], Any] = int
 
     def __new__(cls, numerator: Any = 0, denominator: Any = None) -> Rational:
-        """The Fraction, whose parts must fit Int64 for a Rational{Int64}: else Python's
+        """The Fraction, whose parts must lie in the class's bounds: else Python's
         OverflowError (Julia's, as the runtime shows it), never a wider Rational."""
         x = Fraction.__new__(cls, numerator, denominator)
-        if cls is Rational and not (-_INT64_LIMIT <= x._numerator < _INT64_LIMIT
-                                    and x._denominator < _INT64_LIMIT):
-            raise OverflowError("a Rational{Int64} overflowed")
+        if cls.bounds is not None and not (cls.bounds[0] <= x._numerator <= cls.bounds[1]
+                                           and x._denominator <= cls.bounds[1]):
+            raise OverflowError(f"a Rational{{{cls.int_type.name}}} overflowed")
         return x
 
     @property
     def jtype(self) -> JType:
-        return apply_type(RationalT, (Int64T,))
+        return apply_type(RationalT, (self.int_type,))
 
     def jl_show(self) -> str:
-        return f"{self.numerator}//{self.denominator}"
+        """`3//4`; an unsigned type's parts in hex, as Julia shows them (`0x03//0x04`)."""
+        if self.bounds is None or self.bounds[0] < 0:
+            return f"{self.numerator}//{self.denominator}"
+        digits = self.bounds[1].bit_length() // 4
+        return f"0x{self._numerator:0{digits}x}//0x{self._denominator:0{digits}x}"
 
     @classmethod
     def infinite(cls, sign: int) -> Rational:
@@ -521,10 +629,71 @@ class Rational(Fraction):
 
     __hash__ = Fraction.__hash__
 
+    def __add__(self, other: Any) -> Any:
+        return _rational_arith("+", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return _rational_arith("+", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return _rational_arith("-", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _rational_arith("-", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return _rational_arith("*", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return _rational_arith("*", other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return _rational_arith("/", self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return _rational_arith("/", other, self)
+
+    def __neg__(self) -> Rational:
+        if self._denominator == 0:
+            return self.infinite(-self._numerator)  # -(1//0) is -1//0
+        return type(self)(Fraction.__neg__(self))
+
+    def __abs__(self) -> Rational:
+        if self._denominator == 0:
+            return self.infinite(1)
+        return type(self)(Fraction.__abs__(self))
+
+    def __pos__(self) -> Rational:
+        return self
+
+    @classmethod
+    def from_float(cls, f: float) -> Fraction:
+        """f's exact value as a plain Fraction, whatever its size: what Fraction compares
+        a Rational with a float by (`1//2 < 1e-300` was an OverflowError)."""
+        return Fraction.from_float(f)
+
     def _richcmp(self, other: Any, op: Callable[[Any, Any], bool]) -> bool:
         if self._denominator == 0 or getattr(other, "_denominator", 1) == 0:
             return op(_compare_real(self), _compare_real(other))
         return Fraction._richcmp(self, other, op)
+
+
+#: Julia's arithmetic of two numbers, one a Rational (promoting, an OverflowError where
+#: the result's type does not hold it), by operator: set by lang.core.primitives. Python's
+#: operators on Rationals do it, so that numpy's loops over arrays of them (a sum by dims, a
+#: matrix product) make Rationals of Julia's types, not bare Fractions.
+RATIONAL_ARITH: dict[str, Callable[[Any, Any], Any]] = {}
+_FRACTION_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+
+
+def _rational_arith(op: str, a: Any, b: Any) -> Any:
+    """a op b, one of them a Rational: by RATIONAL_ARITH; beside a bare Fraction (Python's
+    exact arithmetic inside the primitives) a bare Fraction, as Fraction's own."""
+    if type(a) is Fraction or type(b) is Fraction:
+        a, b = (Fraction(x) if isinstance(x, Rational) else x for x in (a, b))
+        return _FRACTION_ARITH[op](a, b)
+    return RATIONAL_ARITH[op](a, b)
 
 
 def _compare_real(x: Any) -> Any:
@@ -566,8 +735,8 @@ class WideInt:
     def __eq__(self, other: object) -> bool:
         if isinstance(other, WideInt):
             return self.value == other.value
-        if isinstance(other, (int, float, np.integer, np.floating)):
-            return self.value == other
+        if isinstance(other, (int, float, np.integer, np.floating, Fraction)):
+            return self.value == other  # (big(2) == 2//1, exactly)
         return NotImplemented
 
     def __lt__(self, other: object) -> bool:
@@ -612,14 +781,30 @@ class BigRational(Rational):
     """Julia's Rational{BigInt} (`1//big(3)`): a Rational whose parts are BigInts."""
 
     __slots__ = ()
+    int_type = BigIntT
+    bounds = None
+    part = BigInt
 
-    @property
-    def jtype(self) -> JType:
-        return apply_type(RationalT, (BigIntT,))
+
+def _bounded_rational(t: JType, part: Callable[[int], Any], bits: int,
+                      signed: bool) -> type[Rational]:
+    """The Rational class of a fixed-size integer type t (Rational{Int8}, ...)."""
+    bounds = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+    return type(f"Rational{t.name}", (Rational,),
+                {"__slots__": (), "int_type": t, "bounds": bounds, "part": part})
 
 
-#: the classes of Julia's Rationals (Rational{Int64}, Rational{BigInt})
-RATIONALS = (Rational, BigRational)
+#: the Rational class of each integer type T (Julia's Rational{T})
+RATIONAL_OF: dict[JType, type[Rational]] = {Int64T: Rational, BigIntT: BigRational} | {
+    t: _bounded_rational(t, part, bits, signed) for t, part, bits, signed in (
+        (Int8T, np.int8, 8, True), (Int16T, np.int16, 16, True),
+        (Int32T, np.int32, 32, True), (Int128T, Int128, 128, True),
+        (UInt8T, np.uint8, 8, False), (UInt16T, np.uint16, 16, False),
+        (UInt32T, np.uint32, 32, False), (UInt64T, np.uint64, 64, False),
+        (UInt128T, UInt128, 128, False))}
+
+#: the classes of Julia's Rationals
+RATIONALS = tuple(RATIONAL_OF.values())
 
 
 class Irrational(float):

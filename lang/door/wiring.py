@@ -26,7 +26,8 @@ from autodiff import forward as ad_forward
 from autodiff import rules as ad_rules
 from autodiff import runtime as ad_runtime
 from backend import dumps, sharding, tiering  # noqa: F401  (sharding: Zyla.shard_batch)
-from lang.core import interp
+from lang.core import builtins as core_builtins
+from lang.core import collector, current, interp
 from lang.core import runtime as core_runtime
 from lang.core.safety import configure
 from lang.door import diagnostics, figures, gradcheck, plots
@@ -43,6 +44,7 @@ core_runtime.STARTUP_FILES.append("ad.jl")
 interp.set_offload(tiering.offload, tiering.tiered_call)
 interp.set_watch(tiering.watch)
 interp.set_osr(tiering.replace_loop)
+core_builtins.RESULT_TYPE.append(lambda f, elts: dumps.result_type(current.runtime(), f, elts))
 
 
 def new_runtime(filename: str, allow_shell: bool = False, allow_read: Sequence[str] = (),
@@ -56,4 +58,5 @@ def new_runtime(filename: str, allow_shell: bool = False, allow_read: Sequence[s
     for name in allow_env:
         if name in os.environ:
             env[name] = os.environ[name]
+    collector.settle()  # (the standard library is loaded: it lives as long as the process)
     return rt

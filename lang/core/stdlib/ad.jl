@@ -87,7 +87,20 @@ of `y` to the tuple of cotangents of `args` (`nothing` for an argument without o
 """
 function pullback(f, args...)
     y, b = Core.pullback_call(f, args...)
-    y, dy -> Core.grads_out(Core.back(b, dy), args)
+    y, dy -> Core.pullback_grads(Core.back(b, dy), f, args)
+end
+# a built-in rule whose cotangents are all zero gives one `nothing`, as Zygote's ChainRules
+# bridge does (`pullback(getindex, x, [1])[2]([nothing]) === nothing`)
+Core.pullback_grads(g, f, args) =
+    Core.is_zero_cot(g) && Core.builtin_rule_kind(f, args...) === :rule ? nothing :
+    Core.grads_out(g, args)
+# Zygote's adjoint of `map`: the cotangents of empty tuples are `()`, and an array of
+# `nothing` cotangents gives arrays of `nothing`s (each element's pullback gave `nothing`)
+pullback(::typeof(map), f, ts::Tuple{}...) = (map(f, ts...), dy -> (nothing, map(_ -> (), ts)...))
+function pullback(::typeof(map), f, xs::AbstractArray...)
+    y, b = Core.pullback_call(map, f, xs...)
+    y, dy -> dy isa AbstractArray{Nothing} ? (nothing, map(x -> fill(nothing, size(x)), xs)...) :
+        Core.pullback_grads(Core.back(b, dy), map, (f, xs...))
 end
 
 # `f'` of a function is its derivative, as Zygote defines it: `sin'(1.0) == cos(1.0)`
@@ -229,7 +242,11 @@ Core.fwd_field(dx, s) = dx === nothing ? nothing : (haskey(dx, s) ? getproperty(
 Core.fwd_field(dx::Complex, s) = getproperty(dx, s)
 Core.fwd_splice(d, ds) = Core.splice_last(ntuple(i -> d[i], length(d) - 1)..., ds[length(ds)])
 # broadcasting a general function: each element's tangent through the forward transform
-Core.fwd_bcast_tangent(f, df, n, xs...) = broadcast((e...) -> Core.jvp_call(f, df, n, e...)[2], xs...)
+# (every element's tangent `nothing`, as of `imag.(v)` of reals: the zero tangent, nothing)
+function Core.fwd_bcast_tangent(f, df, n, xs...)
+    t = broadcast((e...) -> Core.jvp_call(f, df, n, e...)[2], xs...)
+    t isa AbstractArray{Nothing} ? nothing : t
+end
 
 # Higher-order Base functions over arrays, written in Zyla so that they differentiate:
 # a comprehension or `map` over arrays is a broadcast; `filter` is an index selection;
@@ -336,6 +353,11 @@ Core.extremes_back(dz, z, xs) = ntuple(i -> Core.first_hit(xs, z, i) ? dz : zero
 # (written without `all` over a closure, so that it compiles: i is known when tracing)
 Core.first_hit(xs, z, i) = (xs[i] == z) & !Core.hit_before(xs, z, i - 1)
 Core.hit_before(xs, z, k) = k < 1 ? false : (xs[k] == z) | Core.hit_before(xs, z, k - 1)
+
+# the imaginary part of a real array: zero, whose gradient is a zero array (Zygote's, not
+# nothing: the real part of `complex.(0, real.(dy))`)
+ChainRulesCore.rrule(::typeof(imag), x::AbstractArray{<:Real}) =
+    (zero(x), dy -> (NoTangent(), dy === nothing ? nothing : zero(x)))
 
 # Iterators.take/drop of an array, differentiated: the elements they keep, as an array
 # (the primal, undifferentiated, stays lazy); the cotangent goes back to those positions

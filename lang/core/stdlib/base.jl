@@ -5,18 +5,21 @@ struct Pair{A,B}
     first::A
     second::B
 end
-function show(io::IO, p::Pair)
-    show(io, p.first)
-    print(io, " => ")
-    show(io, p.second)
-end
+# (shown by the host, lang/core/show.py: `(1 => 2) => 3`, `1=>2` when compact)
 
+# the properties of an IOContext (`IOContext(io, :compact => true)`); a plain IO has none
+get(io::IO, key::Symbol, default) = Core.io_get(io, key, default)
+haskey(io::IO, key::Symbol) = Core.io_get(io, key, Core.io_get) !== Core.io_get
+
+# `A >: B`: B is a subtype of A
+>:(a, b) = b <: a
 iseven(x) = x % 2 == 0
 isodd(x) = x % 2 != 0
 clamp(x, lo, hi) = min(max(x, lo), hi)
 # Zyla has no complex numbers: a real number (array) is its own real part and conjugate,
 # and its imaginary part is zero (as Base defines them for reals; AD: identities, and a
-# constant zero)
+# constant zero; an array's imaginary part has a zero array as its gradient, as Zygote's
+# projected `complex.(0, real.(dy))`: its rule is in ad.jl)
 real(x::Real) = x
 imag(x::Real) = zero(x)
 conj(x::Real) = x
@@ -108,8 +111,8 @@ iterate(x::Union{AbstractArray, Tuple, NamedTuple, AbstractString}, i::Integer) 
     i <= length(x) ? (x[i], i + 1) : nothing
 iterate(x::Number) = (x, nothing)
 iterate(x::Number, ::Nothing) = nothing
-# (Base's own dictionaries only: a program's AbstractDict iterates by its own methods)
-function iterate(d::Union{Dict, IdDict}, i::Integer=1)
+# (Base's own dictionaries and sets only: a program's AbstractDict iterates by its own methods)
+function iterate(d::Union{Dict, IdDict, Set, Base.KeySet}, i::Integer=1)
     ps = collect(d)
     i <= length(ps) ? (ps[i], i + 1) : nothing
 end
@@ -220,6 +223,39 @@ function factorial(n::Integer)
     f
 end
 gcd(a::Integer, b::Integer, c::Integer...) = gcd(gcd(a, b), c...)
+# binomial(n, k) of integers, in the type of its arguments (exact: computed as a BigInt,
+# an OverflowError where it does not fit); a negative n as Julia extends it
+function binomial(n::Integer, k::Integer)
+    T = promote_type(typeof(n), typeof(k))
+    x = _binomial_big(n, k)
+    T === BigInt && return x
+    typemin(T) <= x <= typemax(T) || throw(OverflowError("binomial($n, $k) overflows"))
+    convert(T, x)
+end
+function _binomial_big(n, k)
+    k < 0 && return big(0)
+    sgn = 1
+    if n < 0
+        n = -n + k - 1
+        isodd(k) && (sgn = -1)
+    end
+    k > n && return big(0)
+    k = Int(min(k, n - k))  # (a range of BigInts is not supported)
+    x = big(1)
+    for i in 1:k
+        x = div(x * (n - k + i), i)
+    end
+    sgn * x
+end
+# diff: the differences of neighbours (along `dims` for an array of more dimensions)
+diff(a::AbstractVector) = a[2:end] .- a[1:end-1]
+function diff(A::AbstractArray; dims::Integer)
+    n = ndims(A)
+    1 <= dims <= n || throw(ArgumentError("dimension $dims out of range (1:$n)"))
+    hi = ntuple(k -> k == dims ? (2:size(A, k)) : (1:size(A, k)), n)
+    lo = ntuple(k -> k == dims ? (1:size(A, k)-1) : (1:size(A, k)), n)
+    A[hi...] .- A[lo...]
+end
 lcm(a::Integer, b::Integer) = a == 0 || b == 0 ? zero(promote(a, b)[1]) : abs(a * div(b, gcd(a, b)))
 lcm(a::Integer, b::Integer, c::Integer...) = lcm(lcm(a, b), c...)
 muladd(a, b, c) = a * b + c
@@ -232,6 +268,13 @@ reshape(r::AbstractRange, n::Integer) = reshape(r, (n,))
 # elements start:stop of v reversed
 reverse(x::AbstractArray; dims=:) = dims === (:) ? Core.reverse_all(x) : Core.reverse_dims(x, dims)
 reverse(v::AbstractVector, start::Integer, stop::Integer=length(v)) = [v[1:start-1]; v[stop:-1:start]; v[stop+1:end]]
+# a matrix turned by quarter turns (k of them: counterclockwise for rotl90)
+rotl90(A::AbstractMatrix) = reverse(permutedims(A); dims=1)
+rotr90(A::AbstractMatrix) = reverse(permutedims(A); dims=2)
+rot180(A::AbstractMatrix) = reverse(A)
+rotl90(A::AbstractMatrix, k::Integer) = (k = mod(k, 4); k == 0 ? copy(A) : k == 1 ? rotl90(A) : k == 2 ? rot180(A) : rotr90(A))
+rotr90(A::AbstractMatrix, k::Integer) = rotl90(A, -k)
+rot180(A::AbstractMatrix, k::Integer) = isodd(k) ? rot180(A) : copy(A)
 function reverse!(v::AbstractVector, start::Integer=1, stop::Integer=length(v))
     r = reverse(v, start, stop)
     for i in eachindex(v)
@@ -267,6 +310,7 @@ end
 istriu(x::Number) = true
 istril(x::Number) = true
 last(r::AbstractRange) = Core.range_last(r)
+step(r::AbstractRange) = Core.range_step(r)
 lastindex(x, d) = size(x, d)
 firstindex(x) = 1
 inv(x::Number) = 1 / x
@@ -398,8 +442,10 @@ diag(A) = [A[i, i] for i in 1:min(size(A, 1), size(A, 2))]
 Core.times(xs...) = reduce((a, b) -> a * b, xs)
 
 # map over tuples in Zyla, so that it is differentiable (pullback rules use it)
-ntuple(f, n) = n == 0 ? () : n < 0 ? throw(ArgumentError("tuple length should be ≥ 0, got $n")) :
+ntuple(f, n::Int) = n == 0 ? () : n < 0 ? throw(ArgumentError("tuple length should be ≥ 0, got $n")) :
     (ntuple(f, n - 1)..., f(n))
+ntuple(f, n::Integer) = ntuple(f, Int(n))  # (f gets Int indices, as Julia's)
+ntuple(f, ::Val{N}) where N = ntuple(f, N::Int)
 map(f, t::Tuple) = ntuple(i -> f(t[i]), length(t))
 map(f, a::Tuple, b::Tuple) = ntuple(i -> f(a[i], b[i]), min(length(a), length(b)))
 
@@ -833,10 +879,11 @@ end
 sinpi(x::Integer) = signbit(x) ? -zero(float(x)) : zero(float(x))
 cospi(x::Integer) = isodd(x) ? -one(float(x)) : one(float(x))
 function sinpi(x::Rational)
+    _check_pi_arg(x)
     s = _pi_turn(abs(x), true)
     return signbit(x) ? -s : s
 end
-cospi(x::Rational) = _pi_turn(abs(x), false)
+cospi(x::Rational) = (_check_pi_arg(x); _pi_turn(abs(x), false))
 sinpi(x::Real) = sinpi(float(x))
 cospi(x::Real) = cospi(float(x))
 sincospi(x) = (sinpi(x), cospi(x))
@@ -893,6 +940,16 @@ show(io::IO, r::Ref{T}) where {T} = print(io, "Base.RefValue{", T, "}(", repr(r.
 Core.deref(r::Ref) = r.x
 getindex(r::Ref) = r.x
 only(r::Ref) = r.x
+# `VecElement(x)`: an element of a SIMD vector tuple (a plain wrapper in Zyla)
+struct VecElement{T}
+    value::T
+end
+convert(::Type{T}, x) where {T<:VecElement} = T(x)
+convert(::Type{T}, x::T) where {T<:VecElement} = x
+# a Ref iterates as a container of its one value (`Tuple(Ref(3))` is `(3,)`)
+iterate(r::Ref) = (r.x, nothing)
+iterate(r::Ref, ::Nothing) = nothing
+length(r::Ref) = 1
 # `T[]` and `T[a, b]` with T a type held by a variable: a typed vector, as Base's
 # getindex(::Type{T}, vals...)
 Core.deref(T::Type) = Core.typed_vect(T)
@@ -918,8 +975,20 @@ function hvcat(nc::Integer, xs...)
     r == 0 || throw(ArgumentError("number of arrays $(length(xs)) is not a multiple of the requested number of block columns $nc"))
     Core.hvcat(ntuple(_ -> nc, nr), xs...)
 end
-# `T[a b; c d]`: the matrix literal with its elements converted to T
-Core.typed_hvcat(rows, T, xs...) = Core.typed_matrix(T, Core.hvcat(rows, xs...))
+# `T[a b; c d]`: the matrix literal with its elements converted to T; of scalars in equal
+# rows and an abstract T, the elements themselves (`Any[pi 1]` holds π, not 3.14...)
+function Core.typed_hvcat(rows, T, xs...)
+    if (isconcretetype(T) && T <: Number) || any(x -> x isa AbstractArray, xs) ||
+            any(!=(rows[1]), rows)
+        return Core.typed_matrix(T, Core.hvcat(rows, xs...))
+    end
+    nr, nc = length(rows), rows[1]
+    M = Matrix{T}(undef, nr, nc)
+    for i in 1:nr, j in 1:nc
+        M[i, j] = xs[(i - 1) * nc + j]
+    end
+    return M
+end
 # (a concrete number type converts each element; `Any[1 2; 3 4]` keeps them as they are)
 Core.typed_matrix(T, M) = isconcretetype(T) && T <: Number ? T.(M) : collect(T, M)
 
@@ -1010,7 +1079,10 @@ getfield(x, name::Symbol) = getproperty(x, name)
 getfield(x::Tuple, i::Integer) = x[i]
 getfield(x, i::Integer) = getproperty(x, fieldnames(typeof(x))[i])
 
-# collect(T, itr), and so T[x for x in itr]: the elements of itr as a Vector{T}
-collect(T::Type, itr) = Core.typed_vect(T, collect(itr)...)
+# collect(T, itr), and so T[x for x in itr]: the elements of itr as an Array{T}, shaped
+# as collect(itr) (a generator over a matrix gives a matrix)
+collect(T::Type, itr) = Core.collect_as(T, collect(itr))
+Core.collect_as(T, A::AbstractArray) = collect(T, A)
+Core.collect_as(T, xs) = Core.typed_vect(T, xs...)
 # (an array keeps its shape: `Int[i + j for i in 1:2, j in 1:3]` is a 2×3 Matrix{Int})
 collect(T::Type, A::AbstractArray) = ndims(A) == 1 ? Core.typed_vect(T, A...) : reshape(Core.typed_vect(T, A...), size(A))

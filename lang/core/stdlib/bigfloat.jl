@@ -1,8 +1,8 @@
 # BigFloat: Julia's arbitrary-precision binary float. Its field holds a host number
 # (lang/core/bigfloats.py, over mpmath); arithmetic and functions round to nearest at the
 # precision in force (256 bits unless `setprecision` changes it). Runs on the host only.
-# Not (yet) as Julia: a negative zero (BigFloat(-0.0) is 0.0), Complex{BigFloat} math,
-# rounding modes, and mixing with a Float64 through promote_type.
+# Not (yet) as Julia: Complex{BigFloat} math, rounding modes of arithmetic, and mixing with
+# a Float64 through promote_type. (-0.0 is a host value of its own: bigfloats.NEG_ZERO.)
 
 struct BigFloat <: AbstractFloat
     x
@@ -13,6 +13,8 @@ BigFloat(x::BigFloat) = _bf(Core.bigfloat_from(x.x))
 BigFloat(x::Real) = _bf(Core.bigfloat_from(x))
 BigFloat(s::AbstractString) = _bf(Core.bigfloat_from(s))
 convert(::Type{BigFloat}, x::Real) = BigFloat(x)
+# (an array converted at once, in one host loop)
+Base.broadcast(::Type{BigFloat}, v::Array{<:Real}) = Core.bigfloats_from(BigFloat, v)
 convert(::Type{BigFloat}, x::BigFloat) = x
 Float64(x::BigFloat) = Core.bigfloat_float(x.x, 64)
 Float32(x::BigFloat) = Core.bigfloat_float(x.x, 32)
@@ -70,6 +72,11 @@ hypot(a::BigFloat, b::BigFloat) = _bf(Core.bigfloat_binary("hypot", a.x, b.x))
 hypot(a::BigFloat, b::Real) = hypot(a, BigFloat(b))
 hypot(a::Real, b::BigFloat) = hypot(BigFloat(a), b)
 ldexp(x::BigFloat, n::Integer) = _bf(Core.bigfloat_ldexp(x.x, n))
+# fma rounds once: x * y exact, then + z (numbers.jl's fma promotes to this)
+Core.fma_promoted(x::BigFloat, y::BigFloat, z::BigFloat) = _bf(Core.bigfloat_fma(x.x, y.x, z.x))
+# (promote leaves a BigFloat beside another real as it is: all converted here)
+Core.fma_promoted(x::Real, y::Real, z::Real) = any(v -> v isa BigFloat, (x, y, z)) ?
+    Core.fma_promoted(BigFloat(x), BigFloat(y), BigFloat(z)) : x * y + z
 
 # --- comparisons -------------------------------------------------------------------------------
 
@@ -89,8 +96,9 @@ _bfcmp(a::BigFloat, b::BigFloat) = Core.bigfloat_compare(a.x, b.x)
 >(a::Real, b::BigFloat) = b < BigFloat(a)
 >=(a::BigFloat, b::Real) = BigFloat(b) <= a
 >=(a::Real, b::BigFloat) = b <= BigFloat(a)
-isless(a::BigFloat, b::BigFloat) = isnan(b) ? !isnan(a) : a < b
-isequal(a::BigFloat, b::BigFloat) = (isnan(a) && isnan(b)) || a == b
+# (-0.0 is isless than 0.0, and not isequal to it, as for the other floats)
+isless(a::BigFloat, b::BigFloat) = isnan(b) ? !isnan(a) : a < b || (a == b && signbit(a) && !signbit(b))
+isequal(a::BigFloat, b::BigFloat) = (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b))
 # beside another float (converted exactly): isequal(big(NaN), NaN) is true, as in Julia
 isequal(a::BigFloat, b::AbstractFloat) = isequal(a, BigFloat(b))
 isequal(a::AbstractFloat, b::BigFloat) = isequal(BigFloat(a), b)
@@ -117,6 +125,20 @@ typemin(::Type{BigFloat}) = BigFloat(-Inf)
 typemax(::Type{BigFloat}) = BigFloat(Inf)
 typemin(::BigFloat) = typemin(BigFloat)
 typemax(::BigFloat) = typemax(BigFloat)
+# (MPFR's exponent range as Julia sets it, the widest: floatmin(BigFloat) is 2^-(2^62))
+floatmin(::Type{BigFloat}) = _bf(Core.bigfloat_floatmin())
+floatmax(::Type{BigFloat}) = _bf(Core.bigfloat_floatmax())
+floatmin(::BigFloat) = floatmin(BigFloat)
+floatmax(::BigFloat) = floatmax(BigFloat)
+nextfloat(x::BigFloat) = _bf(Core.bigfloat_nextfloat(x.x, true))
+prevfloat(x::BigFloat) = _bf(Core.bigfloat_nextfloat(x.x, false))
+function nextfloat(x::BigFloat, n::Integer)
+    for _ in 1:abs(n)
+        x = n > 0 ? nextfloat(x) : prevfloat(x)
+    end
+    return x
+end
+prevfloat(x::BigFloat, n::Integer) = nextfloat(x, -n)
 eps(::Type{BigFloat}) = ldexp(BigFloat(1), 1 - precision(BigFloat))
 function eps(x::BigFloat)
     isfinite(x) || return BigFloat(NaN)
@@ -231,7 +253,8 @@ rem(a::Real, b::BigFloat) = rem(BigFloat(a), b)
 # ties to an even quotient
 function mod(x::BigFloat, y::BigFloat)
     r = rem(x, y)
-    return !iszero(r) && signbit(r) != signbit(y) ? r + y : r
+    iszero(r) && return signbit(r) == signbit(y) ? r : -r  # (a zero takes y's sign)
+    return signbit(r) != signbit(y) ? r + y : r
 end
 div(x::BigFloat, y::BigFloat) = round((x - rem(x, y)) / y)
 fld(x::BigFloat, y::BigFloat) = round((x - mod(x, y)) / y)

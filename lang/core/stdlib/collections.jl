@@ -33,13 +33,14 @@ findnext(A::AbstractVector, start::Integer) = findnext(identity, A, start)
 findprev(A::AbstractVector, start::Integer) = findprev(identity, A, start)
 
 # indexin(a, b): for each element of a, its first index in b (or nothing)
-# (CartesianIndex for a matrix b; a number a gives a 0-dimensional array)
+# (CartesianIndex for a matrix b; a number a gives a 0-dimensional array, any other
+# iterable a, a Generator's, a String's, a Vector)
 function indexin(a, b::AbstractArray)
     firsts = Dict{eltype(b), Any}()
     for (i, x) in enumerate(b)
         haskey(firsts, x) || (firsts[x] = Core.find_index(b, i))
     end
-    a isa AbstractArray ? [get(firsts, x, nothing) for x in a] : fill(get(firsts, a, nothing))
+    a isa Union{Number, AbstractChar} ? fill(get(firsts, a, nothing)) : [get(firsts, x, nothing) for x in a]
 end
 
 # --- iterator traits ----------------------------------------------------------------------------
@@ -136,8 +137,8 @@ function Core.iter_peel(itr)
     (y[1], Core.iter_rest(itr, y[2]))
 end
 
-# Base.Generator(f, iter): f over the elements of iter, lazily (a generator expression
-# `(f(x) for x in xs)` is evaluated eagerly in Zyla, to a Vector)
+# Base.Generator(f, iter): f over the elements of iter, lazily (what a generator expression
+# `(f(x) for x in xs)` makes on the host: Core.generator below)
 struct Generator{I,F}
     f::F
     iter::I
@@ -149,23 +150,77 @@ function iterate(g::Generator, s...)
 end
 length(g::Generator) = length(g.iter)
 size(g::Generator) = size(g.iter)
-collect(g::Generator) = map(g.f, g.iter)
+axes(g::Generator) = axes(g.iter)
+ndims(g::Generator) = ndims(g.iter)
+size(g::Generator, d::Integer) = size(g.iter, d)
+keys(g::Generator) = keys(g.iter)
+eachindex(g::Generator) = keys(g.iter)
+isdone(g::Generator, state...) = isdone(g.iter, state...)
+# (Julia's isempty of an iterator: isdone when it can tell, else whether iterate gives nothing)
+isempty(g::Generator) = (d = isdone(g); d === missing ? iterate(g) === nothing : d)
+# a Generator is not indexable, nor an array or a string to convert (Zyla would index a
+# struct as a scalar, and convert it to itself)
+getindex(g::Generator, i...) = throw(MethodError(getindex, (g, i...)))
+String(g::Generator) = throw(MethodError(String, (g,)))
+Array(g::Generator) = throw(MethodError(Array, (g,)))
+Vector(g::Generator) = throw(MethodError(Vector, (g,)))
+# (what the comprehension `[f(x) for x in xs]` makes: a Vector of a String's or a Tuple's
+# elements, an array of an array's shape; ad.jl's broadcast over an array, which is faster
+# on the host than map and differentiates as the comprehension does)
+collect(g::Generator) = Core.comprehension(g.f, nothing, g.iter)
 IteratorSize(g::Generator) = IteratorSize(g.iter)
 IteratorEltype(::Generator) = EltypeUnknown()
 IteratorEltype(::Type{<:Generator}) = EltypeUnknown()
 eltype(::Generator) = Any
-# reductions over the iterator structs above go through their elements
-sum(x::Union{Generator, Rest}) = sum(collect(x))
-sum(f::Function, x::Union{Generator, Rest}) = sum(f, collect(x))
-prod(x::Union{Generator, Rest}) = prod(collect(x))
-maximum(x::Union{Generator, Rest}) = maximum(collect(x))
-minimum(x::Union{Generator, Rest}) = minimum(collect(x))
-maximum(f::Function, x::Union{Generator, Rest}) = maximum(f, collect(x))
-minimum(f::Function, x::Union{Generator, Rest}) = minimum(f, collect(x))
-extrema(x::Union{Generator, Rest}) = extrema(collect(x))
-mean(x::Union{Generator, Rest}) = mean(collect(x))
+# reductions over the iterator structs above go through their elements; a Generator has no
+# eltype, so reducing an empty one without `init` is an ArgumentError, as in Julia
+function Core.reduce_elements(r, x, init)
+    xs = collect(x)
+    init isa NoInit || return r(xs; init=init)
+    x isa Generator && isempty(xs) && Core.empty_reduction()
+    r(xs)
+end
+Core.reduced_elements(x) = Core.reduce_elements(identity, x, NoInit())
+Core.empty_reduction() = throw(ArgumentError(
+    "reducing over an empty collection is not allowed; consider supplying `init` to the reducer"))
+sum(x::Union{Generator, Rest}; init=NoInit()) = Core.reduce_elements(sum, x, init)
+prod(x::Union{Generator, Rest}; init=NoInit()) = Core.reduce_elements(prod, x, init)
+maximum(x::Union{Generator, Rest}; init=NoInit()) = Core.reduce_elements(maximum, x, init)
+minimum(x::Union{Generator, Rest}; init=NoInit()) = Core.reduce_elements(minimum, x, init)
+sum(f::Function, x::Union{Generator, Rest}) = sum(f, Core.reduced_elements(x))
+prod(f::Function, x::Union{Generator, Rest}) = prod(f, Core.reduced_elements(x))
+maximum(f::Function, x::Union{Generator, Rest}) = maximum(f, Core.reduced_elements(x))
+minimum(f::Function, x::Union{Generator, Rest}) = minimum(f, Core.reduced_elements(x))
+extrema(x::Union{Generator, Rest}) = extrema(Core.reduced_elements(x))
+mean(x::Union{Generator, Rest}) = mean(Core.reduced_elements(x))
+# the index-returning reductions index the collected elements (a Generator's keys are its
+# iterator's, which for the arrays and ranges it maps are the collected array's)
+findmax(g::Generator) = findmax(collect(g))
+findmin(g::Generator) = findmin(collect(g))
+argmax(g::Generator) = argmax(collect(g))
+argmin(g::Generator) = argmin(collect(g))
+findmax(f::Function, g::Generator) = findmax(f, collect(g))
+findmin(f::Function, g::Generator) = findmin(f, collect(g))
+argmax(f::Function, g::Generator) = argmax(f, collect(g))
+argmin(f::Function, g::Generator) = argmin(f, collect(g))
+accumulate(op, g::Generator; kw...) = accumulate(op, collect(g); kw...)
+cumsum(g::Generator) = cumsum(collect(g))
+cumprod(g::Generator) = cumprod(collect(g))
+# (its length may be unknown: a filtered Generator's)
+function only(g::Generator)
+    y = iterate(g)
+    y === nothing && throw(ArgumentError("Collection is empty, must contain exactly 1 element"))
+    iterate(g, y[2]) === nothing ||
+        throw(ArgumentError("Collection has multiple elements, must contain exactly 1 element"))
+    y[1]
+end
 map(f, x::Rest) = map(f, collect(x))
-map(f, g::Generator) = map(x -> f(g.f(x)), g.iter)
+map(f, g::Generator) = Core.comprehension(x -> f(g.f(x)), nothing, g.iter)
+# a generator expression `(f(x) for x in xs if c(x))` (lang/core/lower.py): a lazy Generator
+# (an array's elements are filtered when it is made, which differentiates: ad.jl's filter)
+Core.generator(f, cond::Nothing, it) = Generator(f, it)
+Core.generator(f, cond::Function, it) = Generator(f, Iterators.filter(cond, it))
+Core.generator(f, cond::Function, it::AbstractArray) = Generator(f, filter(cond, it))
 # Iterators.map(f, iters...) (lang/core/builtins_iter.py): the lazy map, a Generator
 Core.iter_map(f, iters...) = Generator(f, iters...)
 # (over a lazy iterator, a host lazy iterator, which knows whether it is infinite)
@@ -369,6 +424,9 @@ Core.bind_builtin("Iterators.Rest", Rest)
 # `nothing`); other iterables keep the built-in conversion
 Tuple(t::Tuple) = t
 Tuple(v::AbstractArray) = (v...,)
+keytype(::Type{<:Tuple}) = Int
+valtype(t::Tuple) = eltype(t)
+valtype(T::Type{<:Tuple}) = eltype(T)
 
 # --- tuples -------------------------------------------------------------------------------------
 Base.front(t::Tuple) = isempty(t) ? throw(ArgumentError("Cannot call front on an empty tuple.")) :
@@ -405,11 +463,176 @@ isless(a::Tuple, b::Tuple) = Core.tuple_isless(a, b, 1)
 Core.tuple_isless(a, b, k) = k > length(a) ? k <= length(b) : k > length(b) ? false :
     isless(a[k], b[k]) ? true : isless(b[k], a[k]) ? false : Core.tuple_isless(a, b, k + 1)
 propertynames(t::Tuple) = ntuple(identity, length(t))
+# a struct's and a NamedTuple's properties are its fields (as Base's fallback)
+propertynames(x) = fieldnames(typeof(x))
 getproperty(t::Tuple, i::Int) = t[i]
 # Base.OneTo(n): 1:n (a UnitRange here; Julia's is its own type, equal to it)
 Base.OneTo(n::Integer) = 1:max(Int(n), 0)
 eachindex(t::Tuple, ts::Tuple...) = Base.OneTo(max(length(t), map(length, ts)...))
 minmax(x::Real) = (x, x)
+
+# --- Broadcast.broadcasted: a broadcast not yet computed ------------------------------------------
+# `Broadcast.broadcasted(f, args...)` is `f.(args...)` unevaluated (Julia's Broadcasted; Zyla's
+# type has its dimensions N for parameter): it sizes, indexes (an element calls f once),
+# iterates and collects as one, and `copy` (`Broadcast.materialize`) computes `f.(args...)`.
+# Its arguments are arrays, tuples and scalars (other collections: an ArgumentError).
+struct Broadcasted{N,F,A<:Tuple}
+    f::F
+    args::A
+    dims::Tuple
+end
+function Broadcast.broadcasted(f, args...)
+    dims = Core.bc_shape(map(Core.bc_arg, args))
+    Broadcasted{length(dims),typeof(f),typeof(args)}(f, args, dims)
+end
+Broadcast.instantiate(bc::Broadcasted) = bc
+Broadcast.materialize(bc::Broadcasted) = copy(bc)
+Core.bc_arg(x::Union{AbstractArray, Tuple, Number, AbstractString, AbstractChar, Symbol, Nothing,
+                     Missing, Function, Type}) = x
+Core.bc_arg(x) = throw(ArgumentError(
+    "Broadcast.broadcasted over a $(typeof(x)) is not supported; give arrays, tuples or scalars"))
+Core.bc_dims(a::AbstractArray) = size(a)
+Core.bc_dims(a::Tuple) = (length(a),)
+Core.bc_dims(a) = ()
+# the size of broadcasting arguments together: a dimension of length 1 stretches to the others'
+function Core.bc_shape(args::Tuple)
+    n = 0
+    for a in args
+        n = max(n, length(Core.bc_dims(a)))
+    end
+    ntuple(d -> Core.bc_extent(args, d), n)
+end
+function Core.bc_extent(args::Tuple, d::Int)
+    ext = 1
+    for a in args
+        s = Core.bc_dims(a)
+        k = d <= length(s) ? s[d] : 1
+        k == 1 && continue
+        ext == 1 || ext == k || throw(DimensionMismatch(
+            "arrays could not be broadcast to a common size; got a dimension with lengths $ext and $k"))
+        ext = k
+    end
+    ext
+end
+# the element of a broadcast argument at the (stretched) index I
+Core.bc_elem(a::AbstractArray, I) = a[ntuple(d -> size(a, d) == 1 ? 1 : I[d], ndims(a))...]
+Core.bc_elem(a::Tuple, I) = a[length(a) == 1 ? 1 : I[1]]
+Core.bc_elem(a, I) = a
+function getindex(bc::Broadcasted, I::Integer...)
+    if length(I) == 1 && length(bc.dims) != 1
+        1 <= I[1] <= length(bc) || throw(BoundsError(bc, I))
+        I = Tuple(CartesianIndices(bc.dims)[I[1]])
+    end
+    all(d -> 1 <= I[d] <= (d <= length(bc.dims) ? bc.dims[d] : 1), 1:length(I)) &&
+        length(I) >= length(bc.dims) || throw(BoundsError(bc, I))
+    bc.f(map(a -> Core.bc_elem(a, I), bc.args)...)
+end
+getindex(bc::Broadcasted, I::CartesianIndex) = bc[Tuple(I)...]
+size(bc::Broadcasted) = bc.dims
+axes(bc::Broadcasted) = map(Base.OneTo, bc.dims)
+length(bc::Broadcasted) = prod(bc.dims)
+ndims(::Broadcasted{N}) where {N} = N
+ndims(::Type{Broadcasted{N,F,A}}) where {N,F,A} = N
+eachindex(bc::Broadcasted) = length(bc.dims) == 1 ? axes(bc)[1] : CartesianIndices(axes(bc))
+iterate(bc::Broadcasted, k=1) = k > length(bc) ? nothing : (bc[k], k + 1)
+IteratorSize(::Broadcasted{N}) where {N} = HasShape{N}()
+copy(bc::Broadcasted) = broadcast(bc.f, bc.args...)
+collect(bc::Broadcasted) = copy(bc)
+Core.iter_array(bc::Broadcasted) = copy(bc)  # (a comprehension over bc has bc's shape)
+
+# --- Base.PersistentDict: an immutable dictionary -------------------------------------------------
+# `PersistentDict(d, k => v)` / `PersistentDict(d, k, v)` is d with k set and `Base.delete(d, k)`
+# d without k, each a new dictionary sharing most of d's storage (a hash trie,
+# lang/core/hashtrie.py); keys are compared by `===`, as Julia's.
+struct PersistentDict{K,V} <: AbstractDict{K,V}
+    trie::Core.HashTrie
+    PersistentDict{K,V}(trie::Core.HashTrie) where {K,V} = new{K,V}(trie)
+end
+PersistentDict{K,V}() where {K,V} = PersistentDict{K,V}(Core.trie_empty())
+function PersistentDict{K,V}(kv::Pair, rest::Pair...) where {K,V}
+    d = PersistentDict(PersistentDict{K,V}(), kv...)
+    for p in rest
+        d = PersistentDict(d, p...)
+    end
+    d
+end
+PersistentDict{K,V}(d::PersistentDict{K,V}, kv::Pair) where {K,V} = PersistentDict(d, kv...)
+PersistentDict(d::PersistentDict, kv::Pair) = PersistentDict(d, kv...)
+PersistentDict(d::PersistentDict{K,V}, k, v) where {K,V} =
+    PersistentDict{K,V}(Core.trie_set(d.trie, convert(K, k), convert(V, v)))
+PersistentDict(kv::Pair, rest::Pair...) = PersistentDict{typeof(kv.first),typeof(kv.second)}(kv, rest...)
+Base.delete(d::PersistentDict{K,V}, k) where {K,V} = PersistentDict{K,V}(Core.trie_delete(d.trie, k))
+getindex(d::PersistentDict, k) = Core.trie_getindex(d.trie, k)
+get(d::PersistentDict, k, default) = Core.trie_get(d.trie, k, default)
+get(f::Function, d::PersistentDict, k) = haskey(d, k) ? d[k] : f()
+haskey(d::PersistentDict, k) = Core.trie_haskey(d.trie, k)
+in(p::Pair, d::PersistentDict) = haskey(d, p.first) && d[p.first] == p.second
+length(d::PersistentDict) = Core.trie_length(d.trie)
+isempty(d::PersistentDict) = length(d) == 0
+eltype(::PersistentDict{K,V}) where {K,V} = Pair{K,V}
+collect(d::PersistentDict{K,V}) where {K,V} = Core.trie_pairs(d.trie, K, V)
+function iterate(d::PersistentDict, s=(collect(d), 1))
+    ps, k = s
+    k > length(ps) ? nothing : (ps[k], (ps, k + 1))
+end
+function ==(a::PersistentDict, b::PersistentDict)
+    length(a) == length(b) || return false
+    for p in a
+        p in b || return false
+    end
+    true
+end
+# --- BitSet: a set of Ints, iterated in increasing order ------------------------------------------
+# (Julia's stores bits; Zyla's a sorted Vector{Int}, so that it iterates, shows and compares as
+# Julia's: `BitSet([3, 1])` is `BitSet([1, 3])`)
+mutable struct BitSet <: AbstractSet{Int}
+    elems::Vector{Int}
+    BitSet() = new(Int[])
+    BitSet(itr) = new(sort(unique(Int[Int(x) for x in itr])))
+end
+length(s::BitSet) = length(s.elems)
+isempty(s::BitSet) = isempty(s.elems)
+eltype(::BitSet) = Int
+iterate(s::BitSet, k=1) = k > length(s.elems) ? nothing : (s.elems[k], k + 1)
+collect(s::BitSet) = copy(s.elems)
+copy(s::BitSet) = BitSet(s.elems)
+first(s::BitSet) = isempty(s) ? throw(ArgumentError("collection must be non-empty")) : s.elems[1]
+last(s::BitSet) = isempty(s) ? throw(ArgumentError("collection must be non-empty")) : s.elems[end]
+in(x::Integer, s::BitSet) = x in s.elems
+function push!(s::BitSet, xs::Integer...)
+    for x in xs
+        Int(x) in s.elems || (push!(s.elems, Int(x)); sort!(s.elems))
+    end
+    s
+end
+delete!(s::BitSet, x::Integer) = (filter!(!=(x), s.elems); s)
+empty!(s::BitSet) = (empty!(s.elems); s)
+union(s::BitSet, itrs...) = union!(copy(s), itrs...)
+function union!(s::BitSet, itrs...)
+    for itr in itrs
+        s.elems = BitSet(vcat(s.elems, Int[Int(x) for x in itr])).elems
+    end
+    s
+end
+intersect(s::BitSet, itr) = BitSet(Int[x for x in s.elems if x in itr])
+setdiff(s::BitSet, itr) = BitSet(Int[x for x in s.elems if !(x in itr)])
+filter(f, s::BitSet) = BitSet(filter(f, s.elems))
+map(f, s::BitSet) = throw(ErrorException("map is not defined on sets"))
+issubset(a::BitSet, b) = all(x -> x in b, a.elems)
+==(a::BitSet, b::BitSet) = a.elems == b.elems
+==(a::BitSet, b::AbstractSet) = length(a) == length(b) && all(x -> x in b, a.elems)
+==(a::AbstractSet, b::BitSet) = b == a
+isequal(a::BitSet, b::BitSet) = a == b
+show(io::IO, s::BitSet) = print(io, "BitSet([", join(s.elems, ", "), "])")
+
+function show(io::IO, d::PersistentDict)
+    print(io, typeof(d), "(")
+    for (k, p) in enumerate(d)
+        k > 1 && print(io, ", ")
+        show(io, p)
+    end
+    print(io, ")")
+end
 
 # --- Pair as a collection of its two elements ----------------------------------------------------
 function getindex(p::Pair, i::Real)
@@ -466,6 +689,24 @@ IteratorSize(s::Stateful) = IteratorSize(s.itr) isa Union{IsInfinite, SizeUnknow
 length(s::Stateful) = length(s.itr) - s.taken
 collect(s::Stateful) = [x for x in s]
 show(io::IO, s::Stateful) = print(io, "Base.Iterators.Stateful(", repr(s.itr), ")")
+
+# --- eachline(io): the lines of a stream, read as they are iterated ------------------------------
+struct EachLine
+    stream
+    ondone
+    keep::Bool
+end
+EachLine(stream; ondone=() -> nothing, keep::Bool=false) = EachLine(stream, ondone, keep)
+eachline(stream=stdin; keep::Bool=false) = EachLine(stream; keep=keep)
+eachline(path::AbstractString; keep::Bool=false) = EachLine(IOBuffer(read(path, String)); keep=keep)
+function iterate(itr::EachLine, state=nothing)
+    eof(itr.stream) && return (itr.ondone(); nothing)
+    (readline(itr.stream; keep=itr.keep), nothing)
+end
+eltype(::EachLine) = String
+IteratorSize(::EachLine) = SizeUnknown()
+isdone(itr::EachLine, state...) = eof(itr.stream)
+isempty(itr::EachLine) = eof(itr.stream)
 
 # --- Iterators.product(its...): the tuples of one element of each, the first varying fastest ----
 struct ProductIterator

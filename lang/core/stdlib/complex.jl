@@ -18,6 +18,7 @@ const ComplexF16 = Complex{Float16}
 
 # the parts are promoted to their common type (Complex(1, 2.0) is a ComplexF64)
 Complex(x::Real, y::Real) = (T = promote_type(typeof(x), typeof(y)); Complex{T}(x, y))
+Complex(x::Float64, y::Float64) = Complex{Float64}(x, y)  # (the common case, without promoting)
 Complex(x::Real) = Complex(x, zero(x))
 Complex(z::Complex) = z
 Complex{T}(x::Real) where {T<:Real} = Complex{T}(x, 0)
@@ -300,8 +301,10 @@ function log(z::Complex)
 end
 log10(z::Complex) = log(z) / log(oftype(float(real(z)), 10))
 log2(z::Complex) = log(z) / log(oftype(float(real(z)), 2))
-log(b::Number, z::Complex) = log(z) / log(b)
-log(b::Complex, z::Number) = log(z) / log(b)
+# (b and z promoted to one type first, as Julia's: log(π, ComplexF32(2)) is a ComplexF32)
+log(b::Number, z::Complex) = _log_base(promote(b, z)...)
+log(b::Complex, z::Number) = _log_base(promote(b, z)...)
+_log_base(b, z) = log(z) / log(b)
 
 # the principal square root, on the right half plane; its imaginary part has the sign of
 # imag(z) (so the branch cut's two sides, ±0.0 imaginary, give ±i√|x|)
@@ -440,6 +443,16 @@ end
 *(A::AbstractMatrix{<:Real}, B::AbstractVecOrMat{<:Complex}) = _complex_matmul(A, B)
 *(x::AbstractVector{<:Complex}, B::AbstractMatrix) = _complex_matmul(x, B)
 *(x::AbstractVector{<:Real}, B::AbstractMatrix{<:Complex}) = _complex_matmul(x, B)
+
+# the inverse of a matrix with complex elements A + Bi: the real form [A -B; B A] is
+# invertible exactly when it is, and its inverse is [X -Y; Y X] for the inverse X + Yi
+function inv(M::AbstractMatrix{<:Complex})
+    n = size(M, 1)
+    n == size(M, 2) || throw(DimensionMismatch("matrix is not square: dimensions are $(size(M))"))
+    A, B = _re_part(M), _im_part(M)
+    W = inv([A -B; B A])
+    Complex.(W[1:n, 1:n], W[n+1:2n, 1:n])
+end
 
 # random complex numbers: rand draws each part uniformly from [0, 1), randn a standard
 # complex normal (each part of variance 1/2), the real part drawn first

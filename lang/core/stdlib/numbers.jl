@@ -50,6 +50,20 @@ div(x::Real, y::Real, r::RoundingMode) = r.name === :ToZero ? div(x, y) : r.name
 Core.div_from_rem(x::Integer, y::Integer, r) = div(x - r, y)
 Core.div_from_rem(x, y, r) = round((x - r) / y)
 divrem(x::Real, y::Real, r::RoundingMode) = (div(x, y, r), rem(x, y, r))
+# `Float64(x, r)`: the float nearest x in r's direction (Float64(π, RoundDown) < π): the
+# nearest one, stepped once where it lies on the wrong side of x (comparisons are exact)
+function Core.float_rounded(::Type{T}, x::Real, r::RoundingMode) where {T<:AbstractFloat}
+    y = T(x)
+    n = r.name
+    (n === :Nearest || isnan(y)) && return y
+    down = n === :Down || (n === :ToZero && x > 0) || (n === :FromZero && x < 0)
+    up = n === :Up || (n === :ToZero && x < 0) || (n === :FromZero && x > 0)
+    down || up || throw(ArgumentError("$T(x, r) with rounding mode $r is not supported"))
+    return down && y > x ? prevfloat(y) : up && y < x ? nextfloat(y) : y
+end
+Float64(x::Real, r::RoundingMode) = Core.float_rounded(Float64, x, r)
+Float32(x::Real, r::RoundingMode) = Core.float_rounded(Float32, x, r)
+Float16(x::Real, r::RoundingMode) = Core.float_rounded(Float16, x, r)
 
 # --- signs and sizes ------------------------------------------------------------------------------
 signbit(x::Rational) = signbit(numerator(x))
@@ -69,6 +83,8 @@ widen(x::Union{Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16
     convert(widen(typeof(x)), x)
 widemul(x::Integer, y::Integer) = widen(x) * widen(y)
 minmax(x::Real) = (x, x)
+# Base's reducer of extrema: the (min, max) of two (min, max) pairs (a NaN wins)
+Base._extrema_rf(x::Tuple, y::Tuple) = (min(x[1], y[1]), max(x[2], y[2]))
 Integer(x::Integer) = x
 in(x::Number, y::Number) = x == y
 get(x::Number, i, default) = Core.number_index_ok(i) ? x : default
@@ -240,6 +256,69 @@ fma(x::Real, y::Real, z::Real) = Core.fma_promoted(promote(x, y, z)...)
 Core.fma_promoted(x::T, y::T, z::T) where {T<:Union{Float16, Float32, Float64}} = Core.fma_exact(x, y, z)
 Core.fma_promoted(x, y, z) = x * y + z
 
+# Base.MultiplicativeInverses: a divisor made ready for repeated division (a Number, so a
+# scalar to broadcast); dividing by one is dividing by its divisor (Julia's multiplier and
+# shift are how its division is fast, not what it computes)
+# (Julia's MultiplicativeInverse{T} is parametric: Zyla's abstract types are not)
+abstract type MultiplicativeInverse <: Number end
+struct SignedMultiplicativeInverse{T<:Signed} <: MultiplicativeInverse
+    divisor::T
+end
+struct UnsignedMultiplicativeInverse{T<:Unsigned} <: MultiplicativeInverse
+    divisor::T
+end
+function Base.multiplicativeinverse(x::Integer)
+    iszero(x) && throw(ArgumentError("MultiplicativeInverse requires a nonzero divisor"))
+    return x isa Unsigned ? UnsignedMultiplicativeInverse(x) : SignedMultiplicativeInverse(x)
+end
+const _MultInv{T} = Union{SignedMultiplicativeInverse{T}, UnsignedMultiplicativeInverse{T}}
+div(a::T, b::_MultInv{T}) where {T<:Integer} = div(a, b.divisor)
+rem(a::T, b::_MultInv{T}) where {T<:Integer} = rem(a, b.divisor)
+divrem(a::T, b::_MultInv{T}) where {T<:Integer} = divrem(a, b.divisor)
+
+# rationalize: the simplest Rational within tol of x, from x's continued fraction (Julia's
+# algorithm, in x's own arithmetic, x kept as x/y since 1/r would round); the convergents
+# are computed as BigInts, and where one leaves T the last that fits in T is the answer
+function rationalize(::Type{T}, x::Union{AbstractFloat, Rational}, tol::Real) where {T<:Integer}
+    tol < 0 && throw(ArgumentError("negative tolerance $tol"))
+    T <: Unsigned && x < 0 && throw(OverflowError("cannot negate unsigned number"))
+    isnan(x) && return T(x) // one(T)
+    isinf(x) && return (x < 0 ? -one(T) : one(T)) // zero(T)
+    p, q, pp, qq = BigInt(x < 0 ? -1 : 1), BigInt(0), BigInt(0), BigInt(1)
+    x = abs(x)
+    a = trunc(x)
+    r = x - a
+    y = one(x)
+    nt, t, tt = oftype(x, tol), zero(x), oftype(x, tol)
+    while r > nt
+        next = Core.convergent(T, a, p, pp, q, qq)
+        next === nothing && return T(p) // T(q)
+        p, pp, q, qq = next[1], p, next[2], q
+        x, y = y, r
+        a, r = divrem(x, y)
+        t, tt = nt, t
+        nt = a * t + tt
+    end
+    # the optimal semiconvergent: the smallest a with x - a*y < a*t + tt
+    next = Core.convergent(T, cld(x - tt, y + t), p, pp, q, qq)
+    return next === nothing ? T(p) // T(q) : T(next[1]) // T(next[2])
+end
+# the next convergent (a*p + pp, a*q + qq), or nothing where it does not fit in T
+function Core.convergent(::Type{T}, a, p, pp, q, qq) where {T<:Integer}
+    np, nq = BigInt(a) * p + pp, BigInt(a) * q + qq
+    T === BigInt && return (np, nq)
+    return typemin(T) <= np <= typemax(T) && nq <= typemax(T) ? (np, nq) : nothing
+end
+rationalize(::Type{T}, x::AbstractFloat; tol::Real=eps(x)) where {T<:Integer} = rationalize(T, x, tol)
+rationalize(x::AbstractFloat; kw...) = rationalize(Int, x; kw...)
+rationalize(::Type{T}, x::Rational; tol::Real=0) where {T<:Integer} = rationalize(T, x, tol)
+rationalize(x::Rational; kw...) = x
+rationalize(::Type{T}, x::Integer; kw...) where {T<:Integer} = T(x) // one(T)
+rationalize(x::Integer; kw...) = x // one(x)
+rationalize(::Type{T}, z::Complex; kw...) where {T<:Integer} =
+    Complex(rationalize(T, real(z); kw...), rationalize(T, imag(z); kw...))
+rationalize(z::Complex; kw...) = rationalize(Int, z; kw...)
+
 # the bits of one(F) (Base.exponent_one), and of the sign, exponent and significand fields
 exponent_one(::Type{Float64}) = 0x3ff0000000000000
 exponent_one(::Type{Float32}) = 0x3f800000
@@ -253,6 +332,18 @@ exponent_one(::Type{Float16}) = 0x3c00
 firstindex(x::Number, d::Integer) = d < 1 ? throw(BoundsError(x, d)) : 1
 lastindex(x::Number, d::Integer) = d < 1 ? throw(BoundsError(x, d)) : 1
 
+# the constructors: Rational{T}(x) converts (an InexactError where T's parts do not hold
+# x), Rational(n, d) is n // d (of n's and d's promoted type)
+Rational{T}(x::Real) where {T<:Integer} = convert(Rational{T}, x)
+Rational{T}(n::Integer, d::Integer) where {T<:Integer} = convert(T, n) // convert(T, d)
+Rational(x::Integer) = x // one(x)
+Rational(x::Rational) = x
+Rational(n::Integer, d::Integer) = n // d
+round(::Type{T}, x::Rational) where {T<:Integer} = T(round(x))
+floor(::Type{T}, x::Rational) where {T<:Integer} = T(floor(x))
+ceil(::Type{T}, x::Rational) where {T<:Integer} = T(ceil(x))
+trunc(::Type{T}, x::Rational) where {T<:Integer} = T(trunc(x))
+inv(x::Rational) = one(x) / x  # (of x's type: inv(Int8(3)//Int8(4)) is a Rational{Int8})
 # a Rational with a zero denominator (`1//0`, `-1//0`) is infinite; none is NaN (`0//0` is an error)
 isfinite(x::Rational) = denominator(x) != 0
 isinf(x::Rational) = denominator(x) == 0

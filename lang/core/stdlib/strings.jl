@@ -9,6 +9,78 @@ end
 const ByteString = Union{String, SubString{String}, LazyString}
 
 ncodeunits(c::Char) = ncodeunits(string(c))
+# the columns a string or character takes in a terminal (wide East Asian characters two)
+textwidth(s::ByteString) = Core.textwidth(s)
+textwidth(c::Char) = Core.textwidth(c)
+
+# Chars order as their bits, which is code point order for valid ones (`'a' < 'b'`)
+isless(a::Char, b::Char) = Core.char_bits(a) < Core.char_bits(b)
+min(a::Char, b::Char) = isless(b, a) ? b : a
+max(a::Char, b::Char) = isless(b, a) ? a : b
+
+String(v::AbstractVector{<:AbstractChar}) = join(v)
+
+# Char ranges ('a':'z', 'a':2:'k'): StepRange{Char, Int64}
+(:)(a::Char, b::Char) = Core.char_range(a, 1, b)
+(:)(a::Char, s::Integer, b::Char) = Core.char_range(a, s, b)
+length(r::StepRange{Char}) = Core.char_range_parts(r)[3]
+step(r::StepRange{Char}) = Core.char_range_parts(r)[2]
+size(r::StepRange{Char}) = (length(r),)
+Core.endof(r::StepRange{Char}, k, n) = k == n ? length(r) : 1  # (`r[end]`)
+isempty(r::StepRange{Char}) = length(r) == 0
+getindex(r::StepRange{Char}, i::Integer) =
+    1 <= i <= length(r) ? first(r) + (i - 1) * step(r) : throw(BoundsError(r, i))
+function getindex(r::StepRange{Char}, k::AbstractRange{<:Integer})
+    isempty(k) || (r[first(k)]; r[last(k)])  # (a BoundsError where k leaves r)
+    st, s = first(r) + (first(k) - 1) * step(r), step(r) * step(k)
+    st:s:(st + (length(k) - 1) * s)
+end
+getindex(r::StepRange{Char}, k::AbstractVector) = collect(r)[k]
+iterate(r::StepRange{Char}, i::Integer=1) = i <= length(r) ? (r[i], i + 1) : nothing
+collect(r::StepRange{Char}) = Core.char_range_collect(r)
+in(c::AbstractChar, r::StepRange{Char}) = !isempty(r) &&
+    (step(r) > 0 ? first(r) <= c <= last(r) : last(r) <= c <= first(r)) &&
+    rem(Int(c) - Int(first(r)), step(r)) == 0
+reverse(r::StepRange{Char}) = last(r):-step(r):first(r)
+==(a::StepRange{Char}, b::StepRange{Char}) = (isempty(a) && isempty(b)) ||
+    (first(a) == first(b) && length(a) == length(b) && (length(a) == 1 || step(a) == step(b)))
+show(io::IO, r::StepRange{Char}) = print(io, repr(first(r)), ':', step(r), ':', repr(last(r)))
+# (Base's other AbstractArray functions see a Char range as the Vector{Char} it holds)
+ndims(::StepRange{Char}) = 1
+axes(r::StepRange{Char}) = (Base.OneTo(length(r)),)
+eachindex(r::StepRange{Char}) = Base.OneTo(length(r))
+keys(r::StepRange{Char}) = Base.OneTo(length(r))
+pairs(r::StepRange{Char}) = pairs(collect(r))
+checkbounds(::Type{Bool}, r::StepRange{Char}, i) = checkbounds(Bool, collect(r), i)
+vec(r::StepRange{Char}) = collect(r)
+Array(r::StepRange{Char}) = collect(r)
+Vector(r::StepRange{Char}) = collect(r)
+Vector{Char}(r::StepRange{Char}) = collect(r)
+convert(::Type{T}, r::StepRange{Char}) where {T<:Array} = convert(T, collect(r))
+similar(r::StepRange{Char}, args...) = similar(collect(r), args...)
+reshape(r::StepRange{Char}, dims...) = reshape(collect(r), dims...)
+permutedims(r::StepRange{Char}) = permutedims(collect(r))
+last(r::StepRange{Char}, n::Integer) = last(collect(r), n)
+rand(r::StepRange{Char}, dims::Integer...) = rand(collect(r), dims...)
+rand(rng, r::StepRange{Char}, dims::Integer...) = rand(rng, collect(r), dims...)
+minimum(r::StepRange{Char}) = minimum(collect(r))
+maximum(r::StepRange{Char}) = maximum(collect(r))
+extrema(r::StepRange{Char}) = extrema(collect(r))
+minimum(f, r::StepRange{Char}) = minimum(f, collect(r))
+maximum(f, r::StepRange{Char}) = maximum(f, collect(r))
+sum(r::StepRange{Char}) = sum(collect(r))
+sum(f, r::StepRange{Char}) = sum(f, collect(r))
+argmin(r::StepRange{Char}) = argmin(collect(r))
+argmax(r::StepRange{Char}) = argmax(collect(r))
+findmin(r::StepRange{Char}) = findmin(collect(r))
+findmax(r::StepRange{Char}) = findmax(collect(r))
+==(a::StepRange{Char}, b::AbstractArray) = collect(a) == b
+==(a::AbstractArray, b::StepRange{Char}) = a == collect(b)
+isequal(a::StepRange{Char}, b::StepRange{Char}) = a == b
+isequal(a::StepRange{Char}, b::AbstractArray) = isequal(collect(a), b)
+isequal(a::AbstractArray, b::StepRange{Char}) = isequal(a, collect(b))
+hash(r::StepRange{Char}, h::UInt) = hash(collect(r), h)
+hash(r::StepRange{Char}) = hash(collect(r))
 codeunit(s::ByteString) = UInt8
 codeunit(s::ByteString, i::Integer) = Core.str_codeunit(s, i)
 thisind(s::ByteString, i::Integer) = Core.str_thisind(s, i)
@@ -269,4 +341,16 @@ function split(str::ByteString, f::Function; limit::Integer = 0, keepempty::Bool
     end
     (keepempty || i <= ncodeunits(str)) && push!(strs, SubString(str, i))
     strs
+end
+
+# join with a last delimiter (`join([1, 2, 3], ", ", " and ")`), and into an IO
+join(xs, delim, last) = sprint(io -> join(io, xs, delim, last))
+function join(io::IO, xs, delim="", last=delim)
+    items = collect(xs)
+    n = length(items)
+    for (i, x) in enumerate(items)
+        i > 1 && print(io, i == n ? last : delim)
+        print(io, x)
+    end
+    nothing
 end
