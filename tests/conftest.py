@@ -3,7 +3,8 @@
 Every test process has the recursion limit `zyla` runs programs with (lang/door/cli.py):
 a second derivative through the host's pullback closures nests deeper than Python's
 default 1000 frames, and without this a test passed or failed with which tests its
-process happened to run before it.
+process happened to run before it (inside a hypothesis example the limit is hypothesis's:
+tests raise it there with snippets.zyla_recursion_limit).
 
 `make test` runs the suite in parallel processes (pytest-xdist), which take tests in
 collection order. The few long tests (a conformance file runs for up to a minute) go
@@ -16,6 +17,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from snippets import ZYLA_RECURSION_LIMIT
 
 #: the modules whose tests take longest (`pytest --durations`), run first in this order
 LONG_FIRST = ("test_conformance.py", "test_bench.py", "test_tiering.py", "test_nests.py",
@@ -23,7 +25,7 @@ LONG_FIRST = ("test_conformance.py", "test_bench.py", "test_tiering.py", "test_n
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), ZYLA_RECURSION_LIMIT))
 
 
 def _rank(item: pytest.Item) -> int:

@@ -1,10 +1,13 @@
 """What the tests that run Zyla snippets share: one interpreter per test module (and
-set-up source), what a snippet prints, and a program of `@testset`s run as one test."""
+set-up source), what a snippet prints, a program of `@testset`s run as one test, and the
+recursion limit `zyla` runs programs with."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -12,6 +15,23 @@ from grammar.errors import ZylaError
 from lang.door.api import Zyla
 
 _SESSIONS: dict[tuple[str, str], Zyla] = {}
+
+#: the recursion limit `zyla` runs programs with (lang/door/cli.py)
+ZYLA_RECURSION_LIMIT = 20000
+
+
+@contextlib.contextmanager
+def zyla_recursion_limit() -> Iterator[None]:
+    """Inside, Python's recursion limit is at least `zyla`'s: hypothesis sets it to about
+    2,000 frames past the test's depth while it runs an example, and a second derivative
+    through the host's pullback closures (or nested forward and reverse mode) nests deeper.
+    tests/conftest.py sets it for whatever runs outside an example."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, ZYLA_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def session(module: str, setup: str = "") -> Zyla:

@@ -20,6 +20,7 @@ import pytest
 import test_gradients as tg
 from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
+from snippets import zyla_recursion_limit
 
 from autodiff import forward
 from grammar.errors import ZylaError
@@ -196,7 +197,8 @@ def test_jvp(case: tg.Case) -> None:
         return a, d(direction(a))
 
     def run(av: tuple) -> None:
-        check_jvp(fs, case, *av)
+        with zyla_recursion_limit():
+            check_jvp(fs, case, *av)
 
     test = given(draw())(run)
     for w in case.witnesses:

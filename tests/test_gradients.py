@@ -20,7 +20,6 @@ A case that fails because Zyla is wrong carries `bug="..."` and runs as a strict
 from __future__ import annotations
 
 import re
-import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from snippets import zyla_recursion_limit
 
 from grammar.errors import ZylaError
 from lang.door.api import Zyla
@@ -1058,10 +1058,6 @@ _SESSION: list[Session] = []
 
 def session() -> Session:
     if not _SESSION:
-        # the recursion limit `zyla` runs programs with (lang/door/cli.py): a second
-        # derivative through the host's pullback closures nests deeper than Python's
-        # default 1000 frames once the host has translated them (hostcode frames)
-        sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
         _SESSION.append(Session())
     return _SESSION[0]
 
@@ -1110,12 +1106,11 @@ def _param(case: Case) -> Any:
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_gradient(case: Case) -> None:
-    if case.own_session:
-        sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # (as session() does)
     s = Session() if case.own_session else session()
 
     def run(a: tuple) -> None:
-        check_case(s, case, a)
+        with zyla_recursion_limit():
+            check_case(s, case, a)
 
     test = given(case.draw)(run)
     for w in case.witnesses:  # inputs hypothesis might miss: every branch, for instance

@@ -9,6 +9,9 @@ identity is -0.0), compiled or not; the product of characters is their string
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from grammar.errors import ZylaError
@@ -20,16 +23,23 @@ def rt() -> Runtime:
     return Runtime()
 
 
-@pytest.mark.parametrize("mode", ["never", "always"])
-def test_sum_of_negative_zeros_keeps_the_sign(rt: Runtime, mode: str) -> None:
+@contextmanager
+def compile_mode(rt: Runtime, mode: str) -> Iterator[None]:
+    """rt's calls run in this compile mode ("never": host, "always": compiled) inside."""
     was, rt.compile_mode = rt.compile_mode, mode
     try:
+        yield
+    finally:
+        rt.compile_mode = was
+
+
+@pytest.mark.parametrize("mode", ["never", "always"])
+def test_sum_of_negative_zeros_keeps_the_sign(rt: Runtime, mode: str) -> None:
+    with compile_mode(rt, mode):
         got = rt.run_source(
             "sumzeros(x) = sum(x)\n"
             "repr((sumzeros([-0.0, -0.0, -0.0]), sumzeros([-0.0, 0.0]), sumzeros(Float64[]),"
             " sumzeros(Float32[-0.0, -0.0]), sumzeros([1.5, -0.0, 2.0])))", "t.jl")
-    finally:
-        rt.compile_mode = was
     assert got == "(-0.0, 0.0, 0.0, -0.0f0, 3.5)"
 
 
@@ -141,12 +151,9 @@ def test_sum_of_empty_object_arrays_is_zero_of_the_element_type(rt: Runtime) -> 
 @pytest.mark.parametrize("mode", ["never", "always"])
 def test_sinpi_cospi_are_exact_where_julia_is(rt: Runtime, mode: str) -> None:
     # (compiled too: the reduction and Dekker's product must survive XLA)
-    was, rt.compile_mode = rt.compile_mode, mode
-    try:
+    with compile_mode(rt, mode):
         got = rt.run_source("spcp(x, y) = (sinpi(x), cospi(y))\n(spcp(1/6, 1/3), spcp(-1.0, 0.5))",
                             "t.jl")
-    finally:
-        rt.compile_mode = was
     assert repr(got) == "((0.5, 0.5), (-0.0, 0.0))"
     got = rt.run_source(
         "(cospi(-1.5) === 0.0, sinpi(2.5) === 1.0, sinpi(1.0f0 / 6) isa Float32,"
@@ -224,15 +231,12 @@ def test_float32_functions_round_once_on_the_host(rt: Runtime) -> None:
 @pytest.mark.parametrize("mode", ["never", "always"])
 def test_hypot_is_correctly_rounded(rt: Runtime, mode: str) -> None:
     # (sqrt(a^2 + b^2) is 1.9229968386313332, an ulp off; the scaled values agree exactly)
-    was, rt.compile_mode = rt.compile_mode, mode
-    try:
+    with compile_mode(rt, mode):
         got = rt.run_source(
             "hy(a, b) = hypot(a, b)\n"
             "(hy(1.368423059742933, 1.3510496552495361),"
             " hy(floatmin(Float64) * 1.368423059742933, floatmin(Float64) * 1.3510496552495361)"
             " == floatmin(Float64) * 1.922996838631333, hy(1e300, 1e300), hy(3.0, -4.0))", "t.jl")
-    finally:
-        rt.compile_mode = was
     assert got == (1.922996838631333, True, 1.4142135623730952e300, 5.0)
     assert rt.run_source("gradient(x -> hypot(x, 4.0), 3.0)", "t.jl") == (0.6,)
 
@@ -297,8 +301,7 @@ def test_reductions_of_lazy_generators(rt: Runtime) -> None:
     # `init` has no eltype to reduce (ArgumentError, not sum(Any[])'s MethodError); it
     # differentiates as before, and a gradient through a flattened generator of
     # generators is refused (it was `nothing`: the closure's captures went unseen)
-    was, rt.compile_mode = rt.compile_mode, "never"
-    try:
+    with compile_mode(rt, "never"):
         got = rt.run_source(
             "d = Int[]; any((push!(d, t); t > 2) for t in 1:9)\n"
             "e = try; sum(t^2 for t in Any[]); catch err; typeof(err); end\n"
@@ -307,8 +310,6 @@ def test_reductions_of_lazy_generators(rt: Runtime) -> None:
         with pytest.raises(ZylaError, match="flatten. has no derivative rule"):
             rt.run_source("gradient(x -> sum(x[i] * x[j] for i in 1:2 for j in 1:2), [1.0, 2.0])",
                           "t.jl")
-    finally:
-        rt.compile_mode = was
     assert [list(got[0]), str(got[1]), got[2], got[3], list(got[4])] == [
         [1, 2, 3], "ArgumentError", 0, 1, [0.0, 4.0]]
 
@@ -318,14 +319,11 @@ def test_sort_orders_as_isless_and_sign_keeps_negative_zero(rt: Runtime, mode: s
     """sort puts -0.0 before 0.0 and NaN last (first with rev=true), reverses typemin
     without overflow (it sorted by -x), and sign(-0.0) is -0.0 (numpy's is 0.0); on the
     host and compiled alike."""
-    was, rt.compile_mode = rt.compile_mode, mode
-    try:
+    with compile_mode(rt, mode):
         got = rt.run_source(
             "sorted(x; rev=false) = sort(x; rev=rev)\nsigns(x) = sign.(x)\n"
             "repr((sorted([0.0, -0.0, NaN, -1.0]), sorted([0.0, -0.0, NaN, -1.0]; rev=true),"
             " sorted([typemin(Int), 0, 5]; rev=true), sorted(UInt8[3, 200, 1]; rev=true),"
             " sortperm([2, 1, 2, 1]; rev=true), signs([-0.0, 0.0, -2.0]), sign(-0.0)))", "t.jl")
-    finally:
-        rt.compile_mode = was
     assert got == ("([-1.0, -0.0, 0.0, NaN], [NaN, 0.0, -0.0, -1.0], [5, 0, -9223372036854775808],"
                    " UInt8[0xc8, 0x03, 0x01], [1, 3, 2, 4], [-0.0, 0.0, -1.0], -0.0)")

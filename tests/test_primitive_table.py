@@ -6,13 +6,13 @@ tests/test_forward.py also runs in forward mode).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 import test_gradients as tg
 from hypothesis import HealthCheck, Phase, assume, given, settings
+from snippets import zyla_recursion_limit
 
 from autodiff import forward as ad_forward
 from autodiff import runtime as ad_runtime
@@ -154,17 +154,9 @@ def test_gradient_cases_differentiate_their_primitives(case: tg.Case,
 
     def run(a: tuple) -> None:
         zargs = s.zargs(a)
-        # (hypothesis lowers Python's recursion limit to ~2,000 frames past the test's own
-        # depth while it runs an example; nested reverse mode through the recording hook
-        # needs more: the room `zyla` itself makes)
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old, 20000))
-        try:
-            with monkeypatch.context() as m:
-                recorded = _recording(m, s.z)
-                s.z.gradient(fname, *zargs)
-        finally:
-            sys.setrecursionlimit(old)
+        with zyla_recursion_limit(), monkeypatch.context() as m:
+            recorded = _recording(m, s.z)
+            s.z.gradient(fname, *zargs)
         seen.update(recorded)
 
     if case.witnesses:
