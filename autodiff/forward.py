@@ -55,6 +55,7 @@ from lang.core import (
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_random import host_rng_scope
+from lang.core.complexes import complex_cotangent
 from lang.core.functions import Closure, GenericFunction, PyCallable, elementwise_primitive, typeof
 from lang.core.interp import OP_HANDLERS, UNSET, Interpreter, Tape
 from lang.core.ir import Function, Op, Region, Value
@@ -967,14 +968,16 @@ def fwd_tape_part(t: Any, j: int) -> Any:
 
 def tangent_out(y: Any, dy: Any) -> Any:
     """The tangent `jvp` returns: a zero like y for `nothing`, tangent closures shown as
-    NamedTuples of their captures, NoTangent/ZeroTangent as `nothing`."""
+    NamedTuples of their captures, NoTangent/ZeroTangent as `nothing`, a complex number's
+    `(re, im)` as a complex number (as ChainRules' frules give it; also inside arrays,
+    tuples and structs)."""
     if dy is None and y is not None:
         z = zero_tangent(y)
         return None if isinstance(z, bool) else z
     if isinstance(dy, Closure) and isinstance(y, Closure):
         names = tuple(y.fn.params[: y.fn.ncaptures])
         return V.NamedTuple(names, tuple(dy.captures))
-    return clean(dy)
+    return complex_cotangent(y, clean(dy))
 
 
 # Forward rules of the primitives defined here.

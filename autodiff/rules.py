@@ -157,13 +157,23 @@ def tail_cot(dz: Any) -> Any:
     return None if dz is None else tuple(dz[1:])
 
 
-def convert_cot(x: Any, dz: Any) -> Any:
+def convert_cot(x: Any, dz: Any, keep_float: bool = False) -> Any:
+    """The cotangent of a conversion's argument x: dz in x's float type (Float64 for an
+    integer); keep_float: an integer's float cotangent keeps its type (convert_tangent)."""
     d = N.dtype_of(as_array(x))
     if d.kind in "iu":
+        if keep_float and dz is not None and N.dtype_of(dz).kind == "f":
+            return dz
         d = N.F64  # convert(Float64, n) passes its cotangent to the integer n
     if d.kind != "f" or dz is None:
         return None
     return N.cast(dz, d, np) if not hasattr(dz, "aval") else dz.astype(d)
+
+
+def convert_tangent(x: Any, dz: Any) -> Any:
+    """The tangent of `convert_cot` (forward over reverse: `hessian`): an integer's keeps
+    the float type it was computed in, as grads_tangent."""
+    return convert_cot(x, dz, keep_float=True)
 
 
 def permute_back(xp: Any, dz: Any, x: Any, *p: Any) -> Any:
@@ -356,6 +366,7 @@ def install(rt: Any) -> None:
     plain("Core.prepend_nothing", prepend_nothing, "(dz, z, g) -> (Core.tail_cot(dz),)")
     plain("Core.tail_cot", tail_cot, "(dz, z, g) -> (Core.prepend_nothing(dz),)")
     plain("Core.convert_cot", convert_cot, "(dz, z, x, d) -> (nothing, dz)")
+    plain("Core.convert_tangent", convert_tangent, "(dz, z, x, d) -> (nothing, dz)")
     numeric("Core.onehot_like", onehot_like, NONDIFF)
     plain("Core.tail", lambda t: tuple(t[1:]), "(dz, z, t) -> (Core.prepend_nothing(dz),)")
     b["Core.iter_array"] = prim("Core.iter_array", iter_array_host, _jx(iter_array),
@@ -371,7 +382,8 @@ def install(rt: Any) -> None:
 # d the tuple of the arguments' tangents (zeros where they have none), or a marker
 # ("noforward": no rule, an AD error; "SPECIAL": the dispatcher's own).
 FORWARD: dict[str, str] = {
-    "Core.convert_cot": "(d, z, x, dz) -> Core.convert_cot(x, d[2])",
+    "Core.convert_cot": "(d, z, x, dz) -> Core.convert_tangent(x, d[2])",
+    "Core.convert_tangent": "(d, z, x, dz) -> Core.convert_tangent(x, d[2])",
     "Core.getindex_back": "(d, z, dz, x, i...) -> Core.getindex_back(d[1], x, i...)",
     "Core.broadcast_to": "(d, z, dz, x) -> Core.broadcast_to(d[1], x)",
     "Core.permute_back": "(d, z, dz, x, p...) -> Core.permute_back(d[1], x, p...)",
@@ -395,7 +407,8 @@ FORWARD: dict[str, str] = {
     "Core.kwcot_back": "(d, z, dz) -> Core.kwcot_back(d[1])",
     "Core.kwgrad": "(d, z, g, name) -> Core.kwgrad(d[1], name)",
     "Core.kwgrad_back": "(d, z, g, name, dz) -> Core.kwgrad_back(g, name, d[3])",
-    "Core.grads_out": "(d, z, g, args) -> Core.grads_out(d[1], args)",
+    "Core.grads_out": "(d, z, g, args) -> Core.grads_tangent(d[1], args)",
+    "Core.grads_tangent": "(d, z, g, args) -> Core.grads_tangent(d[1], args)",
     "Core.iter_cot": "(d, z, it, t) -> Core.iter_cot(it, d[2])",
     "Core.onehot_cot": "(d, z, x, i, dz) -> Core.onehot_cot(x, i, d[3])",
     "Core.field_cot": "(d, z, x, s, dz) -> Core.field_cot(x, s, d[3])",

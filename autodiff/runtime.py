@@ -29,7 +29,7 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.builtins import _check_broadcast
+from lang.core.builtins import _check_broadcast, ref_call, unref_args
 from lang.core.builtins_dict import JDict
 from lang.core.builtins_iter import LazyIter
 from lang.core.builtins_mutate import mutates_array
@@ -344,7 +344,8 @@ ZERO_DERIVATIVE = frozenset({
     "round", "floor", "ceil", "trunc", "sign", "eps", "zero", "one", "oneunit", "zeros",
     "ones", "similar", "rand", "randn", "randexp", "floatmax", "floatmin", "maxintfloat", "typemax",
     "typemin", "time", "ignore_derivatives", "Core.onehot_like", "Core.sensitivity",
-    "Core.elapsed_since", "Core.time_start", "Core.time_report", "NNlib.dropout_mask",
+    "Core.elapsed_since", "Core.time_start", "Core.time_report", "Core.compile_clock",
+    "NNlib.dropout_mask",
     "NNlib.leakyrelu_deriv", "NNlib.within_gradient", "NNlib.getmode", "NNlib.modecell",
     "NNlib.setmode!", "NNlib.write_stats!", "Core.chol_mask", "Core.tri_mask",
     "Core.eig_gaps", "Core.rng_snapshot", "Core.is_zero_cot", "Core.rule_of",
@@ -678,6 +679,9 @@ def _prim_pullback(interp: Interpreter, st: ADState, p: Primitive, args: list,
 
 def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: dict | None) -> tuple:
     f, xs = args[0], args[1:]
+    unref = unref_args(xs)
+    if any(u is not x for u, x in zip(unref, xs, strict=True)):
+        return _broadcast_over_refs(interp, st, f, xs, unref, kwargs)
     p = elementwise_primitive(f, xs)
     if p is None and not (isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE) \
             or p is not None and _has_array_elements(xs):
@@ -693,6 +697,20 @@ def _broadcast_pullback(interp: Interpreter, st: ADState, args: list, kwargs: di
     if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE:
         return y, _make_closure(interp, "Core.bcast_convert_back", tuple(xs))
     return _broadcast_generic(interp, f, xs, None)
+
+
+def _broadcast_over_refs(interp: Interpreter, st: ADState, f: Any, xs: list, unref: tuple,
+                         kwargs: dict | None) -> tuple:
+    """A broadcast with `Ref(x)` arguments, as `broadcast` runs it: over the 1-tuples
+    `(x,)` (each call sees x, not the Ref), or, with no collection among the arguments,
+    the one call on the contents. A Ref's cotangent is `(x = d,)`."""
+    isref = tuple(u is not x for u, x in zip(unref, xs, strict=True))
+    call = ref_call(xs)
+    if call is not None:
+        y, b = pullback_call(interp, f, call, kwargs)
+        return y, _make_closure(interp, "Core.ref_bcast_back", b, isref, False)
+    y, b = _broadcast_pullback(interp, st, [f, *unref], kwargs)
+    return y, _make_closure(interp, "Core.ref_bcast_back", b, isref, True)
 
 
 def _has_array_elements(xs: Any) -> bool:
@@ -1353,14 +1371,24 @@ def sensitivity(y: Any) -> Any:
                     hint="use `jacobian` or `pullback` for non-scalar outputs")
 
 
-def grads_out(g: Any, args: tuple) -> tuple:
+def grads_out(g: Any, args: tuple, keep_float: bool = False) -> tuple:
     """Argument cotangents of a pullback result, Zygote style: d_self dropped; integers
-    are numbers like any other (`gradient(x -> 3x, 2) == (3.0,)`), Booleans have none."""
+    are numbers like any other (`gradient(x -> 3x, 2) == (3.0,)`), Booleans have none.
+    keep_float: see grads_tangent."""
     if g is None:
         return (None,) * len(args)
     return tuple(None if _is_bool(a) else
-                 _project_real(a, _project_shape(a, complex_cotangent(a, _clean(x))))
+                 _project_real(a, _project_shape(a, complex_cotangent(a, _clean(x))),
+                               keep_float)
                  for x, a in zip(g[1:], args, strict=False))
+
+
+def grads_tangent(g: Any, args: tuple) -> tuple:
+    """The tangent of `grads_out` (forward over reverse: `hessian`), projected as the
+    gradient is, except that an integer argument's keeps the float type it was computed
+    in, as Zygote's Dual numbers carry it (a Float32 model's Hessian at integer inputs is
+    Float32, not Float64 holding Float32's precision)."""
+    return grads_out(g, args, keep_float=True)
 
 
 def _project_shape(a: Any, g: Any) -> Any:
@@ -1381,15 +1409,16 @@ def _project_shape(a: Any, g: Any) -> Any:
     return g
 
 
-def _project_real(a: Any, g: Any) -> Any:
+def _project_real(a: Any, g: Any, keep_float: bool = False) -> Any:
     """The gradient of a real number or array in its float type, as ChainRules' ProjectTo
     gives it: an integer's is a Float64 (`pullback(*, 2, 1.5f0)[2](1f0)[1] === 1.5`), a
     Float32's stays a Float32 when the result was promoted (`gradient(x -> x * 2.0, 1f0)`),
     a real number's is the real part of a complex one (from a user rrule), a real array's
     the real parts of a complex array (`pullback(real, A)[2](dy)` for a complex dy); a
-    tuple's elements are projected each."""
+    tuple's elements are projected each. keep_float: an integer's float cotangent keeps
+    its type."""
     if type(a) is tuple and type(g) is tuple and len(a) == len(g):
-        return tuple(_project_real(x, d) for x, d in zip(a, g, strict=True))
+        return tuple(_project_real(x, d, keep_float) for x, d in zip(a, g, strict=True))
     if is_complex(g) and isinstance(a, (int, float, np.integer, np.floating)) \
             and not isinstance(a, (bool, np.bool_)):
         g = g.fields[0]
@@ -1404,6 +1433,8 @@ def _project_real(a: Any, g: Any) -> Any:
     if da.kind not in "iuf" or dg.kind not in "iuf" or is_array(a) != is_array(g):
         return g
     d = N.float_dtype(da)
+    if keep_float and da.kind in "iu" and dg.kind == "f":
+        return g
     return g if dg == d else N.cast(g, d, N.xp_for(g))
 
 
@@ -1503,6 +1534,8 @@ def install(rt: Any) -> None:
         if name in b:
             b[name].pullback = rule
     ad_prim("Core.grads_out", grads_out, "(dz, z, g, args) -> ((nothing, dz...), nothing)")
+    ad_prim("Core.grads_tangent", grads_tangent,
+            "(dz, z, g, args) -> ((nothing, dz...), nothing)")
     ad_prim("Core.segment_length", lambda n: max(1, int(np.ceil(np.sqrt(n)))))
     ad_prim("NoTangent", lambda: NO_TANGENT)
     ad_prim("ZeroTangent", lambda: None)

@@ -84,6 +84,7 @@ TRACE_SAFE = {
     "Core.back", "Core.getgrad", "Core.kwgrad", "Core.kwgrad_back",
     "Core.kwcot", "Core.kwcot_back", "Core.regroup", "Core.splice_last", "Core.tuple_cot",
     "Core.onehot_cot", "Core.field_cot", "Core.struct_fields_cot", "Core.grads_out",
+    "Core.grads_tangent", "Core.convert_tangent",
     "NoTangent", "ZeroTangent", "ChainRulesCore.NoTangent", "ChainRulesCore.ZeroTangent",
     "unthunk", "Core.prepend_nothing", "Core.tail_cot", "typeof", "isa", "<:", "===", "!==",
     "Core.apply_type", "isnothing", "Core.rule_of", "Core.convert_cot", "keys", "values",
@@ -253,6 +254,7 @@ class JaxInterpreter(Interpreter):
         if isinstance(f, V.JType) and f in V.JTYPE_TO_DTYPE and len(args) == 1:
             return jnp.asarray(args[0]).astype(V.JTYPE_TO_DTYPE[f])
         # a general function: vmap it over the broadcast elements
+        args = _one_element_tuples(args)
         shapes = [np.shape(a) for a in args if _is_array(a)]
         shape = np.broadcast_shapes(*shapes)
         flat = [jnp.broadcast_to(a, shape).reshape(-1) if _is_array(a) else None for a in args]
@@ -291,6 +293,10 @@ class JaxInterpreter(Interpreter):
         if not any(_is_array(a) for a in xs):
             y, b = pullback_call(self, f, list(xs))
             return y, _make_closure(self, "Core.bcast_scalar_back", b)
+        if any(isinstance(a, tuple) for a in xs):
+            # (a tuple's cotangent would have to be rebuilt from its elements')
+            raise OffloadError("AD of broadcasting a function over a tuple (or a Ref) and "
+                               "arrays runs on the host")
         shape = tuple(np.broadcast_shapes(*[np.shape(a) for a in xs if _is_array(a)]))
         flat = [jnp.broadcast_to(a, shape).reshape(-1) if _is_array(a) else None for a in xs]
         idx = [i for i, a in enumerate(flat) if a is not None]
@@ -1347,6 +1353,16 @@ def _plain(x: Any) -> bool:
     return dt is not None and hasattr(x, "shape") and getattr(dt, "kind", "O") != "O"
 
 
+def _one_element_tuples(args: list) -> list:
+    """The arguments of a general function broadcast over arrays, for its per-element
+    calls: a 1-tuple (a `Ref`'s contents) is its one element in every call; a longer tuple
+    is a dimension of the broadcast, which runs on the host."""
+    if any(isinstance(a, tuple) and len(a) != 1 for a in args):
+        raise OffloadError("broadcasting a function over a tuple and arrays together runs "
+                           "on the host")
+    return [a[0] if isinstance(a, tuple) else a for a in args]
+
+
 def _positions(shape: tuple) -> Any:
     """0, 1, ... over the elements of a broadcast (each element's iteration number)."""
     import jax.numpy as jnp
@@ -1386,7 +1402,8 @@ _SIDE_EFFECTS = {"time", "print", "println", "show", "display", "Core.show_expr"
                  "Random.seed!", "randperm", "shuffle", "Random.MersenneTwister", "Core.setbox",
                  "Core.box", "Core.unbox",
                  "Test.do_test", "Test.do_testset", "Test.do_test_throws",
-                 "Core.time_start", "Core.time_report", "Core.elapsed_since"}
+                 "Core.time_start", "Core.time_report", "Core.elapsed_since",
+                 "Core.compile_clock"}
 _STATIC_OK = {"size", "length", "ndims", "eltype", ":", "Core.endof", "zeros", "ones", "fill",
               "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "÷", "%", "!", "Core.or", "max",
               "min",

@@ -110,6 +110,8 @@ class Call(Node):
     func: Node
     args: list[Node]
     kwargs: list[Kwarg] = field(default_factory=list)
+    # written in parentheses: `(a + b) + c` is not Julia's flattened `a + b + c`
+    grouped: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass
@@ -292,6 +294,10 @@ class FunctionDef(Node):
     where: list[Node] = field(default_factory=list)
     return_type: Node | None = None
     type_params: list[Node] = field(default_factory=list)
+    # `$f(x) = ...` inside a quote: the Interpolation that names it (`name` is "$")
+    name_expr: Node | None = None
+    # written `function f(x) ... end` (not `f(x) = ...`): Julia's Expr heads differ
+    long: bool = field(default=False, compare=False)
 
 
 # --- statements (also expressions) ---------------------------------------------------
@@ -458,6 +464,24 @@ class ModuleDef(Node):
 
     name: str
     body: Block
+
+
+@dataclass
+class Quote(Node):
+    """`quote ... end` (body a Block) and `:(expr)`: the code itself as a value (an
+    `Expr`, a `Symbol` or a literal), its `$` interpolations evaluated when it runs."""
+
+    body: Node
+
+
+@dataclass
+class MacroDef(Node):
+    """`macro name(params...) body end`: a function `@name` that the lowering calls
+    with the unevaluated arguments of each `@name ...` call."""
+
+    name: str
+    params: list[Param]
+    body: Node
 
 
 @dataclass

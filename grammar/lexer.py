@@ -31,6 +31,7 @@ tests check that this shortcut yields the very tokens the general methods would.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +41,7 @@ from lark.lexer import Lexer, LexerState
 from lark.parsers.lalr_analysis import Shift
 from lark.utils import TextSlice
 
-from grammar.ast import Ident, Node, Span
+from grammar.ast import Ident, Literal, MacroCall, Node, Span
 from grammar.errors import SourceFile, ZylaError
 
 # ---- errors --------------------------------------------------------------------------
@@ -83,10 +84,15 @@ DOT, ELLIPSIS, ADJOINT, ENDMARKER = "DOT", "ELLIPSIS", "ADJOINT", "ENDMARKER"
 BARECOLON, COLON, TERNCOLON, QUESTION = "BARECOLON", "COLON", "TERNCOLON", "QUESTION"
 ASSIGN, OPASSIGN, DOTASSIGN = "ASSIGN", "OPASSIGN", "DOTASSIGN"
 PAIR, ARROW, OROR, ANDAND = "PAIR", "ARROW", "OROR", "ANDAND"
+ARROWOP = "ARROWOP"  # `→`, `-->`, ...: binary operators between `&&` and comparisons
 COMPOP, SUBTYPE, ELEMOF, IN, ISA, PIPE = "COMPOP", "SUBTYPE", "ELEMOF", "IN", "ISA", "PIPE"
 PLUSMINUS, ADDOP, MULOP, RATIONAL = "PLUSMINUS", "ADDOP", "MULOP", "RATIONAL"
 SHIFTOP, POW, DCOLON, NOT, SQRT = "SHIFTOP", "POW", "DCOLON", "NOT", "SQRT"
 DOLLAR = "DOLLAR"
+#: (not a token: the lexer's previous-token type after the `end` of a `do` block)
+DO_END = "DO_END"
+#: `quote ... end`, `macro m(x) ... end`, and the `:` of an expression quote `:(x + 1)`
+QUOTE, MACRODEF, QUOTECOLON = "QUOTE", "MACRODEF", "QUOTECOLON"
 FUNCTION, END, IF, ELSEIF, ELSE = "FUNCTION", "END", "IF", "ELSEIF", "ELSE"
 FOR, COMPFOR, COMPIF, WHILE = "FOR", "COMPFOR", "COMPIF", "WHILE"
 OUTER = "OUTER"  # `for outer i = ...`: the loop sets the enclosing scope's i
@@ -113,6 +119,8 @@ _BLOCK_KEYWORDS = {
     "struct": STRUCT,
     "module": MODULE,
     "do": DO,
+    "quote": QUOTE,
+    "macro": MACRODEF,
 }
 #: Keywords in the middle of a block.
 _MID_KEYWORDS = {"elseif": ELSEIF, "else": ELSE, "catch": CATCH, "finally": FINALLY}
@@ -128,8 +136,6 @@ _PLAIN_KEYWORDS = {
     "in": IN,
     "isa": ISA,
     "where": WHERE,
-    "quote": UNSUPPORTED,
-    "macro": UNSUPPORTED,
     "baremodule": UNSUPPORTED,
     "export": EXPORT,
 }
@@ -149,26 +155,32 @@ _OPERATOR_CLASSES: dict[str, tuple[str, ...]] = {
     OROR: ("||",),
     ANDAND: ("&&",),
     QUESTION: ("?",),
-    COMPOP: ("==", "!=", "===", "!==", "<", "<=", ">", ">=", "≤", "≥", "≠", "≈", "≉", "≡",
-             "≢", "∉", "⊆", "⊂", "⊇", "⊃", ">:"),
+    ARROWOP: ("-->", *"→←↔↚↛↠↣↦↮⇎⇏⇒⇔⇴⇶⇷⇸⇹⇺⇻⇼⇽⇾⇿⟵⟶⟷⟹⟺⟻⟼⟽⟾⟿⤀⤁⤂⤃⤄⤅⤆⤇⤌⤍⤎⤏⤐⤑⤔⤕⤖⤗⤘⤝⤞⤟⤠"
+                       "⥄⥅⥆⥇⥈⥊⥋⥎⥐⥒⥓⥖⥗⥚⥛⥞⥟⥢⥤⥦⥧⥨⥩⥪⥫⥬⥭⥰⧴⬱⬰⬲⬳⬴⬵⬶⬷⬸⬹⬺⬻⬼⬽⬾⬿⭀⭁⭂⭃⭄⭇⭈⭉⭊⭋⭌￩￫"),
+    COMPOP: ("==", "!=", "===", "!==", "<", "<=", ">", ">=", ">:",
+             *"≤≥≠≈≉≡≢∉⊆⊂⊇⊃∋∌⊈⊄⊊∝∊∍∥∦∷∺∻∽∾≁≃≄≅≆≇≊≋≌≍≎≐≑≒≓≔≕≖≗≘≙≚≛≜≝≞≟≣≦≧≨≩≪≫≬≭≮≯≰≱"
+             "≲≳≴≵≶≷≸≹≺≻≼≽≾≿⊀⊁⊅⊉⊋⊏⊐⊑⊒⊜⊩⊬⊮⊰⊱⊲⊳⊴⊵⊶⊷⋍⋐⋑⋕⋖⋗⋘⋙⋚⋛⋜⋝⋞⋟⋠⋡⋢⋣⋤⋥⋦⋧⋨⋩⋪⋫⋬⋭⋲⋳"
+             "⋴⋵⋶⋷⋸⋹⋺⋻⋼⋽⋾⋿⟈⟉⟒⦷⧀⧁⧡⧣⧤⧥⩦⩧⩪⩫⩬⩭⩮⩯⩰⩱⩲⩳⩴⩵⩶⩷⩸⩹⩺⩻⩼⩽⩾⩿⪀⪁⪂⪃⪄⪅⪆⪇⪈⪉⪊⪋⪌⪍⪎⪏"
+             "⪐⪑⪒⪓⪔⪕⪖⪗⪘⪙⪚⪛⪜⪝⪞⪟⪠⪡⪢⪣⪤⪥⪦⪧⪨⪩⪪⪫⪬⪭⪮⪯⪰⪱⪲⪳⪴⪵⪶⪷⪸⪹⪺⪻⪼⪽⪾⪿⫀⫁⫂⫃⫄⫅⫆⫇⫈⫉⫊⫋"
+             "⫌⫍⫎⫏⫐⫑⫒⫓⫔⫕⫖⫗⫘⫙⫷⫸⫹⫺⊢⊣"),
     SUBTYPE: ("<:",),
     ELEMOF: ("∈",),
     PIPE: ("|>",),
     PLUSMINUS: ("+", "-"),
-    ADDOP: ("|", "⊻", "⊽", "∪", "⊕", "⊖", "⊞", "⊟", "∨", "⊔", "±", "∓"),
-    MULOP: ("*", "/", "÷", "%", "\\", "⋅", "&", "∘", "×", "∩", "⊗", "⊙", "⊘", "⊛", "⊠", "⊡",
-            "∧", "⊓", "⋆", "∗", "⊼"),
+    ADDOP: ("|", *"⊻⊽∪⊕⊖⊞⊟∨⊔±∓∔∸≂≏⊎⋎⋓⧺⧻⨈⨢⨣⨤⨥⨦⨧⨨⨩⨪⨫⨬⨭⨮⨹⨺⩁⩂⩅⩊⩌⩏⩐⩒⩔⩖⩗⩛⩝⩡⩢⩣"),
+    MULOP: ("*", "/", "%", "\\", "&", *"÷⋅∘×∩⊗⊙⊘⊛⊠⊡∧⊓⋆∗⊼⊚∙∤⅋≀⋄⋇⋉⋊⋋⋌⋏⋒⟑⦸⦼⦾⦿⧶⧷⨇⨰⨱⨲⨳⨴⨵⨶⨷⨸"
+            "⨻⨼⨽⩀⩃⩄⩋⩍⩎⩑⩓⩕⩘⩚⩜⩞⩟⩠⫛⊍"),
     RATIONAL: ("//",),
     SHIFTOP: ("<<", ">>", ">>>"),
-    POW: ("^",),
+    POW: ("^", *"↑↓⇵⟰⟱⤈⤉⤊⤋⤒⤓⥉⥌⥍⥏⥑⥔⥕⥘⥙⥜⥝⥠⥡⥣⥥⥮⥯￪￬"),
     DCOLON: ("::",),
     NOT: ("!", "~"),
     SQRT: ("√", "∛", "∜"),
     ELLIPSIS: ("...",),
 }
 #: Operator classes that also exist in a dotted (broadcasting) form `.op`.
-_DOTTABLE = (COMPOP, ELEMOF, PIPE, PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, NOT, SQRT,
-             PAIR)
+_DOTTABLE = (ARROWOP, COMPOP, ELEMOF, PIPE, PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, NOT,
+             SQRT, PAIR)
 
 
 def _operator_table() -> dict[str, str]:
@@ -185,15 +197,18 @@ def _operator_table() -> dict[str, str]:
 
 
 OPERATORS: dict[str, str] = _operator_table()
-_OPERATOR_RE = re.compile(
-    "|".join(re.escape(op) for op in sorted(OPERATORS, key=len, reverse=True))
+_OPERATOR_RE = re.compile(  # the longest operator: longer ones first, then one character
+    "|".join(re.escape(op) for op in sorted((op for op in OPERATORS if len(op) > 1),
+                                            key=len, reverse=True))
+    + "|[" + "".join(re.escape(op) for op in sorted(op for op in OPERATORS if len(op) == 1)) + "]"
 )
 _OPERATOR_START = frozenset(op[0] for op in OPERATORS) - {".", ":"}
 #: Operators that may be used as prefix (unary) operators.
 _PREFIX_TYPES = frozenset({PLUSMINUS, NOT, SQRT})
 #: Operators that can stand for their function (`map(+, xs)`, `reduce(*, v)`).
 _VALUE_OPERATOR_TYPES = frozenset(
-    {PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, COMPOP, ELEMOF, PIPE, NOT, SQRT, SUBTYPE}
+    {PLUSMINUS, ADDOP, MULOP, RATIONAL, SHIFTOP, POW, COMPOP, ELEMOF, PIPE, NOT, SQRT, SUBTYPE,
+     ARROWOP}
 )
 
 # ---- character classes ----------------------------------------------------------------
@@ -204,11 +219,25 @@ _ID_START = r"[^\W\d]|[∂∇℘]"
 _ID_CONT_CHAR = r"[\w′″‴∂∇℘\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
 _ID_REST = rf"{_ID_CONT_CHAR}*(?:!(?!=){_ID_CONT_CHAR}*)*"
 _IDENT_RE = re.compile(rf"(?:{_ID_START}){_ID_REST}")
+#: Characters Julia treats as the same identifier character (after NFC): micro sign and
+#: Latin epsilon are Greek mu and epsilon, Planck's ℏ is ħ.
+_NAME_CHARMAP = str.maketrans({"\u00b5": "\u03bc", "\u025b": "\u03b5", "\u210f": "\u0127"})
+
+
+def canonical_name(word: str) -> str:
+    """An identifier as Julia compares it: NFC-normalised, with `_NAME_CHARMAP` applied
+    (`e` + combining acute and `é` are one name)."""
+    if word.isascii():
+        return word
+    return unicodedata.normalize("NFC", word).translate(_NAME_CHARMAP)
 _ID_START_RE = re.compile(_ID_START)
 #: the start of a line that imports names (`import Base.^` names an operator)
 _IMPORT_LINE_RE = re.compile(r"\s*(?:import|using)\s+[^\n;]*\w$")
+#: `:(=)`, `:(->)`, ...: the symbols of operators that are syntax, not functions
+_QUOTED_SYNTAX_RE = re.compile(r":\((=|:=|[-+*/\\^%&|÷⊻]=|\.=|::|->|&&|\|\||\.\.\.|\.|\$)\)")
 _QUALIFIED_MACRO_RE = re.compile(rf"(?:(?:{_IDENT_RE.pattern})\.)+@((?:{_IDENT_RE.pattern})|\.)")
-_MACRO_RE = re.compile(rf"@((?:{_IDENT_RE.pattern})|\.)")
+#: `@name`, `@.`, and a qualified name `@Base.kwdef` (the same macro as `Base.@kwdef`)
+_MACRO_RE = re.compile(rf"@((?:(?:{_IDENT_RE.pattern})\.)*(?:{_IDENT_RE.pattern})|\.)")
 _NUMBER_RE = re.compile(
     r"""
       0x (?: [0-9a-fA-F]+(?:_[0-9a-fA-F]+)* (?:\.[0-9a-fA-F]*)? | \.[0-9a-fA-F]+ )
@@ -234,7 +263,7 @@ _BLANK_RE = re.compile(r"(?:[ \t\r\n]+|#(?!=)[^\n]*)*")
 #: and the possessive quantifiers (`*+`, `++`) keep it from matching a shorter prefix.
 _FAST_RE = re.compile(
     r"""([ \t\r]*)(?:
-      (?P<name>[A-Za-z_][A-Za-z0-9_]*+)(?![^\x00-\x7f]|!(?!=))
+      (?P<name>[A-Za-z_][A-Za-z0-9_]*+)(?![^\x00-\x7f]|!(?!=)|")
     | (?P<int>[0-9]++)(?![0-9A-Za-z_.]|[^\x00-\x7f])
     | (?P<float>[0-9]++\.[0-9]++)(?![0-9A-Za-z_.]|[^\x00-\x7f])
     | (?P<comma>,)
@@ -242,6 +271,8 @@ _FAST_RE = re.compile(
     re.VERBOSE,
 )
 _STRING_CHUNK_RE = re.compile(r'[^"\\$\n]+')
+_RAW_CHUNK_RE = re.compile(r'[^"\\\n]+')
+_BACKSLASHES_RE = re.compile(r"\\+")
 _BLOCK_COMMENT_RE = re.compile(r"#=|=#|\n")
 _MUTABLE_RE = re.compile(r"[ \t]+struct\b")
 _ABSTRACT_RE = re.compile(r"[ \t]+type\b")
@@ -290,26 +321,27 @@ class Frame:
 
 _NUMBERS = frozenset({INT, FLOAT, FLOAT32})
 #: After these (with no space), `(` is a call and `.(` a broadcast call.
-_CALLABLE_END = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, MACRONAME_PAREN})
+_CALLABLE_END = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, MACRONAME_PAREN, STRING})
 #: After these (with no space), `[` indexes.
-_INDEXABLE_END = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, STRING, ENDMARKER})
+_INDEXABLE_END = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, STRING, ENDMARKER, DO_END})
 #: After these (with no space), `'` is the adjoint.
 _ADJOINT_AFTER = frozenset({NAME, RPAREN, RBRACK, RBRACE, ADJOINT, ENDMARKER}) | _NUMBERS
-#: After these (with no space), a name is multiplied by juxtaposition (`2x`, `(a)b`, `x'y`).
-_JUXT_LEFT = frozenset({RPAREN, ADJOINT}) | _NUMBERS
+#: After these (with no space), a name is multiplied by juxtaposition (`2x`, `(a)b`, `x'y`,
+#: `[1, 2]pi`).
+_JUXT_LEFT = frozenset({RPAREN, RBRACK, ADJOINT}) | _NUMBERS
 #: After these (with no space), `.name` is a field access.
 _FIELD_BASE = frozenset({NAME, RPAREN, RBRACK, RBRACE})
 #: Block keywords that start a new macro argument after a space (`@testset "a" begin`).
-_MACRO_ARG_KEYWORDS = frozenset({FUNCTION, IF, FOR, WHILE, BEGIN, LET, TRY, STRUCT})
+_MACRO_ARG_KEYWORDS = frozenset({FUNCTION, IF, FOR, WHILE, BEGIN, LET, TRY, STRUCT, QUOTE})
 #: Block keywords whose header may be followed by the body on the same line.
-_HEADER_KEYWORDS = frozenset({FUNCTION, IF, FOR, WHILE, DO})
+_HEADER_KEYWORDS = frozenset({FUNCTION, IF, FOR, WHILE, DO, MACRODEF})
 #: Tokens that can end a complete expression (a block header).
 _OPERAND_END = frozenset({NAME, STRING, CHAR, SYMBOL, RPAREN, RBRACK, RBRACE, ADJOINT,
-                          ENDMARKER, END, BREAK, CONTINUE}) | _NUMBERS
+                          ENDMARKER, END, DO_END, BREAK, CONTINUE}) | _NUMBERS
 #: Words that continue an expression rather than start one.
 _INFIX_WORDS = frozenset({"in", "isa", "where", "do"})
 #: Block keywords that start a new element after a space inside `[...]`.
-_ELEMENT_KEYWORDS = frozenset({FUNCTION, BEGIN, LET, TRY})
+_ELEMENT_KEYWORDS = frozenset({FUNCTION, BEGIN, LET, TRY, QUOTE})
 
 
 # ---- the parse job --------------------------------------------------------------------
@@ -773,9 +805,11 @@ class _Run:
         if m is None:  # a combining mark cannot start a name
             raise self.error(f"unexpected character {text[pos]!r}", self.span(pos))
         end = m.end()
-        word = m.group()
+        word = canonical_name(m.group())
         if word in KEYWORDS:
             return self.keyword(word, pos, end)
+        if end < self.n and text[end] == '"':
+            return self.string_macro(word, pos, end)
         if end < self.n and text[end] == ".":
             qm = _QUALIFIED_MACRO_RE.match(text, pos)
             if qm is not None:  # `Base.@kwdef`
@@ -847,6 +881,8 @@ class _Run:
         if frame.kind == BLOCK:
             self.frames.pop()
             out.append(self.token(END, "end", pos, end))
+            if frame.opener == "do":
+                self.prev_type = DO_END  # `f(xs) do x ... end[1]` indexes the call's value
         elif self.in_index():
             marker = self.operand_marker(pos)
             if marker is not None:
@@ -1044,9 +1080,14 @@ class _Run:
         if starts_name:
             m = _IDENT_RE.match(text, pos + 1)
             assert m is not None
-            return self.operand(SYMBOL, m.group(), pos, m.end())
+            return self.operand(SYMBOL, canonical_name(m.group()), pos, m.end())
         if op is not None:  # `:+`, the symbol of an operator
             return self.operand(SYMBOL, op, pos, pos + 1 + len(op))
+        if nxt == "(" and self.accepts(QUOTECOLON):  # `:(x + 1)`, an expression quote
+            m = _QUOTED_SYNTAX_RE.match(text, pos)
+            if m is not None:  # `:(=)`, `:(::)`: the symbol of a syntax operator
+                return self.operand(SYMBOL, m.group(1), pos, m.end())
+            return self.operand(QUOTECOLON, ":", pos, pos + 1)
         return self.operand(BARECOLON, ":", pos, pos + 1)
 
     def quoted_operator(self, colon: int) -> str | None:
@@ -1176,6 +1217,10 @@ class _Run:
             end = m.end()
         if end < self.n and self.text[end] in ",)":
             return True
+        if end < self.n and self.text[end] == ";" and self.frames[-1].kind == CALL:
+            return True  # `Parallel(+; a = ...)`
+        if self.prev_type == ASSIGN and (end >= self.n or self.text[end] in "\r\n;#]}"):
+            return True  # `f = +`, `op = ⊗;`
         # the last name of `import Base: +, -` (a list at statement level), `import Base.^`
         return (self.prev_type in (COMMA, COLON, DOT) and len(self.frames) == 1
                 and (end >= self.n or self.text[end] in "\r\n;#"))
@@ -1191,6 +1236,28 @@ class _Run:
         parts, end = _StringScanner(self, pos).scan()
         tok = JlToken(STRING, self.text[pos:end], pos, line, col, self.line, self.col(end), end)
         tok.value = parts
+        self.prev_prev_type = self.prev_type
+        self.prev_type = STRING
+        self.prev_end = end
+        self.prev_line = self.line
+        self.pos = end
+        return tok if marker is None else (marker, tok)
+
+    def string_macro(self, name: str, pos: int, quote: int) -> Emitted:
+        """A string macro `name"text"flags` (Julia's `@name_str("text", "flags")`): a
+        STRING token whose value is that `MacroCall`; the text is raw (no `$`, and a
+        backslash escapes only a quote or the backslashes before one)."""
+        marker = self.operand_marker(pos)
+        line, col = self.line, self.col(pos)
+        span = self.span(pos)
+        raw, end = _StringScanner(self, quote).scan_raw()
+        args: list[Node] = [Literal(raw, "String", span=span)]
+        suffix = _IDENT_RE.match(self.text, end)
+        if suffix is not None and suffix.group() not in KEYWORDS:
+            args.append(Literal(suffix.group(), "String", span=span))
+            end = suffix.end()
+        tok = JlToken(STRING, self.text[pos:end], pos, line, col, self.line, self.col(end), end)
+        tok.value = MacroCall(f"{name}_str", args, span=span)
         self.prev_prev_type = self.prev_type
         self.prev_type = STRING
         self.prev_end = end
@@ -1380,6 +1447,47 @@ class _StringScanner:
         if triple:
             items = _dedent(items)
         return _merge(items), i
+
+    def scan_raw(self) -> tuple[str, int]:
+        """The text of a string macro's literal (Julia's raw string rules: a run of
+        backslashes before a quote is halved, an odd run escaping the quote; any other
+        backslash is kept) and the position after its closing quote."""
+        run, text, triple = self.run, self.text, self.triple
+        i = self.start + (3 if triple else 1)
+        items: list[Any] = []
+        buf: list[str] = []
+        while True:
+            m = _RAW_CHUNK_RE.match(text, i)
+            if m is not None:
+                buf.append(m.group())
+                i = m.end()
+            if i >= run.n:
+                raise run.error("unterminated string literal", self.start_span, incomplete=True)
+            c = text[i]
+            if c == "\\":
+                k = len(_BACKSLASHES_RE.match(text, i).group())  # type: ignore[union-attr]
+                quoted = text.startswith('"', i + k)
+                buf.append("\\" * (k // 2 if quoted else k) + ('"' if quoted and k % 2 else ""))
+                i += k + (1 if quoted and k % 2 else 0)
+            elif c == "\n":
+                i += 1
+                run.line += 1
+                run.line_start = i
+                if triple:
+                    items.extend(("".join(buf), _RAW_NL))
+                    buf.clear()
+                else:
+                    buf.append("\n")
+            elif not triple or text.startswith('"""', i):
+                i += 3 if triple else 1
+                break
+            else:
+                buf.append('"')
+                i += 1
+        items.append("".join(buf))
+        if triple:
+            items = _dedent(items)
+        return "".join(x for x in _merge(items) if isinstance(x, str)), i
 
     def interpolation(self, i: int) -> tuple[Node, int]:
         """`$name` or `$(expr)` at `i`; returns the node and the position after it."""

@@ -307,6 +307,10 @@ class _AstBuilder:
 
     def lambda_(self, c: Children) -> A.Lambda:
         lhs = c[0]
+        if isinstance(lhs, A.Call) and isinstance(lhs.func, A.Ident) and lhs.func.name == "=>" \
+                and len(lhs.args) == 2:  # `p => x -> e` is `p => (x -> e)`, as in Julia
+            return A.Call(lhs.func, [lhs.args[0], self.lambda_([lhs.args[1], *c[1:]])],
+                          span=lhs.span)
         if isinstance(lhs, A.Block) and len(lhs.stmts) >= 2:
             # `(a; b = 1) -> ...`: positional parameters, then keyword ones
             kws = [_param(x) for x in lhs.stmts[1:]]
@@ -465,6 +469,8 @@ class _AstBuilder:
 
     def string(self, c: Children) -> A.Node:
         parts = c[0].value
+        if isinstance(parts, A.MacroCall):  # a string macro `r"a+"` (grammar.lexer)
+            return parts
         span = _span(c[0])
         if all(isinstance(p, str) for p in parts):
             return A.Literal("".join(parts), "String", span=span)
@@ -547,6 +553,8 @@ class _AstBuilder:
             return A.TupleLit([item], span=_span(c[0]))
         if isinstance(item, A.Ident):
             _session().note_grouped(item)
+        elif isinstance(item, A.Call):
+            item.grouped = True
         return item
 
     def tuple_(self, c: Children) -> A.Node:
@@ -760,7 +768,26 @@ class _AstBuilder:
         return A.Try(body, var, catch_body, finally_body, span=_span(c[0]))
 
     def function_e(self, c: Children) -> A.Node:
-        return _long_function(c[1], _body(c[2], c[0]), _span(c[0]))
+        node = _long_function(c[1], _body(c[2], c[0]), _span(c[0]))
+        if isinstance(node, A.FunctionDef):
+            node.long = True
+        return node
+
+    def quote_paren(self, c: Children) -> A.Quote:
+        """`:(expr)`: the expression quoted."""
+        return A.Quote(c[1], span=_span(c[0]))
+
+    def quote_e(self, c: Children) -> A.Quote:
+        """`quote ... end`: the block quoted."""
+        return A.Quote(_body(c[1], c[0]), span=_span(c[0]))
+
+    def macro_def(self, c: Children) -> A.MacroDef:
+        """`macro name(params...) body end`."""
+        span = _span(c[0])
+        fdef = _function_def(c[1], _body(c[2], c[0]), span) if _is_signature(c[1]) else None
+        if not isinstance(fdef, A.FunctionDef) or fdef.name is None or fdef.kwparams:
+            raise _error("invalid macro definition: expected `macro name(args...)`", c[1])
+        return A.MacroDef(fdef.name, fdef.params, fdef.body, span=span)
 
     def do_block(self, c: Children) -> A.Lambda:
         params = [x for x in c if isinstance(x, A.Param)]
@@ -884,7 +911,9 @@ def _names_of(node: A.Node) -> list[A.Node]:
 
 
 def _macro_name(tok: Token) -> str:
-    return str(tok).rsplit("@", 1)[1]
+    """The macro's own name: `kwdef` for `@kwdef`, `Base.@kwdef` and `@Base.kwdef`."""
+    name = str(tok).rsplit("@", 1)[1]
+    return name if name == "." else name.rsplit(".", 1)[-1]
 
 
 def _field_name(target: A.Node) -> str:
@@ -960,8 +989,8 @@ def _is_call_destination(target: A.Node) -> bool:
 
 def _check_target(target: A.Node, *, update: bool = False) -> None:
     """Raise unless `target` can be assigned to (`update`: by `+=` or `.=`)."""
-    if isinstance(target, (A.Ident, A.Index, A.Dot)):
-        return
+    if isinstance(target, (A.Ident, A.Index, A.Dot, A.Interpolation)):
+        return  # (an interpolated target, `$x = 1`, only inside a quote)
     if not update:
         if isinstance(target, A.TypeAssert) and isinstance(target.value, A.Ident):
             return
@@ -1176,7 +1205,10 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
         func = A.Ident(":", span=func.span)  # `(:)(a, b) = ...`: the range operator
     name: str | None = _dotted_name(func)
     receiver = None
-    if name is None:
+    name_expr = func if isinstance(func, A.Interpolation) else None
+    if name_expr is not None:
+        name = "$"  # `$f(x) = ...` inside a quote: the name is interpolated
+    elif name is None:
         if isinstance(sig.func, (A.TypeAssert, _AnonType)):
             receiver = _param(sig.func)  # a callable struct: `(m::Affine)(x) = ...`
         else:
@@ -1188,7 +1220,7 @@ def _function_def(sig: A.Node, body: A.Block, span: Span) -> A.FunctionDef:
             raise _error("a keyword argument cannot be destructured", p)
     body = _destructure(params, body)
     return A.FunctionDef(name, params, body, kwparams, receiver, where, return_type,
-                         type_params, span=span)
+                         type_params, name_expr, span=span)
 
 
 def _long_function(sig: A.Node, body: A.Block, span: Span) -> A.Node:

@@ -378,3 +378,28 @@ def test_hessian_dual_and_jacobian_element_types() -> None:
                  " eltype(jacobian(x -> 2x, [1, 2])[1]))")
     assert got[:2] == (True, True)
     assert [str(t) for t in got[2:]] == ["Float32", "Float32", "Float64"]
+
+
+def test_gruv3_initialisers_and_operator_arguments(z: Zyla) -> None:
+    """Flux 0.16's GRUv3Cell against its formula written out (the reset gate scales the
+    recurrent term before a second recurrent matrix), GRUv3 over a sequence with a gradient
+    against finite differences; `orthogonal` (orthonormal columns or rows, `gain`),
+    `truncated_normal` within its bounds, `nfan`; an operator as the first argument of a
+    call with keywords (`Parallel(+; a = ...)`, a ParseError before)."""
+    z.eval("""using GradCheck, LinearAlgebra
+        g3 = f64(GRUv3Cell(2 => 3)); g3x = [0.3, -0.7]; g3h = [0.1, 0.2, -0.4]
+        sg(t) = 1 / (1 + exp(-t))
+        g3r = sg.(g3.Wi[1:3, :] * g3x .+ g3.bias[1:3] .+ g3.Wh[1:3, :] * g3h)
+        g3z = sg.(g3.Wi[4:6, :] * g3x .+ g3.bias[4:6] .+ g3.Wh[4:6, :] * g3h)
+        g3t = tanh.(g3.Wi[7:9, :] * g3x .+ g3.bias[7:9] .+ g3.Wh_h̃ * (g3r .* (g3.Wh[7:9, :] * g3h)))
+        g3seq = f64(GRUv3(2 => 3; return_state = true)); g3xs = randn(2, 4, 2)""")
+    assert z.eval("g3(g3x, g3h)[1] ≈ (1 .- g3z) .* g3t .+ g3z .* g3h")
+    assert z.eval("map(size, g3seq(g3xs)) == ((3, 4, 2), (3, 2))")
+    assert z.eval("gradcheck(m -> sum(abs2, first(m(g3xs))), g3seq; oracle = false)")
+    assert z.eval("W = Flux.orthogonal(5, 3); V = Flux.orthogonal(2, 4; gain = 2); "
+                  "eltype(W) == Float32 && W' * W ≈ I(3) && V * V' ≈ 4I(2) && "
+                  "size(Flux.orthogonal(2, 3, 4)) == (2, 3, 4)")
+    assert z.eval("t = Flux.truncated_normal(500; std = 3); all(-2 .<= t .<= 2) && "
+                  "Flux.nfan(3, 4) == (4, 3) && Flux.nfan((2, 2, 3, 4)) == (12, 16)")
+    assert z.eval("p = Parallel(+; a = Dense(2 => 2), b = Dense(2 => 2)); "
+                  "x = rand(Float32, 2); p(x) ≈ p.layers.a(x) + p.layers.b(x)")

@@ -171,25 +171,11 @@ def check_jvp(fs: FwdSession, case: tg.Case, a: tuple, v: tuple) -> None:
     assert dy_c == pytest.approx(dy, rel=1e-10, abs=1e-13 * scale), "compiled vs host jvp"
 
 
-def _param(case: tg.Case) -> Any:
-    # (the open defect of tests/test_gradients.py's own-session cases shows here too: a
-    # ZylaError after other cases ran in the process; a wrong value still fails)
-    marks = [pytest.mark.xfail(strict=False, raises=ZylaError,
-                               reason="BUG: recursion without end after other cases ran in "
-                                      "the same process")] if case.own_session else []
-    return pytest.param(case, id=case.name, marks=marks)
-
-
-def _session_for(case: tg.Case) -> FwdSession:
-    """The shared forward session, or a session of its own for a case that needs one."""
-    return FwdSession() if case.own_session else fwd_session()
-
-
-@pytest.mark.parametrize("case", [_param(c) for c in ALL_CASES])
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.name)
 def test_jvp(case: tg.Case) -> None:
     """Forward mode on every gradient case: host jvp against finite differences and
     jax.jvp, compiled jvp against host."""
-    fs = _session_for(case)
+    fs = fwd_session()
 
     @st.composite
     def draw(d: Any) -> tuple:
@@ -244,10 +230,10 @@ def _recording(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     return seen
 
 
-@pytest.mark.parametrize("case", [_param(c) for c in ALL_CASES if not c.bug])
+@pytest.mark.parametrize("case", [c for c in ALL_CASES if not c.bug], ids=lambda c: c.name)
 def test_jvp_cases_differentiate_their_primitives(case: tg.Case,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    fs = _session_for(case)
+    fs = fwd_session()
     seen: set[str] = set()
 
     def run(a: tuple, v: tuple) -> None:

@@ -220,11 +220,6 @@ class Case:
     witnesses: tuple[tuple, ...] = ()  # explicit inputs, e.g. one per branch
     offload: bool = True  # False: a construct that runs on the host by design (no compile)
     bug: str | None = None  # a known Zyla bug: a strict xfail
-    # an open defect: after other modules' tests in the same process (even in a session
-    # of its own) its second derivative recursed without end (StackOverflowError under
-    # effect_back_call); alone it passes. Run in its own session, a non-strict xfail for
-    # that error only (a wrong value still fails)
-    own_session: bool = False
 
     @property
     def fname(self) -> str:
@@ -852,8 +847,7 @@ NESTED = [
              write_d2(y)
          F(x, w) = sum(gradient(g_index, x)[1] .* w)
          """, args(arr(3), arr(3)),
-         ("Core.getindex_back", "Core.vect_back", "Core.setindex_fn", "Core.zero_at"),
-         own_session=True),
+         ("Core.getindex_back", "Core.vect_back", "Core.setindex_fn", "Core.zero_at")),
     # loop nests mapped to tensor operations (backend/nests.py): the first order goes
     # through the contractions, affine reads and writes; the second through their rules'
     # own rules (a read's pullback is a scatter, whose pullback is a read again)
@@ -893,6 +887,10 @@ NESTED = [
     Case("d2_convert", """
          F(x) = gradient(t -> Float64(t) ^ 3 + sum(Float64.([t, 2t]) .^ 2), x)[1]
          """, args(fl()), ("Core.convert_cot",)),
+    # forward over reverse's tangent of a conversion (an integer's float tangent kept)
+    Case("convert_tangent",
+         "F(x) = Core.convert_tangent(x, x ^ 3) + Core.convert_tangent(2, x ^ 2)",
+         args(fl()), ("Core.convert_tangent",)),
     Case("d3_scalar", "F(x) = gradient(t -> gradient(s -> s ^ 5 + sin(s), t)[1], x)[1]",
          args(fl()), ("Core.prepend_nothing",)),
     # the pullback of prepend_nothing's rule (tail_cot's rule), which nested AD reaches at
@@ -1097,16 +1095,12 @@ def check_case(s: Session, case: Case, a: tuple) -> None:
 
 def _param(case: Case) -> Any:
     marks = [pytest.mark.xfail(strict=True, reason=f"BUG: {case.bug}")] if case.bug else []
-    if case.own_session:  # (an open defect that shows only in the full suite: see Case)
-        marks.append(pytest.mark.xfail(strict=False, raises=ZylaError,
-                                       reason="BUG: recursion without end after other "
-                                              "modules' tests in the same process"))
     return pytest.param(case, id=case.name, marks=marks)
 
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_gradient(case: Case) -> None:
-    s = Session() if case.own_session else session()
+    s = session()
 
     def run(a: tuple) -> None:
         with zyla_recursion_limit():
@@ -1193,9 +1187,6 @@ def test_struct_gradient_is_namedtuple(compiled: bool) -> None:
 def test_third_derivative_of_prod_is_refused() -> None:
     """prod's second derivative is exact (Core.prod_pair); a third is refused with an
     error rather than taken as zero."""
-    from grammar.errors import ZylaError
-    from lang.door.api import Zyla
-
     z = Zyla()
     z.eval("""
     g3(x) = gradient(y -> sum(hessian_reverse(prod, y)), x)[1]

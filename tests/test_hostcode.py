@@ -527,3 +527,56 @@ def test_push_of_a_non_number_onto_a_float_vector_is_a_method_error() -> None:
         assert e.value.kind == "MethodError" and "Cannot `convert`" in e.value.message
     assert jl_show(z.eval("push!(v, 2); push!(v, 2.5); push!(Int[], true); v")) == (
         "[1.0, 2.0, 2.5]")
+
+
+def test_push_index_store_and_char_forms_agree_with_the_interpreter() -> None:
+    """The forms written for `push!` (any host vector: Float64, Int64, String, struct,
+    Any; a value converted, or refused), `v[i]` (one guard for number and object
+    vectors; a Float32 in a Vector{Any} stays a Float32), `d[k] = v` with a SubString key
+    (stored as its String), `x == ','` against a Char constant (x a Char, a String or an
+    Int) and `c += 1` at typemax(Int) (one comparison) give what the interpreter gives."""
+    src = """struct P
+    x::Float64
+end
+function grow(ns, c0)
+    n = ns[1]  # (a vector argument: the general translation, not a specialisation)
+    f = Float64[]; k = Int[]; s = String[]; p = P[]; a = Any[]
+    for i in 1:n
+        push!(f, i * 0.5); push!(k, i); push!(f, i); push!(s, "w$(i)")
+        push!(p, P(i)); push!(a, i == 2 ? Float32(1.5) : "x")
+    end
+    d = Dict{String,Int}()
+    for w in split("a b a")
+        d[w] = get(d, w, 0) + 1
+    end
+    c = c0
+    for x in Any['a', ',', "," , 44, ',']
+        if x == ','
+            c += 1
+        end
+    end
+    (f[end], k[2], s[1], p[2].x, a[1], typeof(a[2]), sort(collect(keys(d))),
+     typeof(first(keys(d))), d["a"], c, length(f))
+end
+pushall(v, xs) = (for x in xs; push!(v, x); end; v)
+"""
+    got = same(src, "grow([3], 0); grow([3], typemax(Int) - 1)")
+    assert got[1][0] == ('(3.0, 2, "w1", 2.0, "x", Float32, ["a", "b"], String, 2, '
+                         '-9223372036854775808, 6)')
+    assert same(src, "pushall(Int[], [1, 2]); pushall(Int[], Any[1, 2.0, true])")[1][0] == (
+        "[1, 2, 1]")
+    for bad in ('Int[], [1.5]', 'P[], [1.0]', 'String[], Any["a", 1]', 'view([1, 2], 1:2), [3]'):
+        kind, err = same(src, f"pushall(Int[], [1]); pushall({bad})")
+        assert kind == "error", (bad, err)
+
+
+def test_fast_forms_step_aside_for_a_user_method_of_more_arguments() -> None:
+    """A program's `get(d::Dict{String,Int}, k::String, default::Int)` is called from
+    translated code (the fast `get` form looked at the first argument only and took a
+    method of three parameters for one that cannot take its values: it read the Dict,
+    1 where Julia gives 42 per key)."""
+    src = """Base.get(d::Dict{String,Int}, k::String, default::Int) = 42
+total(d, ks) = (s = 0; for k in ks; s += get(d, k, 0); end; s)
+"""
+    assert same(src, 'd = Dict("a" => 1); total(d, ["a", "b"]); total(d, ["a", "b"])'
+                )[1][0] == "84"

@@ -27,6 +27,42 @@ CASES = [
     ("x = 3; println(2^3x, ' ', 2x^2, ' ', (2^3)x, ' ', 2^3^2)", "512 18 24 512"),
     ("println(1 << 3, ' ', -8 >> 1, ' ', -8 >>> 60, ' ', 1 << 64, ' ', 8 >> -2)", "8 -4 15 0 32"),
     ("println([1.0, 4.0, 9.0] .|> sqrt, .-[1, 2])", "[1.0, 2.0, 3.0][-1, -2]"),
+    # Julia 1.x precedence: `+` < `<<` < `*` < `//` (`1 << 2 * 3` was `(1 << 2) * 3`)
+    ("println(1 << 2 * 3, ' ', 2 * 8 >> 1, ' ', 1 + 2 << 3, ' ', 1 << 2 + 1)", "64 8 17 5"),
+    ("println([1, 2]pi, ' ', [2, 3][1]pi)",
+     "[3.141592653589793, 6.283185307179586] 6.283185307179586"),
+    # Julia's operator characters, each at its precedence (comparison, arrow, times, power)
+    ("⊢(a, b) = a + b; →(a, b) = (a, b); ↑(a, b) = a^b; ⊚(a, b) = a * b; "
+     "println(2 ⊢ 3, 1 → 2 → 3, 2 ↑ 3 ↑ 2, ' ', 1 + 2 ⊚ 3, [1, 2] .⊢ 1, true && 1 → 2)",
+     "5(1, (2, 3))512 7[2, 3](1, 2)"),
+    ("f = +; ⊗(a, b) = a * b; g = ⊗; println(f(1, 2), g(2, 3), [1, 2] ∋ 2, 3 ∊ [3], [1] ∌ 1)",
+     "36truetruefalse"),
+    ("@Base.kwdef struct Kw; a::Int = 1; end; println(Kw(), Kw(a = 2))", "Kw(1)Kw(2)"),
+    ("r = map([1, 2]) do x x + 1 end[2]; println(r)", "3"),
+    # more of Base (missing before: UndefVarError)
+    ('println(titlecase("the QUICK fox\'s"), ndigits(0), ndigits(-123), ndigits(255; base = 16))',
+     "The Quick Fox'S132"),
+    ('println(rsplit("a.b.c", "."; limit = 2), '
+     'rsplit("a  b  c", " "; limit = 2, keepempty = false))',
+     'SubString{String}["a.b", "c"]SubString{String}["a  b ", "c"]'),
+    ("println(isqrt(10), isqrt(big(10)^40), partialsort([3, 1, 2], 2), allequal([1, 1]), "
+     "allequal([1, 2]))", "31000000000000000000002truefalse"),
+    ("v = [1, 2, 1, 3]; unique!(v); r = zeros(1, 3); sum!(r, [1 2 3; 4 5 6]); "
+     "m = zeros(2); maximum!(m, [1 5; 7 2]); println(v, r, m)", "[1, 2, 3][5.0 7.0 9.0][5.0, 7.0]"),
+    ('println(splitext("a/b.tar.gz"), supertype(Int64), hasfield(Pair{Int,Int}, :first), '
+     "ismutable([1]), ismutable((1,)), Threads.nthreads(), (@elapsed sleep(0.002)) >= 0.002)",
+     '("a/b.tar", ".gz")Signedtruetruefalse1true'),
+    ("c = sin ∘ cos; println(typeof(c), ' ', c, ' ', sin ∘ (cos ∘ tan), ' ', "
+     "c(1.0) == sin(cos(1.0)))",
+     "ComposedFunction{typeof(sin), typeof(cos)} sin ∘ cos sin ∘ (cos ∘ tan) true"),
+    ("using Zygote; g = gradient(sin ∘ cos, 0.5)[1]; "
+     "h = gradient(x -> sum((exp ∘ sin).(x)), [0.5])[1]; "
+     "println(g ≈ -cos(cos(0.5)) * sin(0.5), h ≈ [exp(sin(0.5)) * cos(0.5)])", "truetrue"),
+    ('print(fieldtypes(typeof((a = 1, b = "s"))), fieldcount(Pair))',
+     "(Int64, String)2"),
+    ("using Test; println(@inferred(sin(0.0)), ' ', @inferred Float64 cos(0.0))", "0.0 1.0"),
+    # identifiers compare after NFC and Julia's character map (µ is μ)
+    ("e\u0301 = 5; \u00b5 = 2; println(\u00e9, \u03bc, :\u00b5 == :\u03bc)", "52true"),
     ("println(1 // 2 + 1 // 3, ' ', typeof(3 // 4), ' ', (1 // 2) * 4, ' ', 1 // 2 + 0.25)",
      "5//6 Rational{Int64} 2//1 0.75"),
     ("println('a' + 1, ' ', 'd' - 'a', ' ', Int('a'), ' ', 'b' - 1)", "b 3 97 a"),

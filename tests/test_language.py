@@ -99,3 +99,14 @@ def test_numeric_additions_compile_and_differentiate(z: Zyla, name: str, x: np.n
     assert np.allclose(g, _fd(z, name, x), rtol=1e-5, atol=1e-6)
     (gc,) = z.gradient(name, x, compiled=True)
     assert np.allclose(gc, g, rtol=1e-9, atol=1e-12)
+
+
+def test_test_skip_counts_a_broken_test_without_running_it() -> None:
+    rt = Runtime()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rt.run_source('using Test\n@testset "s" begin\n@test 1 == 1\n@test_skip error("never")\n'
+                      "@test_broken 1 == 2\nend\n", "skip.jl")
+    header, row = out.getvalue().splitlines()[:2]
+    assert header.split()[3:6] == ["Pass", "Broken", "Total"], header
+    assert row.split()[2:5] == ["1", "2", "3"], row

@@ -146,7 +146,14 @@ PRECEDENCE = [
     ("a ÷ b % c", C("%", C("÷", a, b), c)),
     ("a \\ b ⋅ c", C("⋅", C("\\", a, b), c)),
     ("a * b // c", C("*", a, C("//", b, c))),
-    ("a // b << c", C("//", a, C("<<", b, c))),
+    ("a // b << c", C("<<", C("//", a, b), c)),
+    ("a << b * c", C("<<", a, C("*", b, c))),  # Julia 1.x: + < << < * < // < ^
+    ("a + b << c", C("+", a, C("<<", b, c))),
+    ("a → b → c", C("→", a, C("→", b, c))),
+    ("a && b → c < d", A.And(a, C("→", b, A.Comparison([c, I("d")], ["<"])))),
+    ("a ⊢ b", A.Comparison([a, b], ["⊢"])),
+    ("a ↑ b ↑ c", C("↑", a, C("↑", b, c))),
+    ("[a, b]c", C("*", A.VectorLit([a, b]), c)),
     ("a << b ^ c", C("<<", a, C("^", b, c))),
     ("-2^2", C("-", C("^", N(2), N(2)))),
     ("-x^2", C("-", C("^", x, N(2)))),
@@ -755,8 +762,8 @@ def test_errors_are_zyla_errors() -> None:
 # ---- precedence, property-based -----------------------------------------------------------
 
 #: Julia's binary operator precedence (higher binds tighter) and associativity.
-BINARY = {"||": 1, "&&": 2, "==": 3, "<": 3, "|>": 4, "+": 6, "-": 6, "*": 7, "/": 7,
-          "÷": 7, "//": 8, "<<": 9, "^": 11}
+BINARY = {"||": 1, "&&": 2, "==": 3, "<": 3, "|>": 4, "+": 6, "-": 6, "<<": 7, "*": 8,
+          "/": 8, "÷": 8, "//": 9, "^": 11}
 UNARY_PREC = 10
 RIGHT = {"||", "&&", "^"}
 

@@ -70,7 +70,21 @@ def test_time_prints_and_returns_the_value(capsys: pytest.CaptureFixture) -> Non
     z.eval("v = @time w = 2 * 21\n")
     assert z.eval("v") == 42 and z.eval("w") == 42
     out = capsys.readouterr().out
-    assert out.strip().endswith("seconds")
+    assert out.strip().endswith("seconds")  # (nothing compiled: no compilation share)
+
+
+def test_time_reports_the_share_spent_compiling(capsys: pytest.CaptureFixture) -> None:
+    """As Julia's `@time`: a first call that builds an executable reports the percentage of
+    its time spent compiling; the second call of the same signature reports none."""
+    z = Zyla()
+    z.eval("f(x) = sum(x .* 2.5)\nx = collect(1.0:64.0)\n")
+    z.eval("@time f(x)\n")
+    first = capsys.readouterr().out.strip()
+    z.eval("@time f(x)\n")
+    second = capsys.readouterr().out.strip()
+    share = float(first.split("(")[1].split("%")[0])
+    assert first.endswith("% compilation time)") and 50.0 < share <= 100.0, first
+    assert second.endswith("seconds"), second
 
 
 # --- offload at depth ----------------------------------------------------------------------

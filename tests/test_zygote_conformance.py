@@ -461,3 +461,14 @@ def test_inverse_of_a_complex_matrix_and_its_pullback() -> None:
         np.testing.assert_allclose(got[:, :2] + 1j * got[:, 2:], w, rtol=1e-12)
     with pytest.raises(ZylaError, match="DimensionMismatch"):
         z().eval("inv([1.0+1im 2.0 3.0; 4.0 5.0im 6.0])")
+
+
+def test_nested_gradient_through_a_callable_struct_with_varargs() -> None:
+    # the struct was bound as a capture of its method's forward function, so a vararg
+    # method got it as a spare argument: `MethodError ... #fwd with 2 arguments`; `f ∘ g`
+    # (a callable ComposedFunction) under hessian_reverse met the same
+    zz = z()
+    zz.eval("struct VarW; f; end; (w::VarW)(xs...) = w.f(xs...)")
+    assert zz.eval("gradient(x -> gradient(VarW(y -> sum(y.^3)), x)[1][1], [1.0, 2.0]) == "
+                   "([6.0, 0.0],)")
+    assert zz.eval("hessian_reverse(sum ∘ (x -> x .^ 3), [1.0, 2.0]) == [6.0 0.0; 0.0 12.0]")

@@ -26,6 +26,7 @@ from lang.core import modules as M
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_iter import LazyIter, lazy_enumerate, lazy_zip, zips_lazily
+from lang.core.builtins_types import field_type
 from lang.core.complexes import is_complex
 from lang.core.eltypes import (
     collected_type,
@@ -59,7 +60,14 @@ from lang.core.primitives import (
     prim,
     user_isless,
 )
-from lang.core.primitives_array import SIZES, _typed_vect, _vect, collect_results, numeric
+from lang.core.primitives_array import (
+    SIZES,
+    STORE_CONVERTS,
+    _typed_vect,
+    _vect,
+    collect_results,
+    numeric,
+)
 from lang.core.show import jl_display, jl_show, jl_string
 
 PRINT_ONLY = HostOnly("printing runs on the host")
@@ -328,6 +336,10 @@ def _convert_irrational(rt: Any, t: V.JType, x: V.Irrational) -> Any:
     return convert(rt, t, float(x))
 
 
+for _t in V.WIDE_TYPES:  # (storing into an array of them: lang.core.primitives_array)
+    STORE_CONVERTS[_t] = functools.partial(_convert_wide, _t)
+
+
 def convert(rt: Any, t: Any, x: Any) -> Any:
     """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
     tx = type(x)
@@ -519,6 +531,10 @@ def _promote_irrational(a: Any, b: Any) -> V.JType:
     return V.Float64T if real else V.AnyT
 
 
+#: the types promote_type joins with any other as a Union (Base's promote_rule for them)
+_OPTIONAL = frozenset({"Nothing", "Missing"})
+
+
 def promote_type(*ts: Any) -> V.JType:
     """Julia's promote_type of number types (see numeric._rank; Int128 and UInt128 rank as
     16-byte integers); the same type stays; numbers with anything else give Any."""
@@ -531,6 +547,10 @@ def promote_type(*ts: Any) -> V.JType:
             continue
         if V.RationalT in (getattr(out, "family", None), getattr(t, "family", None)):
             out = _promote_rational(out, t)
+            continue
+        if getattr(out, "name", None) in _OPTIONAL or getattr(t, "name", None) in _OPTIONAL:
+            # Base: promote_rule(Nothing, T) is Union{T, Nothing} (shown `Union{Nothing, T}`)
+            out = V.make_union((t, out) if getattr(t, "name", None) in _OPTIONAL else (out, t))
             continue
         r1, r2 = num_rank(out), num_rank(t)
         if V.BigIntT in (out, t) and r1 is not None and r2 is not None and 2 in (r1[0], r2[0]):
@@ -1304,9 +1324,9 @@ def _to_eltype(elt: V.JType, v: Any) -> Any:
     tv = typeof(v)
     if tv is elt or V.issubtype(tv, elt):
         return v
-    if N.is_scalar(v) and N.dtype_of(v) != N.OBJ:
+    if (N.is_scalar(v) and N.dtype_of(v) != N.OBJ) or type(v) in WIDE:
         for m in V.union_members(elt) or (elt,):
-            if m in V.JTYPE_TO_DTYPE:
+            if m in V.JTYPE_TO_DTYPE or m in V.WIDE_TYPES:
                 return convert(current.runtime(), m, v)
     raise ZylaError("MethodError", f"Cannot `convert` an object of type {V.type_name(tv)} to "
                     f"an object of type {V.type_name(elt)}")
@@ -1541,10 +1561,19 @@ def _time_start() -> int:
     return time.perf_counter_ns()
 
 
-def _time_report(t0: int, value: Any) -> Any:
-    """The end of `@time ex`: print the seconds since `t0`, return `ex`'s value."""
+def _compile_clock() -> float:
+    """The compile clock's reading (`current.COMPILE_SECONDS`) where `@time` starts."""
+    return current.COMPILE_SECONDS[0]
+
+
+def _time_report(t0: int, c0: float, value: Any) -> Any:
+    """The end of `@time ex`: print the seconds since `t0` and, as Julia does, the share
+    of them spent compiling (since the compile clock read `c0`); return `ex`'s value.
+    Zyla counts no allocations, so Julia's allocation figures are not printed."""
     dt = (time.perf_counter_ns() - t0) / 1e9
-    current.runtime().stdout.write(f"  {dt:.6f} seconds\n")
+    compiled = current.COMPILE_SECONDS[0] - c0
+    share = f" ({min(100.0, 100 * compiled / dt):.2f}% compilation time)" if compiled > 0 else ""
+    current.runtime().stdout.write(f"  {dt:.6f} seconds{share}\n")
     return value
 
 
@@ -1694,6 +1723,12 @@ def _do_test_broken(interp: Any, thunk: Any, text: str, line: int) -> None:
     elif _TESTSETS:
         _TESTSETS[-1].broken += 1
     return None
+
+
+def _do_test_skip(interp: Any, text: str, line: int) -> None:
+    """`@test_skip ex`: a broken test whose expression is never run."""
+    if _TESTSETS:
+        _TESTSETS[-1].broken += 1
 
 
 def _do_test_nowarn(interp: Any, thunk: Any, text: str, line: int) -> Any:
@@ -2329,6 +2364,16 @@ def _fieldnames(t: Any) -> tuple:
     return tuple(V.Symbol(f) for f in t.fields)
 
 
+def _fieldtypes(t: Any) -> tuple:
+    """`fieldtypes(T)`: the declared types of a struct's fields with T's parameters put
+    in (`Any` where none is declared), a NamedTuple or Tuple type's element types."""
+    if t.family is V.NamedTupleT and len(t.params) == 2 and isinstance(t.params[1], V.JType):
+        return tuple(t.params[1].params)
+    if t.family is V.TupleT:
+        return tuple(t.params)
+    return tuple(V.AnyT if ft is None else field_type(t, ft) for ft in t.field_types)
+
+
 def _fieldmap(rt: Any, f: Any, x: Any) -> Any:
     """A NamedTuple of f applied to each field of a struct (NamedTuples map their values)."""
     if isinstance(x, V.StructValue):
@@ -2346,6 +2391,50 @@ def _undef_keyword(name: str) -> None:
 def _exit(code: int = 0) -> None:
     sys.stdout.flush()
     raise SystemExit(code)
+
+
+def _sleep(seconds: Any) -> None:
+    """`sleep(s)`: wait at least s seconds (Julia's minimum: a millisecond)."""
+    s = float(seconds)
+    if s < 0 or math.isnan(s):
+        raise ZylaError("ArgumentError", f"cannot sleep for {jl_show(seconds)} seconds")
+    time.sleep(max(s, 0.001))
+
+
+def _supertype(t: Any) -> Any:
+    """`supertype(T)`: the type T's family declares as its parent (`Any` is its own)."""
+    if not isinstance(t, V.JType):
+        raise ZylaError("MethodError", f"no method matching supertype(::{V.type_name(typeof(t))})")
+    sup = t.family.super_
+    if t is V.AnyT:
+        return V.AnyT
+    if sup is None:
+        raise ZylaError("ErrorException", f"supertype of `{V.type_name(t)}` is not known to Zyla")
+    return sup
+
+
+def _constructorof(t: Any) -> Any:
+    """What rebuilds a struct of type t from new field values (ConstructionBase's
+    `constructorof`): the unparameterised family when it has constructors of its own
+    (`Dense(W, b, σ)` works out `Dense{F, M, B}` again), else t itself (its default
+    constructor converts each field to the declared type)."""
+    fam = getattr(t, "family", t)
+    return fam if getattr(fam, "ctor_gf", None) is not None else t
+
+
+def _ismutable(x: Any) -> bool:
+    """`ismutable(x)`: arrays, Dicts, Sets and mutable structs (what `===` compares by
+    identity, lang.core.primitives.jl_egal); numbers, strings, tuples, immutable structs not."""
+    if isinstance(x, (np.ndarray, list, dict)) or getattr(x, "is_set", False):
+        return True
+    return bool(x.type.mutable) if isinstance(x, V.StructValue) else False
+
+
+def _splitext(path: str) -> tuple:
+    """`splitext(path)`: the path without its extension, and the extension (`.gz`)."""
+    import posixpath
+
+    return posixpath.splitext(jl_string(path))
 
 
 # --- installation ---------------------------------------------------------------------------
@@ -2386,7 +2475,7 @@ def install(rt: Any) -> None:
         "Core.kwdef_struct": _kwdef_struct, "one": _one,
         "zero": _zero, "oneunit": _one, "typemax": _typemax,
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
-        "fieldnames": _fieldnames, "exit": _exit, "time": time.time,
+        "fieldnames": _fieldnames, "fieldtypes": _fieldtypes, "exit": _exit, "time": time.time,
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
         "Core.is_assigned": _is_assigned,
         "Core.isdefined_global": lambda name: _isdefined_global(rt, name),
@@ -2395,6 +2484,11 @@ def install(rt: Any) -> None:
         "Core.local_generic": _local_generic,
         "Core.set_global_logger": _set_global_logger,
         "Core.time_report": _time_report, "Core.elapsed_since": _elapsed_since,
+        "Core.compile_clock": _compile_clock,
+        "sleep": _sleep, "supertype": _supertype, "splitext": _splitext,
+        "Core.constructorof": _constructorof,
+        "Core.time_ns": time.monotonic_ns,
+        "ismutable": _ismutable,
         "convert": lambda t, x: convert(rt, t, x),
         "promote": lambda *xs: promote(rt, *xs), "promote_type": promote_type,
         "typejoin": lambda *ts: functools.reduce(V.typejoin, ts) if ts else V.make_union(()),
@@ -2424,7 +2518,8 @@ def install(rt: Any) -> None:
         "filter": _filter, "reduce": _reduce, "Core.trycatch": exceptions.trycatch,
         "Test.do_test": _do_test,
         "Test.do_test_throws": _do_test_throws, "Test.do_testset": _do_testset,
-        "Test.do_test_broken": _do_test_broken, "Test.do_test_nowarn": _do_test_nowarn,
+        "Test.do_test_broken": _do_test_broken, "Test.do_test_skip": _do_test_skip,
+        "Test.do_test_nowarn": _do_test_nowarn,
         "Core.with_logger": _with_logger,
     }.items():
         host(name, f, interp=True)

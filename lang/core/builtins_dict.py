@@ -110,6 +110,10 @@ def isequal_key(x: Any) -> Any:
         return (_ARRAY_TAG, x.shape, tuple(isequal_key(e) for e in flat))
     if isinstance(x, dict):
         return (_DICT_TAG, frozenset((isequal_key(k), isequal_key(v)) for k, v in x.items()))
+    if t is V.StructValue:  # a type compared by value although mutable (`Expr`): its
+        key_of = getattr(x.type, "isequal_key", None)  # key of its parts' keys
+        if key_of is not None:
+            return key_of(x, isequal_key)
     try:
         hash(x)
     except TypeError:

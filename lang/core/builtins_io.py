@@ -290,9 +290,18 @@ CUSTOM_PRINT.append(custom_print)
 
 
 def custom_display(x: Any) -> str | None:
-    """The text of a Zyla-defined `Core.display_text(x)` method for x's type (what the
-    REPL's `display` shows), or None."""
+    """The text of a Zyla-defined `show(io, ::MIME"text/plain", x)` or
+    `Core.display_text(x)` method for x's type (what the REPL's `display` shows), or
+    None."""
     rt = current.runtime()
+    mime = rt.builtins.get("MIME") if rt is not None else None
+    if isinstance(mime, V.JType):
+        plain = V.apply_type(mime, (V.Symbol("text/plain"),))
+        m = _zyla_method(rt, "show", [IOBufferT, plain, typeof(x)])
+        if m is not None:
+            buf = IOBuffer()
+            rt.interp.invoke(m, [buf, V.StructValue(plain, []), x], None)
+            return buf.take()
     m = _zyla_method(rt, "Core.display_text", [typeof(x)])
     return None if m is None else str(rt.interp.invoke(m, [x], None))
 

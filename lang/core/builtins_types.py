@@ -93,10 +93,7 @@ def struct_params(t: V.JType, args: list) -> V.JType:
     types, as Julia's default constructor infers them."""
     if not t.param_names or t.params:
         return t
-    env: dict = {}
-    for ft, a in zip(t.field_types, args, strict=False):
-        if isinstance(ft, (V.JType, V.TypeVar)):
-            V.issubtype(typeof(a), ft, env)
+    env = bound_params(t, args)
     missing = [p for p in t.param_names if p not in env]
     if missing:
         shown = ", ".join("::" + V.type_name(typeof(a)) for a in args)
@@ -104,6 +101,16 @@ def struct_params(t: V.JType, args: list) -> V.JType:
                         hint=f"the type parameter {missing[0]} cannot be inferred; write "
                              f"{t.name}{{...}}(...)")
     return V.apply_type(t.family, tuple(env[p] for p in t.param_names))
+
+
+def bound_params(family: V.JType, values: Any) -> dict:
+    """The type variables of a parametric struct family that its fields' declared types
+    bind, given field values (`T => Int64` for `Bar{T}(x::T)` and 2)."""
+    env: dict = {}
+    for ft, a in zip(family.field_types, values, strict=False):
+        if isinstance(ft, (V.JType, V.TypeVar)):
+            V.issubtype(typeof(a), ft, env)
+    return env
 
 
 def field_type(t: V.JType, ft: Any) -> Any:

@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 _RUNTIME: list[Any] = [None]
+#: Seconds spent building executables (tracing and XLA compiles, first runs included),
+#: added to by the backend; `@time` reports its share of a timed expression.
+COMPILE_SECONDS: list[float] = [0.0]
 
 
 def runtime() -> Any:

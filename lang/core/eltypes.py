@@ -53,11 +53,14 @@ def recorded(a: np.ndarray) -> V.JType | None:
 
 
 def copy_tag(src: Any, dst: Any) -> Any:
-    """dst (a copy, slice or reshape of src) has src's element type; returns dst."""
+    """dst (a copy, slice or reshape of src) has src's element type; returns dst. (A
+    range of Int128s or BigInts, whose elements an object array holds, is such an src.)"""
     if type(src) is np.ndarray and src.dtype == object:
         t = recorded(src)
         if t is not None:
             tag(dst, t)
+    elif type(src) is V.WideRange:
+        tag(dst, src.start.jtype)
     return dst
 
 
@@ -131,11 +134,12 @@ def push_one(a: np.ndarray, v: Any) -> None:
         raise ZylaError("ErrorException", "cannot resize array with shared data")
     V.note_write(a)
     n = a.shape[0]
-    t = None
+    t = forget = None
     if a.dtype.kind == "O":
         key = id(a)
         rec = _RECORDS.pop(key, None)
-        t = rec[1] if rec is not None and rec[0]() is a else None
+        if rec is not None and rec[0]() is a:
+            t, forget = rec[1], rec[0].__callback__  # (`_forget(key)`, made once)
         rec = None
     try:
         a.resize((n + 1,), refcheck=False)
@@ -143,7 +147,7 @@ def push_one(a: np.ndarray, v: Any) -> None:
         raise ZylaError("ErrorException", "cannot resize array with shared data") from None
     finally:
         if t is not None:  # (recorded again as `tag` recorded it)
-            _RECORDS[key] = (weakref.ref(a, _forget(key)), t)
+            _RECORDS[key] = (weakref.ref(a, forget), t)
     a[n] = v
 
 

@@ -352,8 +352,10 @@ def _typeof_any(x: Any) -> V.JType:
         elt = typeof(x.start)
         if x.unit:
             return V.apply_type(V.UnitRangeT, (elt,))
-        if elt is V.Int64T:
-            return V.apply_type(V.StepRangeT, (elt, elt))
+        if type(x) is V.WideRange:
+            return V.apply_type(V.StepRangeT, (elt, typeof(x.step)))
+        if elt is V.Int64T or isinstance(x.start, np.integer):
+            return V.apply_type(V.StepRangeT, (elt, elt))  # (an integer range's)
         return V.apply_type(V.StepRangeLenT, (elt,))
     if isinstance(x, V.JType):
         return V.apply_type(V.TypeT, (x,))

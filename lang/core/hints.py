@@ -33,13 +33,8 @@ UNSUPPORTED: dict[str, str] = {
     "pointer": f"raw pointers are not supported: {_NO_FFI}",
     "Libc": f"`Libc` is not available: {_NO_FFI}",
     "pyimport": f"`pyimport` is not available: {_NO_FFI}",
-    "eval": f"`eval` is not supported: {_NO_META}",
-    "@eval": f"`@eval` is not supported: {_NO_META}",
-    "Meta": f"`Meta` is not available: {_NO_META}",
     "include_string": f"`include_string` is not supported: {_NO_META}",
     "invokelatest": f"`invokelatest` is not supported: {_NO_META}",
-    "@generated": "generated functions (`@generated`) are not supported by Zyla: "
-    "write an ordinary method (dispatch on the argument types instead)",
     "@goto": "`@goto` is not supported by Zyla: use a loop with `break`/`continue`",
     "@label": "`@label` is not supported by Zyla: use a loop with `break`/`continue`",
     "@async": "tasks (`@async`) are not supported by Zyla",

@@ -35,6 +35,7 @@ from grammar.errors import Unwind, ZylaError
 from lang.core import interp as _interp
 from lang.core import values as V
 from lang.core.bindings import DYNAMIC
+from lang.core.builtins import push_array
 from lang.core.builtins_dict import EXACT_VALUE_TYPES, DictT, JDict
 from lang.core.functions import Closure, GenericFunction, Method, typeof
 from lang.core.interp import (
@@ -68,6 +69,8 @@ _BINARY = {"+": ("+", True), "-": ("-", True), "*": ("*", True),
            "==": ("==", False), "!=": ("!=", False)}
 
 
+#: what an operand of an inline Int64/Float64 case may be known as (None: not known)
+_MAYBE_NUMBER = (None, int, float)
 #: a value known to be a range of Int64s (`a:b` of Int64s): a `for` over it iterates Int64s
 IRANGE = "Int64 range"
 #: a self-call's result type while the body's return type is being found (no return seen)
@@ -622,6 +625,14 @@ class _Gen:
         g.on_change.append(added)
         return flag
 
+    def known_type(self, v: Any) -> Any:
+        """What is known of an operand's Python type: `known`'s entry, else a constant's
+        type, else None."""
+        t = self.known.get(v.id)
+        if t is None and v.id in self.consts:
+            return type(self.consts[v.id])
+        return t
+
     def inline(self, p: Primitive, op: Op, vals: list[str],
                r: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
         """Lines to run first, and (guard, lines) pairs that compute a scalar primitive
@@ -631,7 +642,9 @@ class _Gen:
         if p.name in _BINARY and len(vals) == 2:
             pyop, arith = _BINARY[p.name]
             a, b = vals
-            ka, kb = (self.known.get(v.id) for v in op.operands)
+            ka, kb = (self.known_type(v) for v in op.operands)
+            if ka not in _MAYBE_NUMBER or kb not in _MAYBE_NUMBER:  # (`ch == ','`)
+                return [], []
             expr = f"{r} = {a} {pyop} {b}"
             # the operands' types, once (where not a constant's): ta, tb
             ta = "ta" if ka is None else ""
@@ -645,7 +658,7 @@ class _Gen:
                 guard = _and(f"{ta} is int" if ta else "", f"{tb} is int" if tb else "")
                 body = [expr]
                 if arith:
-                    body.append(f"if not {_I64.format(r=r)}: {r} = WRAP({r})")
+                    body.append(self.wrap(p.name, op, r))
                 out.append((guard, body))
             if ka in (None, int, float) and kb in (None, int, float):
                 out.append((_and(_num(ta), _num(tb)), [expr]))
@@ -1109,8 +1122,9 @@ _NOT_NUMBERS = frozenset({"array", "symbol"})
 
 def _takes(t: Any, kind: str) -> bool:
     """Whether a parameter of type `t` may take a value of `kind` ("array": a numpy
-    array; "struct": a struct; "dict": a Dict; "text": a Char or a String)."""
-    if not isinstance(t, V.JType):
+    array; "struct": a struct; "dict": a Dict; "text": a Char or a String; "any": any
+    value)."""
+    if not isinstance(t, V.JType) or kind == "any":
         return True
     members = V.union_members(t)
     if members:  # (a Union takes what one of its members takes)
@@ -1162,11 +1176,10 @@ def _fast_store(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
         return []
     d, v, k = vals
     exact = f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))"
-    # (a String key of a Dict{String, V} needs neither conversion nor an isequal stand-in)
-    return [(f"{exact} and type({k}) is str and {d}.key_type is STRING_T",
-             f"DSTR({d}, {k}, {v}) or {d}"),
-            (f"{exact} and type({k}) is SUBSTR and {d}.key_type is STRING_T",
-             f"DSTR({d}, STR({k}), {v}) or {d}"),
+    # (a String key of a Dict{String, V} needs neither conversion nor an isequal stand-in;
+    # a SubString one is stored as its String: `str` of a String is the String itself)
+    return [(f"{exact} and (type({k}) is str or type({k}) is SUBSTR) "
+             f"and {d}.key_type is STRING_T", f"DSTR({d}, STR({k}), {v}) or {d}"),
             (exact, f"DSET({d}, {k}, {v})")]
 
 
@@ -1185,10 +1198,18 @@ def _fast_index(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     if len(vals) != 2:
         return []
     v, i = vals
-    inside = (f"type({v}) is NDARRAY and type({i}) is int and {v}.ndim == 1 "
-              f"and 0 < {i} <= {v}.shape[0]")
-    return [(f"{inside} and {v}.dtype in ITEM_DTYPES", f"{v}.item({i} - 1)"),
-            (f"{inside} and {v}.dtype == OBJ_DTYPE", f"HOST_SCALAR({v}[{i} - 1])")]
+    # (one guard for both kinds: `item` gives a number as a Python one and an object as
+    # it is; an object that is a numpy scalar is made a host one)
+    return [(f"type({v}) is NDARRAY and type({i}) is int and {v}.ndim == 1 "
+             f"and 0 < {i} <= len({v}) and {v}.dtype in ITEM_DTYPES",
+             f"(e_ if type(e_ := {v}.item({i} - 1)) in PLAIN_ITEMS else HOST_SCALAR(e_))")]
+
+
+#: the dtypes of the vectors `_fast_index` reads: numbers `item` gives as Python's, and objects
+_ITEM_DTYPES = PY_ITEM_DTYPES | {np.dtype(object)}
+#: the Python types of elements that are host values as they are (`host_scalar` leaves
+#: them; it makes a numpy scalar or a 0-d array in an object vector a host value)
+_PLAIN_ITEMS = frozenset({float, int, bool, str, SubStr, V.StructValue, V.Char})
 
 
 def _fast_length(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
@@ -1203,6 +1224,12 @@ def _fast_text_eq(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     if len(vals) != 2:
         return []
     a, b = vals
+    ca, cb = consts
+    if any(c is not UNSET and type(c) is not V.Char and type(c) is not str for c in consts):
+        return []  # (a constant neither Char nor String: `i == 2`)
+    if type(cb) is V.Char or type(ca) is V.Char:  # (`ch == ','`: the constant's character)
+        x, c = (a, cb) if type(cb) is V.Char else (b, ca)
+        return [(f"type({x}) is CHAR", f"{x}.value == {c.value!r}")]
     # (two Chars compare their characters: Char.__eq__ without its Python call)
     return [(f"type({a}) is CHAR and type({b}) is CHAR", f"{a}.value == {b}.value"),
             (f"type({a}) is str and type({b}) is str", f"{a} == {b}")]
@@ -1218,10 +1245,20 @@ def _fast_string(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     return [(_and(*guards), " + ".join(f"STR({v})" for v in vals))]
 
 
+def _fast_push(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
+    """`push!(v, x)` (`Core.push_fn(np, v, x)`) of a host array: the host push itself,
+    without the primitive's dispatch on the array module and its argument tuple."""
+    if len(vals) != 2:
+        return []
+    return [(f"type({vals[0]}) is NDARRAY", f"PUSH({vals[0]}, {vals[1]})")]
+
+
 #: the fast forms, by primitive name
 _FAST_FORMS: dict[str, _Form] = {
     "string": _Form(_fast_string, ("text or int", "text or int")),
-    "get": _Form(_fast_get, ("dict",)), "Core.setindex_fn": _Form(_fast_store, ("dict",)),
+    "Core.push_fn": _Form(_fast_push, ("array", "any")),
+    "get": _Form(_fast_get, ("dict", "any", "any")),
+    "Core.setindex_fn": _Form(_fast_store, ("dict", "any", "any")),
     "getproperty": _Form(_fast_field, ("struct", "symbol")),
     "getindex": _Form(_fast_index, ("array", "int")),
     "length": _Form(_fast_length, ("array",)),
@@ -1380,9 +1417,9 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": JDict.store_exact,
             "DGET": dict.get, "DSTR": dict.__setitem__, "STRING_T": V.StringT,
             "SUBSTR": SubStr, "STR": str,
-            "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": PY_ITEM_DTYPES,
-            "OBJ_DTYPE": np.dtype(object), "HOST_SCALAR": host_scalar,
-            "CHAR": V.Char,
+            "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": _ITEM_DTYPES,
+            "PLAIN_ITEMS": _PLAIN_ITEMS, "HOST_SCALAR": host_scalar,
+            "CHAR": V.Char, "PUSH": push_array,
             "OVERFLOW": _overflow}
 
 

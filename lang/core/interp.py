@@ -237,6 +237,11 @@ class Interpreter:
         """Arrange call arguments as the body's parameter list: captures, positional
         (optional ones UNSET, varargs as a tuple), then keywords (UNSET if absent)."""
         npos = len(fn.params) - fn.ncaptures - fn.nkw
+        if len(captures) > fn.ncaptures:
+            # values bound beyond the body's captures are its first arguments (a callable
+            # struct's method run as a closure over the struct, autodiff.forward_callable)
+            args = list(captures[fn.ncaptures:]) + list(args)
+            captures = captures[:fn.ncaptures]
         out = list(captures)
         if fn.vararg:
             fixed = npos - 1

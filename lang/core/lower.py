@@ -24,7 +24,7 @@ from typing import Any
 
 from grammar import ast as A
 from grammar.errors import SourceFile, ZylaError
-from lang.core import literals, macros
+from lang.core import exprs, literals, macros
 from lang.core import values as V
 from lang.core.ir import IR_PASSES, Function, Op, Region, Value
 from lang.core.scans import (
@@ -857,7 +857,43 @@ class Lowerer:
         raise self.err("`...` is only allowed in calls and tuples", n)
 
     def l_MacroCall(self, n: A.MacroCall) -> Value:
+        """A macro the program defined (looked up first, so it may reuse a built-in
+        macro's name), else a built-in one. Library code sees only built-in ones."""
+        f = (exprs.macro_function(n.name, self.gname) if self.library_names is not None
+             else None)
+        if f is not None:
+            return self.lower(self.expand_macro(f, n))
         return macros.lower_macro(self, n)
+
+    def expand_macro(self, f: Any, n: A.MacroCall) -> A.Node:
+        """The code the user macro f returns for the call n; an error while expanding
+        is a LoadError at the call."""
+        try:
+            code = exprs.expand_user_macro(f, n, self.source.name, self.is_local, self.module)
+            return exprs.to_ast(code, n.span)
+        except ZylaError as e:
+            inner = f"{e.kind}: {e.message}" if e.kind != "LoadError" else e.message
+            raise ZylaError("LoadError", inner, n.span, self.source, e.hint) from None
+
+    def l_Quote(self, n: A.Quote) -> Value:
+        """`:(...)`, `quote ... end`: a fresh Expr each time it runs, with the values of
+        its `$` interpolations put in (a quoted name or literal is a constant)."""
+        try:
+            template, holes = exprs.quote_template(n.body, self.source.name)
+        except ZylaError as e:  # (syntax Zyla cannot quote: `:(using M)`)
+            raise ZylaError(e.kind, e.message, e.span or n.span, self.source) from None
+        if not holes and not exprs.is_expr(template):
+            return self.const(template, n.span)
+        vals = [self.lower(h) for h in holes]
+        return self.call("Core.build_quote", [self.const(template, n.span), *vals], n.span)
+
+    def l_MacroDef(self, n: A.MacroDef) -> Value:
+        """`macro m(x) ... end`: the method of `@m` that takes the call's location and
+        module, then its arguments as code."""
+        params = [A.Param("__source__", span=n.span), A.Param("__module__", span=n.span),
+                  *n.params]
+        exprs.note_macro(self.gname("@" + n.name))
+        return self.define_method(A.FunctionDef("@" + n.name, params, n.body, span=n.span))
 
     # --- collections ------------------------------------------------------------------------
 
@@ -893,8 +929,8 @@ class Lowerer:
     def l_Comprehension(self, n: A.Comprehension) -> Value:
         """`[f(x) for x in xs if c]` becomes Core.comprehension(f, cond, xs...), and a
         generator `(f(x) for x in xs if c)` over one iterator Core.generator(f, cond, xs),
-        a lazy Base.Generator (collections.jl; over several iterators it is still the
-        eager comprehension); the closures see the iteration variables as parameters."""
+        a lazy Base.Generator (collections.jl; over several iterators one over their
+        Iterators.product); the closures see the iteration variables as parameters."""
         targets = [t for t, _ in n.iterators]
         params = [_param_for(t, i) for i, t in enumerate(targets)]
         body = _destructure_body(targets, n.expr)
@@ -904,7 +940,7 @@ class Lowerer:
             if n.cond is not None else self.const(None)
         )
         iters = [self.lower(it) for _, it in n.iterators]
-        if n.generator and len(iters) == 1:
+        if n.generator:
             return self.call("Core.generator", [f, cond] + iters, n.span)
         return self.call("Core.comprehension", [f, cond] + iters, n.span)
 
@@ -942,6 +978,8 @@ class Lowerer:
         return self.make_lambda(n)
 
     def l_FunctionDef(self, n: A.FunctionDef) -> Value:
+        if n.name_expr is not None:
+            return self.lower(n.name_expr)  # (`$f(x) = ...` outside a quote: an error)
         if not self.sc.toplevel and n.name and "." not in n.name and n.receiver is None:
             if n.name in self.sc.local_methods:
                 return self.local_generic(n)

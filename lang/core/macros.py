@@ -132,8 +132,9 @@ def m_time(lo: Any, n: A.MacroCall) -> Value:
     assigns stays visible; the elapsed time is printed and `ex`'s value returned (itself,
     not the report's: the report has no derivative, and the value's gradient is kept)."""
     t0 = lo.call("Core.time_start", [], n.span)
+    c0 = lo.call("Core.compile_clock", [], n.span)
     v = lo.lower(n.args[-1])
-    lo.call("Core.time_report", [t0, v], n.span)
+    lo.call("Core.time_report", [t0, c0, v], n.span)
     return v
 
 
@@ -390,6 +391,12 @@ def m_test_broken(lo: Any, n: A.MacroCall) -> Value:
                    [_thunk(lo, ex), _str(lo, unparse(ex)), lo.const(n.span.line)], n.span)
 
 
+def m_test_skip(lo: Any, n: A.MacroCall) -> Value:
+    """`@test_skip ex`: ex is not evaluated; the test is counted as broken, as in Julia."""
+    return lo.call("Test.do_test_skip", [_str(lo, unparse(n.args[0])), lo.const(n.span.line)],
+                   n.span)
+
+
 def m_test_nowarn(lo: Any, n: A.MacroCall) -> Value:
     """`@test_nowarn ex`: a test that ex logs nothing; its value is ex's."""
     ex = n.args[0]
@@ -406,10 +413,99 @@ def m_evalpoly(lo: Any, n: A.MacroCall) -> Value:
                            [n.args[0], A.TupleLit(list(n.args[1:]), span=n.span)], span=n.span))
 
 
+def m_eval(lo: Any, n: A.MacroCall) -> Value:
+    """`@eval ex`, `@eval M ex`: ex quoted (its `$` interpolated), then evaluated at the
+    top level (lang.core.exprs)."""
+    code = lo.lower(A.Quote(n.args[-1], span=n.span))
+    return lo.call("Core.eval_code", [code], n.span)
+
+
+def _macroexpand(recursive: bool) -> Callable[[Any, A.MacroCall], Value]:
+    """`@macroexpand ex` / `@macroexpand1 ex`: the code of ex with its macros expanded."""
+    def lower(lo: Any, n: A.MacroCall) -> Value:
+        code = lo.lower(A.Quote(n.args[-1], span=n.span))
+        return lo.call("Core.macroexpand", [lo.const(None), code, lo.const(recursive)], n.span)
+    return lower
+
+
+def m_module(lo: Any, n: A.MacroCall) -> Value:
+    """`@__MODULE__`: the module the code is in."""
+    return lo.lower(A.Ident(lo.module or "Main", span=n.span))
+
+
+def m_gensym(lo: Any, n: A.MacroCall) -> Value:
+    """`@gensym a b`: `a = gensym("a"); b = gensym("b")`."""
+    sp = n.span
+    sets: list[A.Node] = []
+    for a in n.args:
+        if not isinstance(a, A.Ident):
+            raise lo.err("@gensym takes names", a)
+        sets.append(A.Assign(a, A.Call(A.Ident("gensym", span=sp),
+                                       [A.Literal(a.name, "String", span=sp)], span=sp), span=sp))
+    return lo.lower(A.Block(sets, span=sp))
+
+
+def m_generated(lo: Any, n: A.MacroCall) -> Value:
+    """`@generated function f(a, b) body end`: a generator `#generated#f(a, b) = body`,
+    called with the argument types once per signature, returns the code of the method for
+    them (lang.core.exprs.run_generated); `f` runs that code on its arguments."""
+    fd = n.args[0] if len(n.args) == 1 else None
+    if (not isinstance(fd, A.FunctionDef) or fd.name is None or "." in fd.name or fd.kwparams
+            or fd.where or fd.type_params or fd.receiver is not None
+            or any(p.name is None or p.pattern or p.default or p.vararg for p in fd.params)):
+        raise lo.err("@generated is supported for a function with plain positional "
+                     "parameters (no `where`, keywords, defaults or varargs)", n,
+                     kind="ErrorException")
+    sp = n.span
+    gen = A.FunctionDef(f"#generated#{fd.name}", [A.Param(p.name, span=sp) for p in fd.params],
+                        fd.body, span=sp)
+    names = A.TupleLit([A.Literal(p.name, "Symbol", span=sp) for p in fd.params], span=sp)
+    run = A.Call(A.Dot(A.Ident("Core", span=sp), "run_generated", span=sp),
+                 [A.Ident(gen.name or "", span=sp), names]
+                 + [A.Ident(p.name or "", span=sp) for p in fd.params], span=sp)
+    method = dataclasses.replace(fd, body=A.Block([run], span=sp))
+    return lo.lower(A.Block([gen, method], span=sp))
+
+
+def _string_macro(f: str, nargs: int = 1) -> Callable[[Any, A.MacroCall], Value]:
+    """A built-in string macro (`r"a+"i` is `@r_str("a+", "i")`): the call of f (a name, or
+    `Core.name`) with the macro's first nargs arguments (the text, the flags)."""
+    def lower(lo: Any, n: A.MacroCall) -> Value:
+        sp = n.span
+        fn: A.Node = A.Ident(f, span=sp) if "." not in f else \
+            A.Dot(A.Ident(f.split(".")[0], span=sp), f.split(".")[1], span=sp)
+        return lo.lower(A.Call(fn, list(n.args[:nargs]), [], span=sp))
+    return lower
+
+
+def m_raw_str(lo: Any, n: A.MacroCall) -> Value:
+    """`raw"..."`: the text itself (the lexer kept it raw)."""
+    return lo.lower(n.args[0])
+
+
+def m_mime_str(lo: Any, n: A.MacroCall) -> Value:
+    """`MIME"text/plain"`: the type `MIME{Symbol("text/plain")}`."""
+    sym = A.Call(A.Ident("Symbol", span=n.span), [n.args[0]], [], span=n.span)
+    return lo.lower(A.Curly(A.Ident("MIME", span=n.span), [sym], span=n.span))
+
+
+#: Julia's string macros (`name"..."` is `@name_str("...")`: grammar.lexer).
+STRING_MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
+    "r_str": _string_macro("Regex", 2),
+    "s_str": _string_macro("SubstitutionString"),
+    "v_str": _string_macro("VersionNumber"),
+    "big_str": _string_macro("Core.big_str"),
+    "b_str": _string_macro("Core.b_str"),
+    "raw_str": m_raw_str,
+    "MIME_str": m_mime_str,
+}
+
+
 MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "test": m_test,
     "test_throws": m_test_throws,
     "test_broken": m_test_broken,
+    "test_skip": m_test_skip,
     "test_nowarn": m_test_nowarn,
     "testset": m_testset,
     "show": m_show,
@@ -434,6 +530,9 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     # @simd lets the sum of a loop be reordered, which a mapped nest may do anyway
     # (backend/nests.py); @fastmath allows, not requires, relaxed floating point
     "simd": m_passthrough,
+    # `@inferred f(x)` (and `@inferred T f(x)`): f(x)'s value. Julia also fails when the
+    # compiler's inferred type is wider than the value's; Zyla's types are the values'
+    "inferred": m_passthrough,
     "fastmath": m_passthrough,
     "views": m_views,
     "view": m_view,
@@ -450,12 +549,20 @@ MACROS: dict[str, Callable[[Any, A.MacroCall], Value]] = {
     "checkpoint": m_checkpoint,
     "thunk": m_passthrough,
     "evalpoly": m_evalpoly,
+    "eval": m_eval,
+    "macroexpand": _macroexpand(True),
+    "macroexpand1": _macroexpand(False),
+    "__MODULE__": m_module,
+    "gensym": m_gensym,
+    "generated": m_generated,
+    **STRING_MACROS,
 }
 
 
 #: Macros that need more than one argument, and those that take none (the others need one).
 _MIN_ARGS = {"test_throws": 2, "irrational": 2}
-_NO_ARGS_OK = frozenset({"show", "functor", "layer", "printf", "sprintf", "__DIR__", "__FILE__"})
+_NO_ARGS_OK = frozenset({"show", "functor", "layer", "printf", "sprintf", "__DIR__", "__FILE__",
+                         "__MODULE__"})
 
 
 def lower_macro(lo: Any, n: A.MacroCall) -> Value:

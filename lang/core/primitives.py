@@ -69,19 +69,24 @@ class Primitive(V.Atomic):
     effect: bool = False
 
     def __post_init__(self) -> None:
-        self.jtype = V.JType(f"typeof({self.name})", V.FunctionT)
+        self.jtype = V.JType(f"typeof({self.jl_show()})", V.FunctionT)
         self.effect = self.name in EFFECTS or (self.name.endswith("!") and self.name != "!")
         if not self.forward and self.pullback == NONDIFF:
             self.forward = NONDIFF  # no derivative in either mode
 
     def jl_show(self) -> str:
-        return self.name
+        """The name Julia prints: without the module for a function that `using Flux`
+        brings into scope (`relu`, not `NNlib.relu`)."""
+        module, _, own = self.name.rpartition(".")
+        return own if module in _EXPORTED_BY_FLUX else self.name
 
     def __repr__(self) -> str:
         return self.name
 
 
 PRIMITIVES: dict[str, Primitive] = {}
+#: modules whose functions `using Flux` exports (printed by their own names)
+_EXPORTED_BY_FLUX = frozenset({"NNlib", "Flux"})
 #: effects beyond the `...!` names: random draws and boxed (captured, reassigned) variables
 EFFECTS = frozenset(("rand", "randn", "randperm", "shuffle", "Random.MersenneTwister",
                      "Core.setbox"))
@@ -143,6 +148,8 @@ def dim_mismatch(msg: str) -> ZylaError:
 def as_array(x: Any, xp: Any = np) -> Any:
     """Ranges and tuples used as arrays become arrays."""
     if isinstance(x, V.Range):
+        if type(x) is V.WideRange:  # (an object array of its Int128s or BigInts)
+            return tag(x.to_array(), x.start.jtype)
         return x.to_array() if xp is np else xp.asarray(x.to_array())
     if isinstance(x, tuple):
         if xp is np and not all(isinstance(e, (int, float, np.number)) for e in x):

@@ -95,15 +95,23 @@ def _fill(xp: Any, v: Any, *dims: Any) -> Any:
 
 
 def _similar(xp: Any, x: Any, *rest: Any) -> Any:
+    """`similar(x[, T][, dims])`: a new array of x's (or T's) element type; one of objects
+    (`similar(["a"], String)`, `similar(Int128[1])`) records that element type."""
+    src = x
     x = as_array(x, xp)
     d = x.dtype
     shape = x.shape
+    t = None
     if rest and isinstance(rest[0], V.JType):
-        d = V.JTYPE_TO_DTYPE.get(rest[0], N.OBJ)
+        t = rest[0]
+        d = V.JTYPE_TO_DTYPE.get(t, N.OBJ)
         rest = rest[1:]
     if rest:
         shape = _shape_from(rest)
-    return xp.zeros(shape, dtype=d)
+    out = xp.zeros(shape, dtype=d)
+    if d != N.OBJ:
+        return out
+    return tag(out, t) if t is not None else copy_tag(src, out)
 
 
 #: `copy` of host containers that are not arrays, by Python class (registered by the
@@ -112,6 +120,10 @@ COPIES: dict[type, Callable[[Any], Any]] = {}
 #: `size(x)` of host values that are not arrays, by Python class (registered by the modules
 #: that define them: the lazy iterators); a tuple of dims, or a Julia error
 SIZES: dict[type, Callable[[Any], tuple]] = {}
+#: how a value stored into an object array of a recorded element type is converted to it,
+#: by that type (lang.core.builtins registers Int128, UInt128 and BigInt: `a[1] = 5` into
+#: an Int128[...] stores Int128(5), as Julia's setindex! converts)
+STORE_CONVERTS: dict[V.JType, Callable[[Any], Any]] = {}
 
 
 def _copy(xp: Any, x: Any) -> Any:
@@ -967,8 +979,11 @@ def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
         places = np.size(x.reshape(-1)[tgt] if len(idx) == 1 and x.ndim != 1 else x[tgt])
         if np.size(v) != places:
             raise dim_mismatch(f"tried to assign {np.size(v)} elements to {places} destinations")
-    if x.dtype != object and N.dtype_of(v) != x.dtype:
-        v = _convert_elem(v, x.dtype)
+    if x.dtype != object:
+        if N.dtype_of(v) != x.dtype:
+            v = _convert_elem(v, x.dtype)
+    else:
+        v = _store_converted(x, v)
     try:
         if len(idx) == 1 and x.ndim != 1:
             _linear_write(x, tgt, v)
@@ -984,6 +999,21 @@ def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
             x[tgt] = va.reshape(sub.shape)
             return
         raise dim_mismatch(str(e)) from None
+
+
+def _store_converted(x: np.ndarray, v: Any) -> Any:
+    """v (a value, or an array of values) as stored into the object array x: converted to
+    x's recorded element type where STORE_CONVERTS has that type, else as it is."""
+    conv = STORE_CONVERTS.get(recorded(x))
+    if conv is None:
+        return v
+    if not is_array(v):
+        return conv(v)
+    va = as_array(v)
+    out = np.empty(va.shape, dtype=object)
+    for k, e in enumerate(va.flat):
+        out.flat[k] = conv(e)
+    return out
 
 
 def inexact(d: np.dtype, value: Any) -> ZylaError:
@@ -1072,6 +1102,8 @@ def setindex_broadcast(x: Any, v: Any, *idx: Any) -> Any:
                                f"{tuple(reversed(sub_shape))}") from None
     if x.dtype != object:
         val = _convert_elem(val, x.dtype)
+    else:
+        val = _store_converted(x, val)
     if view is x:
         x[tgt] = val
     else:
@@ -1098,6 +1130,8 @@ def broadcast_assign(dest: Any, v: Any) -> Any:
                                f"{jl_size(dest)}") from None
     if dest.dtype != object:
         val = _convert_elem(val, dest.dtype)
+    else:
+        val = _store_converted(dest, val)
     dest[...] = val
     return dest
 
@@ -1116,12 +1150,9 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
         start, step, stop = a, 1, b
     else:
         start, step, stop = a, b, c
-    ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-               for v in (start, step, stop))
+    ints = all(isinstance(v, (int, np.integer, np.bool_)) for v in (start, step, stop))
     if any(isinstance(v, V.WideInt) for v in (start, step, stop)):
-        # (a float range would be a silent wrong answer: Julia's is a UnitRange{Int128})
-        raise ZylaError("ErrorException", "ranges of Int128, UInt128 or BigInt are not "
-                        "supported")
+        return _wide_range(start, step, stop, c is None)
     if not ints and all(N.dtype_of(v).kind == "i" for v in (start, step, stop)):
         # integer bounds only known at run time (compiled code): a range of traced length
         jnp = N.xp_for(start, step, stop)
@@ -1134,11 +1165,47 @@ def _range(xp: Any, a: Any, b: Any, c: Any = None) -> Any:
         d = N.promote(N.promote(N.dtype_of(start), N.dtype_of(stop)),
                       N.dtype_of(step) if c is not None else N.dtype_of(start))
         if d != N.I64:  # 0x01:0x03 is a UnitRange{UInt8}: its elements are UInt8s
+            if d == N.BOOL:  # (a Bool beside an integer is promoted: `1:true` is 1:1)
+                raise ZylaError("ErrorException",
+                                "ranges of Bool (`false:true`) are not supported")
             return V.Range(d.type(start), d.type(step), int(n), unit=c is None)
         return V.Range(int(start), int(step), int(n), unit=c is None)
     d = _float_type(start, step, stop)
     start, step, stop = (N.cast(v, d, np) for v in (start, step, stop))
     return _float_range(d, ranges.colon(start, step, stop, d.type))
+
+
+def _wide_range(start: Any, step: Any, stop: Any, unit: bool) -> V.WideRange:
+    """`start:step:stop` where a bound is an Int128, UInt128 or BigInt: a range of their
+    promoted integer type (the widest; of Int128 and UInt128 the unsigned; BigInt beside
+    any), Julia's UnitRange{Int128}; a step range whose ends are of one type keeps its
+    step's type (`big(1):2:big(9)` is a StepRange{BigInt, Int64}), else the step is of
+    the promoted type too. A float bound is refused (Julia's range would be of BigFloats
+    or of the float type), and so is a step range of other ends with a wider step, and a
+    length that an Int does not hold (its `length` is an Int, not of the element type)."""
+    vals = (start, stop) if unit else (start, step, stop)
+    if not all(isinstance(v, (V.WideInt, int, np.integer)) for v in vals):
+        raise ZylaError("ErrorException", "a range mixing an Int128, UInt128 or BigInt with "
+                        "a non-integer is not supported")
+    same_ends = type(start) is type(stop)
+    if same_ends and not isinstance(start, V.WideInt):
+        raise ZylaError("ErrorException", "a step range with an Int128, UInt128 or BigInt "
+                        "step between narrower ends is not supported")
+    wides = {type(v) for v in vals if isinstance(v, V.WideInt)}
+    wide = (V.BigInt if V.BigInt in wides else V.UInt128 if V.UInt128 in wides
+            else V.Int128)
+    a, s, b = int(start), int(step), int(stop)
+    if not unit and same_ends and type(step) is not bool:
+        kept_step = step
+    else:
+        kept_step = wide(s)
+    if s == 0:
+        raise ZylaError("ArgumentError", "step cannot be zero")
+    n = max(0, (b - a) // s + 1)
+    if n >= 1 << 63:  # (Julia's length would be an Int128 or a BigInt: Zyla's is an Int)
+        raise ZylaError("OverflowError", "ranges of more than typemax(Int) elements are "
+                        "not supported")
+    return V.WideRange(wide(a), kept_step, n, unit=unit)
 
 
 def _known_length(n: Any) -> int:

@@ -46,6 +46,7 @@ from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_io import STDIN
 from lang.core.builtins_random import GLOBAL_RNG, uniform_jax
+from lang.core.builtins_types import bound_params
 from lang.core.primitives import (
     INFER_BY_LOWERING,
     NONDIFF,
@@ -1527,7 +1528,18 @@ def _rebuild(x: Any, values: Any) -> Any:
     if x.type.mutable:
         x.fields[:] = list(values)
         return x
-    return V.StructValue(x.type, list(values))
+    return V.StructValue(_rebuilt_type(x.type, values), list(values))
+
+
+def _rebuilt_type(t: V.JType, values: Any) -> V.JType:
+    """The type of a parametric struct rebuilt around new fields: its parameters inferred
+    again from them (`f64(Dense(...))` is a `Dense{F, Matrix{Float64}, ...}`), as Functors
+    calls the constructor; a parameter no field determines keeps its value."""
+    if not t.params or not t.family.param_names:
+        return t
+    env = bound_params(t.family, values)
+    params = tuple(env.get(p, old) for p, old in zip(t.family.param_names, t.params, strict=True))
+    return t if params == t.params else V.apply_type(t.family, params)
 
 
 prim("Functors.children", _fields, _jx(lambda xp, x: _fields(x)), NONDIFF, lambda *a: V.AnyT)

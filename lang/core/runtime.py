@@ -29,6 +29,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     builtins_types,
     collector,
     datasets,
+    exprs,
     frontcache,
     hostcode,
     modules,
@@ -39,6 +40,7 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     primitives_math,
     primitives_nest,
     primitives_nn,
+    regexes,
     safety,
     saving,
     strings,
@@ -66,7 +68,7 @@ INSTALLERS: list[Callable[[Runtime], None]] = []
 
 #: Zyla library files every new runtime runs after Base (autodiff adds its `ad.jl`).
 STARTUP_FILES: list[str] = ["collections.jl", "complex.jl", "math.jl", "numbers.jl", "bigfloat.jl",
-                             "strings.jl"]
+                             "strings.jl", "regex.jl", "exprs.jl"]
 
 
 #: modules whose names a user's global never shadows: `Base.x` after `x = 1` is still
@@ -141,7 +143,7 @@ class Runtime:
         builtins.install(self)
         for extra in (builtins_types, builtins_io, builtins_dict, builtins_set, builtins_iter,
                       builtins_mutate, builtins_random, modules, safety, saving, datasets,
-                      primitives_math):
+                      primitives_math, exprs):
             extra.install(self)
         for install in INSTALLERS:
             install(self)

@@ -82,6 +82,9 @@ class _Writer:
         if not isinstance(t, V.JType):
             return self.enc(t)
         fam = t.family
+        if fam.name.startswith("typeof(") and fam.super_ is V.FunctionT:
+            # a function's type (`Dense{typeof(relu), ...}`): saved by the function's name
+            return {"k": "fntype", "name": fam.name[len("typeof("):-1]}
         return {"k": "type", "name": fam.name, "params": [self.enc_param(p) for p in t.params]}
 
     def enc_param(self, p: Any) -> dict:
@@ -261,6 +264,7 @@ _DECODERS: dict[str, Callable[[_Reader, dict], Any]] = {
     "struct": _Reader.struct,
     "fn": _Reader.fn,
     "type": _Reader.jtype,
+    "fntype": lambda r, t: typeof(r.named(t.get("name"), "function")),
     "dict": _Reader.dict_,
     "wide": _wide,
 }

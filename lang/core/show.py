@@ -68,6 +68,7 @@ from lang.core.values import (
     SymbolT,
     TupleT,
     UnitRangeT,
+    WideInt,
     apply_type,
     issubtype,
     type_name,
@@ -514,11 +515,11 @@ def _type_of(x: Any) -> JType | None:
         return apply_type(ArrayT, (_eltype(x), x.ndim))
     if isinstance(x, Range):
         elt = _type_of(x.start)
-        if isinstance(x.start, int) and not isinstance(x.start, bool):
+        if isinstance(x.start, int | np.integer | WideInt) and not isinstance(x.start, bool):
             return (
-                apply_type(UnitRangeT, (Int64T,))
+                apply_type(UnitRangeT, (elt,))
                 if x.unit
-                else apply_type(StepRangeT, (Int64T, Int64T))
+                else apply_type(StepRangeT, (elt, _type_of(x.step)))
             )
         return apply_type(StepRangeLenT, (elt,)) if elt is not None else None
     if isinstance(x, StructValue):
@@ -824,8 +825,10 @@ def _range_last(r: Range) -> Any:
 
 def _show_range(r: Range) -> str:
     """`show` of a range: `1:10`, `1:2:9`, `1.0:1.0:5.0` (endpoints shown without context)."""
-    is_int = isinstance(r.start, int | np.integer) and not isinstance(r.start, bool)
-    if r.length == 0:
+    is_int = isinstance(r.start, int | np.integer | WideInt) and not isinstance(r.start, bool)
+    if isinstance(r.start, WideInt):  # (exact; element -1 of an empty one: start - step)
+        last = r[r.length - 1]
+    elif r.length == 0:
         last = r.start - r.step
     elif is_int:
         last = r.start + (r.length - 1) * r.step

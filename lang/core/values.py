@@ -205,11 +205,18 @@ class JType(Atomic):
 _NAMING_WHERE = [False]  # (type_name is inside a type that holds `where` variables)
 
 
+def _symbol_param(name: str) -> str:
+    """A Symbol type parameter as Julia prints it: `:x`, `:+`, `Symbol("text/plain")`."""
+    if name.isidentifier() or not any(c.isalnum() for c in name):
+        return ":" + name
+    return 'Symbol("' + name.replace("\\", "\\\\").replace('"', '\\"') + '")'
+
+
 def type_name(t: Any) -> str:
     """Julia's printed name of a type (`Vector{Float64}`, `Matrix{Float64}`; a type
     holding `where` variables ends with them: `Tuple{Vararg{S}} where S<:Integer`)."""
     if not isinstance(t, JType):
-        return ":" + t.name if type(t) is Symbol else repr(t)
+        return _symbol_param(t.name) if type(t) is Symbol else repr(t)
     if t.params and not _NAMING_WHERE[0]:
         vs = where_vars(t)
         if vs:
@@ -945,6 +952,30 @@ class Range:
         exact = None if self.exact is None else (
             self.exact[0] + first * self.exact[1], self.exact[1] * stride, self.exact[2])
         return Range(self[first], self.step * stride, n, self.unit and stride == 1, exact)
+
+
+class WideRange(Range):
+    """An integer range whose elements are Int128s, UInt128s or BigInts (`1:big(16)`,
+    Julia's UnitRange{BigInt}): start is of that type (WideInt), step of its own integer
+    type (a StepRange{BigInt, Int64}), each element computed exactly on Python ints;
+    arrays of its elements are object arrays, and it runs on the host only (compiled code
+    has no 128-bit integers)."""
+
+    def __getitem__(self, k: int) -> Any:  # 0-based
+        return type(self.start)(self.start.value + int(k) * int(self.step))
+
+    def to_array(self) -> np.ndarray:
+        out = np.empty(self.length, dtype=object)
+        for k in range(self.length):
+            out[k] = self[k]
+        return out
+
+    def at(self, k: Any, xp: Any) -> Any:
+        return self[int(k)]
+
+    def sub(self, first: int, stride: int, n: int) -> Range:
+        step = type(self.step)(int(self.step) * stride)
+        return WideRange(self[first], step, n, self.unit and stride == 1)
 
 
 def _product_error(xp: Any, x: Any, y: float, p: Any) -> Any:

@@ -12,6 +12,19 @@ Core.dict_ctor_pb(ps) = dz -> (nothing, Core.dict_ctor_back(dz, ps)...)
 Core.shift_back(bb) = dz -> Core.prepend_nothing(Core.back(bb, dz))
 Core.back_back(bb) = dz -> Core.prepend_nothing(Core.back(bb, dz))
 Core.bcast_scalar_back(b) = dz -> Core.prepend_nothing(Core.back(b, dz))
+# a broadcast over `Ref(x)`s (autodiff.runtime._broadcast_over_refs): b the pullback of the
+# broadcast over their 1-tuples `(x,)` (intuple), or of the one call on the contents; a
+# Ref's cotangent is `(x = d,)`
+Core.ref_bcast_back(b, isref, intuple) = dz -> Core.ref_bcast_cots(Core.back(b, dz), isref, intuple)
+Core.ref_bcast_cots(g::Nothing, isref, intuple) = nothing
+function Core.ref_bcast_cots(g, isref, intuple)
+    k = intuple ? 2 : 1  # (f's own cotangent: after the broadcast's, or first)
+    (nothing, g[k], ntuple(i -> isref[i] ? Core.ref_cot(g[k + i], intuple) : g[k + i], length(isref))...)
+end
+Core.ref_cot(d::Nothing, intuple) = nothing
+Core.ref_cot(d, intuple::Bool) = intuple ? Core.ref_in_tuple(d) : (x = d,)
+# (the 1-tuple's cotangent: a tuple, or the vector of its one element a broadcast made)
+Core.ref_in_tuple(d::Union{Tuple{Any}, AbstractVector}) = Core.ref_cot(only(d), false)
 # a user rrule's pullback takes a complex result's cotangent as a Complex, as ChainRules
 # writes it (not as the NamedTuple of its fields)
 Core.rrule_back(pb, y) = dz -> pb(Core.complex_cot(y, dz))
@@ -180,8 +193,8 @@ function Core.jacobian_reverse(f, x)
     end
     J
 end
-function Core.jacobian_forward(f, x, y)
-    J = zeros(Core.jacobian_eltype(x, y), length(y), length(x))
+function Core.jacobian_forward(f, x, y, T=Core.jacobian_eltype(x, y))
+    J = zeros(T, length(y), length(x))
     for i in 1:length(x)
         J[:, i] .= Core.fwd_column(Core.jvp_call(f, nothing, 1, x, Core.onehot_like(x, i))[2], y)
     end
@@ -199,8 +212,13 @@ Core.fwd_column(d, y) = d === nothing ? zeros(length(y)) : (d isa Number ? [d] :
 function hessian(f, x)
     g = z -> gradient(f, z)[1]
     x isa Number && return jvp(g, x, one(x))[2]
-    Core.jacobian_forward(g, x, x)
+    Core.jacobian_forward(g, x, x, Core.hessian_eltype(g, x))
 end
+# forward over reverse keeps the gradient's own float type where x's is an integer, as
+# Zygote's Dual numbers do (a Float32 model's Hessian at integer inputs is Float32)
+Core.hessian_eltype(g, x) = eltype(x) <: Integer && !isempty(x) ?
+    float(eltype(Core.fwd_column(Core.jvp_call(g, nothing, 1, x, Core.onehot_like(x, 1))[2], x))) :
+    Core.jacobian_eltype(x, x)
 hessian_reverse(f, x) = Core.jacobian_reverse(z -> gradient(f, z)[1], x)
 hessian_dual(f, x) = hessian(f, x)  # (Zygote's name for its forward-over-reverse hessian)
 
@@ -385,6 +403,11 @@ end
 # its fields' cotangents (a tuple's as a tuple)
 struct Tangent{P} end
 Tangent{P}(xs...; kw...) where {P} = isempty(kw) ? xs : NamedTuple(kw)
+# ChainRulesCore's muladd with a zero tangent (ZeroTangent() is `nothing` here): a zero
+# factor gives the addend, a zero addend the product
+muladd(x, y, ::Nothing) = x * y
+muladd(::Nothing, y, z) = z
+muladd(x, ::Nothing, z) = z
 
 # ChainRulesCore's fallbacks: a built-in's rule (a pullback returning the cotangents of f
 # and of xs, a pair of the result and its tangent; zero ones for `zero`, `round`, ...,

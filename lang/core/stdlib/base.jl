@@ -81,8 +81,20 @@ function accumulate(op, x::AbstractVector; init=nothing)
 end
 
 # --- functions of functions: composition, negation, fixed arguments ---------------------------
-∘(f, g) = (xs...) -> f(g(xs...))
-∘(f, g, h, rest...) = ∘(f, ∘(g, h, rest...))
+# `f ∘ g` is a ComposedFunction, as Julia's (its type, fields and printing)
+struct ComposedFunction{O, I} <: Function
+    outer::O
+    inner::I
+end
+(c::ComposedFunction)(x) = c.outer(c.inner(x))
+(c::ComposedFunction)(xs...; kw...) = c.outer(c.inner(xs...; kw...))
+∘(f) = f
+∘(f, g) = ComposedFunction(f, g)
+∘(f, g, h, rest...) = ∘(ComposedFunction(f, g), h, rest...)
+function show(io::IO, c::ComposedFunction)
+    print(io, c.outer, " ∘ ")
+    c.inner isa ComposedFunction ? print(io, "(", c.inner, ")") : print(io, c.inner)
+end
 !(f::Function) = (xs...) -> !f(xs...)
 struct Fix1 <: Function
     f
@@ -213,9 +225,16 @@ function gcd(a::Integer, b::Integer)
     end
     abs(a)
 end
+# the largest n whose factorial Base's table for n's type holds (the types narrower than 64
+# bits are computed as Int64s); a BigInt's has none
+Core.factorial_max(::Integer) = 20
+Core.factorial_max(::Int128) = 33
+Core.factorial_max(::UInt128) = 34
+Core.factorial_max(::BigInt) = nothing
 function factorial(n::Integer)
     n < 0 && throw(DomainError(n, "`n` must not be negative."))
-    n > (sizeof(n) >= 8 ? 20 : 12) && throw(OverflowError(string(n, " is too large to look up in the table; consider using `factorial(big(", n, "))` instead")))
+    m = Core.factorial_max(n)
+    m !== nothing && n > m && throw(OverflowError(string(n, " is too large to look up in the table; consider using `factorial(big(", n, "))` instead")))
     f = one(n)
     for k in 2:n
         f *= k
@@ -1086,3 +1105,75 @@ Core.collect_as(T, A::AbstractArray) = collect(T, A)
 Core.collect_as(T, xs) = Core.typed_vect(T, xs...)
 # (an array keeps its shape: `Int[i + j for i in 1:2, j in 1:3]` is a 2×3 Matrix{Int})
 collect(T::Type, A::AbstractArray) = ndims(A) == 1 ? Core.typed_vect(T, A...) : reshape(Core.typed_vect(T, A...), size(A))
+
+fieldcount(T::Type) = length(fieldnames(T))
+fieldtype(T::Type, i::Integer) = fieldtypes(T)[i]
+fieldtype(T::Type, s::Symbol) = fieldtypes(T)[findfirst(==(s), fieldnames(T))]
+
+# --- more of Base ---------------------------------------------------------------------------
+time_ns() = UInt64(Core.time_ns())
+hasfield(T::Type, name::Symbol) = name in fieldnames(T)
+allequal(itr) = isempty(itr) || all(isequal(first(itr)), itr)
+ndigits(n::Integer; base::Integer = 10, pad::Integer = 1) = max(pad, length(digits(n; base = base)))
+function isqrt(x::Integer)
+    x < 0 && throw(DomainError(x, "isqrt of a negative number"))
+    r = trunc(typeof(x), sqrt(float(x)))
+    while r * r > x
+        r -= one(r)
+    end
+    while (r + one(r)) * (r + one(r)) <= x
+        r += one(r)
+    end
+    r
+end
+partialsort(v::AbstractVector, k; kws...) = sort(v; kws...)[k]
+function unique!(v::AbstractVector)
+    u = unique(v)
+    resize!(v, length(u))
+    copyto!(v, u)
+end
+# `sum!(r, A)`: A reduced over the dimensions where r has size 1, written into r
+function Core.reduce_into!(f, r::AbstractArray, A::AbstractArray)
+    dims = Tuple(d for d in 1:ndims(A) if size(r, d) == 1 && size(A, d) != 1)
+    copyto!(r, isempty(dims) ? A : f(A; dims = dims))
+end
+sum!(r::AbstractArray, A::AbstractArray) = Core.reduce_into!(sum, r, A)
+prod!(r::AbstractArray, A::AbstractArray) = Core.reduce_into!(prod, r, A)
+maximum!(r::AbstractArray, A::AbstractArray) = Core.reduce_into!(maximum, r, A)
+minimum!(r::AbstractArray, A::AbstractArray) = Core.reduce_into!(minimum, r, A)
+function titlecase(s::AbstractString)
+    out = IOBuffer()
+    start = true
+    for c in s
+        if isletter(c)
+            print(out, start ? uppercase(c) : lowercase(c))
+            start = false
+        else
+            print(out, c)
+            start = true
+        end
+    end
+    String(take!(out))
+end
+function rsplit(s::AbstractString, dlm; limit::Integer = 0, keepempty::Bool = true)
+    parts = SubString{String}[]
+    stop = lastindex(s)
+    while limit <= 0 || length(parts) < limit - 1
+        r = findprev(dlm, s, stop)
+        r === nothing && break
+        piece = SubString(s, last(r) + 1, stop)
+        (keepempty || !isempty(piece)) && pushfirst!(parts, piece)
+        stop = first(r) - 1
+    end
+    piece = SubString(s, 1, stop)
+    (keepempty || !isempty(piece)) && pushfirst!(parts, piece)
+    parts
+end
+rsplit(s::AbstractString; limit::Integer = 0, keepempty::Bool = false) =
+    rsplit(s, ' '; limit = limit, keepempty = keepempty)
+
+module Threads
+nthreads() = 1
+threadid() = 1
+maxthreadid() = 1
+end

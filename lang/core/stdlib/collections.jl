@@ -788,6 +788,16 @@ struct Splat
 end
 (s::Splat)(args) = s.f(args...)
 splat(f) = Splat(f)
+# a generator over several iterators `(f(x, y) for x in xs, y in ys)` (lang/core/lower.py) is,
+# as Base's, a Generator of Splat(f) over Iterators.product(xs, ys): lazy, of the product's
+# size; collecting or mapping it is the comprehension `[f(x, y) for x in xs, y in ys]` (an
+# array of that shape, which differentiates); with a filter it is that eager comprehension
+Core.generator(f, cond::Nothing, it, its...) = Generator(Splat(f), Iterators.product(it, its...))
+Core.generator(f, cond::Function, it, its...) = Core.comprehension(f, cond, it, its...)
+collect(g::Generator{ProductIterator, <:Splat}) =
+    Core.comprehension(g.f.f, nothing, g.iter.iterators...)
+map(f, g::Generator{ProductIterator, <:Splat}) =
+    Core.comprehension((xs...) -> f(g.f.f(xs...)), nothing, g.iter.iterators...)
 flatmap(f, itrs...) = Iterators.flatten(Iterators.map(f, itrs...))
 Core.bind_builtin("Iterators.flatmap", flatmap)
 get(f::Function, t::Tuple, i::Integer) = 1 <= i <= length(t) ? t[i] : f()
@@ -859,3 +869,8 @@ const _randstring_chars = collect("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi
 randstring(n::Integer = 8) = join(rand(_randstring_chars, n))
 randstring(chars, n::Integer = 8) =  # (randstring(rng, n): an RNG has no type to dispatch on)
     Core.is_rng(chars) ? join(rand(chars, _randstring_chars, n)) : join(rand(collect(chars), n))
+
+# Julia's other spellings of membership (comparison operators, as `∈`)
+∋(itr, x) = in(x, itr)
+∌(itr, x) = !in(x, itr)
+∊(x, itr) = in(x, itr)

@@ -25,6 +25,34 @@ kaiming_uniform(dims::Integer...; gain=sqrt(2.0f0)) =
     (rand(Float32, dims...) .- 0.5f0) .* (2 * Float32(gain) * sqrt(3.0f0 / Core.nfan(dims...)[1]))
 kaiming_normal(dims::Integer...; gain=sqrt(2.0f0)) =
     randn(Float32, dims...) .* (Float32(gain) / sqrt(Float32(Core.nfan(dims...)[1])))
+nfan(dims::Integer...) = Core.nfan(dims...)
+nfan(dims::Tuple) = Core.nfan(dims...)
+# a matrix with orthonormal columns (or rows, when there are fewer rows), times gain: a
+# Gaussian matrix orthonormalised column by column (modified Gram-Schmidt: the Q of its QR
+# with R's diagonal positive, distributed as Flux's sign-fixed QR)
+function orthogonal(rows::Integer, cols::Integer; gain::Real = 1)
+    rows < cols && return permutedims(orthogonal(cols, rows; gain = gain))
+    Q = randn(Float32, rows, cols)
+    for j in 1:cols
+        for k in 1:j-1
+            Q[:, j] = Q[:, j] .- sum(Q[:, k] .* Q[:, j]) .* Q[:, k]
+        end
+        Q[:, j] = Q[:, j] ./ sqrt(sum(abs2, Q[:, j]))
+    end
+    Q .* Float32(gain)
+end
+orthogonal(d1::Integer, ds::Integer...; gain::Real = 1) =
+    reshape(orthogonal(prod((d1, ds...)[1:end-1]), last((d1, ds...)); gain = gain), d1, ds...)
+# normal samples drawn again until each lies in [lo, hi]
+function truncated_normal(dims::Integer...; mean = 0, std = 1, lo = -2, hi = 2)
+    x = randn(Float32, dims...) .* Float32(std) .+ Float32(mean)
+    for i in eachindex(x)
+        while !(lo <= x[i] <= hi)
+            x[i] = randn(Float32) * Float32(std) + Float32(mean)
+        end
+    end
+    x
+end
 zeros32(dims::Integer...) = zeros(Float32, dims...)
 ones32(dims::Integer...) = ones(Float32, dims...)
 rand32(dims::Integer...) = rand(Float32, dims...)
@@ -153,12 +181,15 @@ layer's Float32, as Flux does.
     d = Dense(5 => 2, relu)
     d(rand(Float32, 5, 64))   # 2×64 Matrix{Float32}
 """
-struct Dense
-    weight
-    bias
-    σ
+struct Dense{F, M<:AbstractMatrix, B}
+    weight::M
+    bias::B
+    σ::F
     # Dense(W, b, σ): b true (zeros of W's type), false (none) or a vector of size(W, 1)
-    Dense(W::AbstractMatrix, bias=true, σ=identity) = new(W, Core.create_bias(W, bias, size(W, 1)), σ)
+    function Dense(W::AbstractMatrix, bias=true, σ=identity)
+        b = Core.create_bias(W, bias, size(W, 1))
+        new{typeof(σ), typeof(W), typeof(b)}(W, b, σ)
+    end
 end
 function Dense(p::Pair, σ=identity; init=glorot_uniform, bias=true)
     w = init(p.second, p.first)
@@ -193,12 +224,12 @@ Layers applied in order: `Chain(a, b, c)(x) == c(b(a(x)))`. A chain can be index
 
     model = Chain(Dense(784 => 32, relu), Dense(32 => 10), softmax)
 """
-struct Chain
-    layers
-    Chain(layers::Tuple) = new(layers)
-    Chain(layers::NamedTuple) = new(layers)
-    Chain(layers::AbstractVector) = new(layers)
-    Chain(layers...) = new(layers)
+struct Chain{T<:Union{Tuple, NamedTuple, AbstractVector}}
+    layers::T
+    Chain(layers::Tuple) = new{typeof(layers)}(layers)
+    Chain(layers::NamedTuple) = new{typeof(layers)}(layers)
+    Chain(layers::AbstractVector) = new{typeof(layers)}(layers)
+    Chain(layers...) = new{typeof(layers)}(layers)
 end
 function Chain(; kw...)
     isempty(kw) && return Chain(())
@@ -905,16 +936,35 @@ GRUCell(p::Pair; init=glorot_uniform, init_kernel=init, init_recurrent_kernel=in
             Core.create_bias(bias, 3 * p.second))
 initialstates(c::GRUCell) = zeros(Float32, size(c.Wh, 2))
 (c::GRUCell)(x::AbstractArray) = c(x, initialstates(c))
-function (c::GRUCell)(x::AbstractArray, h)
-    n = size(c.Wh, 2)
-    gx = Core.addbias(c.Wi * x, c.b)
-    gh = c.Wh * h
+(c::GRUCell)(x::AbstractArray, h) = Core.gru_step(c.Wi, c.Wh, c.b, x, h, (r, rh) -> r .* rh)
+# one GRU step: the reset and update gates, then the candidate whose recurrent part is
+# mix(r, Whh * h): r .* (Whh * h) in GRUCell, Wh_h̃ * (r .* (Whh * h)) in GRUv3Cell
+function Core.gru_step(Wi, Wh, b, x, h, mix)
+    n = size(Wh, 2)
+    gx = Core.addbias(Wi * x, b)
+    gh = Wh * h
     r = NNlib.sigmoid.(Core.rows(gx, 1, n) .+ Core.rows(gh, 1, n))
     z = NNlib.sigmoid.(Core.rows(gx, n + 1, 2n) .+ Core.rows(gh, n + 1, 2n))
-    h̃ = tanh.(Core.rows(gx, 2n + 1, 3n) .+ r .* Core.rows(gh, 2n + 1, 3n))
+    h̃ = tanh.(Core.rows(gx, 2n + 1, 3n) .+ mix(r, Core.rows(gh, 2n + 1, 3n)))
     h′ = (1 .- z) .* h̃ .+ z .* h
     (h′, h′)
 end
+
+# GRUv3Cell: the GRU of the paper's v3, the reset gate applied to the recurrent term before a
+# second recurrent matrix: h̃ = tanh(Wxh x + Wh_h̃ (r .* Whh h) + b_h), as Flux 0.16's
+struct GRUv3Cell
+    Wi
+    Wh
+    bias
+    Wh_h̃
+end
+GRUv3Cell(p::Pair; init=glorot_uniform, init_kernel=init, init_recurrent_kernel=init, bias=true) =
+    GRUv3Cell(init_kernel(3 * p.second, p.first), init_recurrent_kernel(3 * p.second, p.second),
+              Core.create_bias(bias, 3 * p.second), init_recurrent_kernel(p.second, p.second))
+initialstates(c::GRUv3Cell) = zeros(Float32, size(c.Wh, 2))
+(c::GRUv3Cell)(x::AbstractArray) = c(x, initialstates(c))
+(c::GRUv3Cell)(x::AbstractArray, h) =
+    Core.gru_step(c.Wi, c.Wh, c.bias, x, h, (r, rh) -> c.Wh_h̃ * (r .* rh))
 
 # Run a cell over the time dimension (2) of x, (in, len) or (in, len, batch); returns the
 # outputs stacked as (out, len) or (out, len, batch), and the last state.
@@ -962,6 +1012,16 @@ end
 GRU(p::Pair; init=glorot_uniform, bias=true, return_state=false) =
     GRU(GRUCell(p; init=init, bias=bias), return_state)
 GRU(cell::GRUCell; return_state=false) = GRU(cell, return_state)
+struct GRUv3
+    cell
+    return_state
+end
+GRUv3(p::Pair; init=glorot_uniform, bias=true, return_state=false) =
+    GRUv3(GRUv3Cell(p; init=init, bias=bias), return_state)
+GRUv3(cell::GRUv3Cell; return_state=false) = GRUv3(cell, return_state)
+initialstates(r::GRUv3) = initialstates(r.cell)
+(r::GRUv3)(x) = Core.recurrent(r, x, initialstates(r.cell))
+(r::GRUv3)(x, h) = Core.recurrent(r, x, h)
 # Flux ≤ 0.14's positional sizes: a clear error naming the form that replaced them
 RNN(a::Integer, b::Integer; kw...) = Core.old_recurrent("RNN", a, b)
 RNN(a::Integer, b::Integer, σ; kw...) = Core.old_recurrent("RNN", a, b)
@@ -1064,6 +1124,8 @@ function Base.show(io::IO, c::RNNCell)
 end
 Base.show(io::IO, c::LSTMCell) = print(io, "LSTMCell(", size(c.Wi, 2), " => ", size(c.Wi, 1) ÷ 4, ")")
 Base.show(io::IO, c::GRUCell) = print(io, "GRUCell(", size(c.Wi, 2), " => ", size(c.Wi, 1) ÷ 3, ")")
+Base.show(io::IO, c::GRUv3Cell) = print(io, "GRUv3Cell(", size(c.Wi, 2), " => ", size(c.Wi, 1) ÷ 3, ")")
+Base.show(io::IO, r::GRUv3) = print(io, "GRUv3(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1) ÷ 3, ")")
 function Base.show(io::IO, r::RNN)
     print(io, "RNN(", size(r.cell.Wi, 2), " => ", size(r.cell.Wi, 1))
     Core.show_act(io, r.cell.σ)
@@ -1688,7 +1750,7 @@ function Core.restructure(x, flat, off)
     t = trainable(x)
     ys, off = t === nothing ? Core.restructure(cs, flat, off) :
         Core.restructure_some(cs, fieldnames(typeof(x)), t, flat, off)
-    (typeof(x)(ys...), off)
+    (Core.constructorof(typeof(x))(ys...), off)
 end
 # only the fields a layer names trainable (BatchNorm's β and γ) are read from flat
 function Core.restructure_some(cs::Tuple, names, t, flat, off)

@@ -67,8 +67,18 @@ mat_mat_scalar(A, B, γ) = (A * B) * γ
 mat_vec_scalar(A, b, γ) = (A * b) * γ
 
 # --- triangles ---------------------------------------------------------------------------
-triu(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, true)
-tril(A::AbstractMatrix, k::Integer=0) = A .* Core.tri_mask(A, k, false)
+triu(A::AbstractMatrix, k::Integer=0) = Core.keep_where(A, Core.tri_mask(A, k, true))
+tril(A::AbstractMatrix, k::Integer=0) = Core.keep_where(A, Core.tri_mask(A, k, false))
+# A where the mask is set, zero elsewhere (for reals not A .* mask: Inf * 0 is NaN, -2.0 * 0
+# is -0.0; other elements keep the product, whose pullback takes their cotangents)
+Core.keep_where(A::AbstractArray{<:Real}, mask) = ifelse.(mask .!= 0, A, zero(eltype(A)))
+Core.keep_where(A, mask) = A .* mask
+# the triangular wrappers' constructors: Zyla's are the dense triangles themselves, as its
+# adjoints are the arrays themselves (the same values and solves; no type of their own)
+LowerTriangular(A::AbstractMatrix) = tril(A)
+UpperTriangular(A::AbstractMatrix) = triu(A)
+UnitLowerTriangular(A::AbstractMatrix) = tril(A, -1) + I
+UnitUpperTriangular(A::AbstractMatrix) = triu(A, 1) + I
 issymmetric(A::AbstractMatrix) = size(A, 1) == size(A, 2) &&
     (eltype(A) <: Number ? Core.is_symmetric(A) : Core.is_own(transpose, A))
 issymmetric(x::Number) = true
@@ -85,7 +95,9 @@ function Core.is_own(t, A)
     end
     true
 end
-Core.eye_of(v) = Core.eye_like(Core.tri_mask(v * transpose(v), 0, true), one(eltype(v)))
+# (of v's real type: the identity of a complex vector's size is a real one)
+Core.eye_of(v) = Core.eye_of_real(real(v))
+Core.eye_of_real(r) = Core.eye_like(Core.tri_mask(r * transpose(r), 0, true), one(eltype(r)))
 
 # --- Diagonal ------------------------------------------------------------------------------
 struct Diagonal{T, V} <: AbstractMatrix
@@ -108,7 +120,7 @@ Base.getindex(D::Diagonal, i::Integer, j::Integer) = i == j ? D.diag[i] : zero(e
 diag(D::Diagonal) = D.diag
 # (+ 0.0: the zeros of -1.5 .* 0.0 are -0.0, Julia's are zero(T))
 Matrix(D::Diagonal) = Core.plus_zero(D.diag .* Core.eye_of(D.diag))
-Core.plus_zero(M) = eltype(M) <: AbstractFloat ? M .+ zero(eltype(M)) : M
+Core.plus_zero(M) = eltype(M) <: Union{AbstractFloat, Complex} ? M .+ zero(eltype(M)) : M
 *(D::Diagonal, x::AbstractVector) = D.diag .* x
 *(D::Diagonal, A::AbstractMatrix) = D.diag .* A
 *(A::AbstractMatrix, D::Diagonal) = A .* transpose(D.diag)
@@ -137,6 +149,9 @@ end
 ==(D::Diagonal, A::AbstractMatrix) = Matrix(D) == A
 ==(A::AbstractMatrix, D::Diagonal) = A == Matrix(D)
 Base.isapprox(D::Diagonal, E::Diagonal; kws...) = isapprox(D.diag, E.diag; kws...)
+# (Julia's array isapprox is norm-wise: the dense matrix's off-diagonal zeros add nothing)
+Base.isapprox(D::Diagonal, A::AbstractMatrix; kws...) = isapprox(Matrix(D), A; kws...)
+Base.isapprox(A::AbstractMatrix, D::Diagonal; kws...) = isapprox(A, Matrix(D); kws...)
 inv(D::Diagonal) = Diagonal(Core.diag_solve(D.diag, one.(D.diag)))
 det(D::Diagonal) = prod(D.diag)
 logdet(D::Diagonal) = sum(log.(D.diag))
@@ -182,6 +197,16 @@ ChainRulesCore.rrule(::typeof(Core.mk_symmetric), A, c, herm) =
 Base.broadcast(f, D::Diagonal) =
     iszero(f(zero(eltype(D.diag)))) ? Diagonal(broadcast(f, D.diag)) : broadcast(f, Matrix(D))
 Base.broadcast(f, S::Symmetric) = broadcast(f, Matrix(S))
+# f.(D, A) beside a dense array: on D's dense form, as Julia's gives a Matrix
+Base.broadcast(f, D::Diagonal, A::AbstractArray) = broadcast(f, Matrix(D), A)
+Base.broadcast(f, A::AbstractArray, D::Diagonal) = broadcast(f, A, Matrix(D))
+Base.broadcast(f, D::Diagonal, x::Number) =
+    iszero(f(zero(eltype(D.diag)), x)) ? Diagonal(broadcast(f, D.diag, x)) : broadcast(f, Matrix(D), x)
+Base.broadcast(f, x::Number, D::Diagonal) =
+    iszero(f(x, zero(eltype(D.diag)))) ? Diagonal(broadcast(f, x, D.diag)) : broadcast(f, x, Matrix(D))
+Base.broadcast(f, D::Diagonal, E::Diagonal) =
+    iszero(f(zero(eltype(D.diag)), zero(eltype(E.diag)))) ? Diagonal(broadcast(f, D.diag, E.diag)) :
+    broadcast(f, Matrix(D), Matrix(E))
 Base.broadcast(f, S::Hermitian) = broadcast(f, Matrix(S))
 Core.sym_cot(dy::Nothing, c, herm) = nothing
 Core.sym_cot(dy::NamedTuple, c, herm) = dy.data

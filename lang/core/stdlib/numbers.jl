@@ -354,6 +354,16 @@ rem(x::Rational, y::Union{Integer, Rational}) = x - trunc(x / y) * y
 rem(x::Integer, y::Rational) = x - trunc(x / y) * y
 rand(::Type{UInt128}) = (UInt128(rand(UInt64)) << 64) | UInt128(rand(UInt64))
 rand(::Type{Int128}) = reinterpret(Int128, rand(UInt128))
+# zeros and ones of the number types numpy has no arrays of are arrays of their own zero
+# and one (as complex.jl's for Complex), not of the Float64s 0.0 and 1.0
+zeros(::Type{T}, dims...) where {T<:Union{Int128, UInt128, BigInt, Rational}} =
+    fill(zero(T), dims...)
+ones(::Type{T}, dims...) where {T<:Union{Int128, UInt128, BigInt, Rational}} =
+    fill(one(T), dims...)
+# an array of them (`rand(UInt128, 50)`), each element drawn as above
+rand(::Type{T}, dims::Integer...) where {T<:Union{Int128, UInt128}} = rand(T, dims)
+rand(::Type{T}, dims::Tuple) where {T<:Union{Int128, UInt128}} =
+    reshape(T[rand(T) for _ in 1:prod(dims)], dims)
 
 # read(io, T) of a number type from an IOBuffer: its bytes as stored (little-endian)
 read(io::IO, ::Type{T}) where {T<:Union{Bool, Integer, AbstractFloat}} = Core.read_number(io, T)

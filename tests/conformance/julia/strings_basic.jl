@@ -1,6 +1,6 @@
 # Facts from JuliaLang/julia test/strings/basic.jl (ported for Zyla's conformance suite).
 #
-# String macros do not parse here, so their expansions are written out:
+# String macros did not parse when this was ported, so their expansions are written out:
 # s"..." is Base.SubstitutionString("..."), lazy"a$(x)b" is LazyString("a", x, "b"),
 # b"..." is codeunits("..."), MIME"text/plain"() is MIME("text/plain").
 
