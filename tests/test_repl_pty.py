@@ -10,6 +10,7 @@ Ctrl-D; and, in a second session, the persistent history with prefix search.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -47,6 +48,12 @@ class Terminal:
         env.update(ZYLA_HISTORY=str(history), TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1",
                    JAX_PLATFORMS="cpu", COLUMNS=str(COLS), LINES=str(ROWS))
         exe, args = zyla_cmd()
+        # a test process may ignore SIGINT (started in the background by a non-interactive
+        # shell, as a CI job can be), and an ignored signal stays ignored across exec: a
+        # small launcher restores the default, as a terminal's shell gives it
+        launcher = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                    "os.execv(sys.argv[1], sys.argv[1:])")
+        exe, args = sys.executable, ["-c", launcher, shutil.which(exe) or exe, *args]
         self.child = pexpect.spawn(exe, args, env=env, dimensions=(ROWS, COLS),
                                    encoding="utf-8", timeout=60, cwd=str(ROOT))
         self.screen = pyte.Screen(COLS, ROWS)
@@ -202,15 +209,7 @@ def step_ctrl_c_interrupts_a_long_loop(term: Terminal) -> None:
     term.pump()
     assert term.prompts() == before  # still computing
     term.child.sendintr()
-    try:
-        term.wait_for("InterruptException", timeout=20.0)
-    except AssertionError:
-        # one CI run (2026-11-27, both cores busy) showed the ^C echoed and no interrupt for
-        # a minute; not reproduced in eight runs since, quiet or loaded. A user presses
-        # Ctrl-C again: the second press must interrupt (a lost first one is noted in the
-        # session's closing note, not hidden: the step still fails if neither does)
-        term.child.sendintr()
-        term.wait_for("InterruptException", timeout=40.0)
+    term.wait_for("InterruptException")
     term.wait(lambda s: term.prompts() > before and s.endswith("zyla>"), "the prompt back")
     term.submit("addmul(2, 2)")
     assert term.output() == ["8"]
