@@ -1229,8 +1229,6 @@ class _Run:
 
     def string(self, pos: int) -> Emitted:
         """A string literal; its token value is the list of parts (str and AST nodes)."""
-        if self.prev_end == pos and self.prev_type == NAME:
-            raise self.error('string macros (name"...") are not supported', self.span(pos))
         marker = self.operand_marker(pos)
         line, col = self.line, self.col(pos)
         parts, end = _StringScanner(self, pos).scan()
