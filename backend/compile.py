@@ -19,7 +19,8 @@ parameters in again on the next call. Writes inside a compiled loop or branch, a
 into arguments that share memory, are not lowered: such calls run on the host.
 
 Multi-device (backend.sharding): with a mesh, inputs are placed batch-sharded or
-replicated and XLA's SPMD partitioner partitions the executable.
+replicated and XLA's SPMD partitioner partitions the executable; in a job of several
+processes, a call that splits no input runs on this process's device (`S.on_mesh`).
 
 When a call cannot be offloaded the reason is kept (`explain`) and the host runs it.
 """
@@ -47,17 +48,17 @@ from grammar.errors import ZylaError
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_random import KEY_INPUT, host_key
-from lang.core.functions import GenericFunction, call_label
+from lang.core.functions import GenericFunction, call_label, typeof
 from lang.core.interp import Interpreter
 from lang.core.primitives_array import MUTATING
 from lang.core.structure import (
     OffloadError,
-    _Id,
     _join,
     _split,
     _unid,
     is_adjoint_row,
     is_array_value,
+    type_key,
 )
 
 
@@ -248,7 +249,7 @@ def _split_value(v: Any, leaves: list, muts: list, memo: dict) -> Any:
         return ("nt", v.names, tuple(_split_value(x, leaves, muts, memo) for x in v.values))
     if t is V.StructValue:
         if not v.type.mutable:
-            return ("struct", _Id(v.type),
+            return ("struct", type_key(v.type),
                     tuple(_split_value(x, leaves, muts, memo) for x in v.fields))
         if not INPLACE:
             raise OffloadError(f"mutable struct {v.type.name} cannot enter compiled code")
@@ -257,7 +258,8 @@ def _split_value(v: Any, leaves: list, muts: list, memo: dict) -> Any:
             return ("mref", k)
         k = memo[id(v)] = len(muts)
         muts.append(v)
-        return ("mut", k, _Id(v.type), tuple(_split_value(x, leaves, muts, memo) for x in v.fields))
+        return ("mut", k, type_key(v.type),
+                tuple(_split_value(x, leaves, muts, memo) for x in v.fields))
     return _split(v, leaves, True)
 
 
@@ -581,12 +583,35 @@ def _global_values(rt: Any, names: list[str], draw: bool = True) -> list:
 
 
 def _place(host_in: list) -> list:
-    """The executable's inputs: device copies of the host arrays; with a mesh, marked
-    arrays batch-sharded and the rest replicated."""
-    if not S.active():
+    """The executable's inputs: device copies of the host arrays; for a call over the mesh
+    (`S.on_mesh`: not a call of several processes that splits no input, which runs on
+    this process's device), marked arrays split and the rest replicated."""
+    if not S.on_mesh(host_in):
         return [device_leaf(x) for x in host_in]
-    return [_local_leaf(x) if S.is_local(x) else
-            device_leaf(x, S.spec_for(x)) if _is_array(x) else device_leaf(x) for x in host_in]
+    return [_mesh_leaf(x) for x in host_in]
+
+
+def _mesh_leaf(x: Any) -> Any:
+    """One input of an executable over the mesh. JAX requires a whole host array that
+    goes to the devices of several processes to be equal on each (each supplies its part
+    from its own copy) and asserts so; an array that is not (computed by each process on
+    its own) is the user's ArgumentError."""
+    if S.is_local(x):
+        return _local_leaf(x)
+    if not _is_array(x):
+        return device_leaf(x)
+    try:
+        return device_leaf(x, S.spec_for(x))
+    except AssertionError:
+        raise ZylaError(
+            "ArgumentError",
+            f"a {S.size_text(x)}{'-element' if x.ndim == 1 else ''} "
+            f"{V.type_name(typeof(x))} given to a call over the "
+            "job's processes (a call with an array split by `Zyla.shard_batch`, "
+            "`Zyla.shard` or `Zyla.local_batch`) differs between the processes; such a "
+            "call needs each of its arrays equal on every process",
+            hint="compute with values each process has of its own (a timing, "
+                 "`Zyla.process_index()`) in a call that splits no array") from None
 
 
 def _local_leaf(x: np.ndarray) -> Any:
@@ -608,7 +633,14 @@ def _arguments(entry: Entry, inputs: list) -> tuple:
 
 
 def _sharding_of(d: Any) -> Any:
-    return d.sharding if S.active() else None
+    """The sharding `device_leaf` is asked for when it places the array d holds: None
+    for one device (a call that runs on this process's device alone, `S.on_mesh`)."""
+    return d.sharding if S.active() and len(d.sharding.device_set) > 1 else None
+
+
+#: why a call that changes the length of an array it was given runs on the host
+_RESIZED_INPUT = ("the call changes the length of an array it was given (`push!`, ...): "
+                  "compiled values keep their shapes")
 
 
 def _is_array(x: Any) -> bool:
@@ -703,6 +735,9 @@ def build(rt: Any, key: Any, leaves: list, muts: list, capacity: int) -> Entry:
             _refuse_trace_only(out_skel)
             out_leaves = [interp.current(x) for x in out_leaves]
             writes = interp.written_inputs()
+            for p in writes:  # (`push!(v, x)` on an argument: its caller's array grows)
+                if np.shape(interp.latest_of(p)) != np.shape(inputs[p]):
+                    raise OffloadError(_RESIZED_INPUT)
             fw_leaves: list = []
             fws: list = []
             for k, p in enumerate(proxies):

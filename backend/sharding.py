@@ -107,6 +107,20 @@ def device_count() -> int:
     return _requested * distributed.process_count()
 
 
+def on_mesh(inputs: list) -> bool:
+    """Whether a compiled call with these host inputs (its arguments' leaves and the
+    globals it reads) runs as one executable over the mesh. With one process: whenever
+    there is a mesh. With several: only when an input is split over the mesh (`shard_batch`,
+    `shard`, `local_batch`). An executable over several processes takes its replicated
+    inputs from every process and requires them equal, but a value no input splits is
+    held whole by each process, and each process may hold its own (a timing, a value of
+    `Zyla.process_index()`): such a call runs on this process's device alone, on this
+    process's values, as the host would run it, and costs no cross-process traffic."""
+    if not active():
+        return False
+    return distributed.process_count() == 1 or any(is_marked(x) for x in inputs)
+
+
 def spec_for(x: Any, marked: bool | None = None) -> Any:
     """The NamedSharding of an input: as its mark says (split along the mesh axes it
     names: `shard_batch`'s is the batch axis, numpy axis 0), else replicated. Each split
@@ -125,9 +139,9 @@ def spec_for(x: Any, marked: bool | None = None) -> Any:
             continue
         parts = int(m.shape[name])
         if shape[axis] % parts:
-            what = (f"shard_batch: the batch dimension (the last) of a {_size_text(x)} array"
+            what = (f"shard_batch: the batch dimension (the last) of a {size_text(x)} array"
                     if spec == (AXIS,) else
-                    f"Zyla.shard: dimension {np.ndim(x) - axis} of a {_size_text(x)} array")
+                    f"Zyla.shard: dimension {np.ndim(x) - axis} of a {size_text(x)} array")
             raise ZylaError(
                 "DimensionMismatch",
                 f"{what} ({shape[axis]}) must be divisible by the number of devices along "
@@ -135,7 +149,8 @@ def spec_for(x: Any, marked: bool | None = None) -> Any:
     return NamedSharding(m, PartitionSpec(*spec))
 
 
-def _size_text(x: Any) -> str:
+def size_text(x: Any) -> str:
+    """An array's size as Julia writes it: `784×128`, `20` (a vector)."""
     return "×".join(str(n) for n in reversed(np.shape(x)))
 
 
@@ -229,7 +244,7 @@ def _shard_spec(x: Any, dims: Any) -> tuple:
     """Zyla.shard's entries (Julia's dimension order) as a PartitionSpec's (numpy order)."""
     names = dims if isinstance(dims, tuple) else (dims,)
     if len(names) != np.ndim(x):
-        raise ZylaError("DimensionMismatch", f"Zyla.shard: a {_size_text(x)} array needs one "
+        raise ZylaError("DimensionMismatch", f"Zyla.shard: a {size_text(x)} array needs one "
                         f"entry per dimension ({np.ndim(x)}), got {len(names)}")
     spec = []
     for n in reversed(names):  # numpy axes: Julia's dimensions reversed

@@ -1379,3 +1379,36 @@ def test_an_if_whose_value_nobody_reads_still_compiles() -> None:
     for v in ([1.0, 1.0, 1.0, 1.0, 1.0], [0.1, 0.1]):
         x = np.array(v)
         assert z.call("last_if_unread", x, compiled=True) == z.call("last_if_unread", x)
+
+
+def test_a_rebuilt_parametric_layer_reuses_its_executable() -> None:
+    """A step that returns new layers (`Dense(W .- η .* g.weight, …)`) makes a new
+    `Dense{typeof(relu), Matrix{Float32}, Vector{Float32}}` type object at each call; the
+    executable is found by the type's family and parameters, not by the object (each
+    call compiled afresh: 1 s per step of an MLP)."""
+    z = Zyla()
+    z.eval("""using Flux
+m = Chain(Dense(3 => 4, relu), Dense(4 => 2))
+x = rand(Float32, 3, 5)
+sgd(d::Dense, g, η) = Dense(d.weight .- η .* g.weight, d.bias .- η .* g.bias, d.σ)
+sgd(c::Chain, g, η) = Chain(map((l, gl) -> sgd(l, gl, η), c.layers, g.layers))
+step(m, x) = sgd(m, gradient(m -> sum(abs2, m(x)), m)[1], 0.1f0)
+""")
+    for _ in range(4):
+        z.eval("m = step(m, x)")
+    assert z.rt.compile_cache.builds == 1
+    assert "Dense{typeof(relu), Matrix{Float32}, Vector{Float32}}" in z.eval(
+        "string(typeof(m.layers[1]))")
+
+
+def test_a_call_that_grows_an_argument_runs_on_the_host() -> None:
+    """`put!(v, x) = (push!(v, x); v)` called at top level with an array: the compiled
+    trace grows its copy of `v`, which cannot be written back into the caller's array
+    (it was a DimensionMismatch and a JAX warning); the call runs on the host, as Julia's."""
+    z = Zyla()
+    out = z.eval("""put!(v, x) = (push!(v, x); v)
+v = [1]; w = [1.0, 2.0]
+a = put!(v, 5); b = put!(w, 3)
+(a, b, v, w, a === v)""")
+    assert [list(x) for x in out[:4]] == [[1, 5], [1.0, 2.0, 3.0], [1, 5], [1.0, 2.0, 3.0]]
+    assert out[4] is True

@@ -310,3 +310,39 @@ def test_each_process_holds_its_part_of_the_batch(tmp_path: Path) -> None:
     assert len(a) == len(b) == 5
     for u, v in zip(a, b, strict=True):
         assert v == pytest.approx(u, rel=1e-5)
+
+
+PROCESS_VALUES = """
+p = Zyla.process_index()
+v = [1.0, 5.0, 2.0, 8.0] .+ 10p
+big = collect(1.0:2000.0) .* (p + 1)
+t = Float64[]
+for i in 1:5
+    t0 = time()
+    push!(t, time() - t0 + p)
+end
+@assert median(v) == 3.5 + 10p
+@assert sum(big) == 2001000.0 * (p + 1)
+@assert p <= median(t) < p + 1
+println("median ", median(v), " sum ", sum(big))
+x = Zyla.shard_batch(randn(4, 8))
+f(x, w) = sum(x) + sum(w)
+println("same ", f(x, ones(2000)) - sum(x))
+f(x, big)
+"""
+
+
+def test_values_of_each_process_compute_in_that_process(tmp_path: Path) -> None:
+    """Top-level calls on vectors each process computed on its own (a timing, one of
+    `Zyla.process_index()`) split no array: each process gets its own median and sum (the
+    `@assert`s run in both). Such a vector given to a call with a split array is an
+    ArgumentError at its line, not JAX's assertion as an InternalError (issue 16)."""
+    prog = tmp_path / "local.jl"
+    prog.write_text(PROCESS_VALUES)
+    job = zyla("run", "--processes", "2", "--devices", "1", str(prog), timeout=120)
+    assert "median 3.5 sum 2.001e6" in job.stdout, job.stderr[-3000:]
+    assert "same 2000.0" in job.stdout
+    assert job.returncode == 1
+    assert ("ArgumentError: a 2000-element Vector{Float64} given to a call over the job's "
+            "processes") in job.stderr
+    assert "local.jl:17" in job.stderr and "InternalError" not in job.stderr

@@ -92,7 +92,11 @@ def programs(draw: Any) -> str:
     stop = draw(st.sampled_from(["break", "continue", "acc = acc - 1"]))
     loop = draw(st.sampled_from(["for i in 1:n", "for i in n:-1:1",
                                  "i = 0\n    while i < n\n        i += 1"]))
-    return f"""h(x, y) = (x < y ? x - y : y * 2) + {h}
+    # (a recursion on Float64s is specialised: its one-use values are folded into their
+    # uses, where operator precedence and the order of calls matter)
+    step = draw(expressions(("x", "0.75")))
+    return f"""q(x, k) = k < 1 ? x : q({step}, k - 1) + 0.5
+h(x, y) = (x < y ? x - y : y * 2) + {h}
 function g(a, b, n)
     acc = 0
     {loop}
@@ -115,7 +119,8 @@ def test_random_scalar_programs_agree(src: str, args: str) -> None:
     a, b = args.strip("()").split(", ")
     # called three times: the first call runs on the interpreter loop, the later ones
     # (and every call of the recursive fib) as translated code
-    same(src, f"(g({a}, {b}, 5), g({a}, {b}, 6), g({b}, {a}, 3), fib(12))")
+    same(src, f"(g({a}, {b}, 5), g({a}, {b}, 6), g({b}, {a}, 3), fib(12), q(0.25, 3), "
+              "q(-1.5, 2))")
 
 
 # --- calls, errors, output ---------------------------------------------------------------------
@@ -580,3 +585,34 @@ total(d, ks) = (s = 0; for k in ks; s += get(d, k, 0); end; s)
 """
     assert same(src, 'd = Dict("a" => 1); total(d, ["a", "b"]); total(d, ["a", "b"])'
                 )[1][0] == "84"
+
+
+def test_folded_expressions_keep_effects_bounds_and_locations() -> None:
+    """Specialised code writes a value used once into its use (`SELF(n - 1) + SELF(n -
+    2)`) and leaves out an Int64 overflow test where an `if` on the operand bounds it
+    (`n - 1` where `n >= 2`): the effects of calls keep their order, a value that may
+    wrap around still does, and an error inside a folded call is located at that call."""
+    z = Zyla()
+    z.eval("fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)\nfib(3); fib(10)")
+    code = specialised(z, "fib")[int].__code__
+    assert sorted(n for n in code.co_varnames if n.startswith("v")) == ["v0", "v10", "v9"]
+    src = """
+w(n, k) = k < 1 ? n - 1 : w(n, k - 1)
+u(n) = n > 9223372036854775806 ? n + 1 : (n < 2 ? n : u(n - 1) + 1)
+d(n) = n >= -9223372036854775807 ? (n <= 0 ? n : d(n - 1)) : n - 1
+e(n) = n < 1 ? (println("base"); 0) : e(n - 1) + (println(n); 1)
+e2(n) = n < 1 ? 0 : (println(n); e2(n - 1)) * 2 + e2(n - 2)
+p(x, n) = n < 1 ? x : p((x + 1.0) / 2.0 - (x - 3.0) * (2.0 - x), n - 1)
+"""
+    calls = ("(w(typemin(Int), 2), w(typemin(Int), 3), u(typemax(Int)), u(5), u(6), "
+             "d(3), d(4), d(typemin(Int)), e(3), e(4), e2(3), e2(4), p(0.5, 1), p(0.5, 2))")
+    kind, (value, out) = same(src, calls)
+    assert value == ("(9223372036854775807, 9223372036854775807, -9223372036854775808, "
+                     "5, 6, 0, 0, 9223372036854775807, 3, 4, 0, 0, 4.5, 6.5)")
+    assert out.startswith("base\n1\n2\n3\n")
+    z = Zyla()
+    z.rt.compile_mode = "never"
+    with pytest.raises(ZylaError) as err:
+        z.rt.run_source("m(n) = n < 0 ? 0 : 2 * m(n - 0) + 1\nm(2)", "prog.jl")
+    assert err.value.kind == "StackOverflowError"
+    assert (err.value.span.line, err.value.span.col) == (1, 24)  # (`m(n - 0)`, not `2 * …`)

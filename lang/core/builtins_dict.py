@@ -159,14 +159,25 @@ class JDict(dict):
             super().__init__()
             for k, v in (items.items() if isinstance(items, dict) else items):
                 self._put(k, v)
-            self.key_type = key_type or _common([typeof(k) for k in self.keys()])
-            self.value_type = value_type or _common([typeof(v) for v in self.values()])
+            self._set_types(key_type or _common([typeof(k) for k in self.keys()]),
+                            value_type or _common([typeof(v) for v in self.values()]))
             return
         # Dict{Float64, V}(1 => x): the keys converted to K, as the values to V
         super().__init__()
-        self.key_type, self.value_type = key_type, value_type
+        self._set_types(key_type, value_type)
         for k, v in (items.items() if isinstance(items, dict) else items):
             self[k] = v
+
+    #: of a Dict{String, V}: the Python type a value of type V is stored as it is (int for
+    #: Int64, float for Float64, bool for Bool); None otherwise (translated host code's
+    #: `d[k] = v` of a String key checks this one attribute)
+    string_exact: type | None = None
+
+    def _set_types(self, key_type: V.JType, value_type: V.JType) -> None:
+        """Fixes K and V (and `string_exact`, which follows from them)."""
+        self.key_type, self.value_type = key_type, value_type
+        if key_type is V.StringT:
+            self.string_exact = EXACT_VALUE_TYPES.get(id(value_type))
 
     @property
     def jtype(self) -> V.JType:  # type: ignore[override]

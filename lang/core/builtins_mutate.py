@@ -24,9 +24,9 @@ from grammar.errors import ZylaError
 from lang.core import current
 from lang.core import numeric as N
 from lang.core import values as V
-from lang.core.builtins import _pair
+from lang.core.builtins import _pair, push_array
 from lang.core.builtins_set import JSet
-from lang.core.eltypes import resize_keeping_eltype
+from lang.core.eltypes import push_one, recorded, reserve, resize_keeping_eltype
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, HostOnly, as_array, is_array, jl_size, prim
 from lang.core.primitives_array import (
@@ -174,6 +174,22 @@ def insert(x: Any, i: Any, item: Any) -> np.ndarray:
     return _set_contents(v, items[:k - 1] + [_elem(v, item)] + items[k - 1:])
 
 
+#: the dtype of the host vectors a Python number of each type is stored into as it is
+AS_IS_DTYPE = {float: N.F64, int: N.I64, bool: N.BOOL}
+
+
+def push_value(a: np.ndarray, v: Any) -> np.ndarray:
+    """`push!(a, v)` of one value onto the host array `a` (translated code's `push!`):
+    what `push_array(a, v)` does, its common cases first without its checks — a
+    Float64, Int64 or Bool onto a vector of its own type, a struct onto a vector whose
+    recorded element type is the struct's type: stored as they are (`push_one`)."""
+    if a.ndim == 1 and (AS_IS_DTYPE.get(type(v)) is a.dtype or (
+            type(v) is V.StructValue and a.dtype is N.OBJ and recorded(a) is v.type)):
+        push_one(a, v)
+        return a
+    return push_array(a, v)
+
+
 def pushfirst(x: Any, *vs: Any) -> np.ndarray:
     """`pushfirst!(v, xs...)`: the xs inserted at the front of v, in order."""
     v = _vector(x, "pushfirst!")
@@ -224,7 +240,10 @@ def splice(x: Any, inds: Any, repl: Any = ()) -> Any:
 
 
 def sizehint(x: Any, n: Any, *_: Any, **__: Any) -> Any:
-    """`sizehint!(c, n)`: c itself (a hint Zyla does not need)."""
+    """`sizehint!(c, n)`: c itself; a host vector gets room for n elements (`reserve`:
+    pushes up to n reallocate nothing), other collections need no hint."""
+    if type(x) is np.ndarray and type(n) is int:
+        reserve(x, n)
     return x
 
 

@@ -11,6 +11,8 @@ was never recorded is an `Array{Any}`, as before.
 
 from __future__ import annotations
 
+import ctypes
+import os
 import weakref
 from typing import Any
 
@@ -19,7 +21,14 @@ import numpy as np
 from grammar.errors import ZylaError
 from lang.core import values as V
 
+try:  # (numpy 2; numpy 1.22+ names the module numpy.core; before, no allocator to ask)
+    from numpy._core.multiarray import get_handler_name
+except ImportError:  # pragma: no cover
+    get_handler_name = getattr(np.core.multiarray, "get_handler_name", lambda *_: None)
+
 _RECORDS: dict[int, tuple[weakref.ref, V.JType]] = {}
+#: `values.note_write`'s versions, bumped here directly for an array that is no view
+_VERSIONS = V.WRITE_VERSIONS
 
 
 def _forget(key: int) -> Any:
@@ -106,49 +115,177 @@ def promote_typejoin(types: list) -> V.JType:
 
 
 def resize_keeping_eltype(a: np.ndarray, shape: tuple) -> None:
-    """`a.resize(shape)` in place, keeping a's recorded element type (numpy refuses to
-    resize an array that a weak reference points to, so the record is dropped meanwhile).
-    An array that is a view, or that has views (`reshape`, `vec`, `v'`: `note_view`),
-    cannot be resized, as in Julia (the views would point into freed memory)."""
-    if a.base is not None or has_views(a):
-        raise ZylaError("ErrorException", "cannot resize array with shared data")
-    if a.dtype.kind != "O":  # (only object arrays have records: see tag)
-        a.resize(shape, refcheck=False)
+    """`a.resize(shape)` in place, keeping a's recorded element type (see `_resize`):
+    new elements are zero, as numpy makes them. A vector that has spare room keeps it
+    (`pop!`, `empty!`, `append!` in a loop reallocate no more than `push!`). An array
+    that is a view, or that has views (`reshape`, `vec`, `v'`: `note_view`), cannot be
+    resized, as in Julia (the views would point into freed memory), nor can a read-only
+    one (a view by index arrays, a reshaped range: `make_readonly`)."""
+    if a.base is not None or not a.flags.writeable or has_views(a):
+        raise _shared_data()
+    if len(shape) == 1 and a.ndim == 1:
+        n, m = a.shape[0], shape[0]
+        if _within_room(a, n, m):
+            return
+        _resize(a, shape, n + (n >> 1) + 8 if VECTOR_ROOM and n < m <= n + (n >> 1) + 8 else 0)
         return
-    key = id(a)
-    rec = _RECORDS.pop(key, None)
-    t = rec[1] if rec is not None and rec[0]() is a else None
-    rec = None
-    try:
-        a.resize(shape, refcheck=False)
-    finally:
-        if t is not None:  # (recorded again as `tag` recorded it)
-            _RECORDS[key] = (weakref.ref(a, _forget(key)), t)
+    _resize(a, shape)
+
+
+def _shared_data() -> ZylaError:
+    """Julia's error for a resize of an array that shares its memory."""
+    return ZylaError("ErrorException", "cannot resize array with shared data")
+
+
+def _within_room(a: np.ndarray, n: int, m: int) -> bool:
+    """Whether the length of the vector `a` (now `n`) was set to `m` within its spare
+    room: the elements dropped overwritten by zeros (an object array's let go), so that
+    the room holds zeros, as numpy's fill of a new buffer, and new elements are zero."""
+    room = _ROOMS.get(id(a))
+    if (room is None or room.ref() is not a or not 0 <= m <= room.capacity
+            or room.header[4] != room.dims):
+        return False
+    if m == n - 1:  # (`pop!`)
+        a[m] = 0
+    elif m < n:
+        a[m:] = 0
+    room.length[0] = m
+    return True
 
 
 def push_one(a: np.ndarray, v: Any) -> None:
     """`push!` of one value `v`, already of its element type, onto the 1-d host array
-    `a`: the write noted (`values.note_write`) and `a` resized in place as by
-    `resize_keeping_eltype`, in one step (`push!` in a loop is hot)."""
-    if a.base is not None or (id(a) in _VIEWS and has_views(a)):
-        raise ZylaError("ErrorException", "cannot resize array with shared data")
-    V.note_write(a)
+    `a`: the write noted (`values.note_write`) and `a` one element longer, in place,
+    within its spare room where it has some (`_Room`), else reallocated with room for
+    half as many again (`push!` in a loop is hot: numpy's resize costs ~0.4 µs)."""
+    key = id(a)
+    room = _ROOMS.get(key)
+    # (the weak reference first: the header of a dead array is not read; an array with
+    # room is no view, it was resized)
+    if room is not None and room.ref() is a and key not in _VIEWS:
+        n = len(a)
+        if n < room.capacity and room.header[4] == room.dims:
+            _VERSIONS[key] = _VERSIONS.get(key, 0) + 1  # (`note_write`)
+            room.length[0] = n + 1
+            try:
+                a[n] = v
+            except ValueError:  # (made read-only since: its length as it was)
+                room.length[0] = n
+                raise _shared_data() from None
+            return
+    room = None  # (its weak reference let go: numpy resizes no array that has one)
+    if a.base is not None or not a.flags.writeable or (key in _VIEWS and has_views(a)):
+        raise _shared_data()
+    _VERSIONS[key] = _VERSIONS.get(key, 0) + 1
     n = a.shape[0]
-    t = forget = None
-    if a.dtype.kind == "O":
-        key = id(a)
-        rec = _RECORDS.pop(key, None)
-        if rec is not None and rec[0]() is a:
-            t, forget = rec[1], rec[0].__callback__  # (`_forget(key)`, made once)
-        rec = None
+    _resize(a, (n + 1,), n + (n >> 1) + 8 if VECTOR_ROOM else 0)
+    a[n] = v
+
+
+def reserve(a: np.ndarray, capacity: int) -> None:
+    """Spare room in the host vector `a` for `capacity` elements in all (`sizehint!`),
+    where `a` is a vector of its own memory, writable, without views, with less room;
+    else (a hint that cannot be taken) nothing."""
+    if not (VECTOR_ROOM and a.ndim == 1 and a.shape[0] < capacity and a.base is None
+            and a.flags.writeable and not has_views(a)):
+        return
+    room = _ROOMS.get(id(a))
+    if room is not None and room.ref() is a and room.capacity >= capacity:
+        return
+    room = None  # (its weak reference let go: numpy resizes no array that has one)
     try:
-        a.resize((n + 1,), refcheck=False)
-    except ValueError:  # (another weak reference to `a`: numpy refuses)
-        raise ZylaError("ErrorException", "cannot resize array with shared data") from None
+        _resize(a, a.shape, capacity)
+    except (ZylaError, MemoryError):  # (another weak reference to `a`; too large)
+        pass
+
+
+def _resize(a: np.ndarray, shape: tuple, capacity: int = 0) -> None:
+    """`a.resize(shape)` in place (an ErrorException where numpy refuses). numpy refuses
+    to resize an array that a weak reference points to, so a's element type record is
+    dropped meanwhile and made again, and its spare room forgotten; with `capacity` >
+    shape[0] (a vector) the buffer is made that long and the rest kept as spare room."""
+    key = id(a)
+    _ROOMS.pop(key, None)
+    t = forget = None
+    rec = _RECORDS.pop(key, None)
+    if rec is not None and rec[0]() is a:
+        t, forget = rec[1], rec[0].__callback__  # (`_forget(key)`, made once)
+    rec = None
+    room = (capacity > shape[0] and a.dtype.kind in _ROOM_KINDS
+            and get_handler_name(a) == "default_allocator")
+    try:
+        a.resize((capacity,) if room else shape, refcheck=False)
+    except ValueError:  # (another weak reference to `a`, or `a` owns no data)
+        raise _shared_data() from None
     finally:
         if t is not None:  # (recorded again as `tag` recorded it)
             _RECORDS[key] = (weakref.ref(a, forget), t)
-    a[n] = v
+    if room:
+        _ROOMS[key] = _Room(a, shape[0], capacity)
+
+
+# --- spare room at the end of vectors grown by push! ---------------------------------------
+#
+# numpy's resize reallocates the buffer for each element pushed. A vector `push_one`
+# grows is instead reallocated to half as long again when full, and its length, which
+# numpy keeps in the array object (PyArrayObject_fields.dimensions[0]) and reads for
+# everything it does, is set within that room one element at a time. numpy sees a vector
+# of n elements whose buffer is longer than it needs: indexing, copying, iterating and
+# views read the length; freeing does not use the size with the default allocator (the
+# only one rooms are made with); a resize in place reallocates from the buffer it has.
+# Every resize in place is `_resize`, which forgets the room first; the weak reference
+# says the array is still the one the room was made for, and the dimensions pointer
+# that its header still holds the same lengths (nothing reshapes a host vector in place).
+# The room beyond the length holds zeros (numpy's fill of a new buffer, and what
+# `_within_room` writes over the elements it drops: the Int 0 in an object array, whose
+# references to it are left behind where the array dies with room left).
+
+
+class _Room:
+    """The spare room of the host vector `a`: its capacity in elements, its object's
+    header words (numpy's fields: [refcount, type, data, nd, dimensions]), the
+    dimensions pointer the header held when the room was made, and the length cell
+    that pointer points to, set to `n`."""
+
+    __slots__ = ("ref", "capacity", "header", "dims", "length")
+
+    def __init__(self, a: np.ndarray, n: int, capacity: int) -> None:
+        key = id(a)
+        self.ref = weakref.ref(a, lambda _r: _ROOMS.pop(key, None))
+        self.capacity = capacity
+        self.header = (ctypes.c_void_p * 5).from_address(key)
+        self.dims = self.header[4]
+        self.length = (ctypes.c_int64 * 1).from_address(self.dims)
+        self.length[0] = n
+
+
+_ROOMS: dict[int, _Room] = {}
+#: the kinds of dtype vectors with room have: those whose zero (what numpy fills a new
+#: buffer with, and `_within_room` writes) is the value 0 (Bool, integers, floats,
+#: complex numbers; the Int 0 in an object array)
+_ROOM_KINDS = frozenset("biufcO")
+
+
+def _rooms_work() -> bool:
+    """Whether this numpy's array objects are laid out as `_Room` reads them: a probe's
+    data pointer, rank and length where `_Room` looks, and a length set there seen."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or np.dtype(np.intp).itemsize != 8:
+        return False
+    probe = np.zeros(8)
+    header = (ctypes.c_void_p * 5).from_address(id(probe))
+    if header[2] != probe.ctypes.data or header[3] is None or header[3] & 0xFFFFFFFF != 1:
+        return False
+    length = (ctypes.c_int64 * 1).from_address(header[4])
+    if length[0] != 8:
+        return False
+    length[0] = 5
+    seen = probe.shape == (5,) and probe.nbytes == 40
+    length[0] = 8
+    return seen and probe.shape == (8,) and get_handler_name(probe) == "default_allocator"
+
+
+#: whether vectors grown by push! keep spare room (`ZYLA_VECTOR_ROOM=0` turns it off)
+VECTOR_ROOM = os.environ.get("ZYLA_VECTOR_ROOM", "1") not in ("0", "") and _rooms_work()
 
 
 #: the live views of host arrays, by the identity of the array that owns the memory (a

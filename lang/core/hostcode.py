@@ -35,8 +35,9 @@ from grammar.errors import Unwind, ZylaError
 from lang.core import interp as _interp
 from lang.core import values as V
 from lang.core.bindings import DYNAMIC
-from lang.core.builtins import push_array
 from lang.core.builtins_dict import EXACT_VALUE_TYPES, DictT, JDict
+from lang.core.builtins_mutate import AS_IS_DTYPE, push_value
+from lang.core.eltypes import push_one, recorded
 from lang.core.functions import Closure, GenericFunction, Method, typeof
 from lang.core.interp import (
     STOP_FLAGS,
@@ -128,6 +129,15 @@ def translate(interp: Any, fn: Function) -> Callable[..., Any] | None:
     arguments), or None when the body stays on the interpreter loop."""
     try:
         return _Gen(interp, fn).build()
+    except (Untranslatable, SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+
+
+def _translate_general(interp: Any, fn: Function) -> Callable[..., Any] | None:
+    """`fn`'s body translated for arguments of any type (None: it stays on the
+    interpreter loop)."""
+    try:
+        return _Gen(interp, fn).build_general(", ".join(f"v{a.id}" for a in fn.body.args))
     except (Untranslatable, SyntaxError, RecursionError, MemoryError, ValueError):
         return None
 
@@ -237,6 +247,56 @@ def _spec_worthy(interp: Any, fn: Function) -> bool:
     return False
 
 
+def _use_regions(body: Region) -> dict[int, Region]:
+    """The region holding a use of each value (for a value used once: its only use)."""
+    out: dict[int, Region] = {}
+
+    def walk(region: Region) -> None:
+        for op in region.ops:
+            for v in op.operands:
+                out[v.id] = region
+            for r in op.regions:
+                walk(r)
+
+    walk(body)
+    return out
+
+
+#: Int64 bounds implied by `x rel c` being true (c a constant): (low, high), None unbounded
+_REL_BOUNDS: dict[str, Callable[[int], tuple[int | None, int | None]]] = {
+    "<": lambda c: (None, c - 1), "<=": lambda c: (None, c), ">": lambda c: (c + 1, None),
+    ">=": lambda c: (c, None), "==": lambda c: (c, c), "!=": lambda c: (None, None)}
+#: `a rel b` as `b rel' a`, and the relation that holds when `a rel b` is false
+_REL_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+_REL_NOT = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def _marker(vid: int) -> str:
+    """What `ref` writes for a folded value: replaced when the source is finished, by the
+    value's expression (folded into its use) or by its variable (assigned after all)."""
+    return f"\x00{vid}\x00"
+
+
+@dataclass
+class _Fold:
+    """A value whose one line was taken back so that its expression is written into its
+    only use (in a specialisation: `SELF(n - 1) + SELF(n - 2)`, one statement where
+    there were five): its expression, the ops it ran (for errors), whether it may have an
+    effect (a call: effects keep their order), and whether it was assigned after all."""
+
+    expr: str
+    chain: tuple
+    effect: bool
+    inline: bool = True
+
+
+class _Located(tuple):
+    """A line's ops (innermost first) with, for expressions folded into it, the column
+    span (UTF-8 bytes, as Python's code positions count) and ops of each."""
+
+    subs: list[tuple[int, int, tuple]]
+
+
 def _literal(v: Any) -> str | None:
     """Python source for a constant that has one (ints, finite floats, Bools, nothing)."""
     t = type(v)
@@ -297,6 +357,16 @@ class _Gen:
         # a specialisation that calls out to nothing (but itself) takes no depth: a
         # recursion too deep is Python's RecursionError, a StackOverflowError as before
         self.nodepth = nodepth
+        # folding (specialisations): every folded value, those not yet used, where each
+        # value is used, whether the op just written has an effect; Int64 bounds known
+        # of values (from the `if` conditions around them) and the comparisons behind
+        # the conditions (result id -> operand ids and relation)
+        self.folds: dict[int, _Fold] = {}
+        self.pending: dict[int, _Fold] = {}
+        self.use_region = _use_regions(fn.body) if spec is not None else {}
+        self.effect = False
+        self.bounds: dict[int, tuple[int | None, int | None]] = {}
+        self.compares: dict[int, tuple[int, str, int]] = {}
         if spec is not None:
             for a, t in zip(fn.body.args, spec, strict=True):
                 self.known[a.id] = t
@@ -315,13 +385,16 @@ class _Gen:
     def ref(self, v: Any) -> str:
         """The Python expression of an operand: its variable, or a constant's literal
         (written where it is used: no assignment to run)."""
+        f = self.folds.get(v.id)
+        if f is not None and f.inline:
+            return _marker(v.id)
         return self.lits.get(v.id) or f"v{v.id}"
 
     def var(self, v: Any, depth: int) -> str:
         """A variable that holds the operand (a constant's literal is assigned to one)."""
         lit = self.lits.get(v.id)
         if lit is None:
-            return f"v{v.id}"
+            return self.ref(v)
         t = self.temp()
         self.emit(depth, f"{t} = {lit}")
         return t
@@ -341,16 +414,40 @@ class _Gen:
     # --- the function --------------------------------------------------------------------
 
     def build(self) -> Callable[..., Any]:
+        """The body's Python function: for a body worth specialising, an entry that
+        calls the specialisation for its arguments' types, or else the general
+        translation, written the first time it is needed (a recursion on Int64s never
+        needs it)."""
         fn = self.fn
         params = ", ".join(f"v{a.id}" for a in fn.body.args)
+        if not (SPECIALIZE and _spec_worthy(self.interp, fn)):
+            return self.build_general(params)
         self.emit(0, f"def run({params}):")
-        if SPECIALIZE and _spec_worthy(self.interp, fn):
-            types = [f"type(v{a.id})" for a in fn.body.args]
-            key = types[0] if len(types) == 1 else f"({', '.join(types)}{',' if types else ''})"
-            self.emit(1, f"sp_ = SPECS.get({key})")
-            self.emit(1, f"if sp_ is None: sp_ = MAKE_SPEC({key})")
-            self.emit(1, f"if sp_: return sp_({params}{', ' if params else ''}I.depth + 1)")
-            self.ns["SPECS"], self.ns["MAKE_SPEC"] = self.spec_maker()
+        types = [f"type(v{a.id})" for a in fn.body.args]
+        key = types[0] if len(types) == 1 else f"({', '.join(types)}{',' if types else ''})"
+        self.emit(1, f"sp_ = SPECS.get({key})")
+        self.emit(1, f"if sp_ is None: sp_ = MAKE_SPEC({key})")
+        self.emit(1, f"if sp_: return sp_({params}{', ' if params else ''}I.depth + 1)")
+        self.emit(1, f"return GENERAL({params})")
+        self.ns["SPECS"], self.ns["MAKE_SPEC"] = self.spec_maker()
+        interp, ns = self.interp, self.ns
+
+        def general(*a: Any) -> Any:  # (the first call that is not specialised)
+            run = _translate_general(interp, fn)
+            if run is None:
+                def run(*b: Any) -> Any:
+                    return interp.run_loop(fn, list(b))
+            ns["GENERAL"] = run
+            return run(*a)
+
+        ns["GENERAL"] = general
+        exec(compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec"), ns)  # noqa: S102
+        return ns["run"]
+
+    def build_general(self, params: str) -> Callable[..., Any]:
+        """The body translated for arguments of any type."""
+        fn = self.fn
+        self.emit(0, f"def run({params}):")
         self.emit(1, "I.ticks += 1")
         self.emit(1, f"if not I.ticks % {_interp.TICKS} and I.offload: I.watch()")
         self.emit(1, "I.depth += 1")
@@ -417,6 +514,7 @@ class _Gen:
         """Compile the written specialisation. When a name it assumed is rebound, or a
         method is added to the function whose method it is, its self-calls go the
         general way from then on and `dropped()` removes it from its table."""
+        self.expand()
         fn, ns, where = self.fn, self.ns, self.where
         code = compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec")
         consts = self.consts
@@ -461,26 +559,122 @@ class _Gen:
         for k, op in enumerate(region.ops):
             self.next_op = region.ops[k + 1] if k + 1 < len(region.ops) else None
             if op.name in ("yield", "return"):
+                self.flush(len(self.lines), depth)
                 self.term_types = [self.known.get(v.id) for v in op.operands]
                 return [self.ref(v) for v in op.operands]
             outer = self.chain
             self.chain = (op,) + outer
+            if op.regions:  # (nothing folded moves into a branch or a loop)
+                self.flush(len(self.lines), depth)
             start = len(self.lines)
-            self.pure = False
+            self.pure = self.effect = False
             try:
                 writer = _WRITERS.get(op.name)
                 if writer is None:
                     self.other(op, depth)
                 else:
                     writer(self, op, depth)
+                passes = self.spec is not None and self.settle(op, start, depth)
                 if self.spec is not None and not self.pure and op.name not in _NO_CALLS:
                     # (a call that may run Zyla code sees this activation's depth)
                     self.lines.insert(start, "    " * depth + "I.depth = dd")
                     self.where.insert(start, self.chain)
                     self.calls_out = True
+                if self.spec is not None and not self.fold(op, start, depth, region) and passes:
+                    self.flush(start, depth)
             finally:
                 self.chain = outer
         raise Untranslatable("region without terminator")
+
+    # --- folding single-use values into their use (specialisations) ---------------------
+
+    def flush(self, at: int, depth: int) -> None:
+        """Assign every folded value not yet used, in the order they were written, at
+        line `at` (before what would change their order or move them into a region)."""
+        lines = []
+        for vid, f in self.pending.items():
+            f.inline = False
+            lines.append(("    " * depth + f"v{vid} = {f.expr}", f.chain))
+        self.pending = {}
+        self.lines[at:at] = [t for t, _ in lines]
+        self.where[at:at] = [c for _, c in lines]
+
+    def settle(self, op: Op, start: int, depth: int) -> bool:
+        """After `op`'s lines (from `start`) are written: the folded values it uses are
+        written into it where it is a typed operation or call that uses each once, in
+        one line, and no effect changes its order (every pending call is among them, in
+        the order they were written); otherwise every pending value is assigned first.
+        True when the op uses none but has an effect of its own that may not pass the
+        pending ones unless the op is folded itself (then its use keeps the order)."""
+        if not self.pending:
+            return False
+        text = self.lines[start:]
+        whole = "\n".join(text)
+        used = sorted((whole.find(_marker(v)), v) for v in self.pending)
+        used = [(pos, v) for pos, v in used if pos >= 0]
+        effects = [v for v, f in self.pending.items() if f.effect]
+        if not used:  # (pure values may wait)
+            return bool(effects) and (self.effect or not (self.pure or op.name == "const"))
+        used_effects = [v for _, v in used if self.pending[v].effect]
+        ok = self.pure and op.name == "call" and all(
+            text[0].count(_marker(v)) == 1 and whole.count(_marker(v)) == 1
+            for _, v in used) and used_effects in ([], effects)
+        if not ok:
+            self.flush(start, depth)
+            return False
+        for _, v in used:
+            del self.pending[v]
+        if used_effects:
+            self.effect = True
+            return False
+        return bool(effects) and self.effect
+
+    def fold(self, op: Op, start: int, depth: int, region: Region) -> bool:
+        """Take back the one line `vR = expr` of a typed operation or call whose result
+        is used once, later in this region: the expression is written into that use."""
+        if (not self.pure or op.name != "call" or len(op.results) != 1
+                or len(self.lines) != start + 1):
+            return False
+        rid = op.results[0].id
+        head = "    " * depth + f"v{rid} = "
+        line = self.lines[start]
+        if (self.uses.get(rid) != 1 or self.use_region.get(rid) is not region
+                or not line.startswith(head)):
+            return False
+        del self.lines[start], self.where[start]
+        f = _Fold(line[len(head):], self.chain, self.effect)
+        self.folds[rid] = self.pending[rid] = f
+        return True
+
+    def expand(self) -> None:
+        """Replace the markers of folded values in the finished lines (recording where
+        each folded expression stands in its line, for errors)."""
+        if not self.folds:
+            return
+        for i, line in enumerate(self.lines):
+            if "\x00" not in line:
+                continue
+            subs: list[tuple[int, int, tuple]] = []
+            out = self._expand(line, 0, subs)
+            self.lines[i] = out
+            loc = _Located(self.where[i])
+            loc.subs = subs
+            self.where[i] = loc
+
+    def _expand(self, text: str, base: int, subs: list[tuple[int, int, tuple]]) -> str:
+        parts = text.split("\x00")
+        out = parts[0]
+        for k in range(1, len(parts), 2):
+            f = self.folds[int(parts[k])]
+            if f.inline:  # (in parentheses: `(a + b) / 2`)
+                at = base + len(out.encode()) + 1
+                inner = self._expand(f.expr, at, subs)
+                subs.append((at, at + len(inner.encode()), f.chain))
+                out += f"({inner})"
+            else:
+                out += f"v{parts[k]}"
+            out += parts[k + 1]
+        return out
 
     def assign(self, op: Op, depth: int, expr: str) -> None:
         """The op's results are `expr` (one value, or a sequence of as many)."""
@@ -715,6 +909,8 @@ class _Gen:
             if t is BOTTOM or BOTTOM in ts:  # (a pass that only finds types)
                 self.emit(depth, f"{r} = None")
                 return True
+            if not arith and ts[0] is int and ts[1] is int:
+                self.compares[rid] = (op.operands[0].id, pyop, op.operands[1].id)
             nxt = self.next_op
             if (t is bool and self.uses.get(rid) == 1 and nxt is not None
                     and nxt.name == "if" and nxt.operands[0].id == rid):
@@ -722,7 +918,9 @@ class _Gen:
                 return True
             self.emit(depth, f"{r} = {vals[0]} {pyop} {vals[1]}")
             if t is int:
-                self.emit(depth, self.wrap(p.name, op, r))
+                check = self.wrap(p.name, op, r)
+                if check:
+                    self.emit(depth, check)
             return True
         over_xp = getattr(p.host, "over_xp", None)
         if over_xp is None:
@@ -772,10 +970,14 @@ class _Gen:
         mfun, inside = math_fast
         x, mf, h = vals[0], self.bind("M", mfun), self.bind("H", over_xp)
         # (the primitive's own result for Float64 x: math's where inside, else its own)
-        self.emit(depth, f"if {inside.format(x=x)}:")
-        self.emit(depth + 1, f"try: {r} = {mf}({x})")
-        self.emit(depth + 1, f"except (ValueError, OverflowError): {r} = {h}(NP, {x})")
-        self.emit(depth, f"else: {r} = {h}(NP, {x})")
+        cond = inside.format(x=x)
+        d = depth if cond == "True" else depth + 1
+        if cond != "True":
+            self.emit(depth, f"if {cond}:")
+        self.emit(d, f"try: {r} = {mf}({x})")
+        self.emit(d, f"except (ValueError, OverflowError): {r} = {h}(NP, {x})")
+        if cond != "True":
+            self.emit(depth, f"else: {r} = {h}(NP, {x})")
         return True
 
     def wrap(self, name: str, op: Op, r: str) -> str:
@@ -786,6 +988,13 @@ class _Gen:
         if name in ("+", "-") and (type(b) is int or (name == "+" and type(a) is int)):
             c = b if type(b) is int else a
             up = (c >= 0) == (name == "+")
+            x = op.operands[0] if type(b) is int else op.operands[1]
+            lo, hi = self.bounds.get(x.id, (None, None))
+            d = c if name == "+" else -c
+            lo, hi = (None if lo is None else lo + d), (None if hi is None else hi + d)
+            self.bounds[op.results[0].id] = (lo, hi)
+            if (hi if up else lo) is not None and _I64_MIN <= (hi if up else lo) <= _I64_MAX:
+                return ""  # (the operand's bounds keep the result in Int64)
             return f"if {r} {'>' if up else '<'} {_I64_MAX if up else _I64_MIN}: {r} = WRAP({r})"
         return f"if not {_I64.format(r=r)}: {r} = WRAP({r})"
 
@@ -832,6 +1041,7 @@ class _Gen:
         if self.ret_assume is not None:
             self.known[rid] = self.ret_assume
         self.selfcalls += 1
+        self.effect = True
         self.self_name = self.self_name or name
         depth_arg = "" if self.nodepth else ", dd + 1"
         self.emit(depth, f"v{rid} = SELF({', '.join(vals)}{depth_arg})")
@@ -865,6 +1075,7 @@ class _Gen:
             self.known[rid] = spec.ret_type
         var = self.bind("D", spec.raw)
         self.direct[var] = (name, not spec.nodepth)
+        self.effect = True
         self.assumed.update(spec.assumed)
         depth_arg = "" if spec.nodepth else ", dd + 1"
         self.emit(depth, f"v{rid} = {var}({', '.join(vals)}{depth_arg})")
@@ -893,37 +1104,84 @@ class _Gen:
             self.emit(depth, f"if type({c}) is not bool: {c} = CONDITION({c})")
         targets = [f"v{r.id}" for r in op.results]
         types: list[Any] = [BOTTOM] * len(targets)
+        outer = self.bounds
         for k, region in enumerate(op.regions[:2]):
             self.emit(depth, f"if {c}:" if k == 0 else "else:")
             self.emit(depth + 1, "pass")
+            at = len(self.lines)
+            self.bounds = outer
+            self.bounds = self.branch_bounds(op.operands[0].id, k == 0)
             out = self.region(region, depth + 1)
             types = [_join(a, b) for a, b in zip(types, self.term_types, strict=False)]
             self.yield_to(depth + 1, targets, out[: len(targets)])
+            if len(self.lines) > at:  # (the branch has lines: no `pass`)
+                del self.lines[at - 1], self.where[at - 1]
+        self.bounds = outer
         if self.spec is not None:
             for r, t in zip(op.results, types, strict=False):
                 if t is not None:
                     self.known[r.id] = t
 
+    def branch_bounds(self, cond: int, taken: bool) -> dict[int, tuple[Any, Any]]:
+        """The Int64 bounds known inside the branch of an `if` on the comparison `cond`
+        that runs when it is `taken` (true) or not: those known around it, and what the
+        comparison of an Int64 with a constant says of the Int64."""
+        out = dict(self.bounds)
+        cmp = self.compares.get(cond)
+        if cmp is None:
+            return out
+        a, rel, b = cmp
+        if type(self.consts.get(a)) is int:
+            a, rel, b = b, _REL_FLIP[rel], a
+        c = self.consts.get(b)
+        if type(c) is not int or a in self.consts:
+            return out
+        lo, hi = _REL_BOUNDS[rel if taken else _REL_NOT[rel]](c)
+        olo, ohi = out.get(a, (None, None))
+        lo = olo if lo is None else lo if olo is None else max(lo, olo)
+        hi = ohi if hi is None else hi if ohi is None else min(hi, ohi)
+        out[a] = (lo, hi)
+        return out
+
     def loop_end(self, op: Op, depth: int, progress: str, t0: str, it: str,
-                 carried: list[str]) -> None:
+                 carried: list[str], counter: str | None = None) -> None:
         """The end of an iteration: progress, ticks, and every TICKS ticks the watch and
         (a loop without tapes in code a transform did not derive) on-stack replacement,
-        which replaces the carried values with the loop's results and leaves it."""
-        self.emit(depth, f"{progress}[0] += 1")
-        # (a loop's ticks are its iterations: no shared count to keep)
-        self.emit(depth, f"if not {progress}[0] % {_interp.TICKS} and I.offload:")
-        self.emit(depth + 1, "I.watch()")
+        which replaces the carried values with the loop's results and leaves it. With a
+        `counter` (a loop whose body calls nothing that could look at the progress
+        meanwhile), iterations are counted in that local and the progress record is
+        brought up to date every TICKS of them (the watch and OSR see it exact)."""
+        if counter is None:
+            self.emit(depth, f"{progress}[0] += 1")
+            # (a loop's ticks are its iterations: no shared count to keep)
+            self.emit(depth, f"if not {progress}[0] % {_interp.TICKS} and I.offload:")
+            d = depth + 1
+        else:
+            self.emit(depth, f"{counter} += 1")
+            self.emit(depth, f"if {counter} == {_interp.TICKS}:")
+            self.emit(depth + 1, f"{progress}[0] += {counter}")
+            self.emit(depth + 1, f"{counter} = 0")
+            self.emit(depth + 1, "if I.offload:")
+            d = depth + 2
+        self.emit(d, "I.watch()")
         if tape_count(op) or self.fn.derived or not carried:
             return
         o = self.bind("O", op)
         env = "{" + ", ".join(f"{i}: {self.lits.get(i, f'v{i}')}"
                               for i in sorted(free_values(op))) + "}"
         out = self.temp()
-        self.emit(depth + 1, f"{out} = OSR({o}, {t0}, {progress}, {it}, {env}, "
-                             f"[{', '.join(carried)}])")
-        self.emit(depth + 1, f"if {out} is not None:")
-        self.emit(depth + 2, f"{', '.join(carried)}, = {out}")
-        self.emit(depth + 2, "break")
+        self.emit(d, f"{out} = OSR({o}, {t0}, {progress}, {it}, {env}, "
+                     f"[{', '.join(carried)}])")
+        self.emit(d, f"if {out} is not None:")
+        self.emit(d + 1, f"{', '.join(carried)}, = {out}")
+        self.emit(d + 1, "break")
+
+    def leaf_loop(self, start: int) -> bool:
+        """Whether the loop body written from line `start` (in a specialisation) calls
+        nothing that may run other code (which could look at the loop's progress)."""
+        return self.spec is not None and not any(
+            "I.depth = dd" in t or "I.loops" in t or "SELF(" in t or "CALL_" in t
+            for t in self.lines[start:])
 
     def op_for(self, op: Op, depth: int) -> None:
         body = op.regions[0]
@@ -945,11 +1203,17 @@ class _Gen:
         self.emit(depth, f"{t0} = CLOCK()")
         self.emit(depth, f"{prog} = [0, TRIP_COUNT({it}), {t0}]")
         self.emit(depth, f"I.loops.append({prog})")
+        counter = self.temp() if self.spec is not None else None
+        if counter:
+            self.emit(depth, f"{counter} = 0")
         self.emit(depth, "try:")
         self.emit(depth + 1, f"for v{args[0].id} in ITERATE({it}):")
         pure = self.pure
+        start = len(self.lines)
         out = self.region(body, depth + 2)
         self.pure = pure
+        if not self.leaf_loop(start):
+            counter = None
         n = len(carried)
         self.settle_loop(op, assumed, self.term_types[:n])
         for t, v in zip(recs, out[n:], strict=False):
@@ -959,7 +1223,7 @@ class _Gen:
             for a, name in zip(args[1:], carried, strict=False):
                 if a.hint in STOP_FLAGS:
                     self.emit(depth + 2, f"if {name} is True or {name} is NP_TRUE: break")
-        self.loop_end(op, depth + 2, prog, t0, it, carried)
+        self.loop_end(op, depth + 2, prog, t0, it, carried, counter)
         self.emit(depth, "finally:")
         self.emit(depth + 1, "I.loops.pop()")
         self.yield_to(depth, [f"v{r.id}" for r in op.results],
@@ -1010,9 +1274,13 @@ class _Gen:
         self.emit(depth, f"{t0} = CLOCK()")
         self.emit(depth, f"{prog} = [0, -1, {t0}]")  # (a while loop's trip count: unknown)
         self.emit(depth, f"I.loops.append({prog})")
+        counter = self.temp() if self.spec is not None else None
+        if counter:
+            self.emit(depth, f"{counter} = 0")
         self.emit(depth, "try:")
         self.emit(depth + 1, "while True:")
         d = depth + 2
+        start = len(self.lines)
         self.yield_to(d, [f"v{a.id}" for a in cond_r.args], carried[: len(cond_r.args)])
         c = self.region(cond_r, d)[0]
         if not c.isidentifier():  # (a constant condition: `while true`)
@@ -1029,7 +1297,7 @@ class _Gen:
         for t, v in zip(recs, out[n:], strict=False):
             self.emit(d, f"{t}.append({v})")
         self.yield_to(d, carried, out[:n])
-        self.loop_end(op, d, prog, t0, "None", carried)
+        self.loop_end(op, d, prog, t0, "None", carried, counter if self.leaf_loop(start) else None)
         self.emit(depth, "finally:")
         self.emit(depth + 1, "I.loops.pop()")
         self.yield_to(depth, [f"v{r.id}" for r in op.results],
@@ -1175,12 +1443,13 @@ def _fast_store(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
     if len(vals) != 3:
         return []
     d, v, k = vals
-    exact = f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))"
     # (a String key of a Dict{String, V} needs neither conversion nor an isequal stand-in;
-    # a SubString one is stored as its String: `str` of a String is the String itself)
-    return [(f"{exact} and (type({k}) is str or type({k}) is SUBSTR) "
-             f"and {d}.key_type is STRING_T", f"DSTR({d}, STR({k}), {v}) or {d}"),
-            (exact, f"DSET({d}, {k}, {v})")]
+    # a SubString one is stored as its String: `str` of a String is the String itself.
+    # `string_exact` is None unless the Dict's key type is String)
+    return [(f"type({d}) is JDICT and type({v}) is {d}.string_exact "
+             f"and (type({k}) is str or type({k}) is SUBSTR)", f"DSTR({d}, STR({k}), {v}) or {d}"),
+            (f"type({d}) is JDICT and type({v}) is EXACT.get(id({d}.value_type))",
+             f"DSET({d}, {k}, {v})")]
 
 
 def _fast_field(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
@@ -1246,11 +1515,19 @@ def _fast_string(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
 
 
 def _fast_push(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
-    """`push!(v, x)` (`Core.push_fn(np, v, x)`) of a host array: the host push itself,
-    without the primitive's dispatch on the array module and its argument tuple."""
+    """`push!(v, x)` (`Core.push_fn(np, v, x)`) of a host array: a Float64, Int64 or Bool
+    onto a vector of its own element type, or a struct onto a vector recorded as of its
+    type, stored as it is (`push_one`); anything else the host push itself, without the
+    primitive's dispatch on the array module and its argument tuple."""
     if len(vals) != 2:
         return []
-    return [(f"type({vals[0]}) is NDARRAY", f"PUSH({vals[0]}, {vals[1]})")]
+    v, x = vals
+    vector = f"type({v}) is NDARRAY and {v}.ndim == 1"
+    # (the struct's form first: its first test is the cheaper one when it fails)
+    return [(f"type({x}) is STRUCT and {vector} and RECORDED({v}) is {x}.type",
+             f"PUSH_ONE({v}, {x}) or {v}"),
+            (f"{vector} and AS_IS_DTYPE.get(type({x})) is {v}.dtype", f"PUSH_ONE({v}, {x}) or {v}"),
+            (f"type({v}) is NDARRAY", f"PUSH({v}, {x})")]
 
 
 #: the fast forms, by primitive name
@@ -1415,11 +1692,11 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "CALL_TYPED": call_typed, "OSR": osr,
             "CLOCK": time.perf_counter,
             "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": JDict.store_exact,
-            "DGET": dict.get, "DSTR": dict.__setitem__, "STRING_T": V.StringT,
-            "SUBSTR": SubStr, "STR": str,
+            "DGET": dict.get, "DSTR": dict.__setitem__, "SUBSTR": SubStr, "STR": str,
             "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": _ITEM_DTYPES,
             "PLAIN_ITEMS": _PLAIN_ITEMS, "HOST_SCALAR": host_scalar,
-            "CHAR": V.Char, "PUSH": push_array,
+            "CHAR": V.Char, "PUSH": push_value, "PUSH_ONE": push_one,
+            "AS_IS_DTYPE": AS_IS_DTYPE, "RECORDED": recorded,
             "OVERFLOW": _overflow}
 
 
@@ -1450,6 +1727,8 @@ def _fail(interp: Any, fn: Function, where: list[tuple[Op, ...]], e: Exception,
     values of the constants written as literals, for the messages)."""
     tb = e.__traceback__
     chain = where[tb.tb_lineno - 1] if tb is not None and 0 < tb.tb_lineno <= len(where) else ()
+    if type(chain) is _Located:
+        chain = _folded_at(chain, tb)
     if not chain:
         return e
     src = interp.rt.source_of(fn)
@@ -1475,6 +1754,23 @@ def _fail(interp: Any, fn: Function, where: list[tuple[Op, ...]], e: Exception,
     for o in chain:
         err.located(o.span, src)
     return err
+
+
+def _folded_at(loc: _Located, tb: Any) -> tuple:
+    """The ops of a line with folded expressions that raised: those of the innermost
+    folded expression around the failing instruction's columns, else the line's."""
+    try:
+        pos = list(tb.tb_frame.f_code.co_positions())[tb.tb_lasti // 2]
+    except (IndexError, AttributeError):
+        return tuple(loc)
+    c0, c1 = pos[2], pos[3]
+    best: tuple | None = None
+    width = None
+    for a, b, chain in loc.subs:
+        if c0 is not None and c1 is not None and a <= c0 and c1 <= b and (
+                width is None or b - a < width):
+            best, width = chain, b - a
+    return best if best is not None else tuple(loc)
 
 
 def _env(tb: Any) -> dict[int, Any]:

@@ -138,6 +138,10 @@ class Interpreter:
             run = code[1] if code is not None and code[0] is self else _TRANSLATE[0](self, fn)
             if run is not None and len(args) == len(fn.body.args):
                 return run(*args)
+        return self.run_loop(fn, args)
+
+    def run_loop(self, fn: Function, args: list[Any]) -> Any:
+        """Run `fn`'s body by walking its ops (not its translation)."""
         self.ticks += 1
         if not self.ticks % TICKS and self.offload:
             self.watch()

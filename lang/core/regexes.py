@@ -24,7 +24,7 @@ from grammar.errors import ZylaError
 from lang.core import values as V
 from lang.core.eltypes import tag
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.strings import SUBSTRING_STRING, SubStr, index_error
+from lang.core.strings import SUBSTRING_STRING, SubStr, index_error, substr
 
 _HOST = HostOnly("regular expressions run on the host")
 #: the element types of a RegexMatch's captures and of its keys
@@ -250,7 +250,7 @@ def _to_char(s: str, i: int) -> int:
 def _sub(s: str, a: int, b: int) -> SubStr:
     """Characters a..b-1 of s as a SubString (of s's parent, when s is one)."""
     parent, off = (s.parent, s.offset) if isinstance(s, SubStr) else (str(s), 0)
-    return SubStr(s[a:b], parent, off + _to_byte(s, a))
+    return substr(s[a:b], parent, off + _to_byte(s, a))
 
 
 def _last_index(s: str, a: int, b: int) -> int:

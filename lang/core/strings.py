@@ -37,14 +37,51 @@ SUBSTRING_STRING = V.apply_type(SubStringT, (V.StringT,))
 
 
 class SubStr(str):
-    """A `SubString{String}`: its text, the String it views and its byte offset there."""
+    """A `SubString{String}`: its text, the String it views (`parent`) and its byte offset
+    there (`offset`), made by `substr` (`SubStr(text)` alone has parent "" and offset 0).
+    It has no `__new__` of its own, so that `split` makes its pieces in C; the
+    pieces of one fast `split` share one attribute dict, whose `_at` finds each piece's
+    offset when it is first asked for (`_SplitOffsets`)."""
 
     jtype = SUBSTRING_STRING
+    parent: str = ""
+    _at: Any = 0  # the offset (an int), or the _SplitOffsets that finds it
 
-    def __new__(cls, text: str, parent: str = "", offset: int = 0) -> SubStr:
-        self = super().__new__(cls, text)
-        self.parent, self.offset = parent, offset
-        return self
+    @property
+    def offset(self) -> int:
+        """The byte offset of the text in `parent`."""
+        at = self._at
+        return at.offset_of(self) if type(at) is _SplitOffsets else at
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """(copy, deepcopy and pickle make a SubString with its own parent and offset)"""
+        return substr, (str(self), self.parent, self.offset)
+
+
+def substr(text: str, parent: str, offset: int) -> SubStr:
+    """The SubString with text `text` of `parent` at byte offset `offset`."""
+    s = SubStr(text)
+    s.parent, s._at = parent, offset
+    return s
+
+
+class _SplitOffsets:
+    """The byte offsets of the pieces of one fast `split` (`_split_ascii_words`), found
+    when one is first asked for. A piece is known by its id: the ids were taken while all
+    the pieces were alive (so they are distinct), and only a piece made by that split
+    holds this record (`SubStr.__reduce__` gives a copy its own offset)."""
+
+    __slots__ = ("text", "base", "ids", "where")
+
+    def __init__(self, text: str, base: int, ids: list[int]) -> None:
+        self.text, self.base, self.ids = text, base, ids  # (text: what was split, at base)
+        self.where: dict[int, int] | None = None
+
+    def offset_of(self, piece: SubStr) -> int:
+        if self.where is None:  # (the pieces are the runs `_ASCII_WORD` finds, in order)
+            starts = (self.base + m.start() for m in _ASCII_WORD.finditer(self.text))
+            self.where = dict(zip(self.ids, starts, strict=True))
+        return self.where[id(piece)]
 
 
 LazyStringT = V.JType("LazyString", V.AbstractStringT)
@@ -107,7 +144,9 @@ def _units(s: str) -> bytes | str:
         return s
     if type(s) is str:
         return _bytes(s)
-    units = s.__dict__.get("_units")  # (a SubString or LazyString keeps its own)
+    # (a SubString or LazyString keeps its own; never a fast `split`'s piece, which is
+    # ASCII and shares its attribute dict with the other pieces)
+    units = s.__dict__.get("_units")
     if units is None:
         units = s.__dict__["_units"] = V.string_bytes(s)
     return units
@@ -435,14 +474,14 @@ def substring(s: str, i: Any, j: Any) -> SubStr:
     parent, off = (s.parent, s.offset) if isinstance(s, SubStr) else (str(s), 0)
     b, i, j = _units(s), _int(i, s, "SubString"), _int(j, s, "SubString")
     if i > j:
-        return SubStr("", parent, off)
+        return substr("", parent, off)
     if not (1 <= i and j <= len(b)):
         raise _bounds(s, V.Range(i, 1, j - i + 1, True))
     for k in (i, j):
         if _thisind(b, k) != k:
             raise index_error(s, k)
     hi = _char_end(b, j) - 1
-    return SubStr(_slice(s, b, i, hi), parent, off + i - 1)
+    return substr(_slice(s, b, i, hi), parent, off + i - 1)
 
 
 def codeunit(s: str, i: Any) -> np.uint8:
@@ -695,20 +734,21 @@ def _matches(s: str, dlm: Any) -> Any:
 #: the runs of characters of an ASCII string that Julia's `isspace` does not take (it
 #: takes '\t' through '\r' and ' ' among ASCII characters; Python's `split()` takes more)
 _ASCII_WORD = re.compile(r"[^\t\n\v\f\r ]+")
+#: the ASCII characters Python's `str.split()` takes as whitespace and Julia's `isspace` not
+_PYTHON_ONLY_SPACE = "\x1c\x1d\x1e\x1f"
 
 
-def _split_ascii_words(parent: str) -> np.ndarray:
-    """`split(s)` of an ASCII String (its byte offsets are its character positions): the
-    common case, at regex speed."""
-    new = str.__new__
-    items = []
-    for m in _ASCII_WORD.finditer(parent):
-        piece = new(SubStr, m.group())
-        piece.parent, piece.offset = parent, m.start()
-        items.append(piece)
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return tag(out, SUBSTRING_STRING)
+def _split_ascii_words(text: str, parent: str, base: int) -> np.ndarray:
+    """`split(s)` of an ASCII text without the characters \\x1c-\\x1f (so Python's
+    `split()` is Julia's; its byte offsets are its character positions), at byte offset
+    `base` of `parent`: the common case, at C speed. The pieces share one attribute dict:
+    their parent, and the `_SplitOffsets` that finds an offset when one is asked for
+    (nothing may store a piece's own state there: `_units` caches only non-ASCII text)."""
+    pieces = list(map(SubStr, text.split()))
+    shared = {"parent": parent, "_at": _SplitOffsets(text, base, list(map(id, pieces)))}
+    for piece in pieces:
+        piece.__dict__ = shared
+    return tag(np.fromiter(pieces, dtype=object, count=len(pieces)), SUBSTRING_STRING)
 
 
 def split(s: str, dlm: Any, limit: Any, keepempty: Any) -> np.ndarray:
@@ -718,29 +758,32 @@ def split(s: str, dlm: Any, limit: Any, keepempty: Any) -> np.ndarray:
     if not (dlm is None or isinstance(dlm, (str, V.Char)) or _char_set(dlm) is not None):
         raise ZylaError("MethodError", f"no method matching split(::String, "
                         f"::{V.type_name(_tyof(dlm))})")
-    limit, parent = int(limit), str(s)
-    if dlm is None and limit <= 0 and not keepempty and parent.isascii():
-        return _split_ascii_words(parent)
+    limit, text = int(limit), str(s)
+    # (the pieces of a SubString's split view its parent, as Julia's SubString(s, i, j))
+    parent, base = (s.parent, s.offset) if isinstance(s, SubStr) else (text, 0)
+    if (dlm is None and limit <= 0 and not keepempty and text.isascii()
+            and not any(c in text for c in _PYTHON_ONLY_SPACE)):  # (`in`: a C scan each)
+        return _split_ascii_words(text, parent, base)
     pieces: list[tuple[int, int]] = []
     i = 0
-    for j, k in _matches(parent, dlm):
+    for j, k in _matches(text, dlm):
         if limit > 0 and len(pieces) == limit - 1:
             break
-        if j == len(parent) and k == j:
+        if j == len(text) and k == j:
             break
         if i < k or (k == j and i <= j):
             if i < k and (keepempty or i < j):
                 pieces.append((i, j))
             i = max(i, k)
-    if keepempty or i < len(parent):
-        pieces.append((i, len(parent)))
+    if keepempty or i < len(text):
+        pieces.append((i, len(text)))
     out = np.empty(len(pieces), dtype=object)
-    ascii_ = parent.isascii()
+    ascii_ = text.isascii()
     last_pos = last_off = 0
     for n, (a, b) in enumerate(pieces):
-        off = a if ascii_ else last_off + len(V.string_bytes(parent[last_pos:a]))
+        off = a if ascii_ else last_off + len(V.string_bytes(text[last_pos:a]))
         last_pos, last_off = a, off
-        out[n] = SubStr(parent[a:b], parent, off)
+        out[n] = substr(text[a:b], parent, base + off)
     return tag(out, SUBSTRING_STRING)
 
 

@@ -134,7 +134,7 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
     if isinstance(v, V.StructValue):
         if v.type.mutable:
             raise OffloadError(f"mutable struct {v.type.name} cannot enter compiled code")
-        return ("struct", _Id(v.type), tuple(_split(x, leaves, si) for x in v.fields))
+        return ("struct", type_key(v.type), tuple(_split(x, leaves, si) for x in v.fields))
     if isinstance(v, Closure):
         return ("closure", _Id(v.fn), v.name, _Id(v.generic),
                 tuple(_split(x, leaves, si) for x in v.captures))
@@ -184,6 +184,19 @@ class _Id:
 
     def __hash__(self) -> int:
         return id(self.obj)
+
+
+def type_key(t: V.JType) -> Any:
+    """A struct's type as a skeleton holds it: a parametric type by its family and
+    parameters (each construction of `Dense{typeof(relu), Matrix{Float32}, …}` makes a new
+    but equal type object, and must find the same executable), any other by identity."""
+    if not t.params:
+        return _Id(t)
+    try:
+        hash(t)
+    except TypeError:
+        return _Id(t)
+    return t
 
 
 def _unid(x: Any) -> Any:

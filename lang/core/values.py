@@ -1134,6 +1134,8 @@ def eltype_of_array(a: np.ndarray) -> JType:
 # --- array write versions -----------------------------------------------------------------
 
 _WRITE_VERSION: dict[int, int] = {}
+#: the write version of each host array, by identity (`note_write`)
+WRITE_VERSIONS = _WRITE_VERSION
 
 
 def note_write(a: Any) -> None:
