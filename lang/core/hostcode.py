@@ -1105,6 +1105,9 @@ class _Gen:
         targets = [f"v{r.id}" for r in op.results]
         types: list[Any] = [BOTTOM] * len(targets)
         outer = self.bounds
+        nxt = self.next_op  # (the body returns what the `if` yields: each branch returns)
+        tail = (nxt is not None and nxt.name == "return" and len(op.results) == 1
+                and [v.id for v in nxt.operands] == [op.results[0].id])
         for k, region in enumerate(op.regions[:2]):
             self.emit(depth, f"if {c}:" if k == 0 else "else:")
             self.emit(depth + 1, "pass")
@@ -1113,7 +1116,10 @@ class _Gen:
             self.bounds = self.branch_bounds(op.operands[0].id, k == 0)
             out = self.region(region, depth + 1)
             types = [_join(a, b) for a, b in zip(types, self.term_types, strict=False)]
-            self.yield_to(depth + 1, targets, out[: len(targets)])
+            if tail:
+                self.emit(depth + 1, f"return {out[0]}")
+            else:
+                self.yield_to(depth + 1, targets, out[: len(targets)])
             if len(self.lines) > at:  # (the branch has lines: no `pass`)
                 del self.lines[at - 1], self.where[at - 1]
         self.bounds = outer
