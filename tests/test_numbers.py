@@ -912,3 +912,18 @@ def test_rational_arrays_reduce_to_rationals(fresh_rt: Runtime) -> None:
         " abs(-1//0)))", "t.jl") == (
         "(5//6, Rational{Int8}, 5//6, 9//20, -1//2, 1//3, Rational{Int8}[1//2, 5//6],"
         " Rational{Int64}, false, true, -1//0, 1//0)")
+
+
+def test_unary_plus_takes_numbers_and_arrays_only(fresh_rt: Runtime) -> None:
+    """`+(x)` is Julia's `+(x::Number)` and `+(A::AbstractArray)`: it returned a String,
+    Symbol, Char, tuple or plain struct unchanged (Julia: a MethodError); `sum`/`reduce`
+    of one such element still give the element, as Julia's `reduce_first`."""
+    assert fresh_rt.run_source(
+        'struct N1 <: Number; x; end\nrepr((+(2), +(true), +(1.5), +([1, 2]), +(1:3), '
+        '+(1//2), +(N1(3)), sum(["a"]), reduce(+, [:b])))', "t.jl") == (
+        '(2, 1, 1.5, [1, 2], 1:3, 1//2, N1(3), "a", :b)')
+    for arg, name in (('"a"', "String"), (":a", "Symbol"), ("'a'", "Char"),
+                      ("(1, 2)", "Tuple{Int64, Int64}"), ("P1(1)", "P1")):
+        with pytest.raises(ZylaError) as err:
+            fresh_rt.run_source(f"struct P1; x; end\n+({arg})", "t.jl")
+        assert err.value.kind == "MethodError" and f"+(::{name})" in err.value.message

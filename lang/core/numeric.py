@@ -8,6 +8,7 @@ numpy on the host, jax.numpy in the compiled tier.
 from __future__ import annotations
 
 import types
+import warnings
 from typing import Any
 
 import numpy as np
@@ -106,6 +107,9 @@ def configure_jax() -> None:
     # leaves a trace; a compile tried deep inside host recursion spent seconds there, and
     # Zyla never shows a JAX traceback
     jax.config.update("jax_traceback_filtering", "off")
+    # a buffer XLA could not reuse for a result is a missed optimisation, not the user's
+    # business: JAX's warning would print Python text among the program's output
+    warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
     _configured = True
 
 

@@ -762,9 +762,17 @@ def _char_arith(a: Any, b: Any, sign: int) -> Any:
                     f"::{V.type_name(typeof(b))})")
 
 
+#: values `+(x)` has no method for (Julia: `+(x::Number)`, `+(A::AbstractArray)`)
+_NOT_ADDABLE = (str, V.Symbol, V.Char, tuple, V.NamedTuple)
+
+
 def plus(xp: Any, *args: Any) -> Any:
     if len(args) == 1:
         a = args[0]
+        if isinstance(a, _NOT_ADDABLE) or a is None or (  # (Julia's `+(x::Number)`)
+                type(a) is V.StructValue and not V.issubtype(a.type, V.NumberT)):
+            raise ZylaError("MethodError",
+                            f"no method matching +(::{V.type_name(typeof(a))})")
         return int(a) if type(a) is bool or type(a) is np.bool_ else a  # +true === 1
     out = args[0]
     for b in args[1:]:
