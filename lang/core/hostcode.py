@@ -441,8 +441,20 @@ class _Gen:
             return run(*a)
 
         ns["GENERAL"] = general
-        exec(compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec"), ns)  # noqa: S102
-        return ns["run"]
+        return self.load()["run"]
+
+    def load(self) -> dict[str, Any]:
+        """Compile the written lines (folded expressions expanded) into the namespace,
+        with its error handler, and keep the slots of the names it reads current."""
+        self.expand()
+        fn, ns, where, consts = self.fn, self.ns, self.where, self.consts
+        code = compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec")
+        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e, consts)
+        exec(code, ns)  # noqa: S102 -- the source is ours, written from the IR
+        watch = self.rt.watch
+        for name, slot in self.slots.items():
+            watch.add(name, ns, slot)
+        return ns
 
     def build_general(self, params: str) -> Callable[..., Any]:
         """The body translated for arguments of any type."""
@@ -461,17 +473,7 @@ class _Gen:
         self.emit(2, "raise FAIL(e)")
         self.emit(1, "finally:")
         self.emit(2, "I.depth -= 1")
-        source = "\n".join(self.lines) + "\n"
-        code = compile(source, f"<zyla {fn.name}>", "exec")
-        where = self.where
-        ns = self.ns
-        consts = self.consts
-        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e, consts)
-        exec(code, ns)  # noqa: S102 -- the source is ours, written above from the IR
-        watch = self.rt.watch
-        for name, s in self.slots.items():
-            watch.add(name, ns, s)
-        return ns["run"]
+        return self.load()["run"]
 
     def spec_maker(self) -> tuple[dict, Callable[[Any], Any]]:
         """The table of this body's specialisations by argument types (False: none for
@@ -514,12 +516,7 @@ class _Gen:
         """Compile the written specialisation. When a name it assumed is rebound, or a
         method is added to the function whose method it is, its self-calls go the
         general way from then on and `dropped()` removes it from its table."""
-        self.expand()
-        fn, ns, where = self.fn, self.ns, self.where
-        code = compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec")
-        consts = self.consts
-        ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e, consts)
-        exec(code, ns)  # noqa: S102 -- the source is ours, written above from the IR
+        fn, ns = self.fn, self.load()
         spec = ns["spec"]
         name = self.self_name
         call_named, interp = ns["CALL_NAMED"], self.interp
@@ -546,8 +543,6 @@ class _Gen:
         entry.leaf = not self.calls_out
         entry.assumed = dict(self.assumed)
         watch = self.rt.watch
-        for n, s in self.slots.items():
-            watch.add(n, ns, s)
         for n, v in self.assumed.items():
             watch.on_change(n, drop)
             if type(v) is GenericFunction:
@@ -993,7 +988,8 @@ class _Gen:
             d = c if name == "+" else -c
             lo, hi = (None if lo is None else lo + d), (None if hi is None else hi + d)
             self.bounds[op.results[0].id] = (lo, hi)
-            if (hi if up else lo) is not None and _I64_MIN <= (hi if up else lo) <= _I64_MAX:
+            edge = hi if up else lo  # (the result's bound on the side it may overflow)
+            if edge is not None and _I64_MIN <= edge <= _I64_MAX:
                 return ""  # (the operand's bounds keep the result in Int64)
             return f"if {r} {'>' if up else '<'} {_I64_MAX if up else _I64_MIN}: {r} = WRAP({r})"
         return f"if not {_I64.format(r=r)}: {r} = WRAP({r})"
@@ -1112,8 +1108,7 @@ class _Gen:
             self.emit(depth, f"if {c}:" if k == 0 else "else:")
             self.emit(depth + 1, "pass")
             at = len(self.lines)
-            self.bounds = outer
-            self.bounds = self.branch_bounds(op.operands[0].id, k == 0)
+            self.bounds = self.branch_bounds(outer, op.operands[0].id, k == 0)
             out = self.region(region, depth + 1)
             types = [_join(a, b) for a, b in zip(types, self.term_types, strict=False)]
             if tail:
@@ -1128,11 +1123,12 @@ class _Gen:
                 if t is not None:
                     self.known[r.id] = t
 
-    def branch_bounds(self, cond: int, taken: bool) -> dict[int, tuple[Any, Any]]:
+    def branch_bounds(self, around: dict[int, tuple[Any, Any]], cond: int,
+                      taken: bool) -> dict[int, tuple[Any, Any]]:
         """The Int64 bounds known inside the branch of an `if` on the comparison `cond`
-        that runs when it is `taken` (true) or not: those known around it, and what the
-        comparison of an Int64 with a constant says of the Int64."""
-        out = dict(self.bounds)
+        that runs when it is `taken` (true) or not: those known `around` the `if`, and
+        what the comparison of an Int64 with a constant says of the Int64."""
+        out = dict(around)
         cmp = self.compares.get(cond)
         if cmp is None:
             return out
@@ -1182,6 +1178,15 @@ class _Gen:
         self.emit(d + 1, f"{', '.join(carried)}, = {out}")
         self.emit(d + 1, "break")
 
+    def loop_counter(self, depth: int) -> str | None:
+        """In a specialisation: a local that counts a loop's iterations, set to 0 before
+        the loop (`loop_end` uses it where the body is a leaf: `leaf_loop`)."""
+        if self.spec is None:
+            return None
+        counter = self.temp()
+        self.emit(depth, f"{counter} = 0")
+        return counter
+
     def leaf_loop(self, start: int) -> bool:
         """Whether the loop body written from line `start` (in a specialisation) calls
         nothing that may run other code (which could look at the loop's progress)."""
@@ -1209,9 +1214,7 @@ class _Gen:
         self.emit(depth, f"{t0} = CLOCK()")
         self.emit(depth, f"{prog} = [0, TRIP_COUNT({it}), {t0}]")
         self.emit(depth, f"I.loops.append({prog})")
-        counter = self.temp() if self.spec is not None else None
-        if counter:
-            self.emit(depth, f"{counter} = 0")
+        counter = self.loop_counter(depth)
         self.emit(depth, "try:")
         self.emit(depth + 1, f"for v{args[0].id} in ITERATE({it}):")
         pure = self.pure
@@ -1280,9 +1283,7 @@ class _Gen:
         self.emit(depth, f"{t0} = CLOCK()")
         self.emit(depth, f"{prog} = [0, -1, {t0}]")  # (a while loop's trip count: unknown)
         self.emit(depth, f"I.loops.append({prog})")
-        counter = self.temp() if self.spec is not None else None
-        if counter:
-            self.emit(depth, f"{counter} = 0")
+        counter = self.loop_counter(depth)
         self.emit(depth, "try:")
         self.emit(depth + 1, "while True:")
         d = depth + 2
@@ -1770,11 +1771,12 @@ def _folded_at(loc: _Located, tb: Any) -> tuple:
     except (IndexError, AttributeError):
         return tuple(loc)
     c0, c1 = pos[2], pos[3]
+    if c0 is None or c1 is None:
+        return tuple(loc)
     best: tuple | None = None
     width = None
     for a, b, chain in loc.subs:
-        if c0 is not None and c1 is not None and a <= c0 and c1 <= b and (
-                width is None or b - a < width):
+        if a <= c0 and c1 <= b and (width is None or b - a < width):
             best, width = chain, b - a
     return best if best is not None else tuple(loc)
 

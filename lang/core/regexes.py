@@ -24,7 +24,7 @@ from grammar.errors import ZylaError
 from lang.core import values as V
 from lang.core.eltypes import tag
 from lang.core.primitives import NONDIFF, HostOnly, prim
-from lang.core.strings import SUBSTRING_STRING, SubStr, index_error, substr
+from lang.core.strings import SUBSTRING_STRING, SubStr, index_error, substr, viewed
 
 _HOST = HostOnly("regular expressions run on the host")
 #: the element types of a RegexMatch's captures and of its keys
@@ -249,7 +249,7 @@ def _to_char(s: str, i: int) -> int:
 
 def _sub(s: str, a: int, b: int) -> SubStr:
     """Characters a..b-1 of s as a SubString (of s's parent, when s is one)."""
-    parent, off = (s.parent, s.offset) if isinstance(s, SubStr) else (str(s), 0)
+    parent, off = viewed(s)
     return substr(s[a:b], parent, off + _to_byte(s, a))
 
 

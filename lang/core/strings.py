@@ -58,6 +58,12 @@ class SubStr(str):
         return substr, (str(self), self.parent, self.offset)
 
 
+def viewed(s: str) -> tuple[str, int]:
+    """The String a String or SubString views and its byte offset there (a String: itself,
+    at 0); a SubString of `s` views the same String."""
+    return (s.parent, s.offset) if isinstance(s, SubStr) else (str(s), 0)
+
+
 def substr(text: str, parent: str, offset: int) -> SubStr:
     """The SubString with text `text` of `parent` at byte offset `offset`."""
     s = SubStr(text)
@@ -471,7 +477,7 @@ def indices(s: str) -> np.ndarray:
 
 def substring(s: str, i: Any, j: Any) -> SubStr:
     """`SubString(s, i, j)`: the characters from byte i to the one at byte j, a view."""
-    parent, off = (s.parent, s.offset) if isinstance(s, SubStr) else (str(s), 0)
+    parent, off = viewed(s)
     b, i, j = _units(s), _int(i, s, "SubString"), _int(j, s, "SubString")
     if i > j:
         return substr("", parent, off)
@@ -760,7 +766,7 @@ def split(s: str, dlm: Any, limit: Any, keepempty: Any) -> np.ndarray:
                         f"::{V.type_name(_tyof(dlm))})")
     limit, text = int(limit), str(s)
     # (the pieces of a SubString's split view its parent, as Julia's SubString(s, i, j))
-    parent, base = (s.parent, s.offset) if isinstance(s, SubStr) else (text, 0)
+    parent, base = viewed(s)
     if (dlm is None and limit <= 0 and not keepempty and text.isascii()
             and not any(c in text for c in _PYTHON_ONLY_SPACE)):  # (`in`: a C scan each)
         return _split_ascii_words(text, parent, base)
