@@ -428,5 +428,6 @@ FORWARD: dict[str, str] = {
     "Core.tape_zip": "noforward",
     "Zyla.shard_batch": "(d, z, x) -> d[1]",
     "Zyla.shard": "(d, z, x, dims) -> d[1]",
-    "Zyla.local_batch": "(d, z, x) -> d[1]",
+    # (the whole batch's tangent from every process's part's; this process's block)
+    "Zyla.local_batch": "(d, z, x) -> Zyla.local_batch(d[1])",
 }

@@ -333,7 +333,7 @@ def _extra(rt: Any, leaves: list) -> Any:
                      for i, x in enumerate(leaves))
     marks = None
     if S.active():
-        marks = tuple((i, S.mark_key(x)) for i, x in enumerate(leaves) if S.is_marked(x))
+        marks = tuple((i, S.mark_of(x)) for i, x in enumerate(leaves) if S.is_marked(x))
     if dups is None and marks is None:
         return world
     return (world, dups, marks)
@@ -596,8 +596,6 @@ def _mesh_leaf(x: Any) -> Any:
     goes to the devices of several processes to be equal on each (each supplies its part
     from its own copy) and asserts so; an array that is not (computed by each process on
     its own) is the user's ArgumentError."""
-    if S.is_local(x):
-        return _local_leaf(x)
     if not _is_array(x):
         return device_leaf(x)
     try:
@@ -612,13 +610,6 @@ def _mesh_leaf(x: Any) -> Any:
             "call needs each of its arrays equal on every process",
             hint="compute with values each process has of its own (a timing, "
                  "`Zyla.process_index()`) in a call that splits no array") from None
-
-
-def _local_leaf(x: np.ndarray) -> Any:
-    """A local batch as the job's global array: each process supplies its part."""
-    import jax
-
-    return jax.make_array_from_process_local_data(S.spec_for(x), x, S.global_shape(x))
 
 
 def _arguments(entry: Entry, inputs: list) -> tuple:
@@ -893,7 +884,7 @@ def _abstract(x: Any) -> Any:
     if type(x) is float:
         return jax.ShapeDtypeStruct((), np.float64, weak_type=True)
     a = np.asarray(x)
-    return jax.ShapeDtypeStruct(S.global_shape(x) if S.is_local(x) else a.shape, a.dtype)
+    return jax.ShapeDtypeStruct(a.shape, a.dtype)
 
 
 def _strong(x: Any) -> Any:

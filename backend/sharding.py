@@ -11,7 +11,8 @@ all-reduce, so parameters stay replicated and identical on every device.
 `shard_batch(x)` is the identity on values (it returns `x` itself) and marks the array
 object: the mark travels with the array into compiled calls. Inside compiled code it is a
 sharding constraint, so intermediate values can be marked too. Without a mesh (one
-device) it does nothing.
+device) it does nothing. In a job of several processes, `local_batch(part)` is the job's
+whole batch, gathered from every process's part, to host and compiled code alike.
 
 On CPU the N devices are simulated: `XLA_FLAGS=--xla_force_host_platform_device_count=N`
 must be set before JAX initialises, which `request_host_devices(N)` does (the CLI calls it
@@ -32,6 +33,7 @@ from lang.core import values as V
 from lang.core.functions import typeof
 from lang.core.primitives import NONDIFF, prim
 from lang.core.show import jl_show
+from lang.core.structure import OffloadError
 
 AXIS = "batch"
 MODEL = "model"
@@ -42,8 +44,6 @@ _mesh: Any = None
 # ids of host arrays marked as split (with their PartitionSpec entries in numpy axis
 # order: ("batch",) for shard_batch), dropped when the array dies
 _MARKED: dict[int, tuple[weakref.ref, tuple]] = {}
-# ids of marked arrays that hold only this process's part of the batch (`local_batch`)
-_LOCAL: set[int] = set()
 
 
 def request_host_devices(n: int) -> None:
@@ -133,7 +133,7 @@ def spec_for(x: Any, marked: bool | None = None) -> Any:
         spec = (AXIS,)
     if spec is None or np.ndim(x) == 0:
         return NamedSharding(m, PartitionSpec())
-    shape = global_shape(x)
+    shape = np.shape(x)
     for axis, name in enumerate(spec):
         if name is None:
             continue
@@ -164,45 +164,63 @@ def is_marked(x: Any) -> bool:
     return mark_of(x) is not None
 
 
-def _remember_mark(x: Any, spec: tuple, local: bool = False) -> Any:
+def _remember_mark(x: Any, spec: tuple) -> Any:
     key = id(x)
 
     def forget(_r: Any, k: int = key) -> None:
         _MARKED.pop(k, None)
-        _LOCAL.discard(k)
 
     _MARKED[key] = (weakref.ref(x, forget), spec)
-    if local:
-        _LOCAL.add(key)
-    else:
-        _LOCAL.discard(key)
     return x
 
 
-def is_local(x: Any) -> bool:
-    """Whether x holds only this process's part of the batch (`Zyla.local_batch`)."""
-    return id(x) in _LOCAL and is_marked(x)
-
-
-def mark_key(x: Any) -> tuple:
-    """What of an array's mark a compiled signature depends on."""
-    return (mark_of(x), is_local(x))
-
-
-def global_shape(x: Any) -> tuple[int, ...]:
-    """The shape of the job's array x is a part of: for a local batch, its batch axis
-    times the processes; else x's own."""
-    shape = tuple(np.shape(x))
-    if is_local(x) and shape:
-        return (shape[0] * distributed.process_count(),) + shape[1:]
-    return shape
-
-
 def local_batch(x: Any) -> Any:
-    """`Zyla.local_batch(x)` on the host: x is this process's part of a batch split over
-    the job's processes (the parts of processes 0, 1, ... in order along the batch, Julia's
-    last dimension); compiled calls see the whole batch. One process: `shard_batch`."""
-    return mark(x, local=distributed.process_count() > 1)
+    """`Zyla.local_batch(x)`: x is this process's part of a batch split over the job's
+    processes (the parts of processes 0, 1, ... in order along the batch, Julia's last
+    dimension), and the value is the job's WHOLE batch, marked as `shard_batch`'s, in every
+    process: a new array gathered from every process's part (a collective, so every
+    process calls it at the same point of the program, as SPMD code does). Host code
+    (`sum`, `size`, indexing, printing, a call the tiering policy runs on the host) and
+    compiled calls thus see one value; a process keeping only its part of a data set
+    gathers one batch at a time. One process: `shard_batch` (x itself)."""
+    if distributed.process_count() == 1:
+        return mark(x, "Zyla.local_batch")
+    return mark(_gather_parts(_batch_array(x, "Zyla.local_batch")))
+
+
+def _gather_parts(x: np.ndarray) -> np.ndarray:
+    """The job's whole batch from every process's part x: the parts of processes 0, 1, ...
+    concatenated along the batch (numpy axis 0). The parts must agree in size and element
+    type, and hold numbers (a DimensionMismatch or ArgumentError, in every process, says
+    which)."""
+    from jax.experimental import multihost_utils
+
+    what = f"{size_text(x)}{'-element' if x.ndim == 1 else ''} {V.type_name(typeof(x))}"
+    parts = _gather_text(what)
+    if len(set(parts)) > 1:
+        raise ZylaError("DimensionMismatch", "Zyla.local_batch: the processes' parts of a "
+                        "batch must have one size and element type, got " + ", ".join(
+                            f"{t} on process {i}" for i, t in enumerate(parts)))
+    if x.dtype.kind not in "biufc":
+        raise ZylaError("ArgumentError", f"Zyla.local_batch in a job of several processes "
+                        f"needs an array of numbers, got a {what}")
+    whole = multihost_utils.process_allgather(np.ascontiguousarray(x), tiled=True)
+    return np.ascontiguousarray(whole, dtype=x.dtype)
+
+
+#: bytes of the text each process gives `_gather_text`
+_TEXT_BYTES = 128
+
+
+def _gather_text(text: str) -> list[str]:
+    """Every process's `text` (at most _TEXT_BYTES bytes of UTF-8), in process order."""
+    from jax.experimental import multihost_utils
+
+    raw = np.zeros(_TEXT_BYTES, dtype=np.uint8)
+    data = text.encode()[:_TEXT_BYTES]
+    raw[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+    rows = np.asarray(multihost_utils.process_allgather(raw))
+    return [bytes(r).rstrip(b"\0").decode(errors="replace") for r in rows]
 
 
 def process_part(x: Any) -> Any:
@@ -222,13 +240,17 @@ def process_part(x: Any) -> Any:
     return np.ascontiguousarray(x[i * (n // p):(i + 1) * (n // p)])
 
 
-def mark(x: Any, local: bool = False) -> Any:
-    """`Zyla.shard_batch(x)` on the host: mark the array object, return it (`local`: x is
-    this process's part of the batch, see local_batch)."""
+def mark(x: Any, who: str = "shard_batch") -> Any:
+    """`Zyla.shard_batch(x)` on the host: mark the array object, return it."""
+    return _remember_mark(_batch_array(x, who), (AXIS,))
+
+
+def _batch_array(x: Any, who: str) -> np.ndarray:
+    """x, an array with a batch dimension; else `who`'s MethodError."""
     if not isinstance(x, np.ndarray) or x.ndim == 0:
-        raise ZylaError("MethodError", "shard_batch needs an array whose last dimension is "
+        raise ZylaError("MethodError", f"{who} needs an array whose last dimension is "
                         f"the batch, got a {V.type_name(typeof(x))}")
-    return _remember_mark(x, (AXIS,), local)
+    return x
 
 
 def shard(x: Any, dims: Any) -> Any:
@@ -270,14 +292,35 @@ def _constrain(xp: Any, x: Any, spec: tuple | None = None) -> Any:
         x, spec_for(x, True) if spec is None else NamedSharding(mesh(), PartitionSpec(*spec)))
 
 
-prim("Zyla.shard_batch", mark, lambda x: _constrain(None, x), "(dy, y, x) -> (dy,)",
+def _constrain_batch(x: Any) -> Any:
+    """`shard_batch(v)` inside compiled code: v's batch split over the mesh."""
+    return _constrain(None, x)
+
+
+def _per_process(name: str, jax_impl: Any) -> Any:
+    """The lowering of a primitive whose value depends on this process (`local_batch`
+    gathers the processes' parts, `process_part` takes this process's): `jax_impl` with one
+    process; with several an OffloadError, so that the call runs on the host, where it
+    means what it means at top level (an executable over the job's processes is one
+    program for all of them; one on this process's device alone could not gather)."""
+    def lower(*args: Any) -> Any:
+        if distributed.process_count() > 1:
+            raise OffloadError(f"`{name}` in a job of several processes runs on the host")
+        return jax_impl(*args)
+    return lower
+
+
+prim("Zyla.shard_batch", mark, _constrain_batch, "(dy, y, x) -> (dy,)",
      lambda *a: V.AnyT)
 prim("Zyla.shard", shard,
      lambda x, dims: _constrain(None, x, _shard_spec(x, dims)) if active() else x,
      "(dy, y, x, dims) -> (dy, nothing)", lambda *a: V.AnyT)
-prim("Zyla.local_batch", local_batch, lambda x: _constrain(None, x), "(dy, y, x) -> (dy,)",
+# the cotangent of local_batch's whole batch, for this process's part: its block of it
+prim("Zyla.local_batch", local_batch, _per_process("Zyla.local_batch", _constrain_batch),
+     "(dy, y, x) -> (dy === nothing || Zyla.nprocesses() == 1 ? dy : Zyla.process_part(dy),)",
      lambda *a: V.AnyT)
-prim("Zyla.process_part", process_part, lambda x: x, NONDIFF, lambda *a: V.AnyT)
+prim("Zyla.process_part", process_part, _per_process("Zyla.process_part", lambda x: x),
+     NONDIFF, lambda *a: V.AnyT)
 prim("Zyla.ndevices", device_count, device_count, NONDIFF, lambda *a: V.Int64T)
 prim("Zyla.nprocesses", distributed.process_count, distributed.process_count, NONDIFF,
      lambda *a: V.Int64T)

@@ -282,7 +282,7 @@ Y = randn(Float32, 2, 8)
 xl, yl = Zyla.process_part((X, Y))
 x = Zyla.local_batch(xl)
 y = Zyla.local_batch(yl)
-println("local ", size(x, 2), " of ", size(X, 2))
+println("local ", size(xl, 2), " of ", size(x, 2))
 loss(m, x, y) = Flux.mse(m(x), y)
 opt = Flux.setup(Adam(0.01), model)
 function step!(m, opt, x, y)
@@ -298,8 +298,8 @@ end
 
 def test_each_process_holds_its_part_of_the_batch(tmp_path: Path) -> None:
     """`Zyla.process_part` gives each process its block of the observations and
-    `Zyla.local_batch` makes the parts one batch of the job: five Adam steps equal the
-    one-process run on the whole batch."""
+    `Zyla.local_batch` makes the parts one batch of the job (its value is the whole batch):
+    five Adam steps equal the one-process run on the whole batch."""
     prog = tmp_path / "local.jl"
     prog.write_text(LOCAL_BATCH)
     one = zyla("run", str(prog))
@@ -310,6 +310,42 @@ def test_each_process_holds_its_part_of_the_batch(tmp_path: Path) -> None:
     assert len(a) == len(b) == 5
     for u, v in zip(a, b, strict=True):
         assert v == pytest.approx(u, rel=1e-5)
+
+
+LOCAL_BATCH_ON_THE_HOST = """
+X = reshape(collect(1.0:16.0), 2, 8)
+x = Zyla.local_batch(Zyla.process_part(X))
+compiled(x) = sum(x .* 1.0)
+host(x) = (println("on the host"); sum(x))
+println("sums ", compiled(x), " ", host(x), " ", sum(x), " ", sum(x .+ 0))
+println("size ", size(x), " ", length(x), " ", x[1], " ", x[end])
+println(x)
+twice(v) = sum(Zyla.local_batch(v) .* 2)
+println("inside ", twice(X[:, 1:4] .+ 8 * Zyla.process_index()))
+println("grad ", gradient(v -> sum(Zyla.local_batch(v) .^ 2), Zyla.process_part(X))[1])
+Zyla.local_batch(ones(2 + Zyla.process_index()))
+"""
+
+
+def test_a_local_batch_is_the_whole_batch_on_the_host_too(tmp_path: Path) -> None:
+    """`Zyla.local_batch(part)` is the job's whole batch to host code as to compiled code
+    (issue 16: a call the tiering policy ran on the host, printing, size and broadcasting
+    saw the process's half: 36.0 where a compiled call gave 136.0); the gradient for a
+    part is its block; parts of different sizes are a DimensionMismatch at their line."""
+    prog = tmp_path / "lb.jl"
+    prog.write_text(LOCAL_BATCH_ON_THE_HOST)
+    job = zyla("run", "--processes", "2", "--devices", "1", str(prog), timeout=120)
+    out = job.stdout
+    assert "on the host\nsums 136.0 136.0 136.0 136.0\n" in out, job.stderr[-3000:]
+    assert "size (2, 8) 16 1.0 16.0\n" in out
+    assert "[1.0 3.0 5.0 7.0 9.0 11.0 13.0 15.0; 2.0 4.0 6.0 8.0 10.0 12.0 14.0 16.0]" in out
+    assert "inside 272.0\n" in out
+    assert "grad [2.0 6.0 10.0 14.0; 4.0 8.0 12.0 16.0]" in out  # process 0's block
+    assert job.returncode == 1
+    assert ("DimensionMismatch: Zyla.local_batch: the processes' parts of a batch must have "
+            "one size and element type, got 2-element Vector{Float64} on process 0, "
+            "3-element Vector{Float64} on process 1") in job.stderr
+    assert "lb.jl:12" in job.stderr and "Traceback" not in job.stderr
 
 
 PROCESS_VALUES = """

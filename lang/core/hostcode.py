@@ -22,6 +22,7 @@ limits), keeps running on the interpreter loop.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import time
@@ -39,6 +40,7 @@ from lang.core.builtins_dict import EXACT_VALUE_TYPES, DictT, JDict
 from lang.core.builtins_mutate import AS_IS_DTYPE, push_value
 from lang.core.eltypes import push_one, recorded
 from lang.core.functions import Closure, GenericFunction, Method, typeof
+from lang.core.hostkeys import INT_RANGE, TEXTS_KEY, ArrayKey, DictKey, host_key
 from lang.core.interp import (
     STOP_FLAGS,
     TIERED,
@@ -53,7 +55,7 @@ from lang.core.interp import (
 from lang.core.ir import Function, Op, Region, free_values, walk_ops
 from lang.core.numeric import PY_ITEM_DTYPES, host_scalar
 from lang.core.primitives import _I64_MAX, _I64_MIN, PRIMITIVES, Primitive, wrap_int64
-from lang.core.strings import SubStr
+from lang.core.strings import SubStr, split_texts
 
 #: ZYLA_HOSTCODE=0 runs every body on the interpreter loop (the reference the
 #: differential tests compare translated code with)
@@ -61,6 +63,11 @@ ENABLED = os.environ.get("ZYLA_HOSTCODE", "1") not in ("0", "")
 #: ZYLA_HOSTCODE_SPEC=0 translates each body once, for arguments of any type (the
 #: reference the specialisations are compared with)
 SPECIALIZE = os.environ.get("ZYLA_HOSTCODE_SPEC", "1") not in ("0", "")
+#: ZYLA_HOSTCODE_LOOPS=0 writes no loop specialisations (`_Gen.loop_entry`)
+LOOP_SPECS = os.environ.get("ZYLA_HOSTCODE_LOOPS", "1") not in ("0", "")
+#: a loop of fewer iterations is specialised on its third entry only (its first entries
+#: cost less than writing and compiling its specialisation)
+LOOP_SPEC_TRIPS = 32
 
 
 #: binary primitives written inline for Python ints and floats: name -> Python operator,
@@ -153,16 +160,17 @@ def specialize(interp: Any, fn: Function, key: tuple,
     when the body has nothing to gain or does not translate."""
     ret: Any = BOTTOM
     loops: dict[int, list] = {}
+    texts_off: set[int] = set()
     try:
         for _ in range(SPEC_PASSES):
-            g = _Gen(interp, fn, key, ret, loops)
+            g = _Gen(interp, fn, key, ret, loops, texts_off=texts_off)
             g.write()
             if g.retry:
                 loops = g.loop_types
                 continue
             if not g.selfcalls or ret is None or (ret is not BOTTOM and g.ret_type == ret):
                 if not g.calls_out and not g.direct:  # (nothing needs the depth: drop it)
-                    h = _Gen(interp, fn, key, ret, loops, nodepth=True)
+                    h = _Gen(interp, fn, key, ret, loops, nodepth=True, texts_off=texts_off)
                     h.write()
                     if not h.retry and not h.calls_out and not h.direct:
                         return h.finish(dropped)
@@ -225,6 +233,52 @@ def _general_call(interp: Any, call_named: Callable[..., Any], name: str,
         return call_named(DYNAMIC, name, list(a), None)
 
     return general if depth else general_nodepth
+
+
+#: the `spec` of a loop specialisation's writer (it has no argument types: `known` holds
+#: the kinds of the values the loop uses from outside)
+_LOOP_SPEC = ("loop",)
+
+
+def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
+               lits: dict[int, str], consts: dict[int, Any],
+               dropped: Callable[[], None]) -> Callable[..., Any] | None:
+    """The `for` loop `op` of `fn`'s body written for values (by id) of these kinds
+    (`host_key`s; `lits`, `consts`: the constants it uses from outside), see
+    `_Gen.write_loop`. The types of its carried values are found by writing it again
+    until they settle. None when it does not translate."""
+    loops: dict[int, list] = {}
+    texts_off: set[int] = set()
+    params = list(kinds)
+    try:
+        for _ in range(SPEC_PASSES):
+            g = _Gen(interp, fn, _LOOP_SPEC, None, loops, texts_off=texts_off)
+            g.known.update({i: _KNOWN_OF_KEY.get(k, k if type(k) in _KINDS else None)
+                            for i, k in kinds.items()})
+            g.consts.update(consts)
+            g.lits.update(lits)
+            g.known.update({i: type(consts[i]) for i in lits})
+            g.write_loop(op, params)
+            if g.retry:
+                loops = g.loop_types
+                continue
+            return g.finish_loop(dropped)
+    except (Untranslatable, SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    return None
+
+
+#: what a value of a key's kind is known as in a loop specialisation (`_KINDS`: the keys
+#: known as themselves; any other: not known)
+_KNOWN_OF_KEY: dict[Any, Any] = {int: int, float: float, bool: bool, str: str,
+                                 SubStr: SubStr, INT_RANGE: IRANGE}
+_KINDS = (DictKey, ArrayKey)
+
+
+def _live(op: Op) -> list[int]:
+    """The ids of the values a loop op uses from outside: its operands and what its
+    regions read."""
+    return sorted(free_values(op) | {v.id for v in op.operands})
 
 
 def _has_loop(fn: Function) -> bool:
@@ -314,7 +368,7 @@ class _Gen:
 
     def __init__(self, interp: Any, fn: Function, spec: tuple | None = None,
                  ret: Any = None, loops: dict[int, list] | None = None,
-                 nodepth: bool = False) -> None:
+                 nodepth: bool = False, texts_off: set[int] | None = None) -> None:
         self.interp = interp
         self.rt = interp.rt
         self.fn = fn
@@ -367,7 +421,18 @@ class _Gen:
         self.effect = False
         self.bounds: dict[int, tuple[int | None, int | None]] = {}
         self.compares: dict[int, tuple[int, str, int]] = {}
+        # `split(s)` written as its texts (`split_texts`): the op using each value, the
+        # loop elements that are such texts (-> the split's result), their uses as keys
+        # so far, and the splits not to write so (shared by the passes of one writing)
+        self.users: dict[int, Op] = {}
         if spec is not None:
+            for o in walk_ops(fn.body):
+                for v in o.operands:
+                    self.users[v.id] = o
+        self.texts: dict[int, int] = {}
+        self.texts_used: dict[int, int] = {}
+        self.texts_off: set[int] = texts_off if texts_off is not None else set()
+        if spec is not None and spec is not _LOOP_SPEC:
             for a, t in zip(fn.body.args, spec, strict=True):
                 self.known[a.id] = t
 
@@ -741,6 +806,7 @@ class _Gen:
                 (type(now) is Primitive and self.typed(now, name, op, vals, depth))
                 or (type(now) is GenericFunction and (
                     self.self_call(now, name, op, vals, depth)
+                    or self.split_texts(now, op, vals, depth)
                     or self.typed_method(now, name, op, vals, depth)
                     or self.direct_call(now, name, op, vals, depth)))):
             self.pure = True
@@ -890,6 +956,9 @@ class _Gen:
     def typed(self, p: Primitive, name: str, op: Op, vals: list[str], depth: int) -> bool:
         """In a specialisation: write a scalar primitive whose operand types are known,
         without type tests (the result's type becomes known); False when it is not one."""
+        kind_op = _KIND_OPS.get(p.name)
+        if kind_op is not None and PRIMITIVES.get(p.name) is p and kind_op(self, op, vals, depth):
+            return True
         if PRIMITIVES.get(p.name) is not p or p.effect or p.needs_interp:
             return False
         ts = [self.known.get(v.id) for v in op.operands]
@@ -935,6 +1004,14 @@ class _Gen:
             self.emit(depth, f"if {vals[1]} != 0: {r} = {a} / {b}")
             self.emit(depth, f"else: {r} = float({h}(NP, {vals[0]}, {vals[1]}))")
             return True
+        if p.name == "%" and len(vals) == 2 and ts[0] is int and ts[1] is int:
+            # (rem of Int64s: Python's floored % where both are not negative, else the
+            # primitive's; b == 0 is its DivideError)
+            self.known[rid] = int
+            a, b = vals
+            self.emit(depth, f"v{rid} = {a} % {b} if {a} >= 0 and {b} > 0 "
+                             f"else {self.bind('H', over_xp)}(NP, {a}, {b})")
+            return True
         if p.name == ":" and len(vals) in (2, 3) and all(t is int for t in ts):
             self.known[rid] = IRANGE
             self.emit(depth, f"{r} = {self.bind('H', over_xp)}(NP, {', '.join(vals)})")
@@ -975,6 +1052,133 @@ class _Gen:
             self.emit(depth, f"else: {r} = {h}(NP, {x})")
         return True
 
+    def split_texts(self, g: GenericFunction, op: Op, vals: list[str], depth: int) -> bool:
+        """In a specialisation: `split(s)` of a String whose pieces only a `for` loop
+        reads, as the keys of a Dict's `get` and `d[k] = v`, is written as the pieces'
+        texts (Strings, not SubStrings: `split_texts`), so that no SubString is made.
+        Where the loop's Dict operations are not written as the Dict's own after all
+        (`consumed`), the specialisation is written again without this."""
+        rid = op.results[0].id
+        if len(vals) != 1 or self.known_type(op.operands[0]) not in _TEXTS or (
+                rid in self.texts_off):
+            return False
+        loop = self.users.get(rid)
+        if loop is None or loop.name != "for" or self.uses.get(rid) != 1 \
+                or loop.operands[0].id != rid or not _key_uses_only(loop):
+            return False
+        try:
+            m = g.dispatch([V.StringT])
+        except ZylaError:
+            return False
+        if not _is_whitespace_split(m):
+            return False
+        self.known[rid] = TEXTS_KEY
+        self.texts[loop.regions[0].args[0].id] = rid
+        self.emit(depth, f"v{rid} = SPLIT_TEXTS({vals[0]})")
+        return True
+
+    def consumed(self, op: Op) -> None:
+        """After a `for` loop is written: where its element is the text of a `split`
+        written by `split_texts` but one of its uses was not written as a Dict's own
+        operation, that split is not to be written so (the specialisation is written
+        again)."""
+        elem = op.regions[0].args[0].id
+        rid = self.texts.pop(elem, None)
+        if rid is not None and self.texts_used.get(elem, 0) != self.uses.get(elem):
+            self.texts_off.add(rid)
+            self.retry = True
+
+    def typed_get(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`get(d, k, default)` of a Dict{String} known to store its values as one Python
+        type, a String or SubString key: the dictionary's own get (the result's type is
+        known when the default's is the values')."""
+        if len(vals) != 3:
+            return False
+        d, k, default = (self.known_type(v) for v in op.operands)
+        if type(d) is not DictKey or k not in _TEXTS or default is None:
+            return False
+        rid = op.results[0].id
+        if default is d.exact:
+            self.known[rid] = d.exact
+        self.emit(depth, f"v{rid} = DGET({', '.join(vals)})")
+        self.key_used(op.operands[1].id)
+        return True
+
+    def typed_index(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`v[i]` of a vector of Float64, Int64 or Bool and an Int64: the element as a
+        Python number where i is in bounds (else the primitive's BoundsError)."""
+        if len(vals) != 2:
+            return False
+        a, i = (self.known_type(x) for x in op.operands)
+        if type(a) is not ArrayKey or a.ndim != 1 or a.checked or a.elem is None or i is not int:
+            return False
+        host = PRIMITIVES["getindex"].host
+        over_xp = getattr(host, "over_xp", None)
+        v, k = vals
+        other = (f"{self.bind('H', over_xp)}(NP, {v}, {k})" if over_xp is not None
+                 else f"{self.bind('H', host)}({v}, {k})")
+        rid = op.results[0].id
+        self.known[rid] = a.elem
+        self.emit(depth, f"v{rid} = {v}.item({k} - 1) if 0 < {k} <= len({v}) else {other}")
+        return True
+
+    def typed_push(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`push!(v, x)` of a vector of Float64, Int64 or Bool and a value of its element
+        type: stored as it is (`push_one`); the result is v."""
+        if len(vals) != 2:
+            return False
+        a, x = (self.known_type(v) for v in op.operands)
+        if type(a) is not ArrayKey or a.ndim != 1 or a.checked or a.elem is None or x is not a.elem:
+            return False
+        rid = op.results[0].id
+        self.emit(depth, f"PUSH_ONE({vals[0]}, {vals[1]})")
+        self.emit(depth, f"v{rid} = {vals[0]}")
+        self.known[rid] = a
+        self.effect = True
+        return True
+
+    def typed_length(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`length(a)` of a host array: its number of elements."""
+        if len(vals) != 1 or type(self.known_type(op.operands[0])) is not ArrayKey:
+            return False
+        rid = op.results[0].id
+        self.known[rid] = int
+        self.emit(depth, f"v{rid} = {vals[0]}.size")
+        return True
+
+    def typed_string(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`string(a, b)` (`"item$(i)"`) of Strings, SubStrings and Int64s: their text
+        joined, a String."""
+        if len(vals) != 2 or not all(self.known_type(v) in _TEXT_OR_INT for v in op.operands):
+            return False
+        rid = op.results[0].id
+        self.known[rid] = str
+        self.emit(depth, f"v{rid} = {' + '.join(f'STR({v})' for v in vals)}")
+        return True
+
+    def key_used(self, vid: int) -> None:
+        """Count a use of a loop's element as a Dict's key (`split_texts`)."""
+        if vid in self.texts:
+            self.texts_used[vid] = self.texts_used.get(vid, 0) + 1
+
+    def typed_store(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`d[k] = v` (`Core.setindex_fn(d, v, k)`) of such a Dict, a value of the type
+        its values are stored as and a String or SubString key: stored as it is, the key
+        as a String; the result is d."""
+        if len(vals) != 3:
+            return False
+        d, v, k = (self.known_type(x) for x in op.operands)
+        if type(d) is not DictKey or v is not d.exact or k not in _TEXTS:
+            return False
+        key = vals[2] if k is str else f"STR({vals[2]})"
+        self.emit(depth, f"DSTR({vals[0]}, {key}, {vals[1]})")
+        rid = op.results[0].id
+        self.known[rid] = d
+        self.emit(depth, f"v{rid} = {vals[0]}")
+        self.effect = True
+        self.key_used(op.operands[2].id)
+        return True
+
     def wrap(self, name: str, op: Op, r: str) -> str:
         """The test that brings an Int64 result of `name` back into Int64 (wrapping
         around): one comparison when one operand is a constant and the direction of
@@ -1009,7 +1213,9 @@ class _Gen:
                 return True
             ts = [others[0] if t is BOTTOM else t for t in ts]
         if not all(t in SCALARS for t in ts):
-            return False
+            p = _forwarded(g)  # (`get(d, k, 0)`: a Dict's own operations)
+            return (p is not None and p.name in _KIND_OPS and _forwards(g, p)
+                    and self.typed(p, name, op, vals, depth))
         try:
             m = g.dispatch([_PY_TYPES[t] for t in ts])
         except ZylaError:
@@ -1195,14 +1401,19 @@ class _Gen:
             for t in self.lines[start:])
 
     def op_for(self, op: Op, depth: int) -> None:
+        """A `for` loop. Where the kinds of the values it uses from outside are not all
+        known here (`loop_wanted`), an entry first runs the loop's code written for
+        their kinds at run time (`loop_entry`); the loop written here goes on where that
+        code stopped (it stops at an element not of the kind it was written for)."""
         body = op.regions[0]
         args = body.args
         ntape = tape_count(op)
         carried = [f"v{a.id}" for a in args[1:]]
         inits = [self.ref(v) for v in op.operands[1:]]
+        entry = self.loop_wanted(op)
         assumed = self.assume_loop(op, op.operands[1:], [args[1:]])
-        if self.known.get(op.operands[0].id) is IRANGE:
-            self.known[args[0].id] = int
+        elem, checked = self.loop_elem(op)
+        if elem is int and not checked:
             self.pure = True  # (iterating a range of Int64s calls no Zyla code)
         self.yield_to(depth, carried, inits)
         prog = self.temp()
@@ -1216,28 +1427,167 @@ class _Gen:
         self.emit(depth, f"I.loops.append({prog})")
         counter = self.loop_counter(depth)
         self.emit(depth, "try:")
-        self.emit(depth + 1, f"for v{args[0].id} in ITERATE({it}):")
+        iterator = f"ITERATE({it})"
+        if entry:
+            iterator = self.loop_entry(op, depth + 1, iterator, prog, t0, carried)
+        if elem is not None and not checked:
+            self.known[args[0].id] = elem
+        self.loop_body(op, depth + 1, iterator, (prog, t0, it), carried, recs, counter,
+                       assumed, None)
+        self.consumed(op)
+        self.emit(depth, "finally:")
+        self.emit(depth + 1, "I.loops.pop()")
+        self.yield_to(depth, [f"v{r.id}" for r in op.results],
+                      carried + [f"TAPE({t})" for t in recs])
+        self.loop_results(op, assumed)
+
+    def loop_body(self, op: Op, depth: int, iterator: str, record: tuple[str, str, str],
+                  carried: list[str], recs: list[str], counter: str | None,
+                  assumed: list[Any] | None, check: str | None) -> None:
+        """`for x in iterator:` and the iteration: the body, the carried values' yield and
+        the iteration's end (`record`: the progress record, start time and iterated
+        value). With `check` (a loop specialisation's element type), an element of another
+        type ends the specialisation: it returns the element and the carried values."""
+        body = op.regions[0]
+        args = body.args
+        prog, t0, it = record
+        self.emit(depth, f"for v{args[0].id} in {iterator}:")
+        if check is not None:
+            self.emit(depth + 1, f"if type(v{args[0].id}) is not {check}:")
+            if counter is not None:  # (the progress record exact for the loop going on)
+                self.emit(depth + 2, f"{prog}[0] += {counter}")
+            self.emit(depth + 2, f"return ({', '.join([f'v{args[0].id}'] + carried)},)")
         pure = self.pure
         start = len(self.lines)
-        out = self.region(body, depth + 2)
+        out = self.region(body, depth + 1)
         self.pure = pure
         if not self.leaf_loop(start):
             counter = None
         n = len(carried)
         self.settle_loop(op, assumed, self.term_types[:n])
         for t, v in zip(recs, out[n:], strict=False):
-            self.emit(depth + 2, f"{t}.append({v})")
-        self.yield_to(depth + 2, carried, out[:n])
-        if not ntape:
+            self.emit(depth + 1, f"{t}.append({v})")
+        self.yield_to(depth + 1, carried, out[:n])
+        if not recs:
             for a, name in zip(args[1:], carried, strict=False):
                 if a.hint in STOP_FLAGS:
-                    self.emit(depth + 2, f"if {name} is True or {name} is NP_TRUE: break")
-        self.loop_end(op, depth + 2, prog, t0, it, carried, counter)
-        self.emit(depth, "finally:")
-        self.emit(depth + 1, "I.loops.pop()")
-        self.yield_to(depth, [f"v{r.id}" for r in op.results],
-                      carried + [f"TAPE({t})" for t in recs])
-        self.loop_results(op, assumed)
+                    self.emit(depth + 1, f"if {name} is True or {name} is NP_TRUE: break")
+        self.loop_end(op, depth + 1, prog, t0, it, carried, counter)
+
+    def loop_elem(self, op: Op) -> tuple[Any, bool]:
+        """What the elements of a `for` loop's iterated value are known as (None: not
+        known), and whether each must be tested (an object vector's)."""
+        k = self.known.get(op.operands[0].id)
+        if k is IRANGE:
+            return int, False
+        if type(k) is ArrayKey and k.elem is not None:
+            return k.elem, k.checked
+        return None, False
+
+    def loop_wanted(self, op: Op) -> bool:
+        """Whether a `for` loop gets an entry to code written for the kinds of the values
+        it uses from outside: in a function's body (not the top level's, not a derived
+        one), a loop without tapes some of whose values' kinds are not known here."""
+        if not (SPECIALIZE and LOOP_SPECS) or tape_count(op) or self.fn.derived \
+                or self.fn.name == "toplevel" or self.nodepth:
+            return False
+        for i in _live(op):
+            k = self.known.get(i)
+            if i not in self.lits and (k is None or type(k) is ArrayKey and k.checked):
+                return True
+        return False
+
+    def loop_entry(self, op: Op, depth: int, iterator: str, prog: str, t0: str,
+                   carried: list[str]) -> str:
+        """Lines that run the loop's specialisation for the kinds (`host_key`) of the
+        values it uses from outside, made when the loop is first long or often entered;
+        its results become the carried values. Returns the iterator the loop written
+        here goes on with: nothing left, or what the specialisation left (the element it
+        stopped at first)."""
+        live = _live(op)
+        lits = {i: self.lits[i] for i in live if i in self.lits}
+        consts = {i: self.consts[i] for i in live if i in self.consts}
+        params = [f"v{i}" for i in live if i not in lits]
+        table, make = self.loop_maker(op, [i for i in live if i not in lits], lits, consts)
+        tv, mv = self.bind("LT", table), self.bind("LM", make)
+        n = self.temp()
+        itv, key, sp, x = f"IT{n}", f"K{n}", f"SP{n}", f"X{n}"
+        self.emit(depth, f"{itv} = {iterator}")
+        keys = "".join(f"HK({p}), " for p in params)
+        self.emit(depth, f"{key} = ({keys})")
+        self.emit(depth, f"{sp} = {tv}.get({key})")
+        self.emit(depth, f"if {sp} is None: {sp} = {mv}({key}, {prog})")
+        self.emit(depth, f"if {sp}:")
+        dd = "dd" if self.spec is not None else "I.depth"
+        args = "".join(f"{p}, " for p in params)
+        self.emit(depth + 1, f"{', '.join([x] + carried)}, = "
+                             f"{sp}({args}{itv}, {prog}, {t0}, {dd})")
+        self.emit(depth + 1, f"{itv} = () if {x} is DONE else CHAIN1({x}, {itv})")
+        return itv
+
+    def loop_maker(self, op: Op, params: list[int], lits: dict[int, str],
+                   consts: dict[int, Any]) -> tuple[dict, Callable[..., Any]]:
+        """A loop's table of specialisations by the kinds of its values, and the function
+        that makes a missing one (False: none for those kinds, or not yet: a loop of few
+        iterations is specialised on its third entry)."""
+        interp, fn = self.interp, self.fn
+        table: dict[tuple, Any] = {}
+        entries: dict[tuple, int] = {}
+
+        def make(key: tuple, prog: list) -> Any:
+            n = entries[key] = entries.get(key, 0) + 1
+            if 0 <= prog[1] < LOOP_SPEC_TRIPS and n < 3:
+                return False
+            out = _loop_spec(interp, fn, op, dict(zip(params, key, strict=True)), lits,
+                             consts, lambda: table.pop(key, None)) or False
+            table[key] = out
+            return out
+
+        return table, make
+
+    def write_loop(self, op: Op, params: list[int]) -> None:
+        """Write a loop's specialisation (`self.lines`): `spec(values..., IT_, PG_, T0_,
+        dd)` runs the loop from the iterator IT_ on (PG_, T0_: the progress record and
+        start time its entry made; dd: the activation's depth) for the kinds of the
+        values in `self.known`, and returns (DONE, carried values...) at its end, or
+        (element, carried values...) at an element not of the kind it was written for."""
+        body = op.regions[0]
+        args = body.args
+        carried = [f"v{a.id}" for a in args[1:]]
+        self.emit(0, f"def spec({''.join(f'v{i}, ' for i in params)}IT_, PG_, T0_, dd):")
+        self.emit(1, "try:")
+        assumed = self.assume_loop(op, op.operands[1:], [args[1:]])
+        elem, checked = self.loop_elem(op)
+        if elem is not None:
+            self.known[args[0].id] = elem
+        self.yield_to(2, carried, [self.ref(v) for v in op.operands[1:]])
+        counter = self.loop_counter(2)
+        check = self.bind("E", elem) if checked else None
+        self.loop_body(op, 2, "IT_", ("PG_", "T0_", self.ref(op.operands[0])), carried, [],
+                       counter, assumed, check)
+        self.consumed(op)
+        self.emit(2, f"return ({', '.join(['DONE'] + carried)},)")
+        self.emit(1, "except Exception as e:")
+        self.emit(2, "raise FAIL(e)")
+
+    def finish_loop(self, dropped: Callable[[], None]) -> Callable[..., Any]:
+        """Compile the written loop specialisation; when a name it assumed is rebound or a
+        method is added to a function it assumed, its direct calls go the general way
+        and `dropped()` removes it from its table."""
+        ns, interp = self.load(), self.interp
+        call_named = ns["CALL_NAMED"]
+
+        def drop() -> None:
+            for var, (callee, depth) in self.direct.items():
+                ns[var] = _general_call(interp, call_named, callee, depth)
+            dropped()
+
+        watch = self.rt.watch
+        for n, v in self.assumed.items():
+            watch.on_change(n, drop)
+            if type(v) is GenericFunction:
+                v.on_change.append(drop)
+        return ns["spec"]
 
     def assume_loop(self, op: Op, inits: list, targets: list[list]) -> list[Any] | None:
         """In a specialisation: the types assumed for a loop's carried values (at first
@@ -1550,6 +1900,47 @@ _FAST_FORMS: dict[str, _Form] = {
 }
 
 
+def _key_uses_only(loop: Op) -> bool:
+    """Whether a `for` loop reads its element only as the key of a Dict's `get(d, k,
+    default)` or `d[k] = v`."""
+    elem = loop.regions[0].args[0].id
+    for o in walk_ops(loop.regions[0]):
+        for k, v in enumerate(o.operands):
+            if v.id == elem and not (
+                    o.name == "call" and len(o.operands) == 3 and not o.attrs.get("kw")
+                    and not o.attrs.get("splat")
+                    and _KEY_AT.get(o.attrs["fn"]) == k):
+                return False
+    return True
+
+
+#: where a Dict operation takes its key
+_KEY_AT = {"get": 1, "Core.setindex_fn": 2}
+
+
+def _is_whitespace_split(m: Method) -> bool:
+    """Whether m is the library's `split(s::ByteString; limit, keepempty)` (with no
+    keywords given: the String's pieces between runs of whitespace)."""
+    fn = m.fn
+    return (fn is not None and fn.name == "split" and len(m.sig) == 1 and m.nreq == 1
+            and fn.file == _STRINGS_JL and tuple(m.kwnames or ()) == ("limit", "keepempty"))
+
+
+#: the library file that defines `split`
+_STRINGS_JL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stdlib", "strings.jl")
+
+
+#: the container operations a specialisation writes for known kinds (`_Gen.typed_get`, ...)
+_KIND_OPS: dict[str, Callable[[_Gen, Op, list[str], int], bool]] = {
+    "get": _Gen.typed_get, "Core.setindex_fn": _Gen.typed_store,
+    "getindex": _Gen.typed_index, "Core.push_fn": _Gen.typed_push, "length": _Gen.typed_length,
+    "string": _Gen.typed_string,
+}
+#: what a String or SubString is known as
+_TEXTS = (str, SubStr)
+_TEXT_OR_INT = (str, SubStr, int)
+
+
 def _num(t: str) -> str:
     """A guard that the type named `t` ("" for a constant's: no guard) is Float64 or Int64."""
     return f"({t} is float or {t} is int)" if t else ""
@@ -1704,7 +2095,17 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "PLAIN_ITEMS": _PLAIN_ITEMS, "HOST_SCALAR": host_scalar,
             "CHAR": V.Char, "PUSH": push_value, "PUSH_ONE": push_one,
             "AS_IS_DTYPE": AS_IS_DTYPE, "RECORDED": recorded,
+            "HK": host_key, "DONE": _DONE, "CHAIN1": _chain1, "SPLIT_TEXTS": split_texts,
             "OVERFLOW": _overflow}
+
+
+#: what a loop specialisation returns first when it ran to the loop's end
+_DONE = object()
+
+
+def _chain1(x: Any, it: Any) -> Any:
+    """The element x, then the rest of the iterator it."""
+    return itertools.chain((x,), it)
 
 
 def _rest_of(it: Any, done: int) -> Any:

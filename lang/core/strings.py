@@ -757,6 +757,15 @@ def _split_ascii_words(text: str, parent: str, base: int) -> np.ndarray:
     return tag(np.fromiter(pieces, dtype=object, count=len(pieces)), SUBSTRING_STRING)
 
 
+def split_texts(s: str) -> list[str]:
+    """The texts of `split(s)`'s pieces, as Strings (for code that reads only their text:
+    lang.core.hostcode's `split_texts`)."""
+    text = str(s)
+    if text.isascii() and not any(c in text for c in _PYTHON_ONLY_SPACE):
+        return text.split()
+    return [str(p) for p in split(s, None, 0, False)]
+
+
 def split(s: str, dlm: Any, limit: Any, keepempty: Any) -> np.ndarray:
     """`split(s, dlm; limit, keepempty)` (Julia's algorithm) for a String, Char or
     collection of Chars as the delimiter, or whitespace (dlm nothing): a vector of

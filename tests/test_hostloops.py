@@ -1,0 +1,299 @@
+"""Loop specialisations (lang.core.hostcode `_Gen.loop_entry`, lang.core.hostkeys): a
+`for` loop written again for the kinds of the values it uses from outside (a Dict{String,
+Int64}, a vector of SubStrings, a Float64 vector, a range), against the interpreter loop.
+
+Each program runs translated and on the interpreter loop alone (tests/test_hostcode.py's
+`same`), and the test checks that the loop's specialisation was made and ran. The cases
+are those where such code could go wrong: an element not of the kind the loop was written
+for (the loop goes on in its general code, where it stopped), a vector changed while it is
+iterated, an error inside the loop (its location and trace), Int64 wrap-around in a count,
+a `return` or `break` out of the loop, and a method added to `get` after the loop ran.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from lang.core import hostcode
+from tests.test_hostcode import same
+
+
+class Made(list):
+    """The loop specialisations made while a test runs (None where one did not
+    translate), and how many of their runs stopped at an element of another kind."""
+
+    stopped = 0
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> Made:
+    out = Made()
+    real = hostcode._loop_spec
+
+    def spy(*a: Any, **k: Any) -> Any:
+        spec = real(*a, **k)
+        out.append(spec)
+        if spec is None:
+            return None
+
+        def run(*b: Any) -> Any:
+            r = spec(*b)
+            if r[0] is not hostcode._DONE:
+                out.stopped += 1
+            return r
+
+        return run
+
+    monkeypatch.setattr(hostcode, "_loop_spec", spy)
+    return out
+
+
+COUNT = """
+function count_words(lines)
+    counts = Dict{String,Int}()
+    for line in lines
+        for w in split(line)
+            counts[w] = get(counts, w, 0) + 1
+        end
+    end
+    counts
+end
+function words(n)
+    ws = String[]
+    for i in 1:n
+        push!(ws, "w" * string(i % 7) * (i % 3 == 0 ? " x  y" : " z"))
+    end
+    ws
+end
+shown(c) = join(sort([k * "=" * string(v) for (k, v) in c]), ",")
+"""
+
+
+def test_a_word_count_runs_specialised(made: Made, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the words are the split's texts: no SubString is made for them
+    texts: list[int] = []
+    real = hostcode.split_texts
+    monkeypatch.setattr(hostcode, "split_texts", lambda s: texts.append(1) or real(s))
+    kind, (value, _) = same(COUNT, "shown(count_words(words(40)))")
+    assert kind == "value" and "x=13" in value
+    assert made and all(made), "the loops' specialisations were made"
+    assert len(texts) >= 30
+
+
+def test_split_pieces_read_otherwise_stay_substrings(made: Made) -> None:
+    # a piece read as more than a key, a Dict whose keys are not Strings, a value whose
+    # type is not the Dict's: the pieces are SubStrings as the interpreter's
+    src = COUNT + """
+function lengths(lines)
+    d = Dict{String,Int}()
+    for line in lines
+        for w in split(line)
+            d[w] = get(d, w, 0) + length(w) + (typeof(w) == SubString{String} ? 100 : 0)
+        end
+    end
+    d
+end
+function anykeys(lines)
+    d = Dict{Any,Int}()
+    for line in lines
+        for w in split(line)
+            d[w] = get(d, w, 0) + 1
+        end
+    end
+    join(sort([string(typeof(k)) * string(v) for (k, v) in d]), ",")
+end
+function halves(lines)
+    d = Dict{String,Float64}()
+    for line in lines
+        for w in split(line)
+            d[w] = get(d, w, 0) + 0.5
+        end
+    end
+    d
+end
+"""
+    kind, (value, _) = same(src, "(shown(lengths(words(40))), anykeys(words(40)), "
+                                 "shown(halves(words(40))))")
+    assert kind == "value" and "x=1313" in value and "SubString{String}13" in value
+    assert made and all(made)
+
+
+def test_an_element_of_another_kind_goes_on_in_the_general_loop(made: Made) -> None:
+    # a vector of SubStrings one of whose elements is a String: the specialised loop
+    # stops there and the general one counts the rest (the count is the interpreter's)
+    src = COUNT + """
+function tally(ws)
+    counts = Dict{String,Int}()
+    for w in ws
+        counts[w] = get(counts, w, 0) + 1
+    end
+    counts
+end
+"""
+    # (an undefined element: `nothing` here, where Julia's is an UndefRefError)
+    expr = """v = Vector{SubString{String}}(undef, 60)
+for i in 1:59
+    v[i] = split("a b c")[mod1(i, 3)]
+end
+tally(v)"""
+    same(src, expr)
+    assert made and all(made) and made.stopped == 1
+    ws = "split(join([\"a\", \"b\", \"c\"][mod1.(1:60, 3)], \" \"))"
+    kind, (value, _) = same(src, f"shown(tally({ws}))")
+    assert kind == "value" and value == '"a=20,b=20,c=20"'
+
+
+def test_changes_while_iterating_errors_and_wrap_around(made: Made) -> None:
+    src = """
+function grow(v)
+    s = 0.0
+    for x in v
+        if length(v) < 80
+            push!(v, x + 1.0)
+        end
+        s += x
+    end
+    s
+end
+function overflow(ws)
+    d = Dict{String,Int}()
+    d["a"] = typemax(Int) - 20
+    for w in ws
+        d[w] = get(d, w, 0) + 1
+    end
+    d["a"]
+end
+function failing(ws)
+    d = Dict{String,Int}()
+    for w in ws
+        d[w] = get(d, w, 0) + 1
+        d[w] > 30 && error("too many ", w)
+    end
+    d
+end
+function early(ws)
+    d = Dict{String,Int}()
+    for w in ws
+        w == "q" && return length(d)
+        d[w] = get(d, w, 0) + 1
+    end
+    -1
+end
+"""
+    assert same(src, "grow(collect(1.0:40.0))")[0] == "value"
+    kind, (value, _) = same(src, "overflow(split(\"a \" ^ 50))")
+    assert kind == "value" and value == "-9223372036854775779"
+    kind, (ekind, msg, line, trace) = same(src, "failing(split(\"b \" ^ 50))")
+    assert kind == "error" and ekind == "ErrorException" and line == 24
+    assert same(src, "early(split(\"a b c \" ^ 20 * \"q\"))")[1][0] == "3"
+    assert made and all(made)
+
+
+def test_a_method_added_to_get_is_seen(made: Made) -> None:
+    # the loop's specialisation writes `get` as the Dict's own; a method added after it
+    # ran takes the calls from then on
+    src = COUNT + """
+function tally(ws)
+    d = Dict{String,Int}()
+    for w in ws
+        d[w] = get(d, w, 0) + 1
+    end
+    d
+end
+ws = split("a b " ^ 40)
+"""
+    expr = """r1 = shown(tally(ws))
+Base.get(d::Dict{String,Int}, k::SubString{String}, t::Int) = 100
+(r1, shown(tally(ws)))"""
+    kind, (value, _) = same(src, expr)
+    assert kind == "value" and value == '("a=40,b=40", "a=101,b=101")'
+    assert made and all(made)
+
+
+@settings(max_examples=12, deadline=None, database=None, derandomize=True,
+          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(["a", "bb", "ccc", "é", "x y", "", "δδ", "  "]),
+                min_size=0, max_size=50),
+       st.sampled_from(["0", "1.5", "-2"]))
+def test_random_word_lists_agree(words: list[str], start: str) -> None:
+    src = COUNT + f"""
+function weigh(ws, start)
+    d = Dict{{String,Float64}}()
+    n = 0
+    for w in ws
+        for p in split(w)
+            d[p] = get(d, p, {start}) + 0.5
+            n += 1
+        end
+    end
+    (n, shown(d))
+end
+"""
+    lines = "[" + ", ".join(f'"{w}"' for w in words) + "]"
+    same(src, f"(weigh(String{lines}, 0), weigh(repeat(String{lines}, 3), 1), "
+              f"shown(count_words(String{lines})))")
+
+
+def test_numeric_vectors_pushed_read_and_measured(made: Made) -> None:
+    # push! of the element type is stored as it is, of another type converted; an index
+    # out of bounds is the BoundsError at its line; Int64 sums wrap around
+    src = """
+function grown(n, x)
+    v = Float64[]
+    for i in 1:n
+        push!(v, i * x)
+    end
+    w = Int[]
+    for i in 1:n
+        push!(w, i % 3 == 0 ? 9223372036854775000 : i)
+    end
+    flags = Bool[]
+    for i in 1:n
+        push!(flags, i % 2 == 0)
+    end
+    s = 0.0
+    t = 0
+    c = 0
+    for i in 1:length(v)
+        s += v[i] * v[i]
+        t += w[i]
+        c += flags[i] ? 1 : 0
+    end
+    (s, t, c, length(v))
+end
+function reads(v, k)
+    s = 0.0
+    for i in 1:k
+        s += v[i]
+    end
+    s
+end
+"""
+    kind, (value, _) = same(src, "(grown(40, 0.5), grown(40, 2))")
+    assert kind == "value" and value.startswith("((5535.0, ")
+    kind, (ekind, msg, line, trace) = same(src, "reads(collect(1.0:40.0), 41)")
+    assert kind == "error" and ekind == "BoundsError" and line == 28
+    assert made and all(made)
+
+
+def test_remainders_and_interpolation_in_loops(made: Made) -> None:
+    src = """
+function rems(n, m)
+    s = 0
+    parts = String[]
+    for i in -n:n
+        s += i % m + (-i) % 7 + i % -3
+        push!(parts, "r$(i % m)")
+    end
+    (s, join(parts, ",")[1:40])
+end
+"""
+    kind, (value, _) = same(src, "(rems(40, 7), rems(40, -5))")
+    assert kind == "value"
+    kind, (ekind, _, line, _) = same(src, "rems(40, 0)")
+    assert kind == "error" and ekind == "DivideError" and line == 6
+    assert made and all(made)
