@@ -297,3 +297,34 @@ end
     kind, (ekind, _, line, _) = same(src, "rems(40, 0)")
     assert kind == "error" and ekind == "DivideError" and line == 6
     assert made and all(made)
+
+
+def test_ranges_run_in_chunks_keep_breaks_and_returns() -> None:
+    # a specialisation runs a range of Int64s as ranges of TICKS (1024) elements: the
+    # lengths around a chunk's, steps both ways, `break`, `continue` and `return` inside
+    src = """
+function walk(n, step, stop)
+    acc = 0
+    for i in 1:step:n
+        i == stop && break
+        i % 5 == 0 && continue
+        acc += i
+    end
+    for j in n:-step:1
+        acc -= j % 3
+    end
+    acc
+end
+function first_over(n, limit)
+    s = 0.0
+    for i in 1:n
+        s += sqrt(i)
+        s > limit && return i
+    end
+    -1
+end
+"""
+    calls = ", ".join(f"walk({n}, {st}, {stop})" for n in (0, 1, 1023, 1024, 1025, 3000)
+                      for st in (1, 3) for stop in (-1, 1024, 2049))
+    kind, (value, _) = same(src, f"({calls}, first_over(5000, 1.0e4), first_over(3000, 1.0e9))")
+    assert kind == "value"

@@ -794,6 +794,18 @@ def _live_items(v: np.ndarray) -> Iterator[Any]:
     return map(_HOST_ITEM[v.dtype], v)
 
 
+def _join(xs: Any, d: Any = "") -> str:
+    """`join(xs, delim)`: the texts of xs's elements (as `print` writes them) between
+    delim's. A vector of Strings and SubStrings is joined in one step (Python's join takes
+    their text as it is)."""
+    sep = jl_string(d)
+    if type(xs) is np.ndarray and xs.dtype == object and xs.ndim == 1:
+        items = xs.tolist()
+        if all(isinstance(x, str) for x in items):
+            return sep.join(items)
+    return sep.join(jl_string(x) for x in current.runtime().iterate(xs))
+
+
 def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
     if isinstance(x, V.StructValue) and x.type.name in _FIELD_ITERABLE:
         return iter(_FIELD_ITERABLE[x.type.name](x))
@@ -1319,11 +1331,15 @@ def _grow_by(base: np.ndarray, conv: Any) -> np.ndarray:
 
 def _to_eltype(elt: V.JType, v: Any) -> Any:
     """v as an element of an array of element type elt: as it is if it is one, else
-    converted to a number type of elt (`push!(Union{Float64, Missing}[], 1)` stores 1.0);
-    anything else is Julia's MethodError."""
+    converted to a number type of elt (`push!(Union{Float64, Missing}[], 1)` stores 1.0)
+    or to a text type (`push!(String[], SubString("ab", 1))` stores "a":
+    strings.TEXT_CONVERTS); anything else is Julia's MethodError."""
     tv = typeof(v)
     if tv is elt or V.issubtype(tv, elt):
         return v
+    text = strings.TEXT_CONVERTS.get(elt)
+    if text is not None:
+        return text(v)
     if (N.is_scalar(v) and N.dtype_of(v) != N.OBJ) or type(v) in WIDE:
         for m in V.union_members(elt) or (elt,):
             if m in V.JTYPE_TO_DTYPE or m in V.WIDE_TYPES:
@@ -2500,8 +2516,7 @@ def install(rt: Any) -> None:
         "rpad": lambda s, n, c=" ": jl_string(s).ljust(int(n), jl_string(c)),
         "uppercase": lambda s: _char_or_string(s, str.upper),
         "lowercase": lambda s: _char_or_string(s, str.lower),
-        "join": lambda xs, d="": jl_string(d).join(
-            jl_string(x) for x in current.runtime().iterate(xs)),
+        "join": _join,
         "zip": _zip, "enumerate": _enumerate,
         "occursin": _text_test("occursin", lambda a, b: a in b, 1),
         "startswith": _text_test("startswith", str.startswith, 0),

@@ -34,6 +34,7 @@ from lang.core.primitives_array import (
     bounds_error,
     broadcast_assign,
     collect_results,
+    converted_elem,
 )
 
 HOST = HostOnly("in-place mutation of a collection is only run on the host")
@@ -65,9 +66,10 @@ def _vector(x: Any, fname: str) -> np.ndarray:
 
 
 def _elem(x: np.ndarray, v: Any) -> Any:
-    """v converted to x's element type (an InexactError or MethodError when it does not fit)."""
+    """v converted to x's element type (an InexactError or MethodError when it does not fit;
+    an object array's: `converted_elem`)."""
     if x.dtype == object:
-        return v
+        return converted_elem(x, v)
     if N.dtype_of(v) == N.OBJ:
         raise ZylaError("MethodError", "Cannot `convert` an object of type "
                                        f"{V.type_name(typeof(v))} to an object of type "
@@ -261,6 +263,7 @@ def fill_bang(x: Any, v: Any) -> np.ndarray:
     a = _array(x, "fill!")
     V.note_write(a)
     if a.dtype == object:
+        v = _elem(a, v)
         for k in range(a.size):
             a.reshape(-1)[k] = v
         return a

@@ -1128,8 +1128,8 @@ class _Gen:
         if len(vals) != 2:
             return False
         a, x = (self.known_type(v) for v in op.operands)
-        if type(a) is not ArrayKey or a.ndim != 1 or a.checked or a.elem is None or x is not a.elem:
-            return False
+        if type(a) is not ArrayKey or a.ndim != 1 or a.elem is None or x is not a.elem:
+            return False  # (a String onto a vector of Strings: stored as it is too)
         rid = op.results[0].id
         self.emit(depth, f"PUSH_ONE({vals[0]}, {vals[1]})")
         self.emit(depth, f"v{rid} = {vals[0]}")
@@ -1146,6 +1146,25 @@ class _Gen:
         self.emit(depth, f"v{rid} = {vals[0]}.size")
         return True
 
+    def typed_char_eq(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`a == b` (`!=`) of two Chars: their characters compared (a constant's written
+        as its character); written into the `if` that follows it where that is its only
+        use."""
+        if len(vals) != 2 or not all(self.known_type(v) is V.Char for v in op.operands):
+            return False
+        a, b = (repr(self.consts[v.id].value) if v.id in self.consts else f"{x}.value"
+                for v, x in zip(op.operands, vals, strict=True))
+        rid = op.results[0].id
+        self.known[rid] = bool
+        expr = f"{a} {op.attrs['fn']} {b}"
+        nxt = self.next_op
+        if (self.uses.get(rid) == 1 and nxt is not None and nxt.name == "if"
+                and nxt.operands[0].id == rid):
+            self.exprs[rid] = expr
+        else:
+            self.emit(depth, f"v{rid} = {expr}")
+        return True
+
     def typed_string(self, op: Op, vals: list[str], depth: int) -> bool:
         """`string(a, b)` (`"item$(i)"`) of Strings, SubStrings and Int64s: their text
         joined, a String."""
@@ -1153,7 +1172,10 @@ class _Gen:
             return False
         rid = op.results[0].id
         self.known[rid] = str
-        self.emit(depth, f"v{rid} = {' + '.join(f'STR({v})' for v in vals)}")
+        parts = [repr(self.consts[v.id]) if type(self.consts.get(v.id)) is str
+                 else x if self.known_type(v) is str else f"STR({x})"
+                 for v, x in zip(op.operands, vals, strict=True)]
+        self.emit(depth, f"v{rid} = {' + '.join(parts)}")
         return True
 
     def key_used(self, vid: int) -> None:
@@ -1371,6 +1393,11 @@ class _Gen:
             self.emit(depth + 1, f"{counter} = 0")
             self.emit(depth + 1, "if I.offload:")
             d = depth + 2
+        self.watch_osr(op, d, progress, t0, it, carried)
+
+    def watch_osr(self, op: Op, d: int, progress: str, t0: str, it: str,
+                  carried: list[str]) -> None:
+        """The watch, and on-stack replacement where the loop may have it (`loop_end`)."""
         self.emit(d, "I.watch()")
         if tape_count(op) or self.fn.derived or not carried:
             return
@@ -1432,8 +1459,10 @@ class _Gen:
             iterator = self.loop_entry(op, depth + 1, iterator, prog, t0, carried)
         if elem is not None and not checked:
             self.known[args[0].id] = elem
+        chunked = (self.spec is not None and not entry and not ntape
+                   and self.known.get(op.operands[0].id) is IRANGE)
         self.loop_body(op, depth + 1, iterator, (prog, t0, it), carried, recs, counter,
-                       assumed, None)
+                       assumed, None, chunked)
         self.consumed(op)
         self.emit(depth, "finally:")
         self.emit(depth + 1, "I.loops.pop()")
@@ -1443,14 +1472,24 @@ class _Gen:
 
     def loop_body(self, op: Op, depth: int, iterator: str, record: tuple[str, str, str],
                   carried: list[str], recs: list[str], counter: str | None,
-                  assumed: list[Any] | None, check: str | None) -> None:
+                  assumed: list[Any] | None, check: str | None,
+                  chunked: bool = False) -> None:
         """`for x in iterator:` and the iteration: the body, the carried values' yield and
         the iteration's end (`record`: the progress record, start time and iterated
         value). With `check` (a loop specialisation's element type), an element of another
-        type ends the specialisation: it returns the element and the carried values."""
+        type ends the specialisation: it returns the element and the carried values.
+        `chunked` (a range of Int64s in a specialisation): the range is run as ranges of
+        TICKS elements (`_chunks`), and a body that calls nothing out counts its progress
+        at the end of each (no count per iteration); a `break` leaves both loops."""
         body = op.regions[0]
         args = body.args
         prog, t0, it = record
+        chunk = ""
+        if chunked:
+            chunk = self.temp()
+            self.emit(depth, f"for {chunk} in CHUNKS({it}):")
+            depth += 1
+            iterator = chunk
         self.emit(depth, f"for v{args[0].id} in {iterator}:")
         if check is not None:
             self.emit(depth + 1, f"if type(v{args[0].id}) is not {check}:")
@@ -1467,12 +1506,37 @@ class _Gen:
         self.settle_loop(op, assumed, self.term_types[:n])
         for t, v in zip(recs, out[n:], strict=False):
             self.emit(depth + 1, f"{t}.append({v})")
+        if n == 1 and not recs:
+            out = [self.assign_carried(depth + 1, out[0], carried[0])]
         self.yield_to(depth + 1, carried, out[:n])
         if not recs:
             for a, name in zip(args[1:], carried, strict=False):
                 if a.hint in STOP_FLAGS:
                     self.emit(depth + 1, f"if {name} is True or {name} is NP_TRUE: break")
-        self.loop_end(op, depth + 1, prog, t0, it, carried, counter)
+        if not chunked:
+            self.loop_end(op, depth + 1, prog, t0, it, carried, counter)
+            return
+        if counter is None:
+            self.loop_end(op, depth + 1, prog, t0, it, carried)
+        self.emit(depth, "else:")  # (the chunk ran to its end: the next one)
+        if counter is not None:
+            self.emit(depth + 1, f"{prog}[0] += len({chunk})")
+            self.emit(depth + 1, "if I.offload:")
+            self.watch_osr(op, depth + 2, prog, t0, it, carried)
+        self.emit(depth + 1, "continue")
+        self.emit(depth, "break")
+
+    def assign_carried(self, depth: int, value: str, carried: str) -> str:
+        """Where the one carried value an iteration yields is assigned by the line just
+        written and read nowhere else (`v10 = v5 + v9`), that line assigns the carried
+        variable itself (`v5 = v5 + v9`); returns what the yield is to assign."""
+        head = "    " * depth + f"{value} = "
+        last = self.lines[-1] if self.lines else ""
+        if (value == carried or not value[1:].isdigit() or self.uses.get(int(value[1:])) != 1
+                or not last.startswith(head)):
+            return value
+        self.lines[-1] = "    " * depth + f"{carried} = " + last[len(head):]
+        return carried
 
     def loop_elem(self, op: Op) -> tuple[Any, bool]:
         """What the elements of a `for` loop's iterated value are known as (None: not
@@ -1480,6 +1544,8 @@ class _Gen:
         k = self.known.get(op.operands[0].id)
         if k is IRANGE:
             return int, False
+        if k is str or k is SubStr:  # (a String's characters: Chars)
+            return V.Char, False
         if type(k) is ArrayKey and k.elem is not None:
             return k.elem, k.checked
         return None, False
@@ -1934,7 +2000,7 @@ _STRINGS_JL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stdlib",
 _KIND_OPS: dict[str, Callable[[_Gen, Op, list[str], int], bool]] = {
     "get": _Gen.typed_get, "Core.setindex_fn": _Gen.typed_store,
     "getindex": _Gen.typed_index, "Core.push_fn": _Gen.typed_push, "length": _Gen.typed_length,
-    "string": _Gen.typed_string,
+    "string": _Gen.typed_string, "==": _Gen.typed_char_eq, "!=": _Gen.typed_char_eq,
 }
 #: what a String or SubString is known as
 _TEXTS = (str, SubStr)
@@ -2096,7 +2162,16 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "CHAR": V.Char, "PUSH": push_value, "PUSH_ONE": push_one,
             "AS_IS_DTYPE": AS_IS_DTYPE, "RECORDED": recorded,
             "HK": host_key, "DONE": _DONE, "CHAIN1": _chain1, "SPLIT_TEXTS": split_texts,
+            "CHUNKS": _chunks,
             "OVERFLOW": _overflow}
+
+
+def _chunks(r: V.Range) -> Any:
+    """The Int64 range r as Python ranges of TICKS elements (the last one shorter)."""
+    start, step, n, size = r.start, r.step, r.length, _interp.TICKS
+    for k in range(0, n, size):
+        m = min(size, n - k)
+        yield range(start + k * step, start + (k + m) * step, step)
 
 
 #: what a loop specialisation returns first when it ran to the loop's end

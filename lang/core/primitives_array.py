@@ -122,8 +122,9 @@ COPIES: dict[type, Callable[[Any], Any]] = {}
 SIZES: dict[type, Callable[[Any], tuple]] = {}
 #: how a value stored into an object array of a recorded element type is converted to it,
 #: by that type (lang.core.builtins registers Int128, UInt128 and BigInt: `a[1] = 5` into
-#: an Int128[...] stores Int128(5), as Julia's setindex! converts)
-STORE_CONVERTS: dict[V.JType, Callable[[Any], Any]] = {}
+#: an Int128[...] stores Int128(5), as Julia's setindex! converts; the text types are
+#: strings.TEXT_CONVERTS: a SubString stored into a Vector{String} is its String)
+STORE_CONVERTS: dict[V.JType, Callable[[Any], Any]] = dict(strings.TEXT_CONVERTS)
 
 
 def _copy(xp: Any, x: Any) -> Any:
@@ -651,7 +652,14 @@ def _literal_type(items: Any) -> V.JType | None:
     t = common_type(items, typeof)
     if t is not None or any(is_array(x) or isinstance(x, tuple) for x in items):
         return t
-    types = list(dict.fromkeys(typeof(x) for x in items))
+    return _promoted_join(list(dict.fromkeys(typeof(x) for x in items)))
+
+
+def _promoted_join(types: list) -> V.JType | None:
+    """Base's promote_type of several distinct types, none an array or tuple type, where
+    it is their promote_typejoin: at most one of them a number type (String and
+    SubString{String} join to AbstractString; Int64 and Nothing to Union{Nothing, Int64});
+    else None (numbers of several types would promote to one, which is not done here)."""
     if sum(1 for u in types if V.issubtype(u, V.NumberT)) > 1:
         return None
     return promote_typejoin(types)
@@ -673,6 +681,8 @@ def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
             conv = rt.lookup("convert")
             items = tuple(x if V.issubtype(typeof(x), t) else rt.interp.call_value(conv, [t, x])
                           for x in items)
+        elif items and t in strings.TEXT_CONVERTS:  # String[s] holds s as a String
+            items = tuple(map(strings.TEXT_CONVERTS[t], items))
         out = np.empty(len(items), dtype=object)
         for i, x in enumerate(items):
             out[i] = x
@@ -1016,6 +1026,13 @@ def _store_converted(x: np.ndarray, v: Any) -> Any:
     return out
 
 
+def converted_elem(x: np.ndarray, v: Any) -> Any:
+    """The one value v as stored into an element of the object array x: converted to x's
+    recorded element type where STORE_CONVERTS has that type, else as it is."""
+    conv = STORE_CONVERTS.get(recorded(x))
+    return v if conv is None else conv(v)
+
+
 def inexact(d: np.dtype, value: Any) -> ZylaError:
     """Julia's InexactError for a value the element type d cannot hold: `Int64(2.5)`,
     `Bool(2)`, `trunc(UInt8, 300)` (an integer narrowed)."""
@@ -1356,14 +1373,27 @@ def _slice_keeps_eltype(f: Any) -> Any:
 
 
 def _joins_eltypes(f: Any, skip: int = 0) -> Any:
-    """f, whose object-array result's element type is the one element type of its
-    arguments after the first `skip` (arrays give theirs, other values their type)."""
+    """f, whose object-array result's element type is Julia's promote_type of the element
+    types of its arguments after the first `skip` (arrays give theirs, other values their
+    type): their one type, or their join (`_promoted_join`) where none is an array or
+    tuple type; else Any (`vcat(String[], [SubString("ab", 1)])` is a
+    Vector{AbstractString})."""
     def run(xp: Any, *args: Any) -> Any:
         out = f(xp, *args)
         if type(out) is np.ndarray and out.dtype == object:
-            tag(out, common_type(args[skip:], _elt_or_type))
+            tag(out, _joined_eltype(args[skip:]))
         return out
     return run
+
+
+def _joined_eltype(args: tuple) -> V.JType | None:
+    """The element type of the concatenation of args (see `_joins_eltypes`), or None."""
+    types = list(dict.fromkeys(_elt_or_type(x) for x in args))
+    if len(types) <= 1:
+        return types[0] if types else None
+    if any(isinstance(u, V.JType) and u.family in (V.ArrayT, V.TupleT) for u in types):
+        return None
+    return _promoted_join(types)
 
 
 def _elt_or_type(x: Any) -> Any:

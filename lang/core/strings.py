@@ -71,6 +71,40 @@ def substr(text: str, parent: str, offset: int) -> SubStr:
     return s
 
 
+def _cannot_convert(v: Any, t: V.JType) -> ZylaError:
+    """Julia's MethodError of `convert(t, v)` where no method converts v to t."""
+    return ZylaError("MethodError", f"Cannot `convert` an object of type "
+                     f"{V.type_name(typeof(v))} to an object of type {V.type_name(t)}")
+
+
+def as_string(v: Any) -> str:
+    """`convert(String, v)`, as a value stored into a `Vector{String}` is converted: a
+    String as it is, another AbstractString (a SubString, a LazyString) its text as a
+    String; anything else Julia's MethodError."""
+    if type(v) is str:
+        return v
+    if isinstance(v, str):
+        return str(v)
+    raise _cannot_convert(v, V.StringT)
+
+
+def as_substring(v: Any) -> SubStr:
+    """`convert(SubString{String}, v)`, as a value stored into a
+    `Vector{SubString{String}}` is converted: a SubString as it is, another AbstractString
+    the SubString that views all of its text as a String (Julia's `SubString(s)`);
+    anything else Julia's MethodError."""
+    if type(v) is SubStr:
+        return v
+    if isinstance(v, str):
+        s = str(v)
+        return substr(s, s, 0)
+    raise _cannot_convert(v, SUBSTRING_STRING)
+
+
+#: the conversions of a value stored into an array of a text element type, by that type
+TEXT_CONVERTS: dict[V.JType, Any] = {V.StringT: as_string, SUBSTRING_STRING: as_substring}
+
+
 class _SplitOffsets:
     """The byte offsets of the pieces of one fast `split` (`_split_ascii_words`), found
     when one is first asked for. A piece is known by its id: the ids were taken while all
