@@ -1460,7 +1460,7 @@ class _Gen:
         if elem is not None and not checked:
             self.known[args[0].id] = elem
         chunked = (self.spec is not None and not entry and not ntape
-                   and self.known.get(op.operands[0].id) is IRANGE)
+                   and self.known.get(op.operands[0].id) in (IRANGE, TEXTS_KEY))
         self.loop_body(op, depth + 1, iterator, (prog, t0, it), carried, recs, counter,
                        assumed, None, chunked)
         self.consumed(op)
@@ -1535,7 +1535,11 @@ class _Gen:
         if (value == carried or not value[1:].isdigit() or self.uses.get(int(value[1:])) != 1
                 or not last.startswith(head)):
             return value
-        self.lines[-1] = "    " * depth + f"{carried} = " + last[len(head):]
+        rest = last[len(head):]
+        if rest == carried:  # (`d[k] = v` of a carried Dict yields the Dict itself)
+            del self.lines[-1], self.where[-1]
+        else:
+            self.lines[-1] = "    " * depth + f"{carried} = " + rest
         return carried
 
     def loop_elem(self, op: Op) -> tuple[Any, bool]:
@@ -2166,9 +2170,18 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "OVERFLOW": _overflow}
 
 
-def _chunks(r: V.Range) -> Any:
-    """The Int64 range r as Python ranges of TICKS elements (the last one shorter)."""
-    start, step, n, size = r.start, r.step, r.length, _interp.TICKS
+def _chunks(r: Any) -> Any:
+    """An Int64 range (a list) as Python ranges (slices) of TICKS elements, the last one
+    shorter."""
+    size = _interp.TICKS
+    if type(r) is list:
+        if len(r) <= size:
+            yield r
+            return
+        for k in range(0, len(r), size):
+            yield r[k:k + size]
+        return
+    start, step, n = r.start, r.step, r.length
     for k in range(0, n, size):
         m = min(size, n - k)
         yield range(start + k * step, start + (k + m) * step, step)
