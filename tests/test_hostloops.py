@@ -328,3 +328,68 @@ end
                       for st in (1, 3) for stop in (-1, 1024, 2049))
     kind, (value, _) = same(src, f"({calls}, first_over(5000, 1.0e4), first_over(3000, 1.0e9))")
     assert kind == "value"
+
+
+STRUCTS = """
+struct P
+    x::Float64
+    k::Int
+    on::Bool
+end
+struct Seg
+    a::P
+    b::P
+end
+mutable struct M
+    v::Float64
+end
+struct Q{T}
+    t::T
+end
+struct Own
+    x::Float64
+    Own(x) = new(2x)
+end
+gap(p::P, q::P) = sqrt((p.x - q.x)^2 + (p.k - q.k)^2) + (p.on ? 1 : 0)
+len(s::Seg) = gap(s.a, s.b)
+bump(m::M) = (m.v = 3; m.v + 1)
+qval(q::Q) = q.t * 2
+function walk(ps)
+    s = 0.0
+    n = 0
+    for i in 2:length(ps)
+        s += gap(ps[i], ps[i - 1]) + len(Seg(ps[i], ps[i - 1]))
+        n += ps[i].k
+    end
+    (s, n)
+end
+function build(xs)
+    ps = P[]
+    for (i, x) in enumerate(xs)
+        push!(ps, P(x, i % 4, x > 0.5))
+    end
+    ps
+end
+owns(n) = sum([Own(i * 1.0).x for i in 1:n])
+"""
+
+
+@settings(max_examples=10, deadline=None, database=None, derandomize=True,
+          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=0, max_size=45))
+def test_arrays_of_structs_agree(xs: list[float]) -> None:
+    lit = "Float64[" + ", ".join(repr(x) for x in xs) + "]"
+    same(STRUCTS, f"(walk(build({lit})), walk(build({lit})), bump(M(1.5)), bump(M(2.5)), "
+                  f"qval(Q(3)), qval(Q(1.5)), owns(3), owns(40))")
+
+
+def test_struct_specialisations_see_methods_added_later() -> None:
+    # field reads written as the struct's own see a getproperty added later; a
+    # constructor added later leaves the structs made as before
+    expr = """r1 = walk(build(collect(0.0:0.25:10.0)))
+Base.getproperty(p::P, s::Symbol) = s === :k ? 100 : s === :x ? 1.5 : false
+r2 = walk(build(collect(0.0:0.25:10.0)))
+P(x::Float64) = P(x, 1, true)
+(r1, r2, walk(build(collect(0.0:0.25:10.0))), P(2.0))"""
+    kind, (value, _) = same(STRUCTS, expr)
+    assert kind == "value" and "4000" in value

@@ -180,6 +180,9 @@ CASES = [
      "Vector{Int64}Vector{Bool}Vector{Float32}Vector{Int64}Vector{Any}"),
     ("A = [1 2 3; 4 5 6]; println(rotl90(A), rotr90(A), rot180(A), rotl90(A, 3) == rotr90(A))",
      "[3 6; 2 5; 1 4][4 1; 5 2; 6 3][6 5 4; 3 2 1]true"),
+    # getfield reads the field itself, past a getproperty method that calls it
+    ("struct GF; x; end; Base.getproperty(a::GF, s::Symbol) = getfield(a, s) + 1; "
+     "println(GF(1).x, getfield(GF(5), 1))", "25"),
 ]
 
 

@@ -2587,6 +2587,9 @@ def install(rt: Any) -> None:
                                      "(dz, z, x, i) -> (Core.onehot_cot(x, i, dz), nothing)")
     b["getproperty"] = prim("getproperty", _getproperty, _jx(lambda xp, x, s: _getproperty(x, s)),
                             "(dz, z, x, s) -> (Core.field_cot(x, s, dz), nothing)")
+    # (`getfield` reads the field itself: a `getproperty` method of the user's, which may
+    # call `getfield`, is not in its way)
+    b["Core.getfield"] = b["getproperty"]
     _ = (Closure, _vect, _hx, INFER_BY_LOWERING, iterate_value)
 
 

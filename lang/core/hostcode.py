@@ -204,7 +204,7 @@ def spec_for(interp: Any, fn: Function, key: tuple) -> Any:
     out = table.get(k)
     if out is not None:
         return out
-    if (id(fn), key) in _MAKING or not all(t in SCALARS for t in key):
+    if (id(fn), key) in _MAKING or not all(t in SCALARS or _plain_struct(t) for t in key):
         return False
     _MAKING.add((id(fn), key))
     try:
@@ -285,11 +285,27 @@ def _has_loop(fn: Function) -> bool:
     return any(op.name in ("for", "while") for op in walk_ops(fn.body))
 
 
+def _plain_struct(t: Any) -> bool:
+    """Whether t is a concrete struct type without parameters left open (a value of it
+    is known by its type in a specialisation)."""
+    return type(t) is V.JType and t.is_struct and not t.abstract and not t.param_names
+
+
+def _reads_fields(fn: Function) -> bool:
+    """Whether the body reads a field of one of its arguments (`a.x`)."""
+    args = {a.id for a in fn.body.args}
+    return any(op.name == "call" and op.attrs.get("fn") == "getproperty" and op.operands
+               and op.operands[0].id in args for op in walk_ops(fn.body))
+
+
 def _spec_worthy(interp: Any, fn: Function) -> bool:
     """Whether a body may gain from specialisation (which costs a Python call on entry):
-    it has a loop, or it calls itself (the self-calls skip dispatch and the policy)."""
+    it has a loop, it calls itself (the self-calls skip dispatch and the policy), or it
+    reads fields of its arguments (their types make the reads plain)."""
     if fn.derived or fn.name == "toplevel":
         return False
+    if _reads_fields(fn):
+        return True
     resolve = interp.rt.watch.resolve
     for op in walk_ops(fn.body):
         if op.name in ("for", "while"):
@@ -432,6 +448,7 @@ class _Gen:
         self.texts: dict[int, int] = {}
         self.texts_used: dict[int, int] = {}
         self.texts_off: set[int] = texts_off if texts_off is not None else set()
+        self.types_assumed: list[V.JType] = []  # (struct types made as they are)
         if spec is not None and spec is not _LOOP_SPEC:
             for a, t in zip(fn.body.args, spec, strict=True):
                 self.known[a.id] = t
@@ -488,7 +505,9 @@ class _Gen:
         if not (SPECIALIZE and _spec_worthy(self.interp, fn)):
             return self.build_general(params)
         self.emit(0, f"def run({params}):")
-        types = [f"type(v{a.id})" for a in fn.body.args]
+        # (a struct's key is its Julia type: a body that reads fields is specialised on it)
+        types = [f"(v{a.id}.type if type(v{a.id}) is STRUCT else type(v{a.id}))"
+                 if _reads_fields(fn) else f"type(v{a.id})" for a in fn.body.args]
         key = types[0] if len(types) == 1 else f"({', '.join(types)}{',' if types else ''})"
         self.emit(1, f"sp_ = SPECS.get({key})")
         self.emit(1, f"if sp_ is None: sp_ = MAKE_SPEC({key})")
@@ -607,12 +626,20 @@ class _Gen:
         entry.ret_type = self.ret_type if self.ret_type not in (BOTTOM, IRANGE) else None
         entry.leaf = not self.calls_out
         entry.assumed = dict(self.assumed)
+        self.watch_assumed(drop)
+        return entry
+
+    def watch_assumed(self, drop: Callable[[], None]) -> None:
+        """`drop` is called when a name the written code assumed is rebound, a method is
+        added to a function it assumed, or a constructor to a struct type it makes as it
+        is (`ctor_watch`, called by the runtime's define_method)."""
         watch = self.rt.watch
         for n, v in self.assumed.items():
             watch.on_change(n, drop)
             if type(v) is GenericFunction:
                 v.on_change.append(drop)
-        return entry
+        for t in self.types_assumed:
+            t.family.__dict__.setdefault("ctor_watch", []).append(drop)
 
     def region(self, region: Region, depth: int) -> list[str]:
         """Write a region's ops; return the expressions its terminator yields."""
@@ -804,6 +831,7 @@ class _Gen:
         vals = [self.ref(v) for v in op.operands]
         if self.spec is not None and plain and len(op.results) == 1 and (
                 (type(now) is Primitive and self.typed(now, name, op, vals, depth))
+                or (type(now) is V.JType and self.typed_construct(now, op, vals, depth))
                 or (type(now) is GenericFunction and (
                     self.self_call(now, name, op, vals, depth)
                     or self.split_texts(now, op, vals, depth)
@@ -1012,6 +1040,14 @@ class _Gen:
             self.emit(depth, f"v{rid} = {a} % {b} if {a} >= 0 and {b} > 0 "
                              f"else {self.bind('H', over_xp)}(NP, {a}, {b})")
             return True
+        if p.name == "^" and len(vals) == 2 and ts[0] is float and ts[1] is int:
+            # (Python's float ** int is the primitive's, but where Python raises)
+            self.known[rid] = float
+            a, b = vals
+            self.emit(depth, f"try: {r} = {a} ** {b}")
+            self.emit(depth, f"except (OverflowError, ZeroDivisionError): "
+                             f"{r} = {self.bind('H', over_xp)}(NP, {a}, {b})")
+            return True
         if p.name == ":" and len(vals) in (2, 3) and all(t is int for t in ts):
             self.known[rid] = IRANGE
             self.emit(depth, f"{r} = {self.bind('H', over_xp)}(NP, {', '.join(vals)})")
@@ -1165,6 +1201,42 @@ class _Gen:
             self.emit(depth, f"v{rid} = {expr}")
         return True
 
+    def typed_field(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`x.name` of a struct of a known type that has the field: the field's value (its
+        type known where the field's type fixes it: a Float64's is a float)."""
+        if len(vals) != 2:
+            return False
+        t = self.known_type(op.operands[0])
+        name = self.consts.get(op.operands[1].id)
+        if not _plain_struct(t) or type(name) is not V.Symbol or name.name not in t.fields:
+            return False
+        k = t.fields.index(name.name)
+        rid = op.results[0].id
+        ft = t.field_types[k]
+        known = _PY_OF_FIELD.get(id(ft)) or (ft if _plain_struct(ft) else None)
+        if known is not None:
+            self.known[rid] = known
+        self.emit(depth, f"v{rid} = {vals[0]}.fields[{k}]")
+        return True
+
+    def typed_construct(self, t: V.JType, op: Op, vals: list[str], depth: int) -> bool:
+        """In a specialisation: `T(a, b)` of a struct type without constructors of its
+        own, whose Float64/Int64/Bool fields are given values of those types: the struct
+        made as it is (what the default constructor does with them). A constructor
+        defined for T later drops the specialisation (`ctor_watch`)."""
+        if not (_plain_struct(t) and t.fields and len(vals) == len(t.fields)
+                and getattr(t, "ctor_gf", None) is None
+                and getattr(t, "constructor", None) is None):
+            return False
+        pys = tuple(_PY_OF_FIELD.get(id(ft)) for ft in t.field_types)
+        if None in pys or pys != tuple(self.known_type(v) for v in op.operands):
+            return False
+        rid = op.results[0].id
+        self.known[rid] = t
+        self.emit(depth, f"v{rid} = STRUCT({self.bind('T', t)}, [{', '.join(vals)}])")
+        self.types_assumed.append(t)
+        return True
+
     def typed_string(self, op: Op, vals: list[str], depth: int) -> bool:
         """`string(a, b)` (`"item$(i)"`) of Strings, SubStrings and Int64s: their text
         joined, a String."""
@@ -1239,7 +1311,7 @@ class _Gen:
             return (p is not None and p.name in _KIND_OPS and _forwards(g, p)
                     and self.typed(p, name, op, vals, depth))
         try:
-            m = g.dispatch([_PY_TYPES[t] for t in ts])
+            m = g.dispatch([_PY_TYPES.get(t, t) for t in ts])
         except ZylaError:
             return False
         if type(m.prim) is not Primitive:  # (invoke runs a method's primitive, if any)
@@ -1254,7 +1326,7 @@ class _Gen:
         if tuple(self.known.get(v.id) for v in op.operands) != self.spec:
             return False
         try:
-            m = g.dispatch([_PY_TYPES[t] for t in self.spec])
+            m = g.dispatch([_PY_TYPES.get(t, t) for t in self.spec])
         except ZylaError:
             return False
         body = m.fn
@@ -1283,7 +1355,7 @@ class _Gen:
         if not ts or not all(t in SCALARS for t in ts):
             return False
         try:
-            m = g.dispatch([_PY_TYPES[t] for t in ts])
+            m = g.dispatch([_PY_TYPES.get(t, t) for t in ts])
         except ZylaError:
             return False
         body = m.fn
@@ -1652,11 +1724,7 @@ class _Gen:
                 ns[var] = _general_call(interp, call_named, callee, depth)
             dropped()
 
-        watch = self.rt.watch
-        for n, v in self.assumed.items():
-            watch.on_change(n, drop)
-            if type(v) is GenericFunction:
-                v.on_change.append(drop)
+        self.watch_assumed(drop)
         return ns["spec"]
 
     def assume_loop(self, op: Op, inits: list, targets: list[list]) -> list[Any] | None:
@@ -2005,7 +2073,11 @@ _KIND_OPS: dict[str, Callable[[_Gen, Op, list[str], int], bool]] = {
     "get": _Gen.typed_get, "Core.setindex_fn": _Gen.typed_store,
     "getindex": _Gen.typed_index, "Core.push_fn": _Gen.typed_push, "length": _Gen.typed_length,
     "string": _Gen.typed_string, "==": _Gen.typed_char_eq, "!=": _Gen.typed_char_eq,
+    "getproperty": _Gen.typed_field,
 }
+#: the Python type of a struct field's value, by the field's type (Float64, Int64, Bool:
+#: the default constructor converts to them)
+_PY_OF_FIELD = {id(V.Float64T): float, id(V.Int64T): int, id(V.BoolT): bool}
 #: what a String or SubString is known as
 _TEXTS = (str, SubStr)
 _TEXT_OR_INT = (str, SubStr, int)
@@ -2123,6 +2195,11 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
                         return interp.tiered_call(f, list(args), None, caller)
                     else:
                         body.recursed = True
+                specs = body.host_specs  # (its specialisation for these types: the
+                if specs is not None and specs[0] is interp:  # entry's lookup, done here)
+                    sp = specs[1].get(key)
+                    if sp:
+                        return sp(*args, interp.depth + 1)
                 code = body.host_code
                 if code is not None and code[0] is interp and code[1] is not None:
                     return code[1](*args)

@@ -269,6 +269,9 @@ class Runtime:
             return None
         name = op.attrs["name"]
         bound = self.globals.get(name, self.builtins.get(name))
+        if isinstance(bound, V.JType):  # (code that makes its structs as they are: dropped)
+            for drop in bound.family.__dict__.pop("ctor_watch", ()):
+                drop()
         if isinstance(bound, V.JType) and "ctor_params" in op.attrs:
             # `Pos{T}(x) where T = ...`: a constructor of the type's instances
             callee = V.apply_type(bound.family, tuple(op.attrs["ctor_params"]))

@@ -1094,9 +1094,9 @@ end
 
 
 # getfield(x, name or position): a struct's (NamedTuple's, Tuple's) field
-getfield(x, name::Symbol) = getproperty(x, name)
+getfield(x, name::Symbol) = Core.getfield(x, name)
 getfield(x::Tuple, i::Integer) = x[i]
-getfield(x, i::Integer) = getproperty(x, fieldnames(typeof(x))[i])
+getfield(x, i::Integer) = Core.getfield(x, fieldnames(typeof(x))[i])
 
 # collect(T, itr), and so T[x for x in itr]: the elements of itr as an Array{T}, shaped
 # as collect(itr) (a generator over a matrix gives a matrix)
