@@ -582,7 +582,10 @@ def empty_like(x: Any, *types: Any) -> Any:
     if isinstance(x, (np.ndarray, V.Range)):
         t = types[0] if types else typeof_elem(x)
         d = V.JTYPE_TO_DTYPE.get(t)
-        return np.empty(0, dtype=d if d is not None else object)
+        if d is not None:
+            return np.empty(0, dtype=d)
+        # (an object vector keeps the element type: `empty(split("a b"))` takes SubStrings)
+        return tag(np.empty(0, dtype=object), t if isinstance(t, V.JType) else None)
     if isinstance(x, tuple):
         return ()
     make = EMPTY_OF.get(type(x))

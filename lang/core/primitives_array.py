@@ -125,6 +125,10 @@ SIZES: dict[type, Callable[[Any], tuple]] = {}
 #: an Int128[...] stores Int128(5), as Julia's setindex! converts; the text types are
 #: strings.TEXT_CONVERTS: a SubString stored into a Vector{String} is its String)
 STORE_CONVERTS: dict[V.JType, Callable[[Any], Any]] = dict(strings.TEXT_CONVERTS)
+#: the Python class of the values that are already of an element type in STORE_CONVERTS,
+#: by that type: a `setindex!` stores them without the call (`v[i] = "a"` into a
+#: Vector{String} is hot)
+STORED_AS_IS: dict[V.JType, type] = dict(strings.TEXT_CLASSES)
 
 
 def _copy(xp: Any, x: Any) -> Any:
@@ -905,6 +909,9 @@ def _getindex_seq(x: Any, idx: tuple) -> Any:
 
 def setindex(x: Any, v: Any, *idx: Any) -> Any:
     """Host `setindex!` (in place): x[idx...] = v."""
+    if (type(x) is np.ndarray and x.dtype is N.OBJ and len(idx) == 1
+            and type(idx[0]) is int and x.ndim == 1 and x.flags.writeable):
+        return _store_one(x, v, idx[0])
     if not isinstance(x, dict) and any(is_cartesian_index(i) for i in idx):
         idx = tuple(k for i in idx for k in (i.fields[0] if is_cartesian_index(i) else (i,)))
     if isinstance(x, dict):
@@ -914,6 +921,18 @@ def setindex(x: Any, v: Any, *idx: Any) -> Any:
         raise _not_writable(x)
     check_scalar_fill(v, idx)
     _store(x, idx, v)
+    return x
+
+
+def _store_one(x: np.ndarray, v: Any, i: int) -> np.ndarray:
+    """`x[i] = v` into the writable object vector x by one Int i, as `_store` does it (v,
+    an array too, is one value, converted to x's element type), without its general
+    indexing: a String into a Vector{String} or a struct into a vector of structs is
+    a common store."""
+    if not 1 <= i <= x.shape[0]:
+        raise bounds_error(x, (i,))
+    V.note_write(x)
+    x[i - 1] = converted_elem(x, v)
     return x
 
 
@@ -982,17 +1001,16 @@ def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
     check_writable(x)
     V.note_write(x)
     tgt = _index_tuple(x, idx)
-    if is_array(v) and not (x.dtype == object and all(
-            isinstance(i, (int, np.integer)) for i in idx)):
-        # (Julia's setindex_shape_check: as many values as places, none broadcast; an
-        # array stored into one element of an array of arrays is one value)
-        places = np.size(x.reshape(-1)[tgt] if len(idx) == 1 and x.ndim != 1 else x[tgt])
-        if np.size(v) != places:
-            raise dim_mismatch(f"tried to assign {np.size(v)} elements to {places} destinations")
     if x.dtype != object:
+        if is_array(v):
+            _check_places(x, idx, tgt, v)
         if N.dtype_of(v) != x.dtype:
             v = _convert_elem(v, x.dtype)
+    elif all(isinstance(i, (int, np.integer)) for i in idx):
+        v = converted_elem(x, v)  # (one place: an array stored there is one value)
     else:
+        if is_array(v):
+            _check_places(x, idx, tgt, v)
         v = _store_converted(x, v)
     try:
         if len(idx) == 1 and x.ndim != 1:
@@ -1011,14 +1029,23 @@ def _store(x: np.ndarray, idx: tuple, v: Any) -> None:
         raise dim_mismatch(str(e)) from None
 
 
+def _check_places(x: np.ndarray, idx: tuple, tgt: Any, v: Any) -> None:
+    """Julia's setindex_shape_check of the array v stored into the places idx (numpy's
+    tgt) of x: as many values as places, none broadcast."""
+    places = np.size(x.reshape(-1)[tgt] if len(idx) == 1 and x.ndim != 1 else x[tgt])
+    if np.size(v) != places:
+        raise dim_mismatch(f"tried to assign {np.size(v)} elements to {places} destinations")
+
+
 def _store_converted(x: np.ndarray, v: Any) -> Any:
-    """v (a value, or an array of values) as stored into the object array x: converted to
-    x's recorded element type where STORE_CONVERTS has that type, else as it is."""
+    """v (a value, or an array of values, each stored into a place) as stored into the
+    object array x: converted to x's recorded element type where STORE_CONVERTS has that
+    type, else as it is."""
+    if not is_array(v):
+        return converted_elem(x, v)
     conv = STORE_CONVERTS.get(recorded(x))
     if conv is None:
         return v
-    if not is_array(v):
-        return conv(v)
     va = as_array(v)
     out = np.empty(va.shape, dtype=object)
     for k, e in enumerate(va.flat):
@@ -1028,9 +1055,13 @@ def _store_converted(x: np.ndarray, v: Any) -> Any:
 
 def converted_elem(x: np.ndarray, v: Any) -> Any:
     """The one value v as stored into an element of the object array x: converted to x's
-    recorded element type where STORE_CONVERTS has that type, else as it is."""
-    conv = STORE_CONVERTS.get(recorded(x))
-    return v if conv is None else conv(v)
+    recorded element type where STORE_CONVERTS has that type, else as it is (a value of
+    the Python class STORED_AS_IS has for that type without a call)."""
+    elt = recorded(x)
+    conv = STORE_CONVERTS.get(elt)
+    if conv is None or type(v) is STORED_AS_IS.get(elt):
+        return v
+    return conv(v)
 
 
 def inexact(d: np.dtype, value: Any) -> ZylaError:

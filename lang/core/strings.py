@@ -103,6 +103,8 @@ def as_substring(v: Any) -> SubStr:
 
 #: the conversions of a value stored into an array of a text element type, by that type
 TEXT_CONVERTS: dict[V.JType, Any] = {V.StringT: as_string, SUBSTRING_STRING: as_substring}
+#: the Python class of the values of each text type (which its conversion keeps as they are)
+TEXT_CLASSES: dict[V.JType, type] = {V.StringT: str, SUBSTRING_STRING: SubStr}
 
 
 class _SplitOffsets:
