@@ -12,14 +12,64 @@ a `return` or `break` out of the loop, and a method added to `get` after the loo
 
 from __future__ import annotations
 
+import contextlib
+import io
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from grammar.errors import ZylaError
 from lang.core import hostcode
-from tests.test_hostcode import same
+from lang.core.show import jl_show
+from lang.door.api import Zyla
+
+#: the two runtimes of each program in the running test (translated, interpreter loop
+#: only), made at its first call: a runtime is not freed, so a test's calls share them
+#: (later calls also meet the loops' specialisations that earlier ones made)
+_PAIRS: dict[str, tuple[Zyla, Zyla]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_pairs() -> Any:
+    _PAIRS.clear()
+    yield
+    _PAIRS.clear()
+
+
+def _runtime(src: str, translate: bool) -> Zyla:
+    z = Zyla()
+    z.rt.compile_mode = "never"  # (the host tier only: the comparison is of its two forms)
+    z.rt.interp.translates = translate
+    with contextlib.redirect_stdout(io.StringIO()):
+        z.rt.run_source(src, "prog.jl")
+    return z
+
+
+def _outcome(z: Zyla, expr: str) -> tuple[str, Any]:
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            v = z.rt.run_source(expr, "call.jl")
+    except ZylaError as e:
+        return "error", (e.kind, e.message, e.span.line if e.span else None,
+                         [s.line for s, _ in e.trace])
+    return "value", (jl_show(v), out.getvalue())
+
+
+def same(src: str, expr: str) -> tuple[str, Any]:
+    """What `expr` gives after `src`, translated and on the interpreter loop alone: the
+    value shown and the output, or the error's kind, message, line and trace; the two
+    must agree."""
+    pair = _PAIRS.get(src)
+    if pair is None:  # (the translated one last: the primitives' table is the newest
+        # runtime's, and translated code writes a primitive inline only if it is its own)
+        interpreted = _runtime(src, False)
+        pair = _PAIRS[src] = (_runtime(src, True), interpreted)
+    a, b = (_outcome(z, expr) for z in pair)
+    assert a == b, f"translated: {a}\ninterpreted: {b}\n{src}\n{expr}"
+    return a
 
 
 class Made(list):
@@ -220,13 +270,13 @@ Base.get(d::Dict{String,Int}, k::SubString{String}, t::Int) = 100
                 min_size=0, max_size=50),
        st.sampled_from(["0", "1.5", "-2"]))
 def test_random_word_lists_agree(words: list[str], start: str) -> None:
-    src = COUNT + f"""
+    src = COUNT + """
 function weigh(ws, start)
-    d = Dict{{String,Float64}}()
+    d = Dict{String,Float64}()
     n = 0
     for w in ws
         for p in split(w)
-            d[p] = get(d, p, {start}) + 0.5
+            d[p] = get(d, p, start) + 0.5
             n += 1
         end
     end
@@ -234,7 +284,7 @@ function weigh(ws, start)
 end
 """
     lines = "[" + ", ".join(f'"{w}"' for w in words) + "]"
-    same(src, f"(weigh(String{lines}, 0), weigh(repeat(String{lines}, 3), 1), "
+    same(src, f"(weigh(String{lines}, {start}), weigh(repeat(String{lines}, 3), {start}), "
               f"shown(count_words(String{lines})))")
 
 
@@ -391,5 +441,5 @@ Base.getproperty(p::P, s::Symbol) = s === :k ? 100 : s === :x ? 1.5 : false
 r2 = walk(build(collect(0.0:0.25:10.0)))
 P(x::Float64) = P(x, 1, true)
 (r1, r2, walk(build(collect(0.0:0.25:10.0))), P(2.0))"""
-    kind, (value, _) = same(STRUCTS, expr)
+    kind, (value, _) = same(STRUCTS + "# (methods are added to this program)\n", expr)
     assert kind == "value" and "4000" in value
