@@ -9,7 +9,6 @@ a file one top-level statement at a time, as Julia does.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -103,39 +102,11 @@ def _stored_as_is(t: V.JType) -> tuple | None:
 _CONVERTED_FIELDS = frozenset(V.JTYPE_TO_DTYPE) | frozenset(V.WIDE_TYPES)
 
 
-#: what a runtime's library and program attach to a type's object: its constructors
-#: (`ctor_gf`, `curly_*`), its call methods (`call_gf`), and code that assumed it had none
-#: of its own (`ctor_watch`, lang.core.hostcode)
-_RUNTIME_ATTRS = ("ctor_gf", "curly_ctors", "curly_specs", "curly_found", "call_gf",
-                  "ctor_watch")
-#: the packages whose module-level types every runtime of the process shares
-_SHARED_PACKAGES = ("lang.", "autodiff.", "backend.", "grammar.")
-
-
-def _forget_shared_methods() -> None:
-    """A new runtime starts without what earlier runtimes attached to the built-in types
-    that all runtimes share (the module-level type objects): each runtime's library
-    defines them again, an earlier runtime's program's constructors are not this one's,
-    and their closures would keep every earlier runtime alive. (The earlier runtime's
-    program, if it still runs, sees the newest runtime's library methods, as it already
-    did for methods of the same signature.)"""
-    for name, m in list(sys.modules.items()):
-        if m is None or not name.startswith(_SHARED_PACKAGES):
-            continue
-        for v in list(vars(m).values()):
-            if type(v) is V.JType:
-                for t in (v, v.family):
-                    d = t.__dict__
-                    for a in _RUNTIME_ATTRS:
-                        d.pop(a, None)
-
-
 class Runtime:
     """One program's world: globals, built-ins, the interpreter, loaded sources."""
 
     def __init__(self) -> None:
         collector.tune()
-        _forget_shared_methods()
         # globals and built-ins tell translated code when a name it uses is rebound
         self.watch = Watch()
         self.globals: dict[str, Any] = Bindings(self.watch)
