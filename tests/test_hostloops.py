@@ -443,3 +443,104 @@ P(x::Float64) = P(x, 1, true)
 (r1, r2, walk(build(collect(0.0:0.25:10.0))), P(2.0))"""
     kind, (value, _) = same(STRUCTS + "# (methods are added to this program)\n", expr)
     assert kind == "value" and "4000" in value
+
+
+PUSHES = """
+struct Pt
+    x::Float64
+    y::Float64
+end
+dist(a::Pt, b::Pt) = sqrt((a.x - b.x)^2 + (a.y - b.y)^2)
+function points(n)
+    ps = Pt[]
+    for i in 1:n
+        push!(ps, Pt(i * 0.5, (i % 7) * 0.25))
+    end
+    ps
+end
+function path(ps)
+    s = 0.0
+    for i in 2:length(ps)
+        s += dist(ps[i], ps[i - 1])
+    end
+    s
+end
+function names(n)
+    v = String[]
+    for i in 1:n
+        push!(v, "item$(i)")
+    end
+    v
+end
+function picks(n)
+    v = String[]
+    for i in 1:n
+        if i % 3 == 0
+            push!(v, "a$(i)")
+        elseif i % 3 == 1
+            push!(v, "b$(i)")
+            push!(v, "c$(i)")
+        end
+    end
+    v
+end
+function until(out, n, bad)
+    s = 0
+    for i in 1:n
+        push!(out, i * 0.5)
+        s += 10 % (i - bad)
+    end
+    (s, length(out))
+end
+function aliased(n)
+    v = Float64[]
+    w = [v]
+    c = 0
+    for i in 1:n
+        push!(v, i * 1.0)
+        c += length(w[1])
+    end
+    c
+end
+"""
+
+
+def test_pushes_collected_by_a_loop(made: Made, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a loop that only pushes onto a vector (in its body, or in branches of `if`s in it)
+    # collects the values and pushes them at its chunks' ends and where it is left (in
+    # order): the vector is whole at the end, after an error
+    # inside the loop (DivideError at i == bad), and when it is read through another
+    # name meanwhile (not collected); a vector with a view is not grown at all
+    pushed: list[int] = []
+    real = hostcode.push_many
+    monkeypatch.setattr(hostcode, "push_many", lambda a, xs: pushed.append(len(xs)) or real(a, xs))
+    for n in (0, 1, 1023, 1024, 1025, 2500):
+        kind, (value, _) = same(PUSHES, f"(length(points({n})), path(points({n})), "
+                                        f"join(names({n}), \",\")[max(1, end - 30):end], "
+                                        f"aliased({n}), length(picks({n})), "
+                                        f"join(picks({n}), \" \")[max(1, end - 40):end])")
+        assert kind == "value", value
+    assert sum(pushed) >= 2 * (1024 + 1025 + 2500) + (683 + 683 + 1667)
+    kind, (value, _) = same(PUSHES, "v = [1.0]; (until(v, 1500, 0), length(v), v[end])")
+    s = sum(10 % i for i in range(1, 1501))
+    assert kind == "value" and value == f"(({s}, 1501), 1501, 750.0)", value
+    kind, (value, _) = same(PUSHES, """v = Float64[]
+caught = try until(v, 2000, 1100) catch e; sprint(showerror, e) end
+(caught, length(v), v[end])""")
+    assert kind == "value" and value == '("DivideError: integer division error", 1100, 550.0)'
+    kind, (ekind, _, line, _) = same(PUSHES, "until(Float64[], 2000, 1100)")
+    assert kind == "error" and ekind == "DivideError" and line == 44
+    kind, (ekind, msg, line, _) = same(PUSHES, "v = zeros(4); r = reshape(v, 2, 2); until(v, 9, 0)")
+    assert kind == "error" and ekind == "ErrorException" and "shared data" in msg and line == 43
+    assert made and all(made)
+
+
+def test_a_struct_vector_element_of_another_kind_reruns_in_the_general_loop(made: Made) -> None:
+    # `ps[i]` of a vector of Pts is read as a Pt (and `dist` called directly) after a
+    # test that leaves the specialisation for the general loop, which runs the iteration
+    # again, where the element is not a Pt (elements a resize! added)
+    kind, (value, _) = same(PUSHES, "path(points(300))")
+    assert kind == "value"
+    kind, (ekind, msg, line, _) = same(PUSHES, "ps = points(300); resize!(ps, 302); path(ps)")
+    assert kind == "error" and ekind == "MethodError" and line == 17, (ekind, msg, line)
+    assert made and all(made) and made.stopped >= 1

@@ -800,9 +800,10 @@ def _join(xs: Any, d: Any = "") -> str:
     their text as it is)."""
     sep = jl_string(d)
     if type(xs) is np.ndarray and xs.dtype == object and xs.ndim == 1:
-        items = xs.tolist()
-        if all(isinstance(x, str) for x in items):
-            return sep.join(items)
+        try:  # (str.join refuses anything but texts)
+            return sep.join(xs.tolist())
+        except TypeError:
+            pass
     return sep.join(jl_string(x) for x in current.runtime().iterate(xs))
 
 

@@ -182,6 +182,37 @@ def push_one(a: np.ndarray, v: Any) -> None:
     a[n] = v
 
 
+def pushable(a: Any) -> bool:
+    """Whether `push_one` can grow the host vector `a` (it owns its memory, is writable
+    and has no live views): then `push_many` of values of its element type cannot fail."""
+    return (type(a) is np.ndarray and a.ndim == 1 and a.base is None and a.flags.writeable
+            and not (id(a) in _VIEWS and has_views(a)))
+
+
+def push_many(a: np.ndarray, items: list) -> None:
+    """`push_one` of each of `items`, in order, onto the vector `a` (`pushable`), which
+    grows once; `items` is emptied. Translated loops that push onto a vector nothing
+    else reads meanwhile collect the values in a list and call this at the loop's
+    chunk ends and exits (`hostcode._Gen.push_buffer`)."""
+    k = len(items)
+    if not k:
+        return
+    key = id(a)
+    n = len(a)
+    m = n + k
+    room = _ROOMS.get(key)
+    _VERSIONS[key] = _VERSIONS.get(key, 0) + 1  # (`note_write`)
+    if (room is not None and room.ref() is a and key not in _VIEWS and m <= room.capacity
+            and room.header[4] == room.dims):
+        room.length[0] = m
+    else:
+        room = None
+        _resize(a, (m,), m + (m >> 1) + 8 if VECTOR_ROOM else 0)
+    # (`fromiter`: a sequence among the items stays one element, as `a[j] = x` keeps it)
+    a[n:] = np.fromiter(items, dtype=a.dtype, count=k)
+    items.clear()
+
+
 def reserve(a: np.ndarray, capacity: int) -> None:
     """Spare room in the host vector `a` for `capacity` elements in all (`sizehint!`),
     where `a` is a vector of its own memory, writable, without views, with less room;

@@ -146,6 +146,15 @@ class GenericFunction(V.Atomic):
         for hook in hooks:
             hook()
 
+    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        """`make()`, a fact about this function's methods, remembered under `key` (a
+        tuple that is no tuple of types) until a method is added."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            v = self._cache[key] = make()
+            return v
+
     def dispatch(self, types: list[V.JType]) -> Method:
         m = self.find(types)
         if m is None:
@@ -367,6 +376,8 @@ def _typeof_any(x: Any) -> V.JType:
         return V.ModuleT
     jt = getattr(x, "jtype", None)
     if isinstance(jt, V.JType):
+        if getattr(type(x), "jtype", None) is jt and not hasattr(x, "__dict__"):
+            _TYPEOF[type(x)] = _always(jt)  # (a class's constant: found at once next time)
         return jt
     dt = getattr(x, "dtype", None)
     if dt is not None and hasattr(x, "shape"):  # a traced JAX value (0-d is a scalar)
@@ -413,7 +424,7 @@ _TYPEOF: dict[type, Callable[[Any], V.JType]] = {
     V.Char: lambda x: V.CharT, V.Symbol: lambda x: V.SymbolT,
     V.Irrational: lambda x: x.jtype, V.JType: _type_of_type,
     V.StructValue: lambda x: x.type, GenericFunction: lambda x: x.jtype,
-    Closure: lambda x: x.jtype,
+    Closure: lambda x: x.jtype, V.Box: lambda x: V.AnyT,
     tuple: lambda x: V.apply_type(V.TupleT, tuple(typeof(e) for e in x)),
     **{dt.type: _always(t) for dt, t in V.DTYPE_TO_JTYPE.items()},
 }

@@ -22,9 +22,12 @@ limits), keeps running on the interpreter loop.
 
 from __future__ import annotations
 
+import collections
+import functools
 import itertools
 import math
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,9 +41,9 @@ from lang.core import values as V
 from lang.core.bindings import DYNAMIC
 from lang.core.builtins_dict import EXACT_VALUE_TYPES, DictT, JDict
 from lang.core.builtins_mutate import AS_IS_DTYPE, push_value
-from lang.core.eltypes import push_one, recorded
+from lang.core.eltypes import push_many, push_one, pushable, recorded
 from lang.core.functions import Closure, GenericFunction, Method, typeof
-from lang.core.hostkeys import INT_RANGE, TEXTS_KEY, ArrayKey, DictKey, host_key
+from lang.core.hostkeys import ASCII_TEXT, INT_RANGE, TEXTS_KEY, ArrayKey, DictKey, host_key
 from lang.core.interp import (
     STOP_FLAGS,
     TIERED,
@@ -65,6 +68,8 @@ ENABLED = os.environ.get("ZYLA_HOSTCODE", "1") not in ("0", "")
 SPECIALIZE = os.environ.get("ZYLA_HOSTCODE_SPEC", "1") not in ("0", "")
 #: ZYLA_HOSTCODE_LOOPS=0 writes no loop specialisations (`_Gen.loop_entry`)
 LOOP_SPECS = os.environ.get("ZYLA_HOSTCODE_LOOPS", "1") not in ("0", "")
+#: ZYLA_HOSTCODE_PUSHES=0 writes every push! of a loop as it runs (`_Gen.push_buffer`)
+PUSH_BUFFERS = os.environ.get("ZYLA_HOSTCODE_PUSHES", "1") not in ("0", "")
 #: a loop of fewer iterations is specialised on its third entry only (its first entries
 #: cost less than writing and compiling its specialisation)
 LOOP_SPEC_TRIPS = 32
@@ -81,6 +86,9 @@ _BINARY = {"+": ("+", True), "-": ("-", True), "*": ("*", True),
 _MAYBE_NUMBER = (None, int, float)
 #: a value known to be a range of Int64s (`a:b` of Int64s): a `for` over it iterates Int64s
 IRANGE = "Int64 range"
+#: what the characters of an ASCII String iterated as its text are known as (one-character
+#: Python strings, standing for their Chars: `_Gen.raw_chars`)
+RAWCHAR = "ASCII character"
 #: a self-call's result type while the body's return type is being found (no return seen)
 BOTTOM = "bottom"
 #: the argument types a body is specialised for (Python's types of Int64, Float64, Bool)
@@ -258,6 +266,7 @@ def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
             g.consts.update(consts)
             g.lits.update(lits)
             g.known.update({i: type(consts[i]) for i in lits})
+            g.ascii = {i for i, k in kinds.items() if k is ASCII_TEXT}
             g.write_loop(op, params)
             if g.retry:
                 loops = g.loop_types
@@ -271,7 +280,7 @@ def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
 #: what a value of a key's kind is known as in a loop specialisation (`_KINDS`: the keys
 #: known as themselves; any other: not known)
 _KNOWN_OF_KEY: dict[Any, Any] = {int: int, float: float, bool: bool, str: str,
-                                 SubStr: SubStr, INT_RANGE: IRANGE}
+                                 SubStr: SubStr, INT_RANGE: IRANGE, ASCII_TEXT: str}
 _KINDS = (DictKey, ArrayKey)
 
 
@@ -449,6 +458,12 @@ class _Gen:
         self.texts_used: dict[int, int] = {}
         self.texts_off: set[int] = texts_off if texts_off is not None else set()
         self.types_assumed: list[V.JType] = []  # (struct types made as they are)
+        # in a loop specialisation, while its body's first ops are written: the body's
+        # region and the lines that leave the specialisation to run this iteration again
+        # in the general loop (`expect`); None once an op may have had an effect
+        self.deopt: Any = None
+        self.region_now: Region | None = None
+        self.ascii: set[int] = set()  # (values known to be ASCII Strings: `write_loop`)
         if spec is not None and spec is not _LOOP_SPEC:
             for a, t in zip(fn.body.args, spec, strict=True):
                 self.known[a.id] = t
@@ -531,6 +546,7 @@ class _Gen:
         """Compile the written lines (folded expressions expanded) into the namespace,
         with its error handler, and keep the slots of the names it reads current."""
         self.expand()
+        self.drop_unread_constants()
         fn, ns, where, consts = self.fn, self.ns, self.where, self.consts
         code = compile("\n".join(self.lines) + "\n", f"<zyla {fn.name}>", "exec")
         ns["FAIL"] = lambda e: _fail(self.interp, fn, where, e, consts)
@@ -643,6 +659,13 @@ class _Gen:
 
     def region(self, region: Region, depth: int) -> list[str]:
         """Write a region's ops; return the expressions its terminator yields."""
+        outer_region, self.region_now = self.region_now, region
+        try:
+            return self.region_ops(region, depth)
+        finally:
+            self.region_now = outer_region
+
+    def region_ops(self, region: Region, depth: int) -> list[str]:
         for k, op in enumerate(region.ops):
             self.next_op = region.ops[k + 1] if k + 1 < len(region.ops) else None
             if op.name in ("yield", "return"):
@@ -669,6 +692,9 @@ class _Gen:
                     self.calls_out = True
                 if self.spec is not None and not self.fold(op, start, depth, region) and passes:
                     self.flush(start, depth)
+                if type(self.deopt) is tuple and not (
+                        op.name == "const" or op.name == "call" and self.pure and not self.effect):
+                    self.deopt = None  # (this iteration may have had an effect: no way back)
             finally:
                 self.chain = outer
         raise Untranslatable("region without terminator")
@@ -747,6 +773,22 @@ class _Gen:
             loc = _Located(self.where[i])
             loc.subs = subs
             self.where[i] = loc
+
+    def drop_unread_constants(self) -> None:
+        """Lines that assign a bound constant (`v8 = K48`) to a variable no other line
+        reads become `pass` (the ops that use it were written with its value)."""
+        names = {}
+        for i, line in enumerate(self.lines):
+            m = _CONST_LINE.match(line)
+            if m:
+                names[m.group(1)] = i
+        if not names:
+            return
+        seen = collections.Counter(_WORD.findall("\n".join(self.lines)))
+        for name, i in names.items():
+            if seen[name] == 1:
+                line = self.lines[i]
+                self.lines[i] = line[: len(line) - len(line.lstrip())] + "pass"
 
     def _expand(self, text: str, base: int, subs: list[tuple[int, int, tuple]]) -> str:
         parts = text.split("\x00")
@@ -955,6 +997,9 @@ class _Gen:
             return [], [(f"type({vals[0]}) is bool", [f"{r} = not {vals[0]}"])]
         if p.name == "%" and len(vals) == 2:  # (rem of Int64s where it is Python's floored %)
             a, b = vals
+            c = self.consts.get(op.operands[1].id)
+            if type(c) is int and c > 0:  # (a positive constant divisor: no tests of it)
+                return [], [(f"type({a}) is int and {a} >= 0", [f"{r} = {a} % {b}"])]
             return [], [(f"type({a}) is int and type({b}) is int and {a} >= 0 and {b} > 0",
                          [f"{r} = {a} % {b}"])]
         return [], self.inline_math(p, vals, r)
@@ -1037,7 +1082,9 @@ class _Gen:
             # primitive's; b == 0 is its DivideError)
             self.known[rid] = int
             a, b = vals
-            self.emit(depth, f"v{rid} = {a} % {b} if {a} >= 0 and {b} > 0 "
+            c = self.consts.get(op.operands[1].id)
+            test = f"{a} >= 0" if type(c) is int and c > 0 else f"{a} >= 0 and {b} > 0"
+            self.emit(depth, f"v{rid} = {a} % {b} if {test} "
                              f"else {self.bind('H', over_xp)}(NP, {a}, {b})")
             return True
         if p.name == "^" and len(vals) == 2 and ts[0] is float and ts[1] is int:
@@ -1146,7 +1193,7 @@ class _Gen:
         if len(vals) != 2:
             return False
         a, i = (self.known_type(x) for x in op.operands)
-        if type(a) is not ArrayKey or a.ndim != 1 or a.checked or a.elem is None or i is not int:
+        if type(a) is not ArrayKey or a.ndim != 1 or a.elem is None or i is not int:
             return False
         host = PRIMITIVES["getindex"].host
         over_xp = getattr(host, "over_xp", None)
@@ -1154,8 +1201,30 @@ class _Gen:
         other = (f"{self.bind('H', over_xp)}(NP, {v}, {k})" if over_xp is not None
                  else f"{self.bind('H', host)}({v}, {k})")
         rid = op.results[0].id
+        r = f"v{rid}"
+        if not a.checked:
+            self.known[rid] = a.elem
+            self.emit(depth, f"{r} = {v}.item({k} - 1) if 0 < {k} <= len({v}) else {other}")
+            return True
+        if type(a.elem) is not V.JType or not self.expect(r, a.elem, depth + 1, check=False):
+            return False
+        # (an element that is not a struct fails the test below as it is)
+        self.emit(depth, f"{r} = {v}.item({k} - 1) if 0 < {k} <= len({v}) else {other}")
+        self.expect(r, a.elem, depth)
         self.known[rid] = a.elem
-        self.emit(depth, f"v{rid} = {v}.item({k} - 1) if 0 < {k} <= len({v}) else {other}")
+        return True
+
+    def expect(self, x: str, kind: Any, depth: int, check: bool = True) -> bool:
+        """In a loop specialisation, before any op of the iteration may have had an
+        effect: the test that the value of `x` is of `kind`, which else leaves the
+        specialisation to run the iteration again in the general loop (so that `kind`
+        is known after it). With check=False, only whether it may be written here."""
+        if type(self.deopt) is not tuple or self.deopt[0] is not self.region_now:
+            return False
+        if check:
+            self.emit(depth, f"if {self.not_of(x, kind)}:")
+            for line in self.deopt[1]:
+                self.emit(depth + 1, line)
         return True
 
     def typed_push(self, op: Op, vals: list[str], depth: int) -> bool:
@@ -1186,10 +1255,13 @@ class _Gen:
         """`a == b` (`!=`) of two Chars: their characters compared (a constant's written
         as its character); written into the `if` that follows it where that is its only
         use."""
-        if len(vals) != 2 or not all(self.known_type(v) is V.Char for v in op.operands):
+        if len(vals) != 2 or not all(self.known_type(v) in _CHARS for v in op.operands):
             return False
-        a, b = (repr(self.consts[v.id].value) if v.id in self.consts else f"{x}.value"
+        a, b = (repr(self.consts[v.id].value) if v.id in self.consts
+                else x if self.known_type(v) is RAWCHAR else f"{x}.value"
                 for v, x in zip(op.operands, vals, strict=True))
+        for v in op.operands:
+            self.key_used(v.id)
         rid = op.results[0].id
         self.known[rid] = bool
         expr = f"{a} {op.attrs['fn']} {b}"
@@ -1348,11 +1420,12 @@ class _Gen:
         """In a specialisation: a call of another function's method with arguments of
         known Int64/Float64/Bool types, whose own specialisation for them is a leaf (it
         calls nothing but what is written inline, itself and other leaves) without a loop,
-        calls that specialisation directly: no dispatch, and no question to the tiering
-        policy, which runs such a cheap call here anyway (a callee with a loop may be hot:
+        calls that specialisation directly (arguments of known struct types too): no
+        dispatch, and no question to the tiering policy, which runs such a cheap call here
+        anyway (a callee with a loop may be hot:
         the policy sees its calls). The result's type becomes the callee's."""
         ts = tuple(self.known.get(v.id) for v in op.operands)
-        if not ts or not all(t in SCALARS for t in ts):
+        if not ts or not all(t in SCALARS or _plain_struct(t) for t in ts):
             return False
         try:
             m = g.dispatch([_PY_TYPES.get(t, t) for t in ts])
@@ -1413,8 +1486,10 @@ class _Gen:
             types = [_join(a, b) for a, b in zip(types, self.term_types, strict=False)]
             if tail:
                 self.emit(depth + 1, f"return {out[0]}")
-            else:
-                self.yield_to(depth + 1, targets, out[: len(targets)])
+            else:  # (results nothing reads are not assigned)
+                kept = [(t, v) for r, t, v in zip(op.results, targets, out, strict=False)
+                        if self.uses.get(r.id)]
+                self.yield_to(depth + 1, [t for t, _ in kept], [v for _, v in kept])
             if len(self.lines) > at:  # (the branch has lines: no `pass`)
                 del self.lines[at - 1], self.where[at - 1]
         self.bounds = outer
@@ -1446,13 +1521,15 @@ class _Gen:
         return out
 
     def loop_end(self, op: Op, depth: int, progress: str, t0: str, it: str,
-                 carried: list[str], counter: str | None = None) -> None:
+                 carried: list[str], counter: str | None = None,
+                 flush: str | None = None) -> None:
         """The end of an iteration: progress, ticks, and every TICKS ticks the watch and
         (a loop without tapes in code a transform did not derive) on-stack replacement,
         which replaces the carried values with the loop's results and leaves it. With a
         `counter` (a loop whose body calls nothing that could look at the progress
         meanwhile), iterations are counted in that local and the progress record is
-        brought up to date every TICKS of them (the watch and OSR see it exact)."""
+        brought up to date every TICKS of them (the watch and OSR see it exact); `flush`
+        (a line that pushes the values a `push_buffer` collected) runs there first."""
         if counter is None:
             self.emit(depth, f"{progress}[0] += 1")
             # (a loop's ticks are its iterations: no shared count to keep)
@@ -1461,6 +1538,8 @@ class _Gen:
         else:
             self.emit(depth, f"{counter} += 1")
             self.emit(depth, f"if {counter} == {_interp.TICKS}:")
+            if flush:
+                self.emit(depth + 1, flush)
             self.emit(depth + 1, f"{progress}[0] += {counter}")
             self.emit(depth + 1, f"{counter} = 0")
             self.emit(depth + 1, "if I.offload:")
@@ -1556,6 +1635,7 @@ class _Gen:
         body = op.regions[0]
         args = body.args
         prog, t0, it = record
+        first = len(self.lines)
         chunk = ""
         if chunked:
             chunk = self.temp()
@@ -1563,17 +1643,24 @@ class _Gen:
             depth += 1
             iterator = chunk
         self.emit(depth, f"for v{args[0].id} in {iterator}:")
+        leave = [f"{prog}[0] += {counter}"] if counter is not None else []
+        # (the progress record exact for the loop going on)
+        leave.append(f"return ({', '.join([f'v{args[0].id}'] + carried)},)")
         if check is not None:
-            self.emit(depth + 1, f"if type(v{args[0].id}) is not {check}:")
-            if counter is not None:  # (the progress record exact for the loop going on)
-                self.emit(depth + 2, f"{prog}[0] += {counter}")
-            self.emit(depth + 2, f"return ({', '.join([f'v{args[0].id}'] + carried)},)")
-        pure = self.pure
+            self.emit(depth + 1, f"if {self.not_of(f'v{args[0].id}', check)}:")
+            for line in leave:
+                self.emit(depth + 2, line)
+        pure, deopt = self.pure, self.deopt
+        self.deopt = (body, leave) if self.deopt == "loop" else None
         start = len(self.lines)
-        out = self.region(body, depth + 1)
-        self.pure = pure
+        try:
+            out = self.region(body, depth + 1)
+        finally:
+            self.pure, self.deopt = pure, deopt
         if not self.leaf_loop(start):
             counter = None
+        buffer = self.push_buffer(op, start, carried) if counter is not None else None
+        flush = f"PUSH_MANY({buffer[0]}, {buffer[1]})" if buffer else None
         n = len(carried)
         self.settle_loop(op, assumed, self.term_types[:n])
         for t, v in zip(recs, out[n:], strict=False):
@@ -1586,17 +1673,100 @@ class _Gen:
                 if a.hint in STOP_FLAGS:
                     self.emit(depth + 1, f"if {name} is True or {name} is NP_TRUE: break")
         if not chunked:
-            self.loop_end(op, depth + 1, prog, t0, it, carried, counter)
-            return
-        if counter is None:
-            self.loop_end(op, depth + 1, prog, t0, it, carried)
-        self.emit(depth, "else:")  # (the chunk ran to its end: the next one)
-        if counter is not None:
-            self.emit(depth + 1, f"{prog}[0] += len({chunk})")
-            self.emit(depth + 1, "if I.offload:")
-            self.watch_osr(op, depth + 2, prog, t0, it, carried)
-        self.emit(depth + 1, "continue")
-        self.emit(depth, "break")
+            self.loop_end(op, depth + 1, prog, t0, it, carried, counter, flush)
+        else:
+            if counter is None:
+                self.loop_end(op, depth + 1, prog, t0, it, carried)
+            self.emit(depth, "else:")  # (the chunk ran to its end: the next one)
+            if counter is not None:
+                if flush:
+                    self.emit(depth + 1, flush)
+                self.emit(depth + 1, f"{prog}[0] += len({chunk})")
+                self.emit(depth + 1, "if I.offload:")
+                self.watch_osr(op, depth + 2, prog, t0, it, carried)
+            self.emit(depth + 1, "continue")
+            self.emit(depth, "break")
+        if buffer:
+            self.wrap_buffered(first, depth, buffer)
+
+    def push_buffer(self, op: Op, start: int, carried: list[str]) -> tuple[str, str] | None:
+        """In a specialisation, for a loop whose body (written from line `start`) calls
+        nothing out: where one carried vector is only pushed onto (`typed_push`, in the
+        body or in its `if` branches: `_push_chain`), and nothing else in the body may
+        read it (no other value there could be that vector: every other operand is a
+        number, text, Char, range, constant or a struct of numbers), its pushes append
+        to a list instead, whose values `push_many` pushes at each chunk's end and where
+        the loop is left (`wrap_buffered`). Returns (the vector's variable, the list's)
+        or None."""
+        if not PUSH_BUFFERS:
+            return None
+        body = op.regions[0]
+        for j, a in enumerate(body.args[1:]):
+            k = self.known.get(a.id)
+            if type(k) is not ArrayKey or k.ndim != 1 or k.elem is None:
+                continue
+            chain = _push_chain(body, a.id, j)
+            if chain is None or not self._reads_no_array(body, *chain):
+                continue
+            same, pushes = chain
+            heads = [f"PUSH_ONE(v{p.operands[0].id}, " for p in pushes]
+            at = [i for i in range(start, len(self.lines))
+                  if self.lines[i].lstrip().startswith(tuple(heads))]
+            if len(at) != len(pushes):
+                continue
+            n = self.temp()
+            buf, app = f"B{n}", f"BA{n}"
+            for i in at:
+                line = self.lines[i]
+                text = line.lstrip()
+                self.lines[i] = line[: len(line) - len(text)] + app + "(" + text[
+                    text.index(", ") + 2:]
+            return carried[j], buf
+        return None
+
+    def _reads_no_array(self, body: Region, same: set[int], pushes: list[Op]) -> bool:
+        """Whether every value the ops of `body` use or make, but the vector's (`same`)
+        and the pushed values, is known as one that cannot be or hold a host array
+        (`push_buffer`)."""
+        for o in walk_ops(body):
+            if any(o is p for p in pushes):
+                continue
+            for v in list(o.operands) + list(o.results):
+                if v.id in same:
+                    continue
+                k = self.known.get(v.id)
+                if k is None and v.id in self.consts:
+                    if not isinstance(self.consts[v.id], _HOLD_NO_ARRAY):
+                        return False
+                elif not (k in _NO_ARRAY_KINDS or _numbers_struct(k)):
+                    return False
+        return True
+
+    def wrap_buffered(self, first: int, depth: int, buffer: tuple[str, str]) -> None:
+        """The loop written from line `first` at `depth` collects a vector's pushes in a
+        list (`push_buffer`): the list is made before it (a vector that `push_one` cannot
+        grow is pushed onto one value at a time, its error raised at that push), and
+        the loop is wrapped so that the values collected are pushed wherever it is left
+        (its end, `break`, `return`, an error)."""
+        vec, buf = buffer
+        app = "BA" + buf[1:]
+        for i in range(first, len(self.lines)):
+            self.lines[i] = "    " + self.lines[i]
+        head = [f"{buf} = []",
+                f"{app} = {buf}.append if PUSHABLE({vec}) else PARTIAL(PUSH_ONE, {vec})",
+                "try:"]
+        self.lines[first:first] = ["    " * depth + t for t in head]
+        self.where[first:first] = [self.chain] * len(head)
+        self.emit(depth, "finally:")
+        self.emit(depth + 1, f"PUSH_MANY({vec}, {buf})")
+
+    def not_of(self, x: str, kind: Any) -> str:
+        """The test that the value of variable `x` is not of `kind` (a Python type, or a
+        struct type: a StructValue of it)."""
+        k = self.bind("E", kind)
+        if type(kind) is V.JType:
+            return f"type({x}) is not STRUCT or {x}.type is not {k}"
+        return f"type({x}) is not {k}"
 
     def assign_carried(self, depth: int, value: str, carried: str) -> str:
         """Where the one carried value an iteration yields is assigned by the line just
@@ -1613,6 +1783,23 @@ class _Gen:
         else:
             self.lines[-1] = "    " * depth + f"{carried} = " + rest
         return carried
+
+    def raw_chars(self, op: Op) -> bool:
+        """Whether a loop specialisation's `for` over the characters of an ASCII String
+        (`ASCII_TEXT`) iterates its Python characters (RAWCHAR): where the element is
+        only compared with Chars (`==`, `!=`), as `typed_char_eq` writes it; where one of
+        those comparisons is not written so after all (`consumed`), the specialisation
+        is written again without this."""
+        it, elem = op.operands[0].id, op.regions[0].args[0].id
+        if it not in self.ascii or it in self.texts_off:
+            return False
+        for o in walk_ops(op.regions[0]):
+            if any(v.id == elem for v in o.operands) and not (
+                    o.name == "call" and o.attrs.get("fn") in ("==", "!=")
+                    and len(o.operands) == 2 and not o.attrs.get("kw")):
+                return False
+        self.texts[elem] = it
+        return True
 
     def loop_elem(self, op: Op) -> tuple[Any, bool]:
         """What the elements of a `for` loop's iterated value are known as (None: not
@@ -1700,13 +1887,20 @@ class _Gen:
         self.emit(1, "try:")
         assumed = self.assume_loop(op, op.operands[1:], [args[1:]])
         elem, checked = self.loop_elem(op)
+        it = self.ref(op.operands[0])
+        raw = elem is V.Char and self.raw_chars(op)
+        if raw:
+            elem = RAWCHAR
         if elem is not None:
             self.known[args[0].id] = elem
         self.yield_to(2, carried, [self.ref(v) for v in op.operands[1:]])
         counter = self.loop_counter(2)
-        check = self.bind("E", elem) if checked else None
-        self.loop_body(op, 2, "IT_", ("PG_", "T0_", self.ref(op.operands[0])), carried, [],
-                       counter, assumed, check)
+        check = elem if checked else None
+        # (a loop over a String's characters runs over its text, not IT_, where nothing
+        # can leave it to the general loop, which would go on with IT_)
+        self.deopt = None if raw else "loop"
+        self.loop_body(op, 2, "IT_", ("PG_", "T0_", it), carried, [], counter, assumed, check,
+                       chunked=raw)
         self.consumed(op)
         self.emit(2, f"return ({', '.join(['DONE'] + carried)},)")
         self.emit(1, "except Exception as e:")
@@ -1845,7 +2039,11 @@ _MATH_CASES = [(V.Float64T,)]
 def _forwards(g: GenericFunction, p: Primitive) -> bool:
     """Whether every case written inline for `p` dispatches to `p` through `g`: its
     Int64/Float64 cases, and for a fast form (`_FAST_FORMS`), no method of `g` but the
-    fallback may take the values of its cases."""
+    fallback may take the values of its cases (remembered until a method is added)."""
+    return g.memo((_forwards, p), lambda: _finds_forwards(g, p))
+
+
+def _finds_forwards(g: GenericFunction, p: Primitive) -> bool:
     cases = _INLINE_CASES.get(p.name)
     if cases is None and hasattr(getattr(p.host, "over_xp", None), "scalar_math"):
         cases = _MATH_CASES
@@ -2080,7 +2278,81 @@ _KIND_OPS: dict[str, Callable[[_Gen, Op, list[str], int], bool]] = {
 _PY_OF_FIELD = {id(V.Float64T): float, id(V.Int64T): int, id(V.BoolT): bool}
 #: what a String or SubString is known as
 _TEXTS = (str, SubStr)
+_CHARS = (V.Char, RAWCHAR)
 _TEXT_OR_INT = (str, SubStr, int)
+
+
+#: what `push_buffer` knows cannot be or hold a host array: known kinds of values, and
+#: the types of constants
+_NO_ARRAY_KINDS = frozenset({int, float, bool, str, SubStr, V.Char, IRANGE, type(None)})
+_HOLD_NO_ARRAY = (int, float, bool, str, type(None), V.Char, V.Symbol, GenericFunction,
+                  Primitive, V.JType)
+
+
+def _push_chain(body: Region, arg: int, j: int) -> tuple[set[int], list[Op]] | None:
+    """For a loop body and its carried vector (region argument `arg`, carried at
+    position j): the values that are that vector (the argument, the results of `push!`
+    onto it, the results of `if`s whose every branch yields one of them) and the
+    pushes, where these values are used only as what is pushed onto, as an `if`
+    branch's yield of such a result, and as the body's yield at position j; else
+    None."""
+    users: dict[int, list[tuple[Op, int]]] = {}
+    parent: dict[int, Op] = {}  # id(a region's terminator) -> the `if` it ends a branch of
+    for o in walk_ops(body):
+        for k, v in enumerate(o.operands):
+            users.setdefault(v.id, []).append((o, k))
+        for r in o.regions:
+            if r.ops:
+                parent[id(r.ops[-1])] = o
+    term = body.ops[-1]
+    same, pushes, joins = {arg}, [], []
+    todo = [arg]
+    while todo:
+        v = todo.pop()
+        for o, k in users.get(v, ()):
+            if o is term:
+                if k != j:
+                    return None
+            elif (o.name == "call" and o.attrs.get("fn") == "Core.push_fn" and k == 0
+                  and len(o.operands) == 2 and len(o.results) == 1):
+                if not any(p is o for p in pushes):
+                    pushes.append(o)
+                    same.add(o.results[0].id)
+                    todo.append(o.results[0].id)
+            elif o.name == "yield" and id(o) in parent and parent[id(o)].name == "if":
+                q = parent[id(o)]
+                if k >= len(q.results):
+                    return None
+                joins.append((q, k))
+                if q.results[k].id not in same:
+                    same.add(q.results[k].id)
+                    todo.append(q.results[k].id)
+            else:
+                return None
+    if term.operands[j].id not in same or not pushes:
+        return None
+    def read(v: int) -> bool:  # (whether anything reads v but yields to unread results)
+        for o, k in users.get(v, ()):
+            q = parent.get(id(o))
+            if q is None or q.name != "if" or read(q.results[k].id):
+                return True
+        return False
+
+    for q, k in joins:  # (every branch yields the vector there, where it is read)
+        if read(q.results[k].id) and any(
+                not r.ops or r.ops[-1].operands[k].id not in same for r in q.regions):
+            return None
+    return same, pushes
+
+
+def _numbers_struct(t: Any) -> bool:
+    """Whether t is a plain struct type whose fields are all Float64, Int64 or Bool."""
+    return _plain_struct(t) and all(id(ft) in _PY_OF_FIELD for ft in t.field_types)
+
+
+#: a line that assigns a bound constant to a variable, and a word of Python source
+_CONST_LINE = re.compile(r"^\s*(v\d+) = K\d+$")
+_WORD = re.compile(r"\b[A-Za-z_]\w*")
 
 
 def _num(t: str) -> str:
@@ -2241,6 +2513,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": _ITEM_DTYPES,
             "PLAIN_ITEMS": _PLAIN_ITEMS, "HOST_SCALAR": host_scalar,
             "CHAR": V.Char, "PUSH": push_value, "PUSH_ONE": push_one,
+            "PUSH_MANY": push_many, "PUSHABLE": pushable, "PARTIAL": functools.partial,
             "AS_IS_DTYPE": AS_IS_DTYPE, "RECORDED": recorded,
             "HK": host_key, "DONE": _DONE, "CHAIN1": _chain1, "SPLIT_TEXTS": split_texts,
             "CHUNKS": _chunks,
@@ -2248,10 +2521,10 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
 
 
 def _chunks(r: Any) -> Any:
-    """An Int64 range (a list) as Python ranges (slices) of TICKS elements, the last one
-    shorter."""
+    """An Int64 range (a list, an ASCII String's text) as Python ranges (slices) of TICKS
+    elements, the last one shorter."""
     size = _interp.TICKS
-    if type(r) is list:
+    if type(r) is list or type(r) is str:
         if len(r) <= size:
             yield r
             return

@@ -10,8 +10,10 @@ key is x's Python type, or for the kinds whose contents matter to the loop's cod
 - a host vector: an `ArrayKey` of its dtype, dimensions and the Python type of the elements
   iterating it gives (a Float64 vector's are floats: its dtype fixes them; an object
   vector's elements are only expected to be of the type its element type names, so the
-  loop tests each one and leaves the specialised code for the general one when it is not);
-- a range of Int64s (`1:n`): `INT_RANGE`.
+  loop tests each one and leaves the specialised code for the general one when it is not;
+  for a vector of a concrete struct type, that struct type);
+- a range of Int64s (`1:n`): `INT_RANGE`;
+- a String of ASCII characters: `ASCII_TEXT` (a loop may iterate its Python characters).
 Keys are interned: equal keys are the same object (they are dictionary keys of the loops'
 tables, compared often)."""
 
@@ -41,17 +43,20 @@ class DictKey:
 @dataclass(frozen=True, eq=False)
 class ArrayKey:
     """A host array of this dtype and number of dimensions; `elem`: the Python type of
-    the elements iterating it gives (None: not known), and whether each must be tested
-    (`checked`: an object vector's)."""
+    the elements iterating it gives, or their struct type (None: not known), and whether
+    each must be tested (`checked`: an object vector's)."""
 
     dtype: np.dtype
     ndim: int
-    elem: type | None
+    elem: Any
     checked: bool
 
 
 #: a range of Int64s (its elements are Python ints)
 INT_RANGE = "Int64 range key"
+
+#: a String of ASCII characters only (its characters are its Python characters)
+ASCII_TEXT = "ASCII String key"
 
 #: a list of Strings: the texts of a `split`'s pieces (lang.core.strings.split_texts)
 TEXTS_KEY = ArrayKey(np.dtype(object), 1, str, False)
@@ -80,7 +85,8 @@ def array_key(a: np.ndarray) -> ArrayKey:
     if obj:
         elt = recorded(a) if nd == 1 else None
         elem = None if elt is None else str if elt is V.StringT else (
-            SubStr if elt == SUBSTRING_STRING else None)  # (an equal type may be another object)
+            SubStr if elt == SUBSTRING_STRING  # (an equal type may be another object)
+            else elt if _plain_struct(elt) else None)
     else:
         elem = _NUMBER_ELEMS.get(dt.kind) if dt in PY_ITEM_DTYPES and nd == 1 else None
     t = (dt, nd, elem)
@@ -88,6 +94,12 @@ def array_key(a: np.ndarray) -> ArrayKey:
     if k is None:
         k = _ARRAYS[t] = ArrayKey(dt, nd, elem, obj and elem is not None)
     return k
+
+
+def _plain_struct(t: Any) -> bool:
+    """Whether t is a concrete struct type without parameters left open (its values are
+    StructValues whose `type` is t)."""
+    return type(t) is V.JType and t.is_struct and not t.abstract and not t.param_names
 
 
 #: the Python type of the elements of a vector of Float64, Int64 or Bool, by dtype kind
@@ -98,7 +110,11 @@ def _range_key(r: V.Range) -> Any:
     return INT_RANGE if type(r.start) is int and type(r.step) is int else V.Range
 
 
-_BY_TYPE = {JDict: dict_key, np.ndarray: array_key, V.Range: _range_key}
+def _text_key(s: str) -> Any:
+    return ASCII_TEXT if s.isascii() else str
+
+
+_BY_TYPE = {JDict: dict_key, np.ndarray: array_key, V.Range: _range_key, str: _text_key}
 
 
 def host_key(x: Any) -> Any:
