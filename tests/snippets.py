@@ -1,6 +1,7 @@
 """What the tests that run Zyla snippets share: one interpreter per test module (and
-set-up source), what a snippet prints, a program of `@testset`s run as one test, and the
-recursion limit `zyla` runs programs with."""
+set-up source), what a snippet prints, a program of `@testset`s run as one test, the
+recursion limit `zyla` runs programs with, and the host-tier runtimes and outcomes that
+the tests of translated host code compare."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import contextlib
 import io
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from grammar.errors import ZylaError
+from lang.core.show import jl_show
 from lang.door.api import Zyla
 
 _SESSIONS: dict[tuple[str, str], Zyla] = {}
@@ -62,3 +65,27 @@ def run_program(src: str) -> None:
             z.eval(src)
         except ZylaError as e:
             pytest.fail(f"{e}\n{out.getvalue()}")
+
+
+def host_runtime(translate: bool) -> Zyla:
+    """A runtime that runs everything on the host tier, as translated code or (False) on
+    the interpreter loop alone."""
+    z = Zyla()
+    z.rt.compile_mode = "never"  # (the comparisons are of the host tier's two forms)
+    z.rt.interp.translates = translate
+    return z
+
+
+def evaluated(z: Zyla, *sources: tuple[str, str]) -> tuple[str, Any]:
+    """What running each (text, file name) in turn gives: ("value", (the last value
+    shown, the output printed)), or ("error", (kind, message, line, the trace's lines))."""
+    out = io.StringIO()
+    v = None
+    try:
+        with contextlib.redirect_stdout(out):
+            for text, name in sources:
+                v = z.rt.run_source(text, name)
+    except ZylaError as e:
+        return "error", (e.kind, e.message, e.span.line if e.span else None,
+                         [s.line for s, _ in e.trace])
+    return "value", (jl_show(v), out.getvalue())

@@ -11,13 +11,12 @@ global reassigned after the code that reads it was translated.
 
 from __future__ import annotations
 
-import contextlib
-import io
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from snippets import evaluated, host_runtime
 
 from backend import tiering
 from grammar.errors import ZylaError
@@ -27,18 +26,7 @@ from lang.door.api import Zyla
 
 def outcome(src: str, expr: str, translate: bool) -> tuple[str, Any]:
     """What evaluating `src` then `expr` gives: ("value", shown), or ("error", ...)."""
-    z = Zyla()
-    z.rt.compile_mode = "never"  # (the host tier only: the comparison is of its two forms)
-    z.rt.interp.translates = translate
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            z.rt.run_source(src, "prog.jl")
-            v = z.rt.run_source(expr, "call.jl")
-    except ZylaError as e:
-        return "error", (e.kind, e.message, e.span.line if e.span else None,
-                         [s.line for s, _ in e.trace])
-    return "value", (jl_show(v), out.getvalue())
+    return evaluated(host_runtime(translate), (src, "prog.jl"), (expr, "call.jl"))
 
 
 def same(src: str, expr: str) -> tuple[str, Any]:

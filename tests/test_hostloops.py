@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from snippets import evaluated, host_runtime
 
-from grammar.errors import ZylaError
 from lang.core import hostcode
-from lang.core.show import jl_show
 from lang.door.api import Zyla
 
 #: the two runtimes of each program in the running test (translated, interpreter loop
@@ -39,23 +38,10 @@ def _fresh_pairs() -> Any:
 
 
 def _runtime(src: str, translate: bool) -> Zyla:
-    z = Zyla()
-    z.rt.compile_mode = "never"  # (the host tier only: the comparison is of its two forms)
-    z.rt.interp.translates = translate
+    z = host_runtime(translate)
     with contextlib.redirect_stdout(io.StringIO()):
         z.rt.run_source(src, "prog.jl")
     return z
-
-
-def _outcome(z: Zyla, expr: str) -> tuple[str, Any]:
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            v = z.rt.run_source(expr, "call.jl")
-    except ZylaError as e:
-        return "error", (e.kind, e.message, e.span.line if e.span else None,
-                         [s.line for s, _ in e.trace])
-    return "value", (jl_show(v), out.getvalue())
 
 
 def same(src: str, expr: str) -> tuple[str, Any]:
@@ -67,7 +53,7 @@ def same(src: str, expr: str) -> tuple[str, Any]:
         # runtime's, and translated code writes a primitive inline only if it is its own)
         interpreted = _runtime(src, False)
         pair = _PAIRS[src] = (_runtime(src, True), interpreted)
-    a, b = (_outcome(z, expr) for z in pair)
+    a, b = (evaluated(z, (expr, "call.jl")) for z in pair)
     assert a == b, f"translated: {a}\ninterpreted: {b}\n{src}\n{expr}"
     return a
 
@@ -446,29 +432,22 @@ P(x::Float64) = P(x, 1, true)
 
 
 PUSHES = """
-struct Pt
-    x::Float64
-    y::Float64
-end
+struct Pt; x::Float64; y::Float64; end
 dist(a::Pt, b::Pt) = sqrt((a.x - b.x)^2 + (a.y - b.y)^2)
+
+
 function points(n)
     ps = Pt[]
     for i in 1:n
-        push!(ps, Pt(i * 0.5, (i % 7) * 0.25))
+        push!(ps, Pt(i / 4, (i % 5) * 0.5))
     end
     ps
 end
-function path(ps)
-    s = 0.0
-    for i in 2:length(ps)
-        s += dist(ps[i], ps[i - 1])
-    end
-    s
-end
+path(ps) = (s = 0.0; for i in 2:length(ps); s += dist(ps[i - 1], ps[i]); end; s)
 function names(n)
     v = String[]
     for i in 1:n
-        push!(v, "item$(i)")
+        push!(v, "name$(i)")
     end
     v
 end
@@ -529,9 +508,9 @@ caught = try until(v, 2000, 1100) catch e; sprint(showerror, e) end
 (caught, length(v), v[end])""")
     assert kind == "value" and value == '("DivideError: integer division error", 1100, 550.0)'
     kind, (ekind, _, line, _) = same(PUSHES, "until(Float64[], 2000, 1100)")
-    assert kind == "error" and ekind == "DivideError" and line == 44
+    assert kind == "error" and ekind == "DivideError" and line == 37
     kind, (ekind, msg, line, _) = same(PUSHES, "v = zeros(4); r = reshape(v, 2, 2); until(v, 9, 0)")
-    assert kind == "error" and ekind == "ErrorException" and "shared data" in msg and line == 43
+    assert kind == "error" and ekind == "ErrorException" and "shared data" in msg and line == 36
     assert made and all(made)
 
 
@@ -542,5 +521,48 @@ def test_a_struct_vector_element_of_another_kind_reruns_in_the_general_loop(made
     kind, (value, _) = same(PUSHES, "path(points(300))")
     assert kind == "value"
     kind, (ekind, msg, line, _) = same(PUSHES, "ps = points(300); resize!(ps, 302); path(ps)")
-    assert kind == "error" and ekind == "MethodError" and line == 17, (ekind, msg, line)
+    assert kind == "error" and ekind == "MethodError" and line == 13, (ekind, msg, line)
     assert made and all(made) and made.stopped >= 1
+
+
+SHORT = """
+function total(v, k)
+    s = 0.0
+    n = 0
+    for x in v
+        n += 1
+        n > k && break
+        s += x * 2
+    end
+    (s, n)
+end
+"""
+
+
+@pytest.mark.parametrize("translates", [True, False])
+def test_general_loops_are_written_when_first_needed(translates: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # a loop with an entry to its specialisations has its general form written when it
+    # is first needed: for the entries of few iterations before a specialisation is
+    # made, and after an element of another kind; where it does not translate so
+    # (`translates`), the interpreter loop runs it
+    resumed: list[bool] = []
+    real = hostcode._loop_spec
+
+    def spy(*a: Any, resume: bool = False, **k: Any) -> Any:
+        if resume:
+            resumed.append(True)
+            if not translates:
+                return None
+        return real(*a, resume=resume, **k)
+
+    monkeypatch.setattr(hostcode, "_loop_spec", spy)
+    src = SHORT + f"# ({translates})\n"
+    calls = ("total([1.0, 2.0], 5), total([3.0], 5), total(collect(1.0:40.0), 30), "
+             "total(Any[1, 2.5, 3], 5), total(vcat(collect(1.0:40.0), [1]), 50), "
+             "total([1.5, 2.5], 1)")
+    kind, (value, _) = same(src, f"({calls})")
+    assert kind == "value" and value.startswith("((6.0, 2), (6.0, 1), (930.0, 31), (13.0, 3)")
+    kind, (ekind, _, line, trace) = same(src, 'total(vcat(collect(1.0:40.0), ["x"]), 50)')
+    assert kind == "error" and ekind == "MethodError" and line == 8, (ekind, line, trace)
+    assert resumed

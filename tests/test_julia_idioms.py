@@ -274,6 +274,18 @@ def test_rational_arithmetic_is_exact(a: int, b: int, c: int, d: int) -> None:
     assert got == (want.numerator, want.denominator, want < Fraction(c, d))
 
 
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.floats(allow_nan=False), st.floats(-1e3, 1e3, allow_nan=False))
+def test_float_squares_and_cubes_are_products(x: float, y: float) -> None:
+    # Julia's x^2 and x^3 of a Float64 are x*x and x*x*x exactly, written as literals or
+    # with the power in a variable, in a loop written for Float64s too
+    z = _z()
+    z.eval("sq(v, n) = (s = 0.0; for t in v; s += t^2 - t^n * t; end; s)")
+    got = z.eval(f"x = {x!r}; n = 2; m = 3; (x^2, x^n, x^3, x^m, sq([{y!r}, {x!r}], 2))")
+    want = (x * x, x * x, x * x * x, x * x * x, (y * y - y * y * y) + (x * x - x * x * x))
+    assert got == pytest.approx(want, nan_ok=True, rel=0, abs=0)
+
+
 def _z() -> Zyla:
     return session(__name__)
 

@@ -68,6 +68,9 @@ ENABLED = os.environ.get("ZYLA_HOSTCODE", "1") not in ("0", "")
 SPECIALIZE = os.environ.get("ZYLA_HOSTCODE_SPEC", "1") not in ("0", "")
 #: ZYLA_HOSTCODE_LOOPS=0 writes no loop specialisations (`_Gen.loop_entry`)
 LOOP_SPECS = os.environ.get("ZYLA_HOSTCODE_LOOPS", "1") not in ("0", "")
+#: ZYLA_HOSTCODE_LAZY=0 writes the general form of a loop that has an entry to its
+#: specialisations where the loop is, not when it is first needed (`_Gen.lazy_loop`)
+LAZY_LOOPS = os.environ.get("ZYLA_HOSTCODE_LAZY", "1") not in ("0", "")
 #: ZYLA_HOSTCODE_PUSHES=0 writes every push! of a loop as it runs (`_Gen.push_buffer`)
 PUSH_BUFFERS = os.environ.get("ZYLA_HOSTCODE_PUSHES", "1") not in ("0", "")
 #: a loop of fewer iterations is specialised on its third entry only (its first entries
@@ -250,11 +253,12 @@ _LOOP_SPEC = ("loop",)
 
 def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
                lits: dict[int, str], consts: dict[int, Any],
-               dropped: Callable[[], None]) -> Callable[..., Any] | None:
+               dropped: Callable[[], None], resume: bool = False) -> Callable[..., Any] | None:
     """The `for` loop `op` of `fn`'s body written for values (by id) of these kinds
     (`host_key`s; `lits`, `consts`: the constants it uses from outside), see
-    `_Gen.write_loop`. The types of its carried values are found by writing it again
-    until they settle. None when it does not translate."""
+    `_Gen.write_loop` (`resume`: it takes the carried values to start from). The types of
+    its carried values are found by writing it again until they settle. None when it
+    does not translate."""
     loops: dict[int, list] = {}
     texts_off: set[int] = set()
     params = list(kinds)
@@ -267,7 +271,7 @@ def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
             g.lits.update(lits)
             g.known.update({i: type(consts[i]) for i in lits})
             g.ascii = {i for i, k in kinds.items() if k is ASCII_TEXT}
-            g.write_loop(op, params)
+            g.write_loop(op, params, resume)
             if g.retry:
                 loops = g.loop_types
                 continue
@@ -1002,21 +1006,30 @@ class _Gen:
                 return [], [(f"type({a}) is int and {a} >= 0", [f"{r} = {a} % {b}"])]
             return [], [(f"type({a}) is int and type({b}) is int and {a} >= 0 and {b} > 0",
                          [f"{r} = {a} % {b}"])]
-        return [], self.inline_math(p, vals, r)
+        last = self.consts.get(op.operands[-1].id) if op.operands else None
+        return [], self.inline_math(p, vals, r, last)
 
-    def inline_math(self, p: Primitive, vals: list[str], r: str) -> list[tuple[str, list[str]]]:
+    def inline_math(self, p: Primitive, vals: list[str], r: str,
+                    const: Any = None) -> list[tuple[str, list[str]]]:
         """(guard, lines) pairs for a Float64 case of `^` (an Int64 power: Python's
-        float ** int, as the primitive computes it) or of a math function with a Python
-        form (`sqrt`); where Python raises, the primitive's own result."""
+        float ** int, as the primitive computes it; `const`, the last operand's value
+        where it is a constant) or of a math function with a Python form (`sqrt`); where
+        Python raises, the primitive's own result."""
         over_xp = getattr(p.host, "over_xp", None)
         if over_xp is None:
             return []
         h = self.bind("H", over_xp)
         if p.name == "^" and len(vals) == 2:
             a, b = vals
+            product = _power_product(a, const)
+            if product:
+                return [(f"type({a}) is float", [f"{r} = {product}"])]
             return [(f"type({a}) is float and type({b}) is int",
-                     [f"try: {r} = {a} ** {b}",
-                      f"except (OverflowError, ZeroDivisionError): {r} = {h}(NP, {a}, {b})"])]
+                     [f"if {b} == 2: {r} = {a} * {a}",
+                      f"elif {b} == 3: {r} = {a} * {a} * {a}",
+                      "else:",
+                      f"    try: {r} = {a} ** {b}",
+                      f"    except (OverflowError, ZeroDivisionError): {r} = {h}(NP, {a}, {b})"])]
         math_fast = getattr(over_xp, "scalar_math", None)
         if math_fast is None or len(vals) != 1:
             return []
@@ -1088,12 +1101,20 @@ class _Gen:
                              f"else {self.bind('H', over_xp)}(NP, {a}, {b})")
             return True
         if p.name == "^" and len(vals) == 2 and ts[0] is float and ts[1] is int:
-            # (Python's float ** int is the primitive's, but where Python raises)
+            # (the primitive's: a product for 2 and 3, else Python's float ** int, but
+            # where Python raises)
             self.known[rid] = float
             a, b = vals
-            self.emit(depth, f"try: {r} = {a} ** {b}")
-            self.emit(depth, f"except (OverflowError, ZeroDivisionError): "
-                             f"{r} = {self.bind('H', over_xp)}(NP, {a}, {b})")
+            product = _power_product(a, self.consts.get(op.operands[1].id))
+            if product:
+                self.emit(depth, f"{r} = {product}")
+                return True
+            self.emit(depth, f"if {b} == 2: {r} = {a} * {a}")
+            self.emit(depth, f"elif {b} == 3: {r} = {a} * {a} * {a}")
+            self.emit(depth, "else:")
+            self.emit(depth + 1, f"try: {r} = {a} ** {b}")
+            self.emit(depth + 1, f"except (OverflowError, ZeroDivisionError): "
+                                 f"{r} = {self.bind('H', over_xp)}(NP, {a}, {b})")
             return True
         if p.name == ":" and len(vals) in (2, 3) and all(t is int for t in ts):
             self.known[rid] = IRANGE
@@ -1208,8 +1229,9 @@ class _Gen:
             return True
         if type(a.elem) is not V.JType or not self.expect(r, a.elem, depth + 1, check=False):
             return False
-        # (an element that is not a struct fails the test below as it is)
-        self.emit(depth, f"{r} = {v}.item({k} - 1) if 0 < {k} <= len({v}) else {other}")
+        # (an object vector's element as it is; one that is not a struct fails the test
+        # below)
+        self.emit(depth, f"{r} = {v}[{k} - 1] if 0 < {k} <= len({v}) else {other}")
         self.expect(r, a.elem, depth)
         self.known[rid] = a.elem
         return True
@@ -1606,8 +1628,16 @@ class _Gen:
         counter = self.loop_counter(depth)
         self.emit(depth, "try:")
         iterator = f"ITERATE({it})"
+        lazy = entry and self.lazy_loop(op)
         if entry:
-            iterator = self.loop_entry(op, depth + 1, iterator, prog, t0, carried)
+            iterator = self.loop_entry(op, depth + 1, iterator, prog, t0, carried, lazy)
+        if lazy:  # (what the loop's results are is not known here)
+            self.emit(depth, "finally:")
+            self.emit(depth + 1, "I.loops.pop()")
+            self.yield_to(depth, [f"v{r.id}" for r in op.results], carried)
+            self.pure = False
+            self.calls_out = True
+            return
         if elem is not None and not checked:
             self.known[args[0].id] = elem
         chunked = (self.spec is not None and not entry and not ntape
@@ -1826,13 +1856,23 @@ class _Gen:
                 return True
         return False
 
+    def lazy_loop(self, op: Op) -> bool:
+        """Whether a loop with an entry to its specialisations (`loop_entry`) has its
+        general form written as a loop specialisation of its own for values of any kind,
+        when it is first needed (most loops never need it: their specialisation runs
+        them whole), not here; with an interpreter loop behind it, for a loop that does
+        not translate so (`_interpreted_loop`). Not for a loop over a `split`'s texts
+        (`split_texts`: its element's uses are counted where the loop is written)."""
+        return LAZY_LOOPS and op.regions[0].args[0].id not in self.texts
+
     def loop_entry(self, op: Op, depth: int, iterator: str, prog: str, t0: str,
-                   carried: list[str]) -> str:
+                   carried: list[str], lazy: bool = False) -> str:
         """Lines that run the loop's specialisation for the kinds (`host_key`) of the
         values it uses from outside, made when the loop is first long or often entered;
         its results become the carried values. Returns the iterator the loop written
         here goes on with: nothing left, or what the specialisation left (the element it
-        stopped at first)."""
+        stopped at first). With `lazy`, the loop's general form (`lazy_loop`) goes on from
+        there, or runs it where there is no specialisation."""
         live = _live(op)
         lits = {i: self.lits[i] for i in live if i in self.lits}
         consts = {i: self.consts[i] for i in live if i in self.consts}
@@ -1851,8 +1891,35 @@ class _Gen:
         args = "".join(f"{p}, " for p in params)
         self.emit(depth + 1, f"{', '.join([x] + carried)}, = "
                              f"{sp}({args}{itv}, {prog}, {t0}, {dd})")
-        self.emit(depth + 1, f"{itv} = () if {x} is DONE else CHAIN1({x}, {itv})")
+        if not lazy:
+            self.emit(depth + 1, f"{itv} = () if {x} is DONE else CHAIN1({x}, {itv})")
+            return itv
+        gv = self.bind("GL", self.general_loop(op, [i for i in live if i not in lits], lits,
+                                               consts))
+        now = "(" + "".join(f"{c}, " for c in carried) + ")"
+        back = f"{', '.join([x] + carried)}, = {gv}({args}{now}, "
+        self.emit(depth + 1, f"if {x} is not DONE:")
+        self.emit(depth + 2, f"{back}CHAIN1({x}, {itv}), {prog}, {t0}, {dd})")
+        self.emit(depth, "else:")
+        self.emit(depth + 1, f"{back}{itv}, {prog}, {t0}, {dd})")
         return itv
+
+    def general_loop(self, op: Op, params: list[int], lits: dict[int, str],
+                     consts: dict[int, Any]) -> Callable[..., Any]:
+        """The loop's general form (`lazy_loop`), written at its first call: `run(values...,
+        carried, IT_, PG_, T0_, dd)` runs the loop from the iterator IT_ on, from the
+        carried values given, and returns (DONE, carried values...)."""
+        interp, fn = self.interp, self.fn
+        made: list[Callable[..., Any]] = []
+
+        def run(*a: Any) -> Any:
+            if not made:
+                spec = _loop_spec(interp, fn, op, dict.fromkeys(params), lits, consts,
+                                  made.clear, resume=True)
+                made.append(spec or _interpreted_loop(interp, fn, op, params, consts))
+            return made[0](*a)
+
+        return run
 
     def loop_maker(self, op: Op, params: list[int], lits: dict[int, str],
                    consts: dict[int, Any]) -> tuple[dict, Callable[..., Any]]:
@@ -1874,7 +1941,7 @@ class _Gen:
 
         return table, make
 
-    def write_loop(self, op: Op, params: list[int]) -> None:
+    def write_loop(self, op: Op, params: list[int], resume: bool = False) -> None:
         """Write a loop's specialisation (`self.lines`): `spec(values..., IT_, PG_, T0_,
         dd)` runs the loop from the iterator IT_ on (PG_, T0_: the progress record and
         start time its entry made; dd: the activation's depth) for the kinds of the
@@ -1883,7 +1950,8 @@ class _Gen:
         body = op.regions[0]
         args = body.args
         carried = [f"v{a.id}" for a in args[1:]]
-        self.emit(0, f"def spec({''.join(f'v{i}, ' for i in params)}IT_, PG_, T0_, dd):")
+        start = "C_, " if resume else ""
+        self.emit(0, f"def spec({''.join(f'v{i}, ' for i in params)}{start}IT_, PG_, T0_, dd):")
         self.emit(1, "try:")
         assumed = self.assume_loop(op, op.operands[1:], [args[1:]])
         elem, checked = self.loop_elem(op)
@@ -1893,7 +1961,11 @@ class _Gen:
             elem = RAWCHAR
         if elem is not None:
             self.known[args[0].id] = elem
-        self.yield_to(2, carried, [self.ref(v) for v in op.operands[1:]])
+        if resume:
+            if carried:
+                self.emit(2, f"{', '.join(carried)}, = C_")
+        else:
+            self.yield_to(2, carried, [self.ref(v) for v in op.operands[1:]])
         counter = self.loop_counter(2)
         check = elem if checked else None
         # (a loop over a String's characters runs over its text, not IT_, where nothing
@@ -2345,6 +2417,12 @@ def _push_chain(body: Region, arg: int, j: int) -> tuple[set[int], list[Op]] | N
     return same, pushes
 
 
+def _power_product(a: str, n: Any) -> str:
+    """`a ^ n` of a Float64 for the constant n = 2 or 3 written as the product the
+    primitive computes (`a * a`), else ""."""
+    return " * ".join([a] * n) if type(n) is int and n in (2, 3) else ""
+
+
 def _numbers_struct(t: Any) -> bool:
     """Whether t is a plain struct type whose fields are all Float64, Int64 or Bool."""
     return _plain_struct(t) and all(id(ft) in _PY_OF_FIELD for ft in t.field_types)
@@ -2518,6 +2596,36 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "HK": host_key, "DONE": _DONE, "CHAIN1": _chain1, "SPLIT_TEXTS": split_texts,
             "CHUNKS": _chunks,
             "OVERFLOW": _overflow}
+
+
+def _interpreted_loop(interp: Any, fn: Function, op: Op, params: list[int],
+                      consts: dict[int, Any]) -> Callable[..., Any]:
+    """A loop's general form on the interpreter loop, as `_Gen.general_loop` calls it,
+    for a loop that does not translate as a loop specialisation of its own."""
+    body = op.regions[0]
+    args = body.args
+    stops = [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
+    n = len(params)
+
+    def run(*a: Any) -> Any:
+        env = dict(consts)
+        env.update(zip(params, a[:n], strict=True))
+        carried, it, prog, dd = list(a[n]), a[n + 1], a[n + 2], a[n + 4]
+        for x in it:
+            interp.depth = dd
+            env[args[0].id] = x
+            for arg, v in zip(args[1:], carried, strict=False):
+                env[arg.id] = v
+            carried = interp.run_region(body, env, fn)
+            if any(carried[k] is True or carried[k] is np.True_ for k in stops):
+                break
+            prog[0] += 1
+            interp.ticks += 1
+            if not interp.ticks % _interp.TICKS and interp.offload:
+                interp.watch()
+        return (_DONE, *carried)
+
+    return run
 
 
 def _chunks(r: Any) -> Any:

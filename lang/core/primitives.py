@@ -570,8 +570,13 @@ def _pow(xp: Any, a: Any, b: Any) -> Any:
     if db in (N.I64, N.BOOL) and N.is_float_dtype(da):
         if xp is np:
             if type(a) is float:
+                n = int(b)
+                if n == 2:  # (Julia's x^2 and x^3 are these products, exactly)
+                    return a * a
+                if n == 3:
+                    return a * a * a
                 try:
-                    return a ** int(b)
+                    return a ** n
                 except OverflowError:
                     return math.inf
                 except ZeroDivisionError:
