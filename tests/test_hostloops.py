@@ -523,6 +523,14 @@ def test_a_struct_vector_element_of_another_kind_reruns_in_the_general_loop(made
     kind, (ekind, msg, line, _) = same(PUSHES, "ps = points(300); resize!(ps, 302); path(ps)")
     assert kind == "error" and ekind == "MethodError" and line == 13, (ekind, msg, line)
     assert made and all(made) and made.stopped >= 1
+    # the general loop goes on from the element where the specialisation stopped (the
+    # elements resize! added are `nothing` here: methods of `dist` for them are added)
+    stopped = made.stopped
+    kind, (value, _) = same(PUSHES, """d0 = path(points(300))
+dist(a::Nothing, b::Pt) = 1.0; dist(a::Pt, b::Nothing) = 2.0; dist(a::Nothing, b::Nothing) = 3.0
+ps = points(300); resize!(ps, 302)
+path(ps) - d0""")
+    assert kind == "value" and value == "5.0" and made.stopped > stopped
 
 
 SHORT = """

@@ -1881,7 +1881,9 @@ class _Gen:
         tv, mv = self.bind("LT", table), self.bind("LM", make)
         n = self.temp()
         itv, key, sp, x = f"IT{n}", f"K{n}", f"SP{n}", f"X{n}"
-        self.emit(depth, f"{itv} = {iterator}")
+        # (an iterator, not a range: where the specialisation stops at an element, the
+        # loop goes on with the rest of it)
+        self.emit(depth, f"{itv} = iter({iterator})")
         keys = "".join(f"HK({p}), " for p in params)
         self.emit(depth, f"{key} = ({keys})")
         self.emit(depth, f"{sp} = {tv}.get({key})")
