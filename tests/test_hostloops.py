@@ -463,6 +463,17 @@ function picks(n)
     end
     v
 end
+const SEEN = Any[]
+function fills(n, bad)
+    v = Float64[]
+    push!(SEEN, v)
+    s = 0
+    for i in 1:n
+        push!(v, i * 0.5)
+        s += 10 % (i - bad)
+    end
+    (s, length(v))
+end
 function until(out, n, bad)
     s = 0
     for i in 1:n
@@ -507,10 +518,15 @@ def test_pushes_collected_by_a_loop(made: Made, monkeypatch: pytest.MonkeyPatch)
 caught = try until(v, 2000, 1100) catch e; sprint(showerror, e) end
 (caught, length(v), v[end])""")
     assert kind == "value" and value == '("DivideError: integer division error", 1100, 550.0)'
+    for n, bad in ((0, 0), (1023, 0), (1024, 0), (3000, 1500), (3000, 1024), (1025, 1025)):
+        kind, (value, _) = same(PUSHES, f"""r = try fills({n}, {bad}) catch e; e end
+(r, length(SEEN[end]), isempty(SEEN[end]) ? 0.0 : SEEN[end][end])""")
+        assert kind == "value" and (f", {n}, " in value if bad == 0 else
+                                    value.startswith(f"(DivideError(), {bad}, ")), value
     kind, (ekind, _, line, _) = same(PUSHES, "until(Float64[], 2000, 1100)")
-    assert kind == "error" and ekind == "DivideError" and line == 37
+    assert kind == "error" and ekind == "DivideError" and line == 48
     kind, (ekind, msg, line, _) = same(PUSHES, "v = zeros(4); r = reshape(v, 2, 2); until(v, 9, 0)")
-    assert kind == "error" and ekind == "ErrorException" and "shared data" in msg and line == 36
+    assert kind == "error" and ekind == "ErrorException" and "shared data" in msg and line == 47
     assert made and all(made)
 
 

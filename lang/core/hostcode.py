@@ -842,6 +842,14 @@ class _Gen:
     def op_global(self, op: Op, depth: int) -> None:
         name = op.attrs["name"]
         r = f"v{op.results[0].id}"
+        now = self.rt.watch.resolve(name) if self.spec is not None else None
+        if type(now) is V.JType and now.name == name:
+            # (a type's name, as in `Float64[]`: its type, assumed: a specialisation is
+            # dropped where the name is rebound)
+            self.consts[op.results[0].id] = now
+            self.assumed[name] = now
+            self.emit(depth, f"{r} = {self.bind('K', now)}")
+            return
         s = self.slot(name)
         self.emit(depth, f"{r} = {s}")
         self.emit(depth, f"if {r} is DYNAMIC: {r} = LOOKUP({name!r})")
@@ -1264,6 +1272,27 @@ class _Gen:
         self.effect = True
         return True
 
+    def typed_empty(self, op: Op, vals: list[str], depth: int) -> bool:
+        """`T[]` (`Core.typed_vect(T)`) of a type T known here: the primitive's empty
+        vector, whose kind (`host_key`) is known (that of a vector it makes now)."""
+        t = self.consts.get(op.operands[0].id) if len(vals) == 1 else None
+        if type(t) is not V.JType:
+            return False
+        host = PRIMITIVES["Core.typed_vect"].host
+        over_xp = getattr(host, "over_xp", None)
+        call = f"{self.bind('H', over_xp)}(NP, {vals[0]})" if over_xp is not None \
+            else f"{self.bind('H', host)}({vals[0]})"
+        try:
+            kind = host_key(over_xp(np, t) if over_xp is not None else host(t))
+        except ZylaError:
+            return False
+        if type(kind) is not ArrayKey:
+            return False
+        rid = op.results[0].id
+        self.known[rid] = kind
+        self.emit(depth, f"v{rid} = {call}")
+        return True
+
     def typed_length(self, op: Op, vals: list[str], depth: int) -> bool:
         """`length(a)` of a host array: its number of elements."""
         if len(vals) != 1 or type(self.known_type(op.operands[0])) is not ArrayKey:
@@ -1665,7 +1694,7 @@ class _Gen:
         body = op.regions[0]
         args = body.args
         prog, t0, it = record
-        first = len(self.lines)
+        first, at = len(self.lines), depth
         chunk = ""
         if chunked:
             chunk = self.temp()
@@ -1717,7 +1746,7 @@ class _Gen:
             self.emit(depth + 1, "continue")
             self.emit(depth, "break")
         if buffer:
-            self.wrap_buffered(first, depth, buffer)
+            self.wrap_buffered(first, at, buffer)
 
     def push_buffer(self, op: Op, start: int, carried: list[str]) -> tuple[str, str] | None:
         """In a specialisation, for a loop whose body (written from line `start`) calls
@@ -2345,7 +2374,7 @@ _KIND_OPS: dict[str, Callable[[_Gen, Op, list[str], int], bool]] = {
     "get": _Gen.typed_get, "Core.setindex_fn": _Gen.typed_store,
     "getindex": _Gen.typed_index, "Core.push_fn": _Gen.typed_push, "length": _Gen.typed_length,
     "string": _Gen.typed_string, "==": _Gen.typed_char_eq, "!=": _Gen.typed_char_eq,
-    "getproperty": _Gen.typed_field,
+    "getproperty": _Gen.typed_field, "Core.typed_vect": _Gen.typed_empty,
 }
 #: the Python type of a struct field's value, by the field's type (Float64, Int64, Bool:
 #: the default constructor converts to them)
