@@ -823,7 +823,7 @@ def iterate_value(rt: Any, x: Any) -> Iterator[Any]:
     if isinstance(x, V.NamedTuple):
         return iter(x.values)
     if isinstance(x, str):
-        return iter(strings.chars(x))
+        return strings.iter_chars(x)
     if isinstance(x, dict):
         pt = dict_pair_type(x)
         if pt is None:

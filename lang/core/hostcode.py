@@ -468,6 +468,7 @@ class _Gen:
         self.deopt: Any = None
         self.region_now: Region | None = None
         self.ascii: set[int] = set()  # (values known to be ASCII Strings: `write_loop`)
+        self.alias: dict[int, str] = {}  # `if` results written as carried variables
         if spec is not None and spec is not _LOOP_SPEC:
             for a, t in zip(fn.body.args, spec, strict=True):
                 self.known[a.id] = t
@@ -489,7 +490,7 @@ class _Gen:
         f = self.folds.get(v.id)
         if f is not None and f.inline:
             return _marker(v.id)
-        return self.lits.get(v.id) or f"v{v.id}"
+        return self.lits.get(v.id) or self.alias.get(v.id) or f"v{v.id}"
 
     def var(self, v: Any, depth: int) -> str:
         """A variable that holds the operand (a constant's literal is assigned to one)."""
@@ -1522,7 +1523,7 @@ class _Gen:
         c = self.exprs.get(op.operands[0].id) or self.var(op.operands[0], depth)
         if self.known.get(op.operands[0].id) is not bool:
             self.emit(depth, f"if type({c}) is not bool: {c} = CONDITION({c})")
-        targets = [f"v{r.id}" for r in op.results]
+        targets = [self.alias.get(r.id) or f"v{r.id}" for r in op.results]
         types: list[Any] = [BOTTOM] * len(targets)
         outer = self.bounds
         nxt = self.next_op  # (the body returns what the `if` yields: each branch returns)
@@ -1539,7 +1540,7 @@ class _Gen:
                 self.emit(depth + 1, f"return {out[0]}")
             else:  # (results nothing reads are not assigned)
                 kept = [(t, v) for r, t, v in zip(op.results, targets, out, strict=False)
-                        if self.uses.get(r.id)]
+                        if self.uses.get(r.id) and t != v]
                 self.yield_to(depth + 1, [t for t, _ in kept], [v for _, v in kept])
             if len(self.lines) > at:  # (the branch has lines: no `pass`)
                 del self.lines[at - 1], self.where[at - 1]
@@ -1711,6 +1712,8 @@ class _Gen:
                 self.emit(depth + 2, line)
         pure, deopt = self.pure, self.deopt
         self.deopt = (body, leave) if self.deopt == "loop" else None
+        if self.spec is not None:
+            self.alias.update(self.carried_ifs(body, carried))
         start = len(self.lines)
         try:
             out = self.region(body, depth + 1)
@@ -1826,6 +1829,25 @@ class _Gen:
         if type(kind) is V.JType:
             return f"type({x}) is not STRUCT or {x}.type is not {k}"
         return f"type({x}) is not {k}"
+
+    def carried_ifs(self, body: Region, carried: list[str]) -> dict[int, str]:
+        """The results of `if`s at the top of a loop body that the iteration yields as a
+        carried value and nothing else reads, each with that value's variable: the `if`
+        assigns it there (`s = s + 1` in a branch, nothing in the other), where the body
+        reads the carried value no more after the `if`."""
+        term = body.ops[-1]
+        out: dict[int, str] = {}
+        for k, o in enumerate(body.ops):
+            if o.name != "if":
+                continue
+            for r in o.results:
+                at = [j for j, v in enumerate(term.operands) if v.id == r.id]
+                if self.uses.get(r.id) != 1 or len(at) != 1 or at[0] >= len(carried):
+                    continue
+                a = body.args[1 + at[0]].id
+                if not any(_reads(later, a) for later in body.ops[k + 1:]):
+                    out[r.id] = carried[at[0]]
+        return out
 
     def assign_carried(self, depth: int, value: str, carried: str) -> str:
         """Where the one carried value an iteration yields is assigned by the line just
@@ -2390,6 +2412,12 @@ _TEXT_OR_INT = (str, SubStr, int)
 _NO_ARRAY_KINDS = frozenset({int, float, bool, str, SubStr, V.Char, IRANGE, type(None)})
 _HOLD_NO_ARRAY = (int, float, bool, str, type(None), V.Char, V.Symbol, GenericFunction,
                   Primitive, V.JType)
+
+
+def _reads(op: Op, vid: int) -> bool:
+    """Whether op, or an op inside its regions, reads the value vid."""
+    return any(v.id == vid for v in op.operands) or any(
+        v.id == vid for r in op.regions for o in walk_ops(r) for v in o.operands)
 
 
 def _push_chain(body: Region, arg: int, j: int) -> tuple[set[int], list[Op]] | None:

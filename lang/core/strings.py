@@ -485,6 +485,14 @@ def chars(s: str) -> list[V.Char]:
     return out
 
 
+def iter_chars(s: str) -> Iterator[V.Char]:
+    """The characters of s, as Julia's iteration yields them, one at a time (an ASCII
+    String's without a list of them all first)."""
+    if s.isascii():
+        return map(_CHARS.__getitem__, s)
+    return iter(chars(s))
+
+
 def iterate(s: str, i: Any) -> Any:
     """`iterate(s, i)`: (the Char at byte i, the next index), or nothing past the end."""
     b, i = _units(s), _int(i, s, "iterate")
