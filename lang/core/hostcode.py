@@ -43,7 +43,15 @@ from lang.core.builtins_dict import EXACT_VALUE_TYPES, DictT, JDict
 from lang.core.builtins_mutate import AS_IS_DTYPE, push_value
 from lang.core.eltypes import push_many, push_one, pushable, recorded
 from lang.core.functions import Closure, GenericFunction, Method, typeof
-from lang.core.hostkeys import ASCII_TEXT, INT_RANGE, TEXTS_KEY, ArrayKey, DictKey, host_key
+from lang.core.hostkeys import (
+    ASCII_TEXT,
+    INT_RANGE,
+    INT_RANGE_UP,
+    TEXTS_KEY,
+    ArrayKey,
+    DictKey,
+    host_key,
+)
 from lang.core.interp import (
     STOP_FLAGS,
     TIERED,
@@ -271,6 +279,7 @@ def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
             g.lits.update(lits)
             g.known.update({i: type(consts[i]) for i in lits})
             g.ascii = {i for i, k in kinds.items() if k is ASCII_TEXT}
+            g.range_lo = {i: 0 for i, k in kinds.items() if k is INT_RANGE_UP}
             g.write_loop(op, params, resume)
             if g.retry:
                 loops = g.loop_types
@@ -284,7 +293,8 @@ def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
 #: what a value of a key's kind is known as in a loop specialisation (`_KINDS`: the keys
 #: known as themselves; any other: not known)
 _KNOWN_OF_KEY: dict[Any, Any] = {int: int, float: float, bool: bool, str: str,
-                                 SubStr: SubStr, INT_RANGE: IRANGE, ASCII_TEXT: str}
+                                 SubStr: SubStr, INT_RANGE: IRANGE, INT_RANGE_UP: IRANGE,
+                                 ASCII_TEXT: str}
 _KINDS = (DictKey, ArrayKey)
 
 
@@ -469,6 +479,8 @@ class _Gen:
         self.region_now: Region | None = None
         self.ascii: set[int] = set()  # (values known to be ASCII Strings: `write_loop`)
         self.alias: dict[int, str] = {}  # `if` results written as carried variables
+        # Int64 ranges known to go up from a bound (their elements' lower bound)
+        self.range_lo: dict[int, int] = {}
         if spec is not None and spec is not _LOOP_SPEC:
             for a, t in zip(fn.body.args, spec, strict=True):
                 self.known[a.id] = t
@@ -1105,6 +1117,10 @@ class _Gen:
             self.known[rid] = int
             a, b = vals
             c = self.consts.get(op.operands[1].id)
+            lo = self.bounds.get(op.operands[0].id, (None, None))[0]
+            if type(c) is int and c > 0 and lo is not None and lo >= 0:
+                self.emit(depth, f"v{rid} = {a} % {b}")  # (both known not negative)
+                return True
             test = f"{a} >= 0" if type(c) is int and c > 0 else f"{a} >= 0 and {b} > 0"
             self.emit(depth, f"v{rid} = {a} % {b} if {test} "
                              f"else {self.bind('H', over_xp)}(NP, {a}, {b})")
@@ -1127,6 +1143,10 @@ class _Gen:
             return True
         if p.name == ":" and len(vals) in (2, 3) and all(t is int for t in ts):
             self.known[rid] = IRANGE
+            lo, step = self.consts.get(op.operands[0].id), (
+                self.consts.get(op.operands[1].id) if len(vals) == 3 else 1)
+            if type(lo) is int and type(step) is int and lo >= 0 and step > 0:
+                self.range_lo[rid] = lo
             self.emit(depth, f"{r} = {self.bind('H', over_xp)}(NP, {', '.join(vals)})")
             return True
         if len(vals) != 1:
@@ -1887,6 +1907,9 @@ class _Gen:
         known), and whether each must be tested (an object vector's)."""
         k = self.known.get(op.operands[0].id)
         if k is IRANGE:
+            lo = self.range_lo.get(op.operands[0].id)
+            if lo is not None:  # (the elements of a range going up from lo)
+                self.bounds[op.regions[0].args[0].id] = (lo, None)
             return int, False
         if k is str or k is SubStr:  # (a String's characters: Chars)
             return V.Char, False

@@ -12,7 +12,8 @@ key is x's Python type, or for the kinds whose contents matter to the loop's cod
   vector's elements are only expected to be of the type its element type names, so the
   loop tests each one and leaves the specialised code for the general one when it is not;
   for a vector of a concrete struct type, that struct type);
-- a range of Int64s (`1:n`): `INT_RANGE`;
+- a range of Int64s: `INT_RANGE`, or `INT_RANGE_UP` where it starts at 0 or above and goes
+  up (`1:n`);
 - a String of ASCII characters: `ASCII_TEXT` (a loop may iterate its Python characters).
 Keys are interned: equal keys are the same object (they are dictionary keys of the loops'
 tables, compared often)."""
@@ -54,6 +55,8 @@ class ArrayKey:
 
 #: a range of Int64s (its elements are Python ints)
 INT_RANGE = "Int64 range key"
+#: a range of Int64s that starts at 0 or above and goes up (its elements are not negative)
+INT_RANGE_UP = "Int64 range up from 0 key"
 
 #: a String of ASCII characters only (its characters are its Python characters)
 ASCII_TEXT = "ASCII String key"
@@ -107,7 +110,9 @@ _NUMBER_ELEMS = {"f": float, "i": int, "b": bool}
 
 
 def _range_key(r: V.Range) -> Any:
-    return INT_RANGE if type(r.start) is int and type(r.step) is int else V.Range
+    if type(r.start) is not int or type(r.step) is not int:
+        return V.Range
+    return INT_RANGE_UP if r.start >= 0 and r.step > 0 else INT_RANGE
 
 
 def _text_key(s: str) -> Any:
