@@ -47,3 +47,78 @@ def test_text_vectors_convert_what_is_stored() -> None:
     """Every way of storing a value converts it to String / SubString{String} or raises
     Julia's MethodError; concatenations promote their element types."""
     run_program(CONVERSIONS)
+
+
+STRUCTS = r"""
+using Test
+struct Point; x::Float64; y::Float64; end
+mutable struct MP; a::Int; end
+abstract type Shape end
+struct Sq <: Shape; a::Int; end
+struct Ci <: Shape; r::Int; end
+function stores(p)
+    @test_throws MethodError push!(p, 3)
+    @test_throws MethodError p[1] = 7
+    @test_throws MethodError setindex!(p, 7, 1)
+    @test_throws MethodError insert!(p, 1, 3)
+    @test_throws MethodError pushfirst!(p, 3)
+    @test_throws MethodError append!(p, [1, 2])
+    @test_throws MethodError fill!(p, 3)
+    @test_throws MethodError p .= 3
+    @test_throws MethodError copyto!(p, [1])
+    @test_throws MethodError p[1:1] = [3]
+    @test_throws MethodError p[[1]] = [3]
+    length(p)
+end
+p = [Point(1, 2)]; m = [MP(1)]
+@test stores(p) == 1 && p == [Point(1, 2)] && stores(m) == 1 && m[1].a == 1
+@test_throws MethodError p[1] = 7
+@test_throws MethodError push!(p, 3)
+@test_throws MethodError p .= 3
+v = Vector{Point}(undef, 2); v[1] = Point(1, 2)
+@test v[1] == Point(1, 2)
+@test_throws MethodError v[2] = 1
+s = Shape[Sq(1)]; push!(s, Ci(2)); s[1] = Ci(3)
+@test s == [Ci(3), Ci(2)]
+@test_throws MethodError push!(s, 3)
+@test_throws MethodError s[1] = 3
+@test_throws MethodError convert(Point, 3)
+function typed_local()
+    local q::Point = 3
+    q
+end
+@test_throws MethodError typed_local()
+vv = [[1, 2], [3]]; vv[1] = [4.0]
+@test vv == [[4], [3]] && typeof(vv[1]) == Vector{Int64}
+@test_throws InexactError vv[1] = [1.5]
+u = Union{Int, Nothing}[1, nothing]; u[1] = 2.0
+@test u[1] === 2
+pp = Pair{Int, Int}[1 => 2]; pp[1] = 3 => 4.0; push!(pp, 5.0 => 6)
+@test pp == [3 => 4, 5 => 6] && pp[1].second === 4 && pp[2].first === 5
+@test_throws InexactError pp[1] = 1 => 2.5
+@test_throws MethodError pp[1] = 3
+Base.convert(::Type{Point}, x::Int) = Point(x, x)
+function grow(p)
+    push!(p, 3); p[1] = 7; insert!(p, 1, 2); pushfirst!(p, 1); append!(p, [5, 6])
+    p[5:6] = [8, 9]; copyto!(p, [4])
+    p
+end
+P(xs...) = [Point(x, x) for x in xs]
+@test grow([Point(0, 0)]) == P(4, 2, 7, 3, 8, 9)
+q = [Point(0, 0)]
+push!(q, 3); q[1] = 7; insert!(q, 1, 2); pushfirst!(q, 1); append!(q, [5, 6])
+@test q == P(1, 2, 7, 3, 5, 6)
+fill!(q, 3); @test q == P(3, 3, 3, 3, 3, 3)
+q .= 4; q[1:2] .= 5; @test q == P(5, 5, 4, 4, 4, 4)
+Base.convert(::Type{Point}, x::String) = 5
+@test_throws TypeError push!(q, "a")
+@test_throws TypeError q[1] = "a"
+@test q == P(5, 5, 4, 4, 4, 4)
+"""
+
+
+def test_struct_vectors_convert_what_is_stored() -> None:
+    """A Vector of a struct type (plain, mutable, abstract) stores only values of it, at
+    top level and in a function: `convert(T, x)` of the program's methods, Julia's
+    MethodError without one, its TypeError where convert gives no T."""
+    run_program(STRUCTS)

@@ -63,10 +63,12 @@ from lang.core.primitives import (
 from lang.core.primitives_array import (
     SIZES,
     STORE_CONVERTS,
+    _convert_elem,
     _typed_vect,
     _vect,
     collect_results,
     numeric,
+    stored_elem,
 )
 from lang.core.show import jl_display, jl_show, jl_string
 
@@ -341,7 +343,9 @@ for _t in V.WIDE_TYPES:  # (storing into an array of them: lang.core.primitives_
 
 
 def convert(rt: Any, t: Any, x: Any) -> Any:
-    """Julia's convert for the numeric types, arrays of them, and identity otherwise."""
+    """Julia's convert for the numeric types, arrays of them, and identity otherwise (a
+    value not of a plain struct type T is Julia's MethodError: the program's methods of
+    `convert` come first)."""
     tx = type(x)
     if (t is V.Int64T and tx is int) or (t is V.Float64T and tx is float):
         return x  # the common case: already of the type
@@ -391,11 +395,15 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
     if t.family is V.ArrayT and t.params and isinstance(t.params[0], V.JType):
         dd = V.JTYPE_TO_DTYPE.get(t.params[0])
         if dd is not None and is_array(x):
-            return np.asarray(as_array(x)).astype(dd)
+            return _convert_elem(np.asarray(as_array(x)), dd)  # (InexactError: [1.5] to Int)
     if t.family is V.TupleT:
         return _convert_tuple(rt, t, x)
     if t in _ABSTRACT_NUMBER_TARGETS and not V.issubtype(typeof(x), t):
         return _convert_abstract_number(rt, t, x)
+    if t.is_struct and not t.abstract and not t.param_names and not V.issubtype(typeof(x), t):
+        # a struct type without the program's convert method for x (`convert(Point, 1)`)
+        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
     return x
 
 
@@ -1311,7 +1319,7 @@ def _grow(x: np.ndarray, vs: list) -> np.ndarray:
         conv = [_conv_elem(v, base.dtype) for v in vs]
     else:
         elt = recorded(base)  # a Vector{String} takes Strings only
-        conv = vs if elt is None else [_to_eltype(elt, v) for v in vs]
+        conv = vs if elt is None else [stored_elem(elt, v) for v in vs]
     return _grow_by(base, conv)
 
 
@@ -1328,25 +1336,6 @@ def _grow_by(base: np.ndarray, conv: Any) -> np.ndarray:
     for k, v in enumerate(conv):
         base[n + k] = v
     return base
-
-
-def _to_eltype(elt: V.JType, v: Any) -> Any:
-    """v as an element of an array of element type elt: as it is if it is one, else
-    converted to a number type of elt (`push!(Union{Float64, Missing}[], 1)` stores 1.0)
-    or to a text type (`push!(String[], SubString("ab", 1))` stores "a":
-    strings.TEXT_CONVERTS); anything else is Julia's MethodError."""
-    tv = typeof(v)
-    if tv is elt or V.issubtype(tv, elt):
-        return v
-    text = strings.TEXT_CONVERTS.get(elt)
-    if text is not None:
-        return text(v)
-    if (N.is_scalar(v) and N.dtype_of(v) != N.OBJ) or type(v) in WIDE:
-        for m in V.union_members(elt) or (elt,):
-            if m in V.JTYPE_TO_DTYPE or m in V.WIDE_TYPES:
-                return convert(current.runtime(), m, v)
-    raise ZylaError("MethodError", f"Cannot `convert` an object of type {V.type_name(tv)} to "
-                    f"an object of type {V.type_name(elt)}")
 
 
 def _conv_elem(v: Any, d: np.dtype) -> Any:

@@ -33,6 +33,7 @@ from lang.core.primitives import (
     NONDIFF,
     HostOnly,
     _hx,
+    _julia_call,
     _jx,
     _result,
     as_array,
@@ -1039,29 +1040,94 @@ def _check_places(x: np.ndarray, idx: tuple, tgt: Any, v: Any) -> None:
 
 def _store_converted(x: np.ndarray, v: Any) -> Any:
     """v (a value, or an array of values, each stored into a place) as stored into the
-    object array x: converted to x's recorded element type where STORE_CONVERTS has that
-    type, else as it is."""
+    object array x: each value as `converted_elem` stores it."""
     if not is_array(v):
         return converted_elem(x, v)
-    conv = STORE_CONVERTS.get(recorded(x))
-    if conv is None:
+    elt = recorded(x)
+    if elt is None or elt is V.AnyT:
         return v
     va = as_array(v)
     out = np.empty(va.shape, dtype=object)
-    for k, e in enumerate(va.flat):
-        out.flat[k] = conv(e)
+    for k, e in enumerate(va.reshape(-1).tolist()):
+        out.flat[k] = e if type(e) is V.StructValue and e.type is elt else stored_elem(elt, e)
     return out
 
 
 def converted_elem(x: np.ndarray, v: Any) -> Any:
-    """The one value v as stored into an element of the object array x: converted to x's
-    recorded element type where STORE_CONVERTS has that type, else as it is (a value of
-    the Python class STORED_AS_IS has for that type without a call)."""
+    """The one value v as stored into an element of the object array x: as it is into a
+    Vector{Any} (no recorded element type), else `stored_elem` of x's recorded element
+    type (a value of the Python class STORED_AS_IS has for that type, or a struct of that
+    type itself, without a call)."""
     elt = recorded(x)
-    conv = STORE_CONVERTS.get(elt)
-    if conv is None or type(v) is STORED_AS_IS.get(elt):
+    if elt is None or elt is V.AnyT or (type(v) is V.StructValue and v.type is elt):
         return v
-    return conv(v)
+    conv = STORE_CONVERTS.get(elt)
+    if conv is None:
+        return stored_elem(elt, v)
+    return v if type(v) is STORED_AS_IS.get(elt) else conv(v)
+
+
+#: the Python class of the values that are of a type exactly, by that type (`_exact_form`)
+_EXACT_CLASSES = {V.Int64T: int, V.Float64T: float, V.BoolT: bool, V.StringT: str}
+#: `_exact_form` of the element types met so far, by identity (each kept with its type,
+#: whose identity stays its own: hashing a type costs)
+_EXACT_FORMS: dict[int, tuple[V.JType, tuple | None]] = {}
+#: whether a value of a Python class has the form `_exact_form` gives, by that class
+_HAS_FORM: dict[type, Callable[[Any, Any], bool]] = {
+    tuple: lambda v, classes: tuple(map(type, v)) == classes,
+    np.ndarray: lambda v, dtype_rank: v.dtype == dtype_rank[0] and v.ndim == dtype_rank[1],
+}
+
+
+def _exact_form(elt: V.JType) -> tuple | None:
+    """What tells a value of the type elt without typeof (a Vector{Tuple{Int64, Int64}}
+    or a Vector{Vector{Float64}} stores one quickly): (tuple, the Python classes of its
+    items) for a tuple type of Int64, Float64, Bool and String items; (np.ndarray, (its
+    numpy dtype, rank)) for an Array type of numbers; else None. Remembered by elt."""
+    known = _EXACT_FORMS.get(id(elt))
+    if known is not None:
+        return known[1]
+    form = None
+    if elt.family is V.TupleT and elt.params:
+        found = tuple(_EXACT_CLASSES.get(p) for p in elt.params)
+        form = None if None in found else (tuple, found)
+    elif elt.family is V.ArrayT and len(elt.params) == 2 and type(elt.params[1]) is int:
+        d = V.JTYPE_TO_DTYPE.get(elt.params[0])
+        form = None if d is None or d == N.OBJ else (np.ndarray, (d, elt.params[1]))
+    _EXACT_FORMS[id(elt)] = (elt, form)
+    return form
+
+
+def stored_elem(elt: V.JType, v: Any) -> Any:
+    """v as an element of an array of element type elt, as Julia's setindex!/push! store
+    it (`v isa T ? v : convert(T, v)::T`): as it is if it is one, else converted to a
+    text type (`push!(String[], SubString("ab", 1))` stores "a": strings.TEXT_CONVERTS) or to a
+    number type of elt (`push!(Union{Float64, Missing}[], 1)` stores 1.0), else by the
+    program's `convert` (`convert(::Type{Point}, x::Int)`): Julia's MethodError where
+    nothing converts v (convert gives v back as it is), its TypeError where convert's
+    result is not an elt."""
+    form = _exact_form(elt)
+    if form is not None and type(v) is form[0] and _HAS_FORM[form[0]](v, form[1]):
+        return v
+    tv = typeof(v)
+    if tv is elt or tv == elt or V.issubtype(tv, elt):  # (==: a tuple's type is made anew)
+        return v
+    text = strings.TEXT_CONVERTS.get(elt)
+    if text is not None:
+        return text(v)
+    if (N.is_scalar(v) and N.dtype_of(v) != N.OBJ) or type(v) in V.WIDE_INTS:
+        for m in V.union_members(elt) or (elt,):
+            if m in V.JTYPE_TO_DTYPE or m in V.WIDE_TYPES:
+                return _julia_call("convert", m, v)
+    out = _julia_call("convert", elt, v)
+    if out is v:
+        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                        f"{V.type_name(tv)} to an object of type {V.type_name(elt)}")
+    to = typeof(out)
+    if to is not elt and not V.issubtype(to, elt):
+        raise ZylaError("TypeError", f"in typeassert, expected {V.type_name(elt)}, got a "
+                        f"value of type {V.type_name(to)}")
+    return out
 
 
 def inexact(d: np.dtype, value: Any) -> ZylaError:

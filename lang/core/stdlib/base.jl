@@ -6,6 +6,8 @@ struct Pair{A,B}
     second::B
 end
 # (shown by the host, lang/core/show.py: `(1 => 2) => 3`, `1=>2` when compact)
+# Base's: each half converted (`push!(Pair{Int,Int}[], 1 => 2.0)` stores 1 => 2)
+convert(::Type{Pair{A,B}}, x::Pair) where {A,B} = Pair{A,B}(convert(A, x.first), convert(B, x.second))
 
 # the properties of an IOContext (`IOContext(io, :compact => true)`); a plain IO has none
 get(io::IO, key::Symbol, default) = Core.io_get(io, key, default)
