@@ -1722,10 +1722,14 @@ class _Gen:
             self.emit(depth, f"for {chunk} in CHUNKS({it}):")
             depth += 1
             iterator = chunk
-        self.emit(depth, f"for v{args[0].id} in {iterator}:")
-        leave = [f"{prog}[0] += {counter}"] if counter is not None else []
-        # (the progress record exact for the loop going on)
-        leave.append(f"return ({', '.join([f'v{args[0].id}'] + carried)},)")
+        x = f"v{args[0].id}"
+        self.emit(depth, f"for {x} in {iterator}:")
+        # (the progress record exact for the loop going on; in chunks, that of the
+        # chunk's elements before x where the chunk's are counted at its end, which
+        # `_PROGRESS` stands for until the body is written; and the rest of the range)
+        leave = [_PROGRESS if chunked else f"{prog}[0] += {counter}"] if counter is not None else []
+        first_x = f"REST_FROM({it}, {x})" if chunked else x
+        leave.append(f"return ({', '.join([first_x] + carried)},)")
         if check is not None:
             self.emit(depth + 1, f"if {self.not_of(f'v{args[0].id}', check)}:")
             for line in leave:
@@ -1741,6 +1745,11 @@ class _Gen:
             self.pure, self.deopt = pure, deopt
         if not self.leaf_loop(start):
             counter = None
+        if chunked:
+            done = f"{prog}[0] += {chunk}.index({x})" if counter is not None else "pass"
+            for i in range(first, len(self.lines)):
+                if self.lines[i].endswith(_PROGRESS):
+                    self.lines[i] = self.lines[i][: -len(_PROGRESS)] + done
         buffer = self.push_buffer(op, start, carried) if counter is not None else None
         flush = f"PUSH_MANY({buffer[0]}, {buffer[1]})" if buffer else None
         n = len(carried)
@@ -1968,14 +1977,14 @@ class _Gen:
         self.emit(depth + 1, f"{', '.join([x] + carried)}, = "
                              f"{sp}({args}{itv}, {prog}, {t0}, {dd})")
         if not lazy:
-            self.emit(depth + 1, f"{itv} = () if {x} is DONE else CHAIN1({x}, {itv})")
+            self.emit(depth + 1, f"{itv} = () if {x} is DONE else RESUME({x}, {itv})")
             return itv
         gv = self.bind("GL", self.general_loop(op, [i for i in live if i not in lits], lits,
                                                consts))
         now = "(" + "".join(f"{c}, " for c in carried) + ")"
         back = f"{', '.join([x] + carried)}, = {gv}({args}{now}, "
         self.emit(depth + 1, f"if {x} is not DONE:")
-        self.emit(depth + 2, f"{back}CHAIN1({x}, {itv}), {prog}, {t0}, {dd})")
+        self.emit(depth + 2, f"{back}RESUME({x}, {itv}), {prog}, {t0}, {dd})")
         self.emit(depth, "else:")
         self.emit(depth + 1, f"{back}{itv}, {prog}, {t0}, {dd})")
         return itv
@@ -2047,8 +2056,11 @@ class _Gen:
         # (a loop over a String's characters runs over its text, not IT_, where nothing
         # can leave it to the general loop, which would go on with IT_)
         self.deopt = None if raw else "loop"
+        # (a range is run in chunks, not IT_: IT_ is a fresh iterator of it, and where the
+        # specialisation stops at an element it returns the rest of the range)
+        chunked = raw or (not resume and self.known.get(op.operands[0].id) is IRANGE)
         self.loop_body(op, 2, "IT_", ("PG_", "T0_", it), carried, [], counter, assumed, check,
-                       chunked=raw)
+                       chunked=chunked)
         self.consumed(op)
         self.emit(2, f"return ({', '.join(['DONE'] + carried)},)")
         self.emit(1, "except Exception as e:")
@@ -2675,7 +2687,8 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "CHAR": V.Char, "PUSH": push_value, "PUSH_ONE": push_one,
             "PUSH_MANY": push_many, "PUSHABLE": pushable, "PARTIAL": functools.partial,
             "AS_IS_DTYPE": AS_IS_DTYPE, "RECORDED": recorded,
-            "HK": host_key, "DONE": _DONE, "CHAIN1": _chain1, "SPLIT_TEXTS": split_texts,
+            "HK": host_key, "DONE": _DONE, "RESUME": _resume, "REST_FROM": _rest_from,
+            "SPLIT_TEXTS": split_texts,
             "CHUNKS": _chunks,
             "OVERFLOW": _overflow}
 
@@ -2727,13 +2740,32 @@ def _chunks(r: Any) -> Any:
         yield range(start + k * step, start + (k + m) * step, step)
 
 
+#: the line of a loop specialisation's way out that brings its progress up to date,
+#: written once the body's lines say how it counts (`_Gen.loop_body`)
+_PROGRESS = "\x02progress"
 #: what a loop specialisation returns first when it ran to the loop's end
 _DONE = object()
 
 
-def _chain1(x: Any, it: Any) -> Any:
-    """The element x, then the rest of the iterator it."""
-    return itertools.chain((x,), it)
+class _Rest:
+    """What a loop specialisation that ran a range in chunks returns where it stopped at
+    an element: the rest of the range from that element on, as an iterator."""
+
+    __slots__ = ("rest",)
+
+    def __init__(self, rest: Any) -> None:
+        self.rest = rest
+
+
+def _rest_from(r: V.Range, x: int) -> _Rest:
+    """The elements of the Int64 range r from its element x on."""
+    return _Rest(iter(range(x, r.start + r.length * r.step, r.step)))
+
+
+def _resume(x: Any, it: Any) -> Any:
+    """What the general loop goes on with where a specialisation stopped at x: the rest
+    of the range (`_Rest`), or the element x and then the rest of the iterator it."""
+    return x.rest if type(x) is _Rest else itertools.chain((x,), it)
 
 
 def _rest_of(it: Any, done: int) -> Any:
