@@ -465,13 +465,8 @@ function picks(n)
 end
 const SEEN = Any[]
 function fills(n, bad)
-    v = Float64[]
-    push!(SEEN, v)
-    s = 0
-    for i in 1:n
-        push!(v, i * 0.5)
-        s += 10 % (i - bad)
-    end
+    v = Float64[]; push!(SEEN, v); s = 0
+    for i in 1:n; push!(v, i / 2); s += 10 % (i - bad); end
     (s, length(v))
 end
 function until(out, n, bad)
@@ -524,9 +519,9 @@ caught = try until(v, 2000, 1100) catch e; sprint(showerror, e) end
         assert kind == "value" and (f", {n}, " in value if bad == 0 else
                                     value.startswith(f"(DivideError(), {bad}, ")), value
     kind, (ekind, _, line, _) = same(PUSHES, "until(Float64[], 2000, 1100)")
-    assert kind == "error" and ekind == "DivideError" and line == 48
+    assert kind == "error" and ekind == "DivideError" and line == 43
     kind, (ekind, msg, line, _) = same(PUSHES, "v = zeros(4); r = reshape(v, 2, 2); until(v, 9, 0)")
-    assert kind == "error" and ekind == "ErrorException" and "shared data" in msg and line == 47
+    assert kind == "error" and ekind == "ErrorException" and "shared data" in msg and line == 42
     assert made and all(made)
 
 
