@@ -935,6 +935,11 @@ class _Gen:
         if form is not None:
             consts = [self.consts.get(v.id, UNSET) for v in op.operands]
             fast.extend((guard, [f"{r} = {expr}"]) for guard, expr in form.write(vals, consts))
+        if self.spec is not None and type(now) is Primitive and not pre and not fast:
+            # (a specialisation assumes what the name is bound to: no test, no other way)
+            self.assumed[name] = now
+            self.emit(depth, f"{r} = {direct}")
+            return
         for line in pre:
             self.emit(depth, line)
         first = True
