@@ -400,7 +400,7 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return _convert_tuple(rt, t, x)
     if t in _ABSTRACT_NUMBER_TARGETS and not V.issubtype(typeof(x), t):
         return _convert_abstract_number(rt, t, x)
-    if t.is_struct and not t.abstract and not t.param_names and not V.issubtype(typeof(x), t):
+    if V.plain_struct(t) and not V.issubtype(typeof(x), t):
         # a struct type without the program's convert method for x (`convert(Point, 1)`)
         raise ZylaError("MethodError", f"Cannot `convert` an object of type "
                         f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")

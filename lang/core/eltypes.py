@@ -137,13 +137,23 @@ def _shared_data() -> ZylaError:
     return ZylaError("ErrorException", "cannot resize array with shared data")
 
 
+def _room_for(a: np.ndarray, m: int) -> _Room | None:
+    """The spare room of the vector `a` where it is still a's (its weak reference, and
+    the dimensions pointer its header holds) and holds `m` elements, else None.
+    (`push_one` makes the same tests inline: it is the hot one.)"""
+    room = _ROOMS.get(id(a))
+    if (room is None or room.ref() is not a or not 0 <= m <= room.capacity
+            or room.header[4] != room.dims):
+        return None
+    return room
+
+
 def _within_room(a: np.ndarray, n: int, m: int) -> bool:
     """Whether the length of the vector `a` (now `n`) was set to `m` within its spare
     room: the elements dropped overwritten by zeros (an object array's let go), so that
     the room holds zeros, as numpy's fill of a new buffer, and new elements are zero."""
-    room = _ROOMS.get(id(a))
-    if (room is None or room.ref() is not a or not 0 <= m <= room.capacity
-            or room.header[4] != room.dims):
+    room = _room_for(a, m)
+    if room is None:
         return False
     if m == n - 1:  # (`pop!`)
         a[m] = 0
@@ -200,13 +210,11 @@ def push_many(a: np.ndarray, items: list) -> None:
     key = id(a)
     n = len(a)
     m = n + k
-    room = _ROOMS.get(key)
+    room = _room_for(a, m) if key not in _VIEWS else None
     _VERSIONS[key] = _VERSIONS.get(key, 0) + 1  # (`note_write`)
-    if (room is not None and room.ref() is a and key not in _VIEWS and m <= room.capacity
-            and room.header[4] == room.dims):
+    if room is not None:
         room.length[0] = m
     else:
-        room = None
         _resize(a, (m,), m + (m >> 1) + 8 if VECTOR_ROOM else 0)
     # (`fromiter`: a sequence among the items stays one element, as `a[j] = x` keeps it)
     a[n:] = np.fromiter(items, dtype=a.dtype, count=k)

@@ -223,7 +223,7 @@ def spec_for(interp: Any, fn: Function, key: tuple) -> Any:
     out = table.get(k)
     if out is not None:
         return out
-    if (id(fn), key) in _MAKING or not all(t in SCALARS or _plain_struct(t) for t in key):
+    if (id(fn), key) in _MAKING or not all(t in SCALARS or V.plain_struct(t) for t in key):
         return False
     _MAKING.add((id(fn), key))
     try:
@@ -306,12 +306,6 @@ def _live(op: Op) -> list[int]:
 
 def _has_loop(fn: Function) -> bool:
     return any(op.name in ("for", "while") for op in walk_ops(fn.body))
-
-
-def _plain_struct(t: Any) -> bool:
-    """Whether t is a concrete struct type without parameters left open (a value of it
-    is known by its type in a specialisation)."""
-    return type(t) is V.JType and t.is_struct and not t.abstract and not t.param_names
 
 
 def _reads_fields(fn: Function) -> bool:
@@ -925,11 +919,7 @@ class _Gen:
             self.assign(op, depth, general)
             return
         r = f"v{op.results[0].id}"
-        over_xp = getattr(target.host, "over_xp", None)
-        if over_xp is not None:  # host is `f(np, args...)`: called so, a Python call less
-            direct = f"{self.bind('H', over_xp)}(NP, {', '.join(vals)})"
-        else:
-            direct = f"{self.bind('H', target.host)}({', '.join(vals)})"
+        direct = self.host_call(target, vals)
         pre, fast = self.inline(target, op, vals, r)
         form = _FAST_FORMS.get(target.name) if PRIMITIVES.get(target.name) is target else None
         if form is not None:
@@ -955,6 +945,14 @@ class _Gen:
             self.assign(op, depth, general)
         else:
             self.emit(depth, f"else: {r} = {general}")
+
+    def host_call(self, p: Primitive, vals: list[str]) -> str:
+        """The call of the primitive's host function with these operands (a host of the
+        form `f(np, args...)` called so: a Python call less)."""
+        over_xp = getattr(p.host, "over_xp", None)
+        if over_xp is not None:
+            return f"{self.bind('H', over_xp)}(NP, {', '.join(vals)})"
+        return f"{self.bind('H', p.host)}({', '.join(vals)})"
 
     def forwarding(self, name: str, g: GenericFunction, p: Primitive) -> str:
         """A namespace flag that is true while `name` is bound to `g` and `g` sends the
@@ -1250,11 +1248,8 @@ class _Gen:
         a, i = (self.known_type(x) for x in op.operands)
         if type(a) is not ArrayKey or a.ndim != 1 or a.elem is None or i is not int:
             return False
-        host = PRIMITIVES["getindex"].host
-        over_xp = getattr(host, "over_xp", None)
         v, k = vals
-        other = (f"{self.bind('H', over_xp)}(NP, {v}, {k})" if over_xp is not None
-                 else f"{self.bind('H', host)}({v}, {k})")
+        other = self.host_call(PRIMITIVES["getindex"], vals)
         rid = op.results[0].id
         r = f"v{rid}"
         if not a.checked:
@@ -1304,19 +1299,17 @@ class _Gen:
         t = self.consts.get(op.operands[0].id) if len(vals) == 1 else None
         if type(t) is not V.JType:
             return False
-        host = PRIMITIVES["Core.typed_vect"].host
-        over_xp = getattr(host, "over_xp", None)
-        call = f"{self.bind('H', over_xp)}(NP, {vals[0]})" if over_xp is not None \
-            else f"{self.bind('H', host)}({vals[0]})"
+        p = PRIMITIVES["Core.typed_vect"]
+        over_xp = getattr(p.host, "over_xp", None)
         try:
-            kind = host_key(over_xp(np, t) if over_xp is not None else host(t))
+            kind = host_key(over_xp(np, t) if over_xp is not None else p.host(t))
         except ZylaError:
             return False
         if type(kind) is not ArrayKey:
             return False
         rid = op.results[0].id
         self.known[rid] = kind
-        self.emit(depth, f"v{rid} = {call}")
+        self.emit(depth, f"v{rid} = {self.host_call(p, vals)}")
         return True
 
     def typed_length(self, op: Op, vals: list[str], depth: int) -> bool:
@@ -1357,12 +1350,12 @@ class _Gen:
             return False
         t = self.known_type(op.operands[0])
         name = self.consts.get(op.operands[1].id)
-        if not _plain_struct(t) or type(name) is not V.Symbol or name.name not in t.fields:
+        if not V.plain_struct(t) or type(name) is not V.Symbol or name.name not in t.fields:
             return False
         k = t.fields.index(name.name)
         rid = op.results[0].id
         ft = t.field_types[k]
-        known = _PY_OF_FIELD.get(id(ft)) or (ft if _plain_struct(ft) else None)
+        known = _PY_OF_FIELD.get(id(ft)) or (ft if V.plain_struct(ft) else None)
         if known is not None:
             self.known[rid] = known
         self.emit(depth, f"v{rid} = {vals[0]}.fields[{k}]")
@@ -1373,7 +1366,7 @@ class _Gen:
         own, whose Float64/Int64/Bool fields are given values of those types: the struct
         made as it is (what the default constructor does with them). A constructor
         defined for T later drops the specialisation (`ctor_watch`)."""
-        if not (_plain_struct(t) and t.fields and len(vals) == len(t.fields)
+        if not (V.plain_struct(t) and t.fields and len(vals) == len(t.fields)
                 and getattr(t, "ctor_gf", None) is None
                 and getattr(t, "constructor", None) is None):
             return False
@@ -1502,7 +1495,7 @@ class _Gen:
         anyway (a callee with a loop may be hot:
         the policy sees its calls). The result's type becomes the callee's."""
         ts = tuple(self.known.get(v.id) for v in op.operands)
-        if not ts or not all(t in SCALARS or _plain_struct(t) for t in ts):
+        if not ts or not all(t in SCALARS or V.plain_struct(t) for t in ts):
             return False
         try:
             m = g.dispatch([_PY_TYPES.get(t, t) for t in ts])
@@ -1736,7 +1729,7 @@ class _Gen:
         first_x = f"REST_FROM({it}, {x})" if chunked else x
         leave.append(f"return ({', '.join([first_x] + carried)},)")
         if check is not None:
-            self.emit(depth + 1, f"if {self.not_of(f'v{args[0].id}', check)}:")
+            self.emit(depth + 1, f"if {self.not_of(x, check)}:")
             for line in leave:
                 self.emit(depth + 2, line)
         pure, deopt = self.pure, self.deopt
@@ -2524,7 +2517,7 @@ def _power_product(a: str, n: Any) -> str:
 
 def _numbers_struct(t: Any) -> bool:
     """Whether t is a plain struct type whose fields are all Float64, Int64 or Bool."""
-    return _plain_struct(t) and all(id(ft) in _PY_OF_FIELD for ft in t.field_types)
+    return V.plain_struct(t) and all(id(ft) in _PY_OF_FIELD for ft in t.field_types)
 
 
 #: a line that assigns a bound constant to a variable, and a word of Python source
@@ -2700,30 +2693,17 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
 
 def _interpreted_loop(interp: Any, fn: Function, op: Op, params: list[int],
                       consts: dict[int, Any]) -> Callable[..., Any]:
-    """A loop's general form on the interpreter loop, as `_Gen.general_loop` calls it,
-    for a loop that does not translate as a loop specialisation of its own."""
-    body = op.regions[0]
-    args = body.args
-    stops = [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
+    """A loop's general form on the interpreter loop (`for_iterations`), as
+    `_Gen.general_loop` calls it, for a loop that does not translate as a loop
+    specialisation of its own."""
     n = len(params)
 
     def run(*a: Any) -> Any:
         env = dict(consts)
         env.update(zip(params, a[:n], strict=True))
         carried, it, prog, dd = list(a[n]), a[n + 1], a[n + 2], a[n + 4]
-        for x in it:
-            interp.depth = dd
-            env[args[0].id] = x
-            for arg, v in zip(args[1:], carried, strict=False):
-                env[arg.id] = v
-            carried = interp.run_region(body, env, fn)
-            if any(carried[k] is True or carried[k] is np.True_ for k in stops):
-                break
-            prog[0] += 1
-            interp.ticks += 1
-            if not interp.ticks % _interp.TICKS and interp.offload:
-                interp.watch()
-        return (_DONE, *carried)
+        interp.depth = dd
+        return (_DONE, *interp.for_iterations(op, env, fn, it, carried, prog, []))
 
     return run
 

@@ -89,7 +89,7 @@ def array_key(a: np.ndarray) -> ArrayKey:
         elt = recorded(a) if nd == 1 else None
         elem = None if elt is None else str if elt is V.StringT else (
             SubStr if elt == SUBSTRING_STRING  # (an equal type may be another object)
-            else elt if _plain_struct(elt) else None)
+            else elt if V.plain_struct(elt) else None)
     else:
         elem = _NUMBER_ELEMS.get(dt.kind) if dt in PY_ITEM_DTYPES and nd == 1 else None
     t = (dt, nd, elem)
@@ -97,12 +97,6 @@ def array_key(a: np.ndarray) -> ArrayKey:
     if k is None:
         k = _ARRAYS[t] = ArrayKey(dt, nd, elem, obj and elem is not None)
     return k
-
-
-def _plain_struct(t: Any) -> bool:
-    """Whether t is a concrete struct type without parameters left open (its values are
-    StructValues whose `type` is t)."""
-    return type(t) is V.JType and t.is_struct and not t.abstract and not t.param_names
 
 
 #: the Python type of the elements of a vector of Float64, Int64 or Bool, by dtype kind

@@ -375,37 +375,48 @@ class Interpreter:
     def op_for(self, op: Op, env: dict, fn: Function) -> Any:
         it = env[op.operands[0].id]
         carried = [env[v.id] for v in op.operands[1:]]
-        body = op.regions[0]
-        args = body.args
         ntape = tape_count(op)
         recs: list[list] = [[] for _ in range(ntape)]
-        # `break`/`return` set a carried flag and the remaining iterations do nothing; stop
-        # when one is set (an infinite iterator needs it). A loop that records tapes keeps
-        # one entry per element, which its adjoint expects.
-        stops = [] if ntape else [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
         # iterations done, of how many (-1: unknown), since when
         progress = [0, _trip_count(it), time.perf_counter()]
         self.loops.append(progress)
         try:
-            for x in self.rt.iterate(it):
-                env[args[0].id] = x
-                for a, v in zip(args[1:], carried, strict=False):
-                    env[a.id] = v
-                out = self.run_region(body, env, fn)
-                if ntape:
-                    out = _record(out, recs)
-                carried = out
-                if any(carried[k] is True or carried[k] is np.True_ for k in stops):
-                    break
-                progress[0] += 1
-                self.ticks += 1
-                if not self.ticks % TICKS and self.offload:
-                    self.watch()
+            carried = self.for_iterations(op, env, fn, self.rt.iterate(it), carried, progress,
+                                          recs)
         finally:
             self.loops.pop()
         if ntape:
             carried = carried + [Tape(r) for r in recs]
         return carried[0] if len(op.results) == 1 else carried
+
+    def for_iterations(self, op: Op, env: dict, fn: Function, items: Any, carried: list,
+                       progress: list, recs: list[list]) -> list:
+        """The `for` loop op's body run for each of `items` from the `carried` values
+        (env holds the values it reads from outside), its iterations counted in
+        `progress`, its tapes' entries recorded into `recs`: the carried values after
+        the last iteration. (Also the general form of a translated loop that does not
+        translate: lang.core.hostcode `_interpreted_loop`.)"""
+        body = op.regions[0]
+        args = body.args
+        # `break`/`return` set a carried flag and the remaining iterations do nothing; stop
+        # when one is set (an infinite iterator needs it). A loop that records tapes keeps
+        # one entry per element, which its adjoint expects.
+        stops = [] if recs else [k for k, a in enumerate(args[1:]) if a.hint in STOP_FLAGS]
+        for x in items:
+            env[args[0].id] = x
+            for a, v in zip(args[1:], carried, strict=False):
+                env[a.id] = v
+            out = self.run_region(body, env, fn)
+            if recs:
+                out = _record(out, recs)
+            carried = out
+            if any(carried[k] is True or carried[k] is np.True_ for k in stops):
+                break
+            progress[0] += 1
+            self.ticks += 1
+            if not self.ticks % TICKS and self.offload:
+                self.watch()
+        return carried
 
     def op_while(self, op: Op, env: dict, fn: Function) -> Any:
         carried = [env[v.id] for v in op.operands]

@@ -329,6 +329,12 @@ def apply_type(fam: JType, params: tuple) -> JType:
     return t
 
 
+def plain_struct(t: Any) -> bool:
+    """Whether t is a concrete struct type without parameters left open (its values are
+    StructValues whose `type` is t: translated code knows such a value by its type)."""
+    return type(t) is JType and t.is_struct and not t.abstract and not t.param_names
+
+
 def supertype(t: JType) -> JType | None:
     """The declared supertype, with parameters carried for the array families."""
     fam = t.family
