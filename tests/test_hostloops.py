@@ -585,3 +585,45 @@ def test_general_loops_are_written_when_first_needed(translates: bool,
     kind, (ekind, _, line, trace) = same(src, 'total(vcat(collect(1.0:40.0), ["x"]), 50)')
     assert kind == "error" and ekind == "MethodError" and line == 8, (ekind, line, trace)
     assert resumed
+
+
+OFFSETS = """
+struct Q2
+    a::Float64
+end
+function shifted(v, lo, hi)
+    s = 0.0
+    for i in lo:hi
+        s += v[i + D]
+    end
+    s
+end
+function shifted_structs(v, lo, hi)
+    s = 0.0
+    for i in lo:hi
+        s += v[i + D].a
+    end
+    s
+end
+tried(f, xs...) = try f(xs...) catch e; e end
+thrice(f, xs...) = (tried(f, xs...), tried(f, xs...), tried(f, xs...))
+"""
+
+
+@settings(max_examples=25, deadline=None, database=None, derandomize=True,
+          phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 5), st.integers(-3, 3), st.integers(-4, 4), st.integers(0, 6))
+def test_indexes_from_range_starts_keep_bounds(lo: int, width: int, d: int, n: int) -> None:
+    """`v[i + d]` (d a constant) for `i` in `lo:hi` is read without a lower-bound test
+    only where the range's start (0, 1, or 2 and above: its key) and d keep the index at
+    1 or more, and without a length test, numpy's IndexError standing for it: every
+    index out of bounds, 0 and negative ones included (which numpy would count from the
+    end), is Julia's BoundsError, as on the interpreter, for Float64 vectors and struct
+    vectors alike (a short loop is specialised at its third entry: each call is made
+    three times)."""
+    hi = lo + width
+    floats = "Float64[" + ", ".join(f"{k}.5" for k in range(n)) + "]"
+    structs = "[" + ", ".join(f"Q2({k}.25)" for k in range(n)) + "]"
+    src = OFFSETS.replace("D]", f"{d}]")
+    same(src, f"thrice(shifted, {floats}, {lo}, {hi})")
+    same(src, f"thrice(shifted_structs, Q2{structs}, {lo}, {hi})")

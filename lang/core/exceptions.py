@@ -63,7 +63,7 @@ def exception_value(e: ZylaError) -> Any:
         m = _VAR_NAMED.match(e.message)
         fields[t.fields.index("var")] = V.Symbol(m.group(1)) if m else None
     v = V.StructValue(t, fields)
-    v.zyla_message = e.message  # type: ignore[attr-defined]
+    v.zyla_message = e.message
     return v
 
 
@@ -117,7 +117,7 @@ def error_message(v: Any) -> str:
     if not isinstance(v, V.StructValue):
         return _print(v)
     kind = v.type.name
-    hidden = getattr(v, "zyla_message", None)
+    hidden = v.zyla_message
     if hidden is not None:
         return hidden if kind == "ErrorException" else f"{kind}: {hidden}"
     fmt = _MESSAGES.get(kind)

@@ -46,7 +46,7 @@ from lang.core.functions import Closure, GenericFunction, Method, typeof
 from lang.core.hostkeys import (
     ASCII_TEXT,
     INT_RANGE,
-    INT_RANGE_UP,
+    RANGE_UP_FROM,
     TEXTS_KEY,
     ArrayKey,
     DictKey,
@@ -279,7 +279,8 @@ def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
             g.lits.update(lits)
             g.known.update({i: type(consts[i]) for i in lits})
             g.ascii = {i for i, k in kinds.items() if k is ASCII_TEXT}
-            g.range_lo = {i: 0 for i, k in kinds.items() if k is INT_RANGE_UP}
+            g.range_lo = {i: RANGE_UP_FROM[k] for i, k in kinds.items()
+                          if type(k) is str and k in RANGE_UP_FROM}
             g.write_loop(op, params, resume)
             if g.retry:
                 loops = g.loop_types
@@ -293,7 +294,8 @@ def _loop_spec(interp: Any, fn: Function, op: Op, kinds: dict[int, Any],
 #: what a value of a key's kind is known as in a loop specialisation (`_KINDS`: the keys
 #: known as themselves; any other: not known)
 _KNOWN_OF_KEY: dict[Any, Any] = {int: int, float: float, bool: bool, str: str,
-                                 SubStr: SubStr, INT_RANGE: IRANGE, INT_RANGE_UP: IRANGE,
+                                 SubStr: SubStr, INT_RANGE: IRANGE,
+                                 **dict.fromkeys(RANGE_UP_FROM, IRANGE),
                                  ASCII_TEXT: str}
 _KINDS = (DictKey, ArrayKey)
 
@@ -1249,21 +1251,33 @@ class _Gen:
         if type(a) is not ArrayKey or a.ndim != 1 or a.elem is None or i is not int:
             return False
         v, k = vals
-        other = self.host_call(PRIMITIVES["getindex"], vals)
         rid = op.results[0].id
         r = f"v{rid}"
-        if not a.checked:
-            self.known[rid] = a.elem
-            self.emit(depth, f"{r} = {v}.item({k} - 1) if 0 < {k} <= len({v}) else {other}")
-            return True
-        if type(a.elem) is not V.JType or not self.expect(r, a.elem, depth + 1, check=False):
+        if a.checked and (type(a.elem) is not V.JType
+                          or not self.expect(r, a.elem, depth + 1, check=False)):
             return False
         # (an object vector's element as it is; one that is not a struct fails the test
         # below)
-        self.emit(depth, f"{r} = {v}[{k} - 1] if 0 < {k} <= len({v}) else {other}")
-        self.expect(r, a.elem, depth)
+        self.bounded_read(f"{v}[{k} - 1]" if a.checked else f"{v}.item({k} - 1)",
+                          op.operands[1].id, k, r,
+                          self.host_call(PRIMITIVES["getindex"], vals), depth)
+        if a.checked:
+            self.expect(r, a.elem, depth)
         self.known[rid] = a.elem
         return True
+
+    def bounded_read(self, read: str, index: int, k: str, r: str, other: str,
+                     depth: int) -> None:
+        """`r = read`, numpy's read of element `k` (the Int64 value `index`) of a host
+        vector at k - 1, or the primitive's call `other` (its BoundsError) where k < 1
+        (numpy would count from the end; not tested where the index's bounds exclude it)
+        or numpy finds k - 1 out of bounds (its IndexError stands for a length test)."""
+        lo = self.bounds.get(index, (None, None))[0]
+        if lo is not None and lo >= 1:
+            self.emit(depth, f"try: {r} = {read}")
+        else:
+            self.emit(depth, f"try: {r} = {read} if {k} > 0 else {other}")
+        self.emit(depth, f"except IndexError: {r} = {other}")
 
     def expect(self, x: str, kind: Any, depth: int, check: bool = True) -> bool:
         """In a loop specialisation, before any op of the iteration may have had an

@@ -12,8 +12,9 @@ key is x's Python type, or for the kinds whose contents matter to the loop's cod
   vector's elements are only expected to be of the type its element type names, so the
   loop tests each one and leaves the specialised code for the general one when it is not;
   for a vector of a concrete struct type, that struct type);
-- a range of Int64s: `INT_RANGE`, or `INT_RANGE_UP` where it starts at 0 or above and goes
-  up (`1:n`);
+- a range of Int64s: `INT_RANGE`, or where it starts at 0 or above and goes up, the key
+  of its start's bound in `RANGE_UP_FROM` (`1:n`: its elements are 1 or more, `2:n`: 2
+  or more, so that `v[i - 1]` needs no test of the index's lower bound);
 - a String of ASCII characters: `ASCII_TEXT` (a loop may iterate its Python characters).
 Keys are interned: equal keys are the same object (they are dictionary keys of the loops'
 tables, compared often)."""
@@ -57,6 +58,11 @@ class ArrayKey:
 INT_RANGE = "Int64 range key"
 #: a range of Int64s that starts at 0 or above and goes up (its elements are not negative)
 INT_RANGE_UP = "Int64 range up from 0 key"
+#: ... that starts at 1 or above, at 2 or above
+INT_RANGE_UP1 = "Int64 range up from 1 key"
+INT_RANGE_UP2 = "Int64 range up from 2 key"
+#: the keys of Int64 ranges going up, by the lower bound of their elements
+RANGE_UP_FROM = {INT_RANGE_UP: 0, INT_RANGE_UP1: 1, INT_RANGE_UP2: 2}
 
 #: a String of ASCII characters only (its characters are its Python characters)
 ASCII_TEXT = "ASCII String key"
@@ -106,7 +112,9 @@ _NUMBER_ELEMS = {"f": float, "i": int, "b": bool}
 def _range_key(r: V.Range) -> Any:
     if type(r.start) is not int or type(r.step) is not int:
         return V.Range
-    return INT_RANGE_UP if r.start >= 0 and r.step > 0 else INT_RANGE
+    if r.start < 0 or r.step <= 0:
+        return INT_RANGE
+    return INT_RANGE_UP2 if r.start >= 2 else INT_RANGE_UP1 if r.start else INT_RANGE_UP
 
 
 def _text_key(s: str) -> Any:

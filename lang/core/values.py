@@ -306,7 +306,6 @@ StepRangeLenT = _family("StepRangeLen", AbstractRangeT, arity=1)
 BoxT = _family("Core.Box", AnyT)
 ExceptionT = _family("Exception", AnyT, abstract=True)
 
-_ARRAY_LIKE = {AbstractArrayT, DenseArrayT, ArrayT}
 _COMPLEX_ALIAS = {Float64T: "ComplexF64", Float32T: "ComplexF32", Float16T: "ComplexF16"}
 
 
@@ -337,17 +336,14 @@ def plain_struct(t: Any) -> bool:
 
 def supertype(t: JType) -> JType | None:
     """The declared supertype, with parameters carried for the array families."""
-    fam = t.family
-    if fam in _ARRAY_LIKE and fam.super_ is not None:
+    fam = t.family  # (families are compared by identity: `is`, not `==`, which is slow)
+    if (fam is AbstractArrayT or fam is DenseArrayT or fam is ArrayT) and \
+            fam.super_ is not None:
         return apply_type(fam.super_.family, t.params)
-    if fam.family in (UnitRangeT, StepRangeLenT) and t.params:
-        return apply_type(AbstractRangeT, (t.params[0],))
-    if fam is AbstractRangeT and t.params:
-        return apply_type(AbstractArrayT, (t.params[0], 1))
-    if fam is StepRangeT and t.params:
-        return apply_type(AbstractRangeT, (t.params[0],))
-    if fam is AbstractRangeT or fam in (UnitRangeT, StepRangeT, StepRangeLenT):
-        return AbstractArrayT if fam is AbstractRangeT else AbstractRangeT
+    if fam is UnitRangeT or fam is StepRangeT or fam is StepRangeLenT:
+        return apply_type(AbstractRangeT, (t.params[0],)) if t.params else AbstractRangeT
+    if fam is AbstractRangeT:
+        return apply_type(AbstractArrayT, (t.params[0], 1)) if t.params else AbstractArrayT
     sup = fam.super_
     if sup is not None and sup.params and t.params and fam.param_names:
         # a struct declared `S{K,V} <: AbstractDict{K,V}`: S{Symbol,Int}'s supertype is
@@ -996,16 +992,19 @@ def _product_error(xp: Any, x: Any, y: float, p: Any) -> Any:
     return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class StructValue:
     """An instance of a user struct: its type and field values in declaration order.
 
     As a key of a Python dict or set (a `Dict`, a `Set`, `unique`), an immutable struct is
     its contents, compared as Julia's `===` compares them (`egal_key`), and a mutable one
-    is itself: `Dict(Point(1, 2) => 1)[Point(1, 2)]` finds the entry."""
+    is itself: `Dict(Point(1, 2) => 1)[Point(1, 2)]` finds the entry. (Slots: made and
+    read in host loops, a struct is cheaper without an attribute dictionary.)"""
 
     type: JType
     fields: list
+    #: an exception value's message as the runtime wrote it (lang.core.exceptions)
+    zyla_message: str | None = field(default=None, repr=False)
 
     def getfield(self, name: str) -> Any:
         return self.fields[self.type.fields.index(name)]
