@@ -117,7 +117,7 @@ def error_message(v: Any) -> str:
     if not isinstance(v, V.StructValue):
         return _print(v)
     kind = v.type.name
-    hidden = v.zyla_message
+    hidden = getattr(v, "zyla_message", None)
     if hidden is not None:
         return hidden if kind == "ErrorException" else f"{kind}: {hidden}"
     fmt = _MESSAGES.get(kind)

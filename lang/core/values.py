@@ -992,19 +992,25 @@ def _product_error(xp: Any, x: Any, y: float, p: Any) -> Any:
     return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
 
 
-@dataclass(eq=False, slots=True)
 class StructValue:
     """An instance of a user struct: its type and field values in declaration order.
 
     As a key of a Python dict or set (a `Dict`, a `Set`, `unique`), an immutable struct is
     its contents, compared as Julia's `===` compares them (`egal_key`), and a mutable one
     is itself: `Dict(Point(1, 2) => 1)[Point(1, 2)]` finds the entry. (Slots: made and
-    read in host loops, a struct is cheaper without an attribute dictionary.)"""
+    read in host loops, a struct is cheaper without an attribute dictionary. Two slots
+    are unset on most: an exception value's `zyla_message`, the message the runtime wrote
+    for it, and `ad_written`, set by reverse mode on a struct a differentiated program
+    wrote a field of.)"""
 
-    type: JType
-    fields: list
-    #: an exception value's message as the runtime wrote it (lang.core.exceptions)
-    zyla_message: str | None = field(default=None, repr=False)
+    __slots__ = ("type", "fields", "zyla_message", "ad_written")
+
+    def __init__(self, type: JType, fields: list) -> None:
+        self.type = type
+        self.fields = fields
+
+    def __repr__(self) -> str:
+        return f"StructValue({self.type!r}, {self.fields!r})"
 
     def getfield(self, name: str) -> Any:
         return self.fields[self.type.fields.index(name)]
