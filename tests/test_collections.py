@@ -125,6 +125,10 @@ CASES = [
     # BitVector and BitArray name Bool arrays; Vector{T}(tuple) collects
     ("println(BitVector((true, false)), trues(2) isa BitVector, falses(2, 2) isa BitMatrix, "
      "Vector{Int}((1, 2)))", "Bool[1, 0]truetrue[1, 2]"),
+    # a typed Dict's constructor converts the values as `d[k] = v` does, whatever its
+    # key type (a String-keyed one kept the Int 1 in a Dict{String,Float64})
+    ('d = Dict{String,Float64}("a" => 1, "b" => true); println(d["a"], d["b"], '
+     'Dict{String,Int}(["a" => 2.0])["a"], Dict{Symbol,Float64}(:a => 3)[:a])', "1.01.023.0"),
 ]
 
 
@@ -156,6 +160,8 @@ ERRORS = [
     ("collect(Iterators.rest(Iterators.countfrom(1), 5))", "MethodError"),
     ("d = IdDict{Int,Int}(); d[:a] = 1", "TypeError"),
     ("Vector{Int}((1.5, 2))", "InexactError"),
+    ('Dict{String,Int}("a" => 1.5)', "InexactError"),
+    ('Dict{String,Float64}("a" => "x")', "MethodError"),
 ]
 
 

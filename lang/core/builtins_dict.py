@@ -155,14 +155,15 @@ class JDict(dict):
 
     def __init__(self, items: Any = (), key_type: V.JType | None = None,
                  value_type: V.JType | None = None) -> None:
-        if key_type is None or value_type is None or key_type not in V.JTYPE_TO_DTYPE:
+        if key_type is None or value_type is None:
             super().__init__()
             for k, v in (items.items() if isinstance(items, dict) else items):
                 self._put(k, v)
             self._set_types(key_type or _common([typeof(k) for k in self.keys()]),
                             value_type or _common([typeof(v) for v in self.values()]))
             return
-        # Dict{Float64, V}(1 => x): the keys converted to K, as the values to V
+        # Dict{Float64, V}(1 => x), Dict{String, Float64}("a" => 1): numeric keys
+        # converted to K, the values to V, as `d[k] = v` converts them
         super().__init__()
         self._set_types(key_type, value_type)
         for k, v in (items.items() if isinstance(items, dict) else items):
