@@ -83,6 +83,11 @@ s = Shape[Sq(1)]; push!(s, Ci(2)); s[1] = Ci(3)
 @test_throws MethodError push!(s, 3)
 @test_throws MethodError s[1] = 3
 @test_throws MethodError convert(Point, 3)
+@test_throws MethodError convert(Shape, 3)
+@test_throws MethodError convert(AbstractString, 3)
+@test_throws MethodError convert(Union{Int, String}, 2.5)
+@test convert(Union{Int, Nothing}, 2.0) === 2 && convert(Union{Missing, Float64}, 1) === 1.0
+@test convert(Union{Int, Nothing}, nothing) === nothing && convert(Real, 3) === 3
 function typed_local()
     local q::Point = 3
     q

@@ -400,11 +400,28 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return _convert_tuple(rt, t, x)
     if t in _ABSTRACT_NUMBER_TARGETS and not V.issubtype(typeof(x), t):
         return _convert_abstract_number(rt, t, x)
-    if V.plain_struct(t) and not V.issubtype(typeof(x), t):
-        # a struct type without the program's convert method for x (`convert(Point, 1)`)
+    if (V.plain_struct(t) or _unconvertible(t)) and not V.issubtype(typeof(x), t):
+        # a struct type without the program's convert method for x (`convert(Point, 1)`),
+        # an abstract type x is not of (`convert(Shape, 1)`, `convert(AbstractString, 1)`)
+        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
+                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+    members = V.union_members(t)
+    if members and not V.issubtype(typeof(x), t):
+        # Base: convert(T, x) where T >: Nothing (or Missing) converts to T without them
+        # (convert(Union{Int, Nothing}, 2.0) is 2); other Unions have no method
+        rest = [m for m in members if getattr(m, "name", None) not in _OPTIONAL]
+        if len(rest) == 1 and len(members) > 1:
+            return rt.interp.call_value(rt.lookup("convert"), [rest[0], x])
         raise ZylaError("MethodError", f"Cannot `convert` an object of type "
                         f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
     return x
+
+
+def _unconvertible(t: V.JType) -> bool:
+    """Whether Base's convert has no method to make a value of the abstract type t from
+    one that is not of it: an abstract type without parameters other than Any (a
+    program's own `abstract type Shape end`, AbstractString, Function)."""
+    return t.abstract and not t.params and t is not V.AnyT and V.union_members(t) is None
 
 
 #: convert(T, x) for an abstract number type T that x is not of: the type Julia's `T(x)`
