@@ -35,7 +35,7 @@ def object_array_eltype(a: np.ndarray) -> V.JType | None:
         return None
     t = first.type
     for e in flat[1:]:
-        if type(e) is not V.StructValue or e.type != t:
+        if type(e) is not V.StructValue or (e.type is not t and e.type != t):
             return None
     return t
 

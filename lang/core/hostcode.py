@@ -104,6 +104,13 @@ RAWCHAR = "ASCII character"
 BOTTOM = "bottom"
 #: the argument types a body is specialised for (Python's types of Int64, Float64, Bool)
 SCALARS = (int, float, bool)
+
+
+def _scalar(t: Any) -> bool:
+    """Whether t is one of SCALARS (by identity: `t in SCALARS` compares a JType with
+    each by `==`, which dispatch-heavy code paid for millions of times)."""
+    return t is int or t is float or t is bool
+
 #: how often a specialisation is regenerated while its loop and return types settle
 SPEC_PASSES = 12
 
@@ -223,7 +230,7 @@ def spec_for(interp: Any, fn: Function, key: tuple) -> Any:
     out = table.get(k)
     if out is not None:
         return out
-    if (id(fn), key) in _MAKING or not all(t in SCALARS or V.plain_struct(t) for t in key):
+    if (id(fn), key) in _MAKING or not all(_scalar(t) or V.plain_struct(t) for t in key):
         return False
     _MAKING.add((id(fn), key))
     try:
@@ -905,7 +912,7 @@ class _Gen:
             return
         if plain and 1 <= len(vals) <= 3 and len(op.results) == 1 and type(now) is not Primitive:
             # (a struct's key is its Julia type, anything else's its Python type)
-            types = [f"type({v})" if self.known.get(x.id) in SCALARS or not v.isidentifier()
+            types = [f"type({v})" if _scalar(self.known.get(x.id)) or not v.isidentifier()
                      else f"({v}.type if type({v}) is STRUCT else type({v}))"
                      for v, x in zip(vals, op.operands, strict=True)]
             key = types[0] if len(vals) == 1 else f"({', '.join(types)})"
@@ -1462,7 +1469,7 @@ class _Gen:
                 self.emit(depth, f"v{op.results[0].id} = None")
                 return True
             ts = [others[0] if t is BOTTOM else t for t in ts]
-        if not all(t in SCALARS for t in ts):
+        if not all(_scalar(t) for t in ts):
             p = _forwarded(g)  # (`get(d, k, 0)`: a Dict's own operations)
             return (p is not None and p.name in _KIND_OPS and _forwards(g, p)
                     and self.typed(p, name, op, vals, depth))
@@ -1509,7 +1516,7 @@ class _Gen:
         anyway (a callee with a loop may be hot:
         the policy sees its calls). The result's type becomes the callee's."""
         ts = tuple(self.known.get(v.id) for v in op.operands)
-        if not ts or not all(t in SCALARS or V.plain_struct(t) for t in ts):
+        if not ts or not all(_scalar(t) or V.plain_struct(t) for t in ts):
             return False
         try:
             m = g.dispatch([_PY_TYPES.get(t, t) for t in ts])
