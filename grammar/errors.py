@@ -96,6 +96,9 @@ class ZylaError(Exception):
         self.source = source
         self.hint = hint
         self.value = value  # the thrown Julia value, for `throw(x)` / `catch e`
+        # the fields of the exception value a `catch` makes, where the runtime knows them
+        # (a BoundsError's array and indices); the rest are `nothing` or the message
+        self.fields: dict[str, object] | None = None
         self.trace: list[tuple[Span, SourceFile | None]] = []
         if span is not None and span.line > 0:
             self.trace.append((span, source))

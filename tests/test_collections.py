@@ -125,6 +125,12 @@ CASES = [
     # BitVector and BitArray name Bool arrays; Vector{T}(tuple) collects
     ("println(BitVector((true, false)), trues(2) isa BitVector, falses(2, 2) isa BitMatrix, "
      "Vector{Int}((1, 2)))", "Bool[1, 0]truetrue[1, 2]"),
+    # a caught BoundsError holds what was indexed and the indices (they were `nothing`)
+    ("v = [1.5, 2.5]; e = try v[0] catch err; err end; println(e, e.a === v, "
+     "try [1 2; 3 4][3, 1] catch err; err.i end, try (1, 2)[5] catch err; err end, "
+     "try \"ab\"[5] catch err; err end, sprint(showerror, e))",
+     'BoundsError([1.5, 2.5], (0,))true(3, 1)BoundsError((1, 2), 5)BoundsError("ab", 5)'
+     "BoundsError: attempt to access 2-element Vector{Float64} at index [0]"),
     # a typed Dict's constructor converts the values as `d[k] = v` does, whatever its
     # key type (a String-keyed one kept the Int 1 in a Dict{String,Float64})
     ('d = Dict{String,Float64}("a" => 1, "b" => true); println(d["a"], d["b"], '

@@ -58,7 +58,9 @@ def exception_value(e: ZylaError) -> Any:
         return e.value
     t = _exception_type(e.kind)
     # the runtime's message goes to the field Julia keeps it in (`msg`; SystemError's `prefix`)
-    fields = [e.message if f in ("msg", "prefix") else None for f in t.fields]
+    known = e.fields or {}
+    fields = [known[f] if f in known else e.message if f in ("msg", "prefix") else None
+              for f in t.fields]
     if "var" in t.fields:  # UndefVarError's variable, named in its message
         m = _VAR_NAMED.match(e.message)
         fields[t.fields.index("var")] = V.Symbol(m.group(1)) if m else None

@@ -707,7 +707,9 @@ def bounds_error(x: Any, idx: tuple) -> ZylaError:
     desc = (f"{'×'.join(map(str, s))} {V.type_name(typeof(x))}" if len(s) != 1
             else f"{s[0]}-element {V.type_name(typeof(x))}")
     shown = ", ".join(_show_index(i) for i in idx)
-    return ZylaError("BoundsError", f"attempt to access {desc} at index [{shown}]")
+    err = ZylaError("BoundsError", f"attempt to access {desc} at index [{shown}]")
+    err.fields = {"a": x, "i": tuple(idx)}  # (`catch e`: e.a, e.i, as Julia's)
+    return err
 
 
 def _show_index(i: Any) -> str:
@@ -903,7 +905,9 @@ def _getindex_seq(x: Any, idx: tuple) -> Any:
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         raise ZylaError("ArgumentError", f"invalid index {i!r}")
     if not 1 <= i <= len(x):
-        raise ZylaError("BoundsError", f"attempt to access {_seq_kind(x)} at index [{i}]")
+        err = ZylaError("BoundsError", f"attempt to access {_seq_kind(x)} at index [{i}]")
+        err.fields = {"a": x, "i": i}  # (Julia's BoundsError((1, 2), 5): the index alone)
+        raise err
     v = x[i - 1]
     return V.Char(v) if isinstance(x, str) else v
 

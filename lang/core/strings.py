@@ -239,7 +239,9 @@ def _char(b: bytes | str, i: int) -> tuple[V.Char, int]:
 def _bounds(s: str, i: Any) -> ZylaError:
     n = ncodeunits(s)
     what = f"{n}-codeunit {V.type_name(_typeof(s))}"
-    return ZylaError("BoundsError", f"attempt to access {what} {_quote(s)} at index [{_ishow(i)}]")
+    err = ZylaError("BoundsError", f"attempt to access {what} {_quote(s)} at index [{_ishow(i)}]")
+    err.fields = {"a": s, "i": i}
+    return err
 
 
 def _ishow(i: Any) -> str:
