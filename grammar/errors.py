@@ -88,6 +88,7 @@ class ZylaError(Exception):
         source: SourceFile | None = None,
         hint: str | None = None,
         value: object = None,
+        fields: dict[str, object] | None = None,
     ) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind = kind
@@ -98,7 +99,7 @@ class ZylaError(Exception):
         self.value = value  # the thrown Julia value, for `throw(x)` / `catch e`
         # the fields of the exception value a `catch` makes, where the runtime knows them
         # (a BoundsError's array and indices); the rest are `nothing` or the message
-        self.fields: dict[str, object] | None = None
+        self.fields = fields
         self.trace: list[tuple[Span, SourceFile | None]] = []
         if span is not None and span.line > 0:
             self.trace.append((span, source))

@@ -38,7 +38,14 @@ from lang.core.eltypes import (
     tag,
 )
 from lang.core.exceptions import matches
-from lang.core.functions import Closure, GenericFunction, Method, elementwise_primitive, typeof
+from lang.core.functions import (
+    Closure,
+    GenericFunction,
+    Method,
+    cannot_convert,
+    elementwise_primitive,
+    typeof,
+)
 from lang.core.lower import COLON, UNDEF
 from lang.core.primitives import (
     INFER_BY_LOWERING,
@@ -214,8 +221,7 @@ def _convert_wide(t: V.JType, x: Any) -> Any:
                 raise ZylaError("InexactError", f"{V.type_name(t)}({jl_show(x)})")
             x = x.numerator
         if is_array(x) or N.dtype_of(x).kind not in "fiub" and type(x) not in WIDE:
-            raise ZylaError("MethodError", "Cannot `convert` an object of type "
-                            f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+            raise cannot_convert(x, t)
         if isinstance(x, (float, np.floating)) and not float(x).is_integer():
             raise ZylaError("InexactError", f"{V.type_name(t)}({float_text(float(x))})")
         v = int(x)
@@ -227,8 +233,7 @@ def _convert_wide(t: V.JType, x: Any) -> Any:
         return x
     d = V.JTYPE_TO_DTYPE.get(t)
     if d is None:
-        raise ZylaError("MethodError", "Cannot `convert` an object of type "
-                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+        raise cannot_convert(x, t)
     if d.kind == "f":
         with np.errstate(over="ignore"):  # Float16 of a huge Int128 is Inf16
             return N.host_scalar(d.type(float(x) if type(x) is V.BigInt else x.value))
@@ -286,8 +291,7 @@ def _to_rational(t: V.JType, x: Any) -> Any:
             raise ZylaError("InexactError", f"{V.type_name(t)}({float_text(float(x))})")
         v = Fraction(float(x))
     else:
-        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+        raise cannot_convert(x, t)
     try:
         return cls(v)
     except OverflowError:
@@ -366,9 +370,7 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         if type(x) is V.Char and d.kind in "iu":
             x = ord(x.value)  # `Int('a') == 97`
         if is_array(x):
-            raise ZylaError("MethodError", "Cannot `convert` an object of type "
-                                           f"{V.type_name(typeof(x))} to an object of type "
-                                           f"{V.type_name(t)}")
+            raise cannot_convert(x, t)
         if d.kind == "b" and N.dtype_of(x).kind in "fiu" and not (x == 0 or x == 1):
             # Bool(-1), Bool(0.1): only 0 and 1 are Bools
             shown = float_text(float(x)) if N.dtype_of(x).kind == "f" else str(int(x))
@@ -388,9 +390,7 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
             if isinstance(x, str) and d.kind == "f":
                 raise ZylaError("MethodError", "Cannot `convert` an object of type String to an "
                                                f"object of type {V.type_name(t)}")
-            raise ZylaError("MethodError", "Cannot `convert` an object of type "
-                                           f"{V.type_name(typeof(x))} to an object of type "
-                                           f"{V.type_name(t)}")
+            raise cannot_convert(x, t)
         return N.cast(x, d, np) if not hasattr(x, "aval") else x.astype(d)
     if t.family is V.ArrayT and t.params and isinstance(t.params[0], V.JType):
         dd = V.JTYPE_TO_DTYPE.get(t.params[0])
@@ -400,20 +400,16 @@ def convert(rt: Any, t: Any, x: Any) -> Any:
         return _convert_tuple(rt, t, x)
     if t in _ABSTRACT_NUMBER_TARGETS and not V.issubtype(typeof(x), t):
         return _convert_abstract_number(rt, t, x)
-    if (V.plain_struct(t) or _unconvertible(t)) and not V.issubtype(typeof(x), t):
-        # a struct type without the program's convert method for x (`convert(Point, 1)`),
-        # an abstract type x is not of (`convert(Shape, 1)`, `convert(AbstractString, 1)`)
-        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
     members = V.union_members(t)
-    if members and not V.issubtype(typeof(x), t):
+    if (members or V.plain_struct(t) or _unconvertible(t)) and not V.issubtype(typeof(x), t):
         # Base: convert(T, x) where T >: Nothing (or Missing) converts to T without them
-        # (convert(Union{Int, Nothing}, 2.0) is 2); other Unions have no method
-        rest = [m for m in members if getattr(m, "name", None) not in _OPTIONAL]
+        # (convert(Union{Int, Nothing}, 2.0) is 2); nothing else converts to another Union,
+        # to a struct type without the program's convert method for x (`convert(Point,
+        # 1)`), or to an abstract type x is not of (`convert(Shape, 1)`)
+        rest = [m for m in members or () if getattr(m, "name", None) not in _OPTIONAL]
         if len(rest) == 1 and len(members) > 1:
             return rt.interp.call_value(rt.lookup("convert"), [rest[0], x])
-        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+        raise cannot_convert(x, t)
     return x
 
 
@@ -440,8 +436,7 @@ def _convert_abstract_number(rt: Any, t: V.JType, x: Any) -> Any:
         return convert(rt, t, x.fields[0])
     target = _ABSTRACT_NUMBER_TARGETS[t]
     if target is None or not V.issubtype(typeof(x), V.NumberT):
-        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+        raise cannot_convert(x, t)
     return convert(rt, target, x)
 
 
@@ -454,8 +449,7 @@ def _convert_tuple(rt: Any, t: V.JType, x: Any) -> tuple:
         return x
     fixed, rest = _tuple_params(t)
     if not isinstance(x, tuple) or len(x) < len(fixed) or (rest is None and len(x) != len(fixed)):
-        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                        f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+        raise cannot_convert(x, t)
     return _convert_elements(rt, fixed, rest, x)
 
 
@@ -1359,9 +1353,7 @@ def _conv_elem(v: Any, d: np.dtype) -> Any:
     if d.kind == "i" and N.dtype_of(v).kind == "f" and not float(v).is_integer():
         raise ZylaError("InexactError", f"Int64({v})")
     if N.dtype_of(v) == N.OBJ:
-        raise ZylaError("MethodError", "Cannot `convert` an object of type "
-                                       f"{V.type_name(typeof(v))} to an object of type "
-                                       f"{V.type_name(V.DTYPE_TO_JTYPE.get(d, V.AnyT))}")
+        raise cannot_convert(v, V.DTYPE_TO_JTYPE.get(d, V.AnyT))
     return v
 
 

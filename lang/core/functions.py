@@ -234,6 +234,12 @@ def method_error(name: str, types: list[V.JType], methods: list[Method]) -> Zyla
     return ZylaError("MethodError", msg, hint=hint)
 
 
+def cannot_convert(x: Any, t: V.JType) -> ZylaError:
+    """Julia's MethodError of `convert(t, x)` where no method converts x to t."""
+    return ZylaError("MethodError", f"Cannot `convert` an object of type "
+                     f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+
+
 #: Python types whose values' Julia type they determine
 _PLAIN_TYPES = frozenset((int, float, bool, str, type(None)))
 

@@ -102,17 +102,15 @@ IRANGE = "Int64 range"
 RAWCHAR = "ASCII character"
 #: a self-call's result type while the body's return type is being found (no return seen)
 BOTTOM = "bottom"
-#: the argument types a body is specialised for (Python's types of Int64, Float64, Bool)
-SCALARS = (int, float, bool)
+#: how often a specialisation is regenerated while its loop and return types settle
+SPEC_PASSES = 12
 
 
 def _scalar(t: Any) -> bool:
-    """Whether t is one of SCALARS (by identity: `t in SCALARS` compares a JType with
+    """Whether t is an argument type a body is specialised for: Python's type of Int64,
+    Float64 or Bool values (by identity: `t in (int, float, bool)` compares a JType with
     each by `==`, which dispatch-heavy code paid for millions of times)."""
     return t is int or t is float or t is bool
-
-#: how often a specialisation is regenerated while its loop and return types settle
-SPEC_PASSES = 12
 
 
 def _join(a: Any, b: Any) -> Any:

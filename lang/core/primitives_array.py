@@ -26,7 +26,7 @@ from lang.core.eltypes import (
     recorded,
     tag,
 )
-from lang.core.functions import typeof
+from lang.core.functions import cannot_convert, typeof
 from lang.core.lower import COLON
 from lang.core.primitives import (
     INFER_BY_LOWERING,
@@ -676,8 +676,7 @@ def _typed_vect(xp: Any, t: V.JType, *items: Any) -> Any:
         if d != N.OBJ and (isinstance(x, V.Range) or (is_array(x) and np.ndim(x) > 0)):
             # `UInt8[1:3]` is a vector of one range, which is not a UInt8 (`[1:3; 4]` is
             # the concatenation)
-            raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                            f"{V.type_name(typeof(x))} to an object of type {V.type_name(t)}")
+            raise cannot_convert(x, t)
     if d == N.OBJ:
         if items and isinstance(t, V.JType) and V.issubtype(t, V.NumberT):
             # Int128[1, 2], ComplexF64[1, 2.5], BigFloat[1, 2.5] hold values of that type:
@@ -707,9 +706,8 @@ def bounds_error(x: Any, idx: tuple) -> ZylaError:
     desc = (f"{'×'.join(map(str, s))} {V.type_name(typeof(x))}" if len(s) != 1
             else f"{s[0]}-element {V.type_name(typeof(x))}")
     shown = ", ".join(_show_index(i) for i in idx)
-    err = ZylaError("BoundsError", f"attempt to access {desc} at index [{shown}]")
-    err.fields = {"a": x, "i": tuple(idx)}  # (`catch e`: e.a, e.i, as Julia's)
-    return err
+    return ZylaError("BoundsError", f"attempt to access {desc} at index [{shown}]",
+                     fields={"a": x, "i": tuple(idx)})  # (`catch e`: e.a, e.i, as Julia's)
 
 
 def _show_index(i: Any) -> str:
@@ -905,9 +903,8 @@ def _getindex_seq(x: Any, idx: tuple) -> Any:
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         raise ZylaError("ArgumentError", f"invalid index {i!r}")
     if not 1 <= i <= len(x):
-        err = ZylaError("BoundsError", f"attempt to access {_seq_kind(x)} at index [{i}]")
-        err.fields = {"a": x, "i": i}  # (Julia's BoundsError((1, 2), 5): the index alone)
-        raise err
+        raise ZylaError("BoundsError", f"attempt to access {_seq_kind(x)} at index [{i}]",
+                        fields={"a": x, "i": i})  # (BoundsError((1, 2), 5): the index alone)
     v = x[i - 1]
     return V.Char(v) if isinstance(x, str) else v
 
@@ -1125,8 +1122,7 @@ def stored_elem(elt: V.JType, v: Any) -> Any:
                 return _julia_call("convert", m, v)
     out = _julia_call("convert", elt, v)
     if out is v:
-        raise ZylaError("MethodError", f"Cannot `convert` an object of type "
-                        f"{V.type_name(tv)} to an object of type {V.type_name(elt)}")
+        raise cannot_convert(v, elt)
     to = typeof(out)
     if to is not elt and not V.issubtype(to, elt):
         raise ZylaError("TypeError", f"in typeassert, expected {V.type_name(elt)}, got a "

@@ -24,7 +24,7 @@ from grammar.errors import ZylaError
 from lang.core import current, exceptions, show
 from lang.core import values as V
 from lang.core.eltypes import tag
-from lang.core.functions import typeof
+from lang.core.functions import cannot_convert, typeof
 from lang.core.lower import COLON
 from lang.core.primitives import NONDIFF, HostOnly, prim
 from lang.core.show import jl_print, jl_show, jl_string
@@ -71,12 +71,6 @@ def substr(text: str, parent: str, offset: int) -> SubStr:
     return s
 
 
-def _cannot_convert(v: Any, t: V.JType) -> ZylaError:
-    """Julia's MethodError of `convert(t, v)` where no method converts v to t."""
-    return ZylaError("MethodError", f"Cannot `convert` an object of type "
-                     f"{V.type_name(typeof(v))} to an object of type {V.type_name(t)}")
-
-
 def as_string(v: Any) -> str:
     """`convert(String, v)`, as a value stored into a `Vector{String}` is converted: a
     String as it is, another AbstractString (a SubString, a LazyString) its text as a
@@ -85,7 +79,7 @@ def as_string(v: Any) -> str:
         return v
     if isinstance(v, str):
         return str(v)
-    raise _cannot_convert(v, V.StringT)
+    raise cannot_convert(v, V.StringT)
 
 
 def as_substring(v: Any) -> SubStr:
@@ -98,7 +92,7 @@ def as_substring(v: Any) -> SubStr:
     if isinstance(v, str):
         s = str(v)
         return substr(s, s, 0)
-    raise _cannot_convert(v, SUBSTRING_STRING)
+    raise cannot_convert(v, SUBSTRING_STRING)
 
 
 #: the conversions of a value stored into an array of a text element type, by that type
@@ -239,9 +233,8 @@ def _char(b: bytes | str, i: int) -> tuple[V.Char, int]:
 def _bounds(s: str, i: Any) -> ZylaError:
     n = ncodeunits(s)
     what = f"{n}-codeunit {V.type_name(_typeof(s))}"
-    err = ZylaError("BoundsError", f"attempt to access {what} {_quote(s)} at index [{_ishow(i)}]")
-    err.fields = {"a": s, "i": i}
-    return err
+    return ZylaError("BoundsError", f"attempt to access {what} {_quote(s)} at index [{_ishow(i)}]",
+                     fields={"a": s, "i": i})
 
 
 def _ishow(i: Any) -> str:
