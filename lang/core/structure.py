@@ -225,9 +225,7 @@ def _join(s: Any, it: Any) -> Any:
     if k == "range":
         return V.Range(_join(s[2], it), _join(s[3], it), _join(s[4], it), s[1], s[5])
     if k == "stacked":
-        leaves = [next(it) for _ in range(s[4])] if False else None
-        count = None
-        # count was split after the leaves
+        # (the count was split after the leaves)
         leaves = [next(it) for _ in range(s[4])]
         count = _join(s[3], it)
         return StackedTape(s[1], leaves, count, s[2])
