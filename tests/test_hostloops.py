@@ -170,7 +170,7 @@ function tally(ws)
     counts
 end
 """
-    # (an undefined element: `nothing` here, where Julia's is an UndefRefError)
+    # (an undefined element: its read is Julia's UndefRefError, on both paths)
     expr = """v = Vector{SubString{String}}(undef, 60)
 for i in 1:59
     v[i] = split("a b c")[mod1(i, 3)]
@@ -528,20 +528,16 @@ caught = try until(v, 2000, 1100) catch e; sprint(showerror, e) end
 def test_a_struct_vector_element_of_another_kind_reruns_in_the_general_loop(made: Made) -> None:
     # `ps[i]` of a vector of Pts is read as a Pt (and `dist` called directly) after a
     # test that leaves the specialisation for the general loop, which runs the iteration
-    # again, where the element is not a Pt (elements a resize! added)
+    # again, where the element is not a Pt (elements a resize! added: undefined slots,
+    # whose read is an UndefRefError; Julia's slots of a plain-data struct hold whatever
+    # the memory held, a value Zyla does not make up)
     kind, (value, _) = same(PUSHES, "path(points(300))")
     assert kind == "value"
     kind, (ekind, msg, line, _) = same(PUSHES, "ps = points(300); resize!(ps, 302); path(ps)")
-    assert kind == "error" and ekind == "MethodError" and line == 13, (ekind, msg, line)
+    assert kind == "error" and ekind == "UndefRefError" and line == 13, (ekind, msg, line)
     assert made and all(made) and made.stopped >= 1
-    # the general loop goes on from the element where the specialisation stopped (the
-    # elements resize! added are `nothing` here: methods of `dist` for them are added)
-    stopped = made.stopped
-    kind, (value, _) = same(PUSHES, """d0 = path(points(300))
-dist(a::Nothing, b::Pt) = 1.0; dist(a::Pt, b::Nothing) = 2.0; dist(a::Nothing, b::Nothing) = 3.0
-ps = points(300); resize!(ps, 302)
-path(ps) - d0""")
-    assert kind == "value" and value == "5.0" and made.stopped > stopped
+    # (the other kind of element that a Vector{Pt} can hold is an undefined slot: the
+    # general loop goes on from it, and its read is the error, on the interpreter's line)
 
 
 SHORT = """

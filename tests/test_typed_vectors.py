@@ -7,6 +7,9 @@ element type."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.snippets import run_program
 
 CONVERSIONS = r"""
@@ -127,3 +130,79 @@ def test_struct_vectors_convert_what_is_stored() -> None:
     top level and in a function: `convert(T, x)` of the program's methods, Julia's
     MethodError without one, its TypeError where convert gives no T."""
     run_program(STRUCTS)
+
+
+UNDEFINED = r"""
+using Test
+v = Vector{String}(undef, 3); v[2] = "b"
+@test !isassigned(v, 1) && isassigned(v, 2) && !isassigned(v, 4) && !isassigned(v, 0)
+@test_throws UndefRefError v[1]
+@test sprint(show, v) == "[#undef, \"b\", #undef]"
+@test string(v) == "[#undef, \"b\", #undef]"
+try
+    v[3]
+catch e
+    @test e isa UndefRefError
+    @test sprint(showerror, e) == "UndefRefError: access to undefined reference"
+end
+v[1] = "a"; v[3] = "c"
+@test v == ["a", "b", "c"] && join(v, "-") == "a-b-c"
+s = similar(["x", "y"])
+@test typeof(s) == Vector{String} && !isassigned(s, 1) && !isassigned(s, 2)
+@test_throws UndefRefError s[2]
+@test isassigned(similar([1, 2]), 2)                  # numbers: no undefined slots
+r = resize!(["q"], 3)
+@test r[1] == "q" && !isassigned(r, 2)
+@test_throws UndefRefError r[3]
+M = Matrix{Any}(undef, 2, 2); M[1, 2] = 7
+@test isassigned(M, 1, 2) && !isassigned(M, 2, 1) && M[1, 2] == 7
+@test_throws UndefRefError M[2, 1]
+@test_throws UndefRefError M[4]
+n = Vector{Union{Nothing,String}}(nothing, 2)        # `nothing`s, not undefined slots
+@test isassigned(n, 1) && n[1] === nothing
+f(v, i) = v[i]
+@test_throws UndefRefError f(Vector{String}(undef, 2), 2)
+g(v) = (t = 0; for i in 1:length(v); t += length(v[i]); end; t)
+w = Vector{String}(undef, 4); w[1] = "ab"; w[2] = "c"
+@test_throws UndefRefError g(w)
+w[3] = "d"; w[4] = "ef"
+@test g(w) == 6
+u = Vector{String}(undef, 2); u[2] = "b"
+@test_throws UndefRefError (for x in u; print(x); end)
+@test_throws UndefRefError u == copy(u)             # no values to compare
+@test_throws UndefRefError u == u
+@test isequal(u, u) && isassigned(copy(u), 2) && !isassigned(deepcopy(u), 1)
+"""
+
+
+def test_undefined_slots_are_read_as_julia_reads_them() -> None:
+    """An array slot never assigned (`Array{T}(undef, …)` of a non-number T, `similar` of
+    such an array, the slots `resize!` adds) is Julia's `#undef`: `isassigned` is false,
+    a read is UndefRefError (in a function, a loop, compiled or not), `show` writes
+    `#undef`. (It was `nothing`, and `similar(["x"])` held the Int 0.)"""
+    run_program(UNDEFINED)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text("abc", max_size=3)), min_size=1, max_size=6),
+       st.sampled_from(["String", "Any", "Vector{Float64}"]))
+def test_undefined_slots_follow_the_writes(slots: list, eltype: str) -> None:
+    """A vector made with `undef` and written at some indices: exactly those are
+    assigned, reads elsewhere are UndefRefError, through a function and at top level."""
+    vals = {"String": lambda s: f'"{s}"', "Any": lambda s: f'"{s}"',
+            "Vector{Float64}": lambda s: f"[{float(len(s))}]"}[eltype]
+    writes = "".join(f"v[{i + 1}] = {vals(s)}\n" for i, s in enumerate(slots) if s is not None)
+    mask = ", ".join("true" if s is not None else "false" for s in slots)
+    run_program(f"""using Test
+v = Vector{{{eltype}}}(undef, {len(slots)})
+{writes}read(v, i) = v[i]
+for (i, m) in enumerate([{mask}])
+    @test isassigned(v, i) == m
+    if m
+        @test read(v, i) == v[i]
+    else
+        @test_throws UndefRefError read(v, i)
+        @test_throws UndefRefError v[i]
+    end
+end
+""")

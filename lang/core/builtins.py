@@ -591,7 +591,7 @@ def _is_vector_source(x: Any) -> bool:
 
 
 def _new_array(t: V.JType, elt: Any, init: Any, dims: tuple) -> np.ndarray:
-    """`Array{T}(undef, dims...)` (zeros, or an object array of `nothing`s) and
+    """`Array{T}(undef, dims...)` (zeros, or an object array of undefined slots) and
     `Array{T}(nothing, dims...)` (every element `nothing`; T must admit it)."""
     if init is None and not (isinstance(elt, V.JType) and V.issubtype(V.NothingT, elt)):
         raise ZylaError("MethodError", f"no method matching {V.type_name(t)}(::Nothing, "
@@ -601,8 +601,11 @@ def _new_array(t: V.JType, elt: Any, init: Any, dims: tuple) -> np.ndarray:
         dims = (0,) * t.params[1]
     shape = tuple(int(x) for x in
                   reversed(dims[0] if dims and isinstance(dims[0], tuple) else dims))
-    return np.zeros(shape, dtype=d) if d != N.OBJ else tag(
-        np.empty(shape, dtype=object), elt if isinstance(elt, V.JType) else V.AnyT)
+    if d != N.OBJ:
+        return np.zeros(shape, dtype=d)
+    a = np.empty(shape, dtype=object)
+    a.fill(None if init is None else V.UNDEF_REF)
+    return tag(a, elt if isinstance(elt, V.JType) else V.AnyT)
 
 
 def convert_call(rt: Any, t: V.JType, args: list, kwargs: dict | None) -> Any:
@@ -1546,6 +1549,18 @@ def _is_assigned(v: Any) -> bool:
     """`@isdefined(x)` of a local: whether x's value (its Box's, for a captured one) was
     assigned on the path taken."""
     return (v.value if isinstance(v, V.Box) else v) is not UNDEF
+
+
+def _isassigned(rt: Any, a: Any, *idx: Any) -> bool:
+    """`isassigned(a, i...)`: whether a[i...] is in bounds and not an undefined slot
+    (`#undef`)."""
+    try:
+        rt.interp.call_value(rt.lookup("getindex"), [a, *idx])
+    except ZylaError as e:
+        if e.kind in ("BoundsError", "UndefRefError"):
+            return False
+        raise
+    return True
 
 
 def _check_defined(v: Any, name: str) -> Any:
@@ -2492,7 +2507,7 @@ def install(rt: Any) -> None:
         "typemin": _typemin, "eps": _eps, "nameof": _nameof,
         "fieldnames": _fieldnames, "fieldtypes": _fieldtypes, "exit": _exit, "time": time.time,
         "Core.undef_local": _undef_local, "Core.time_start": _time_start,
-        "Core.is_assigned": _is_assigned,
+        "Core.is_assigned": _is_assigned, "isassigned": lambda a, *i: _isassigned(rt, a, *i),
         "Core.isdefined_global": lambda name: _isdefined_global(rt, name),
         "Core.log_message": _log_message, "Core.deepcopy": copy.deepcopy,
         "Core.warn_once": _warn_once, "Core.current_logger": _current_logger,

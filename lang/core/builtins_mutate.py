@@ -129,14 +129,14 @@ def _positions(x: np.ndarray, inds: Any) -> list[int]:
 
 
 def resize(x: Any, n: Any) -> np.ndarray:
-    """`resize!(v, n)`: v shortened or grown (new elements are zero, or `nothing` in a
-    vector of non-numbers) to length n."""
+    """`resize!(v, n)`: v shortened or grown (new elements are zero, or undefined slots in
+    a vector of non-numbers) to length n."""
     v = _vector(x, "resize!")
     n = _index(n)
     if n < 0:
         raise ZylaError("ArgumentError", "new length must be ≥ 0")
     old = _items(v)[:n]
-    fill = None if v.dtype == object else v.dtype.type(0)
+    fill = V.UNDEF_REF if v.dtype == object else v.dtype.type(0)
     return _set_contents(v, old + [fill] * (n - len(old)))
 
 

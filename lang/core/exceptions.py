@@ -102,6 +102,7 @@ _MESSAGES = {
     "KeyError": lambda v: f"KeyError: key {_show(_field(v, 'key'))} not found",
     "UndefVarError": lambda v: f"UndefVarError: `{_print(_field(v, 'var'))}` not defined",
     "DivideError": lambda v: "DivideError: integer division error",
+    "UndefRefError": lambda v: "UndefRefError: access to undefined reference",
     "StackOverflowError": lambda v: "StackOverflowError:",
     "InexactError": lambda v: f"InexactError: {_print(_field(v, 'func'))}("
                               + ("" if _print(_field(v, "func")) == _print(_field(v, "T"))

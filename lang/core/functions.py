@@ -436,6 +436,13 @@ _TYPEOF: dict[type, Callable[[Any], V.JType]] = {
 }
 
 
+def _undef_typeof(x: Any) -> V.JType:
+    raise V.undef_ref_error()  # (an undefined slot has no value, and so no type)
+
+
+_TYPEOF[V.UndefRef] = _undef_typeof
+
+
 def register_typeof(cls: type, t: V.JType) -> None:
     """Values of the Python class cls (one that a built-in keeps inside a struct, such as
     BigFloat's mpmath number) have the Julia type t; typeof finds it at once."""

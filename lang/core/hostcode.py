@@ -2344,6 +2344,12 @@ def _fast_index(vals: list[str], consts: list[Any]) -> list[tuple[str, str]]:
              f"(e_ if type(e_ := {v}.item({i} - 1)) in PLAIN_ITEMS else HOST_SCALAR(e_))")]
 
 
+def _host_item(e: Any) -> Any:
+    """An element read from an object vector that is not a plain host value: made one
+    (a numpy scalar), or UndefRefError for an undefined slot."""
+    return V.check_assigned(host_scalar(e))
+
+
 #: the dtypes of the vectors `_fast_index` reads: numbers `item` gives as Python's, and objects
 _ITEM_DTYPES = PY_ITEM_DTYPES | {np.dtype(object)}
 #: the Python types of elements that are host values as they are (`host_scalar` leaves
@@ -2700,7 +2706,7 @@ def _helpers(interp: Any, caller: Function) -> dict[str, Any]:
             "JDICT": JDict, "EXACT": EXACT_VALUE_TYPES, "DSET": JDict.store_exact,
             "DGET": dict.get, "DSTR": dict.__setitem__, "SUBSTR": SubStr, "STR": str,
             "STRUCT": V.StructValue, "NDARRAY": np.ndarray, "ITEM_DTYPES": _ITEM_DTYPES,
-            "PLAIN_ITEMS": _PLAIN_ITEMS, "HOST_SCALAR": host_scalar,
+            "PLAIN_ITEMS": _PLAIN_ITEMS, "HOST_SCALAR": _host_item,
             "CHAR": V.Char, "PUSH": push_value, "PUSH_ONE": push_one,
             "PUSH_MANY": push_many, "PUSHABLE": pushable, "PARTIAL": functools.partial,
             "AS_IS_DTYPE": AS_IS_DTYPE, "RECORDED": recorded,

@@ -163,7 +163,14 @@ def as_array(x: Any, xp: Any = np) -> Any:
 
 
 def _result(x: Any, xp: Any) -> Any:
-    return N.host_scalar(x) if xp is np else x
+    """An element or slice read from an array, as a host value (an element read from an
+    undefined slot: UndefRefError)."""
+    if xp is not np:
+        return x
+    x = N.host_scalar(x)
+    if x is V.UNDEF_REF:
+        raise V.undef_ref_error()
+    return x
 
 
 def binary_elementwise(fn: Callable[[Any, Any, Any], Any], kind: str) -> Callable[..., Any]:
@@ -1006,6 +1013,8 @@ def jl_equal(a: Any, b: Any) -> bool:
     """Julia's `==` on host values (structural for arrays, tuples, NamedTuples)."""
     if a is b and not isinstance(a, (float, np.floating, np.ndarray, tuple, V.NamedTuple,
                                      dict, V.StructValue)):
+        if a is V.UNDEF_REF:  # (two arrays' undefined slots: no values to compare)
+            raise V.undef_ref_error()
         return True  # (not for what may hold a NaN: NaN == NaN is false)
     if _numeric(a) and _numeric(b) and not is_array(a) and not is_array(b):
         if isinstance(a, (str,)) or isinstance(b, str):
@@ -1086,6 +1095,8 @@ def jl_isequal(a: Any, b: Any) -> bool:
     if is_array(a) or is_array(b):
         if not (is_array(a) and is_array(b)):
             return False
+        if a is b:  # (Base's first test: an array with undefined slots is isequal to itself)
+            return True
         a, b = as_array(a), as_array(b)
         return jl_size(a) == jl_size(b) and all(
             jl_isequal(x, y) for x, y in zip(a.ravel().tolist() if a.dtype != object else

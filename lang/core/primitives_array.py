@@ -109,9 +109,10 @@ def _similar(xp: Any, x: Any, *rest: Any) -> Any:
         rest = rest[1:]
     if rest:
         shape = _shape_from(rest)
-    out = xp.zeros(shape, dtype=d)
     if d != N.OBJ:
-        return out
+        return xp.zeros(shape, dtype=d)
+    out = np.empty(shape, dtype=object)
+    out.fill(V.UNDEF_REF)  # (Julia's `#undef`: an element of no type is no value yet)
     return tag(out, t) if t is not None else copy_tag(src, out)
 
 

@@ -44,6 +44,7 @@ from grammar.errors import ZylaError
 from lang.core.eltypes import recorded
 from lang.core.values import (
     DTYPE_TO_JTYPE,
+    UNDEF_REF,
     AnyT,
     ArrayT,
     BoolT,
@@ -72,6 +73,7 @@ from lang.core.values import (
     apply_type,
     issubtype,
     type_name,
+    undef_ref_error,
 )
 
 __all__ = ["jl_print", "jl_show", "jl_display", "format_float"]
@@ -107,6 +109,8 @@ def jl_print(x: Any) -> str:
     Strings, chars and symbols are written raw, floats of every width without type
     decoration (`print(1f0/3f0)` is `0.33333334`); all other values as by `jl_show`.
     """
+    if x is UNDEF_REF:  # (reached by iterating over an undefined slot: no value to print)
+        raise undef_ref_error()
     x = _as_host_array(x)
     if isinstance(x, str):
         return x
@@ -136,6 +140,8 @@ def jl_show(x: Any, compact: bool = False) -> str:
     With `compact` (an `IOContext` with `:compact => true`) floats keep six significant
     digits.
     """
+    if x is UNDEF_REF:  # (an array shows its undefined slots as `#undef`; alone, none)
+        raise undef_ref_error()
     return _show(x, _Ctx(compact=True) if compact else _PLAIN)
 
 

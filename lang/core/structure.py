@@ -158,6 +158,8 @@ def _split(v: Any, leaves: list, si: bool) -> Any:
         return ("bback", v.skel, len(v.leaves), v.shape, v.arg_shapes, v.arg_dtypes)
     if isinstance(v, V.Box):
         raise OffloadError("captured variables that are reassigned (boxes) stay on the host")
+    if v is V.UNDEF_REF:
+        raise OffloadError("an array with undefined elements (`#undef`) stays on the host")
     if isinstance(v, (list, dict)):
         raise OffloadError(f"a {type(v).__name__} value cannot enter compiled code")
     return ("const", _Id(v) if not _hashable(v) else v)

@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from grammar.errors import ZylaError
+
 # --- types ----------------------------------------------------------------------------
 
 
@@ -1055,6 +1057,46 @@ def egal_key(x: Any) -> Any:
     if t is Char or t is Symbol or t is Rational or isinstance(x, JType):
         return (t.__name__, x)
     return ("id", id(x))
+
+
+class UndefRef:
+    """The content of an array slot that was never assigned (`Vector{String}(undef, 2)`,
+    `similar(["a"])`): Julia's `#undef`. Reading it is Julia's UndefRefError (the reads
+    test for it: `check_assigned`); anything else that meets it (comparing, hashing,
+    asking its type) raises that error too, so that it never stands for a value."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "#undef"
+
+    def __eq__(self, other: object) -> bool:
+        raise undef_ref_error()
+
+    def __hash__(self) -> int:
+        raise undef_ref_error()
+
+    def __bool__(self) -> bool:
+        raise undef_ref_error()
+
+    def __reduce__(self) -> str:
+        return "UNDEF_REF"  # (copies and pickles are the one undefined slot itself)
+
+
+#: the one undefined slot
+UNDEF_REF = UndefRef()
+
+
+def undef_ref_error() -> ZylaError:
+    """Julia's UndefRefError."""
+    return ZylaError("UndefRefError", "access to undefined reference")
+
+
+def check_assigned(x: Any) -> Any:
+    """x, an element just read from an array; UndefRefError when its slot is undefined."""
+    if x is UNDEF_REF:
+        raise undef_ref_error()
+    return x
 
 
 @dataclass(eq=False)

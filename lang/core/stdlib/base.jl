@@ -518,6 +518,8 @@ struct MethodError <: Exception
     args
 end
 struct DivideError <: Exception end
+# a read of an array slot never assigned (`Vector{String}(undef, 2)[1]`)
+struct UndefRefError <: Exception end
 struct StackOverflowError <: Exception end
 struct TypeError <: Exception
     msg
