@@ -227,13 +227,14 @@ def mlp_rows(quick: bool, reps: int) -> list[Row]:
     this process. The two sides run in different processes, so they cannot alternate call
     by call: they alternate by round (a `zyla run`, then the peers here), and each figure
     is the median of its rounds' medians, so that the machine's drift over a minute (seen
-    at ±30% on a shared machine) falls on both sides alike."""
+    at ±30% on a shared machine) falls on both sides alike. (Inside each run the program
+    alternates its two ways, in a function and at top level, five times.)"""
     import models
 
     p = models.mlp_pair()
     p.check(("step",))
     fn, top, harness, jax_ms = [], [], [], []
-    for _ in range(1 if quick else 5):
+    for _ in range(1 if quick else 3):
         out = zyla_run("mlp_step.jl", max(5, reps))
         fn.append(float(out["function_ms"]))
         top.append(float(out["toplevel_ms"]))
