@@ -1399,19 +1399,23 @@ def test_an_if_whose_value_nobody_reads_still_compiles() -> None:
         assert z.call("last_if_unread", x, compiled=True) == z.call("last_if_unread", x)
 
 
+# an SGD step that returns a new model built of new layers
+REBUILT_STEP_SRC = """using Flux
+m = Chain(Dense(3 => 4, relu), Dense(4 => 2))
+x = rand(Float32, 3, 5)
+sgd(d::Dense, g, η) = Dense(d.weight .- η .* g.weight, d.bias .- η .* g.bias, d.σ)
+sgd(c::Chain, g, η) = Chain(map((l, gl) -> sgd(l, gl, η), c.layers, g.layers))
+step(m, x) = sgd(m, gradient(m -> sum(abs2, m(x)), m)[1], 0.1f0)
+"""
+
+
 def test_a_rebuilt_parametric_layer_reuses_its_executable() -> None:
     """A step that returns new layers (`Dense(W .- η .* g.weight, …)`) makes a new
     `Dense{typeof(relu), Matrix{Float32}, Vector{Float32}}` type object at each call; the
     executable is found by the type's family and parameters, not by the object (each
     call compiled afresh: 1 s per step of an MLP)."""
     z = Zyla()
-    z.eval("""using Flux
-m = Chain(Dense(3 => 4, relu), Dense(4 => 2))
-x = rand(Float32, 3, 5)
-sgd(d::Dense, g, η) = Dense(d.weight .- η .* g.weight, d.bias .- η .* g.bias, d.σ)
-sgd(c::Chain, g, η) = Chain(map((l, gl) -> sgd(l, gl, η), c.layers, g.layers))
-step(m, x) = sgd(m, gradient(m -> sum(abs2, m(x)), m)[1], 0.1f0)
-""")
+    z.eval(REBUILT_STEP_SRC)
     for _ in range(4):
         z.eval("m = step(m, x)")
     assert z.rt.compile_cache.builds == 1
@@ -1534,13 +1538,7 @@ def test_a_training_step_on_a_model_takes_the_cheap_key() -> None:
     from backend import compile as C
 
     z = Zyla()
-    z.eval("""using Flux
-m = Chain(Dense(3 => 4, relu), Dense(4 => 2))
-x = rand(Float32, 3, 5)
-sgd(d::Dense, g, η) = Dense(d.weight .- η .* g.weight, d.bias .- η .* g.bias, d.σ)
-sgd(c::Chain, g, η) = Chain(map((l, gl) -> sgd(l, gl, η), c.layers, g.layers))
-step(m, x) = sgd(m, gradient(m -> sum(abs2, m(x)), m)[1], 0.1f0)
-""")
+    z.eval(REBUILT_STEP_SRC)
     f = z.rt.lookup("step")
     x = z.rt.lookup("x")
     m = z.rt.lookup("m")
