@@ -174,7 +174,7 @@ def _to_host(x: Any, one_cpu: bool | None = None) -> Any:
     writable array would otherwise cost (a gradient of VGG19's 143M parameters: about a
     second on this machine). A later call that writes such an array in place donates a
     copy of the buffer, not the buffer (_run). Others are copied. `one_cpu`: whether the
-    executable ran on one CPU device, when the caller knows (see _outs)."""
+    executable ran on one CPU device, when the caller knows (see _results)."""
     if one_cpu is None:
         if not getattr(x, "is_fully_addressable", True):  # (spread over several processes)
             a = S.distributed.to_host(x)

@@ -7,9 +7,12 @@ element type."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from grammar.errors import ZylaError
+from lang.door.api import Zyla
 from tests.snippets import run_program
 
 CONVERSIONS = r"""
@@ -183,26 +186,35 @@ def test_undefined_slots_are_read_as_julia_reads_them() -> None:
     run_program(UNDEFINED)
 
 
-@settings(max_examples=25, deadline=None)
+@pytest.fixture(scope="module")
+def undef_z() -> Zyla:
+    z = Zyla()
+    z.eval("using Test\nread_at(v, i) = v[i]\n")
+    return z
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.one_of(st.none(), st.text("abc", max_size=3)), min_size=1, max_size=6),
        st.sampled_from(["String", "Any", "Vector{Float64}"]))
-def test_undefined_slots_follow_the_writes(slots: list, eltype: str) -> None:
+def test_undefined_slots_follow_the_writes(undef_z: Zyla, slots: list, eltype: str) -> None:
     """A vector made with `undef` and written at some indices: exactly those are
     assigned, reads elsewhere are UndefRefError, through a function and at top level."""
     vals = {"String": lambda s: f'"{s}"', "Any": lambda s: f'"{s}"',
             "Vector{Float64}": lambda s: f"[{float(len(s))}]"}[eltype]
     writes = "".join(f"v[{i + 1}] = {vals(s)}\n" for i, s in enumerate(slots) if s is not None)
     mask = ", ".join("true" if s is not None else "false" for s in slots)
-    run_program(f"""using Test
-v = Vector{{{eltype}}}(undef, {len(slots)})
-{writes}read(v, i) = v[i]
-for (i, m) in enumerate([{mask}])
+    try:
+        undef_z.eval(f"""v = Vector{{{eltype}}}(undef, {len(slots)})
+{writes}for (i, m) in enumerate([{mask}])
     @test isassigned(v, i) == m
     if m
-        @test read(v, i) == v[i]
+        @test read_at(v, i) == v[i]
     else
-        @test_throws UndefRefError read(v, i)
+        @test_throws UndefRefError read_at(v, i)
         @test_throws UndefRefError v[i]
     end
 end
 """)
+    except ZylaError as e:
+        pytest.fail(str(e))
