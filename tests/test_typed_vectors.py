@@ -175,6 +175,12 @@ u = Vector{String}(undef, 2); u[2] = "b"
 @test_throws UndefRefError u == copy(u)             # no values to compare
 @test_throws UndefRefError u == u
 @test isequal(u, u) && isassigned(copy(u), 2) && !isassigned(deepcopy(u), 1)
+# a Union of plain-data types with Nothing or Missing: its slots start as that value
+x = Vector{Union{Missing,Int}}(undef, 3)
+@test all(ismissing, x) && isassigned(x, 1) && all(ismissing, similar(x))
+@test all(isnothing, Vector{Union{Nothing,Float64}}(undef, 2))
+@test ismissing(resize!(Union{Missing,Int}[1], 2)[2])
+@test !isassigned(Vector{Union{Nothing,String}}(undef, 2), 1)   # String: a reference
 """
 
 

@@ -604,7 +604,7 @@ def _new_array(t: V.JType, elt: Any, init: Any, dims: tuple) -> np.ndarray:
     if d != N.OBJ:
         return np.zeros(shape, dtype=d)
     a = np.empty(shape, dtype=object)
-    a.fill(None if init is None else V.UNDEF_REF)
+    a.fill(None if init is None else V.undef_slot(elt, current.runtime().lookup))
     return tag(a, elt if isinstance(elt, V.JType) else V.AnyT)
 
 

@@ -136,7 +136,8 @@ def resize(x: Any, n: Any) -> np.ndarray:
     if n < 0:
         raise ZylaError("ArgumentError", "new length must be ≥ 0")
     old = _items(v)[:n]
-    fill = V.UNDEF_REF if v.dtype == object else v.dtype.type(0)
+    fill = (V.undef_slot(recorded(v), current.runtime().lookup) if v.dtype == object
+            else v.dtype.type(0))
     return _set_contents(v, old + [fill] * (n - len(old)))
 
 

@@ -112,8 +112,9 @@ def _similar(xp: Any, x: Any, *rest: Any) -> Any:
     if d != N.OBJ:
         return xp.zeros(shape, dtype=d)
     out = np.empty(shape, dtype=object)
-    out.fill(V.UNDEF_REF)  # (Julia's `#undef`: an element of no type is no value yet)
-    return tag(out, t) if t is not None else copy_tag(src, out)
+    out = tag(out, t) if t is not None else copy_tag(src, out)
+    out.fill(V.undef_slot(recorded(out), current.runtime().lookup))  # (Julia's `#undef`)
+    return out
 
 
 #: `copy` of host containers that are not arrays, by Python class (registered by the

@@ -1087,6 +1087,24 @@ class UndefRef:
 UNDEF_REF = UndefRef()
 
 
+def undef_slot(elt: Any, lookup: Callable[[str], Any]) -> Any:
+    """What a slot not yet assigned holds in an object array of element type `elt`:
+    `UNDEF_REF`, except in a Union of plain-data types (numbers, Bool, Char) with
+    `Nothing` or `Missing` (one of the two), whose slots hold that singleton, as Julia's
+    union arrays do (their type tags start at zero: `Vector{Union{Missing, Int}}(undef,
+    3)` is three `missing`s). `lookup`: the runtime's global of a name (`missing`)."""
+    members = union_members(elt)
+    if not members:
+        return UNDEF_REF
+    names = {m.name for m in members if isinstance(m, JType)}
+    empty = names & {"Nothing", "Missing"}
+    if len(empty) != 1 or not all(
+            isinstance(m, JType) and (m.name in empty or m in JTYPE_TO_DTYPE or m is CharT)
+            for m in members):
+        return UNDEF_REF
+    return lookup(empty.pop().lower())
+
+
 def undef_ref_error() -> ZylaError:
     """Julia's UndefRefError."""
     return ZylaError("UndefRefError", "access to undefined reference")
