@@ -25,10 +25,18 @@ $(STAMP): pyproject.toml | $(PY)
 run: $(STAMP)
 	$(ZYLA) run examples/train_mlp.jl
 
-# the suite runs in parallel processes (pytest-xdist), one per core up to 4
+# the suite runs in parallel processes (pytest-xdist), one per core up to 4, in PARTS
+# consecutive runs with fresh processes (a test process keeps the runtimes its tests make:
+# tests/parts.py); every part runs, and the target fails if one of them failed
+PARTS ?= 4
 test: $(STAMP)
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -q -n auto --maxprocesses=4 tests
+	@failed=""; for k in $$(seq 1 $(PARTS)); do \
+		echo "--- tests, part $$k of $(PARTS)"; \
+		$(PY) -m pytest -q -n auto --maxprocesses=4 --dist worksteal $$($(PY) tests/parts.py $$k $(PARTS)) \
+			|| failed="$$failed $$k"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "tests failed in part(s):$$failed"; exit 1; fi
 	@if [ -f "$(ACCEPTANCE)" ]; then \
 		bash "$(ACCEPTANCE)" --xfail tests/acceptance_xfail.txt "$(ZYLA)"; \
 	else \

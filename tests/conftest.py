@@ -6,10 +6,10 @@ default 1000 frames, and without this a test passed or failed with which tests i
 process happened to run before it (inside a hypothesis example the limit is hypothesis's:
 tests raise it there with snippets.zyla_recursion_limit).
 
-`make test` runs the suite in parallel processes (pytest-xdist), which take tests in
-collection order. The few long tests (a conformance file runs for up to a minute) go
-first, so that they spread over the processes instead of one process finishing alone
-with a long test at the end.
+`make test` runs the suite in parts (tests/parts.py), each in parallel processes
+(pytest-xdist), which take tests in collection order. The few long tests (a conformance
+file runs for up to a minute) go first, so that they spread over the processes instead of
+one process finishing alone with a long test at the end.
 
 After each test, the process collects its garbage and freezes what is still alive
 (`gc.freeze`, as lang.core.collector.settle does for the standard library): a test
@@ -27,11 +27,8 @@ import sys
 from collections.abc import Generator
 
 import pytest
+from parts import LONG_FIRST
 from snippets import ZYLA_RECURSION_LIMIT
-
-#: the modules whose tests take longest (`pytest --durations`), run first in this order
-LONG_FIRST = ("test_conformance.py", "test_bench.py", "test_tiering.py", "test_nests.py",
-              "test_permissions.py", "test_hostcode.py", "test_distributed.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:

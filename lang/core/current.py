@@ -21,5 +21,14 @@ def runtime() -> Any:
 
 
 def make_current(rt: Any) -> None:
-    """Make `rt` the runtime that built-ins see."""
+    """Make `rt` the runtime that built-ins see. The runtime that was current takes its
+    methods of shared types with it (`step_out`, see lang.core.familytables), and `rt`
+    puts its own back (`step_in`)."""
+    old = _RUNTIME[0]
+    if old is rt:
+        return
+    if old is not None:
+        old.step_out()
     _RUNTIME[0] = rt
+    if rt is not None:
+        rt.step_in()

@@ -1288,20 +1288,16 @@ def macroexpand(module: Any, x: Any, recursive: bool = True) -> Any:
     return expand_all(x, "none", recursive)
 
 
-#: the methods `@generated` functions made, by (generator, its method count, argument types)
-_GENERATED: dict[tuple, Any] = {}
-
-
 def run_generated(gen: Any, names: tuple, *args: Any) -> Any:
     """A call of a `@generated` function: the generator `gen` gives the code for the
     argument types (once per signature), which runs on the arguments."""
     rt = current.runtime()
     types = tuple(typeof(a) for a in args)
-    key = (id(gen), len(getattr(gen, "methods", ())), types)
-    f = _GENERATED.get(key)
+    key = (gen, len(getattr(gen, "methods", ())), types)
+    f = rt.generated.get(key)
     if f is None:
         code = rt.interp.call_value(gen, list(types))
-        f = _GENERATED[key] = eval_code(make_expr("->", [make_expr("tuple", list(names)),
+        f = rt.generated[key] = eval_code(make_expr("->", [make_expr("tuple", list(names)),
                                                           code]))
     return rt.interp.call_value(f, list(args))
 

@@ -674,6 +674,7 @@ class _Gen:
                 v.on_change.append(drop)
         for t in self.types_assumed:
             t.family.__dict__.setdefault("ctor_watch", []).append(drop)
+            self.rt.families.wrote(t.family)
 
     def region(self, region: Region, depth: int) -> list[str]:
         """Write a region's ops; return the expressions its terminator yields."""

@@ -28,8 +28,10 @@ from lang.core import (  # noqa: F401  (primitives_*: their import registers the
     builtins_set,
     builtins_types,
     collector,
+    current,
     datasets,
     exprs,
+    familytables,
     frontcache,
     hostcode,
     modules,
@@ -119,12 +121,25 @@ class Runtime:
         self.stdout = _Stdout()
         self.compile_mode = os.environ.get("ZYLA_COMPILE", "auto")
         self.offload_reasons: dict[str, str] = {}
+        #: its entries on shared type families (see lang.core.familytables)
+        self.families = familytables.FamilyTables()
+        #: the code `@generated` functions made, by (generator, its method count, argument
+        #: types): the generator is held, so that its key is never another's
+        self.generated: dict[tuple, Any] = {}
         self._install_builtins()
         self.loading_base = True
         self.load_stdlib("base.jl")
         for name in STARTUP_FILES:
             self.load_stdlib(name)
         self.loading_base = False
+
+    def step_out(self) -> None:
+        """Another runtime becomes current: take this one's methods off shared types."""
+        self.families.step_out()
+
+    def step_in(self) -> None:
+        """This runtime becomes current again: put its methods of shared types back."""
+        self.families.step_in()
 
     # --- namespaces ---------------------------------------------------------------------
 
@@ -265,6 +280,7 @@ class Runtime:
             if gf is None:
                 gf = GenericFunction(f"({V.type_name(fam)})")
                 fam.call_gf = gf  # type: ignore[attr-defined]
+                self.families.wrote(fam)
             gf.add_method(m)
             return None
         name = op.attrs["name"]
@@ -275,6 +291,7 @@ class Runtime:
         if isinstance(bound, V.JType) and "ctor_params" in op.attrs:
             # `Pos{T}(x) where T = ...`: a constructor of the type's instances
             callee = V.apply_type(bound.family, tuple(op.attrs["ctor_params"]))
+            self.families.wrote(bound.family)
             bound.family.curly_ctors = [  # type: ignore[attr-defined]
                 (c, old) for c, old in getattr(bound.family, "curly_ctors", [])
                 if not (c == callee and old.sig == m.sig and old.nreq == m.nreq)] + [(callee, m)]
@@ -287,6 +304,7 @@ class Runtime:
             gf = getattr(fam, "ctor_gf", None)
             if gf is None:
                 gf = fam.ctor_gf = GenericFunction(name)  # type: ignore[attr-defined]
+                self.families.wrote(fam)
                 if fam.is_struct:
                     # the default constructor competes in dispatch like any method
                     n = len(fam.fields)
@@ -308,6 +326,7 @@ class Runtime:
         t.mutable = op.attrs["mutable"]
         t.is_struct = True
         t.param_names = list(params)
+        self.families.made(t)
         self.set_global(binding, t)
         if op.attrs.get("inner"):
             # inner constructors replace the default ones; `new` calls the hidden type
@@ -496,6 +515,7 @@ class Runtime:
         file's thunks come from lang.core.frontcache instead, parsed and lowered once per
         front-end version; if lowering fails, the file runs the uncached way, so that the
         error surfaces where it would."""
+        current.make_current(self)  # (its built-ins and its methods of shared types)
         src = SourceFile(filename, text)
         self.sources[filename] = src
         module = self.module_stack[-1] if getattr(self, "module_stack", None) else None
