@@ -1393,9 +1393,12 @@ def grads_tangent(g: Any, args: tuple) -> tuple:
 
 def _project_shape(a: Any, g: Any) -> Any:
     """The gradient of a tuple as a tuple (a vector made from its elements gives a
-    vector), of a NamedTuple as a NamedTuple of its own names in its order."""
-    if type(a) is tuple and type(g) is np.ndarray and g.ndim == 1 and len(g) == len(a):
-        return tuple(g.tolist()) if g.dtype != object else tuple(g)
+    vector: on the host a numpy array, in compiled code a traced one), of a NamedTuple
+    as a NamedTuple of its own names in its order."""
+    if type(a) is tuple and getattr(g, "ndim", None) == 1 and g.shape[0] == len(a):
+        if type(g) is np.ndarray:
+            return tuple(g.tolist()) if g.dtype != object else tuple(g)
+        return tuple(g[i] for i in range(len(a)))
     if (type(a) is np.ndarray and a.dtype == object and type(g) is np.ndarray
             and g.dtype == object and g.shape == a.shape and recorded(g) is None):
         # an array of arrays: the gradient has its element type where its elements do

@@ -163,3 +163,36 @@ def test_gradients_flow_through_tuple_conversion() -> None:
     np.testing.assert_allclose(gv, fd, rtol=1e-6)
     assert z.eval("gradient(g, 1.5)") == (2.0,)
     assert z.eval("gradient(t -> sum(Tuple(t)), (1.0, 2.0))") == ((1.0, 1.0),)
+
+
+_BY_MODE: dict[str, Zyla] = {}
+
+
+def _gradient_in(mode: str, f: str, arg: str) -> object:
+    """gradient(f, arg) in a session whose calls run as `mode` says ("never": on the
+    host, "always": compiled)."""
+    z = _BY_MODE.get(mode)
+    if z is None:
+        z = _BY_MODE[mode] = Zyla()
+        z.rt.compile_mode = mode
+    return z.eval(f"gradient({f}, {arg})")
+
+
+@settings(SETTINGS, max_examples=8)
+@given(st.lists(st.one_of(floats, st.integers(-5, 5)), min_size=1, max_size=4).map(tuple),
+       floats)
+def test_the_gradient_of_a_collected_tuple_is_a_tuple(t: tuple, s: float) -> None:
+    """`collect(t)` of a tuple: its cotangent is a tuple (compiled code gave a Vector),
+    also inside a tuple argument; against jax.grad of the same function."""
+    lit = "(" + ", ".join(map(repr, t)) + ",)"
+    want = jax.grad(lambda w: jnp.sum(w ** 2) + w[0])(jnp.asarray(t, dtype=float))
+    want_s = jax.grad(lambda w, c: jnp.sum(w) * c, argnums=(0, 1))(
+        jnp.asarray(t, dtype=float), s)
+    for mode in ("never", "always"):
+        (g,) = _gradient_in(mode, "t -> sum(abs2, collect(t)) + t[1]", lit)
+        assert type(g) is tuple and len(g) == len(t), (mode, g)
+        np.testing.assert_allclose(g, want, rtol=1e-12)
+        ((gt, gs),) = _gradient_in(mode, "p -> sum(collect(p[1])) * p[2]", f"({lit}, {s!r})")
+        assert type(gt) is tuple, (mode, gt)
+        np.testing.assert_allclose(gt, want_s[0], rtol=1e-12)
+        np.testing.assert_allclose(gs, want_s[1], rtol=1e-12)

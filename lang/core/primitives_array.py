@@ -1512,7 +1512,9 @@ numeric("fill", _fill_tagged,
         "(dz, z, v, dims...) -> (Core.fill_back(dz), map(d -> nothing, dims)...)")
 numeric("similar", _similar, NONDIFF)
 numeric("copy", _keeps_eltype(_copy), "(dz, z, x) -> (dz,)")
-numeric("collect", _keeps_eltype(lambda xp, x: _collect(xp, x)), "(dz, z, x) -> (dz,)")
+# (a tuple's cotangent is a tuple, as Zygote's: `gradient(t -> sum(collect(t)), (1, 2))`)
+numeric("collect", _keeps_eltype(lambda xp, x: _collect(xp, x)),
+        "(dz, z, x) -> (x isa Tuple && dz !== nothing ? Tuple(dz) : dz,)")
 numeric("size", _size, NONDIFF)
 numeric("length", _length, NONDIFF)
 numeric("ndims", _ndims, NONDIFF)
