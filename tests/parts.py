@@ -2,7 +2,7 @@
 
 `make test` runs the suite as N consecutive pytest runs, each in fresh processes, because
 a test process keeps every runtime its tests made (a runtime's standard library is
-~170,000 objects, and shared tables on built-in types hold them; docs/TESTING.md,
+~170,000 objects, and process-wide tables hold them; docs/TESTING.md,
 "Memory"): the whole suite in one pair of processes grew to 15 GB and 9 GB and ran a
 24 GB machine out of memory. A part is every N-th module in the suite's own order
 (LONG_FIRST first, then by name), so that the long modules spread over the parts
