@@ -10,6 +10,7 @@ own temporary directory; what happened is read from `frontcache.stats()`, not ti
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import pickle
@@ -27,7 +28,7 @@ from grammar.errors import SourceFile, ZylaError, format_error
 from lang.core import frontcache
 from lang.core import runtime as core_runtime
 from lang.core import values as V
-from lang.core.ir import Function, walk_ops
+from lang.core.ir import Function, Region, format_function, walk_ops
 from lang.core.lower import COLON, UNDEF, Lowerer
 from lang.core.runtime import STDLIB
 from lang.door.wiring import Runtime
@@ -324,6 +325,47 @@ def test_library_ir_round_trips_with_singletons(cache: Path) -> None:
     assert seen > 10
     assert [f.span for f in back] == [f.span for f in fns]
     assert {f.file for f in back} == {str(STDLIB / "flux.jl")}
+
+
+def _defined(fns: list[Function]) -> list[Function]:
+    """The functions the thunks' ops name (method bodies, closures), not descending."""
+    return [a for f in fns for op in walk_ops(f.body) for a in op.attrs.values()
+            if isinstance(a, Function)]
+
+
+def test_library_bodies_load_when_first_read(cache: Path) -> None:
+    """A library function's body stays pickled until it is read; read, it is the IR the
+    lowering made (the thunks themselves are loaded at once: they run)."""
+    text = (STDLIB / "flux.jl").read_text()
+    fns = _lower(text, str(STDLIB / "flux.jl"))
+    back = frontcache.loads(frontcache.dumps(fns))
+    assert all("_lazy_body" not in f.__dict__ for f in back)
+    made, lazy = _defined(fns), _defined(back)
+    assert len(made) == len(lazy) > 50
+    assert all("_lazy_body" in f.__dict__ for f in lazy)
+    # the fields other than the body are there without loading it
+    assert [(f.name, f.params, f.nkw, f.file) for f in lazy] == \
+        [(f.name, f.params, f.nkw, f.file) for f in made]
+    assert all("_lazy_body" in f.__dict__ for f in lazy)
+    for a, b in zip(made, lazy, strict=True):
+        assert format_function(b) == format_function(a)
+        assert "_lazy_body" not in b.__dict__ and isinstance(b.body, Region)
+    # a copy or a pickle of a function not yet read carries its body
+    fresh = _defined(frontcache.loads(frontcache.dumps(fns)))[0]
+    for twin in (copy.deepcopy(fresh), pickle.loads(pickle.dumps(fresh))):
+        assert format_function(twin) == format_function(made[0])
+
+
+def test_a_runtime_reads_few_library_bodies(cache: Path) -> None:
+    """`Runtime()` and a small program leave most library bodies unread (unpickling every
+    body was ~70% of `Runtime()`'s time and most of its memory)."""
+    Runtime()  # (fills the cache)
+    rt = Runtime()
+    rt.run_source("v = [1.0, 2.0]\nprintln(sum(abs2, v))\n", "<test>")
+    fns = [m.fn for gf in rt.builtins.values() if hasattr(gf, "methods")
+           for m in gf.methods if isinstance(getattr(m, "fn", None), Function)]
+    unread = sum("_lazy_body" in f.__dict__ for f in fns)
+    assert len(fns) > 1000 and unread > 0.9 * len(fns), (unread, len(fns))
 
 
 def test_library_error_messages_unchanged(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,11 +48,11 @@ from pathlib import Path
 from typing import Any
 
 from lang.core import lower, values
-from lang.core.ir import IR_PASSES, Function
+from lang.core.ir import IR_PASSES, Function, Region
 from lang.core.values import JType
 
 #: Bumped when the stored layout changes.
-FORMAT = 1
+FORMAT = 2
 _MAGIC = b"ZYLAIR01"
 _OFF = frozenset({"off", "0", "no", "false", "none", ""})
 _ROOT = Path(__file__).resolve().parents[2]
@@ -176,14 +176,19 @@ def _singleton(module: str, attr: str) -> Any:
 
 class _Pickler(pickle.Pickler):
     """Pickles singletons by name through a private dispatch table (a Python callback
-    for those types only, so the rest runs at C speed)."""
+    for those types only, so the rest runs at C speed). With `lazy` (the thunks of a
+    file), every function but the thunks themselves keeps its body as a pickle of its
+    own, unpickled the first time the body is read (`_lazy_function`)."""
 
-    def __init__(self, f: io.BytesIO) -> None:
+    def __init__(self, f: io.BytesIO, thunks: list[Function] | None = None) -> None:
         super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
         self._by_id = _singletons()[0]
         table = copyreg.dispatch_table.copy()
         for cls in (values.JType, lower.ColonT, lower.Undef):
             table[cls] = self._reduce_singleton
+        self._thunks = None if thunks is None else {id(t) for t in thunks}
+        if thunks is not None:
+            table[Function] = self._reduce_function
         self.dispatch_table = table
 
     def _reduce_singleton(self, obj: Any) -> Any:
@@ -195,11 +200,49 @@ class _Pickler(pickle.Pickler):
             raise _Uncacheable(f"type {obj!r} in the IR")
         return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
 
+    def _reduce_function(self, fn: Function) -> Any:
+        assert self._thunks is not None
+        if id(fn) in self._thunks:
+            return fn.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+        head = fn.__getstate__()
+        buf = io.BytesIO()
+        _Pickler(buf).dump(head.pop("body"))  # (its nested functions: eager, in the blob)
+        return _lazy_function, (head, buf.getvalue())
+
+
+#: the bodies of this process's lazy functions, one bytes object per distinct body
+#: (every runtime's copy of the library shares them)
+_BLOBS: dict[bytes, bytes] = {}
+
+
+def _lazy_function(head: dict[str, Any], blob: bytes) -> Function:
+    """A library function whose body stays pickled until first read (what unpickling a
+    non-thunk function calls). Most of the library's ~2,200 functions are never run in a
+    session; unpickling them all was three quarters of `Runtime()`'s time."""
+    fn = Function.__new__(Function)
+    fn.__dict__.update(head)
+    fn.__dict__["_lazy_body"] = (_load_body, _BLOBS.setdefault(blob, blob))
+    return fn
+
+
+def _load_body(blob: bytes) -> Any:
+    """The Region a lazy function's blob holds."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        body = _Unpickler(io.BytesIO(blob)).load()
+    finally:
+        if was:
+            gc.enable()
+    if not isinstance(body, Region):
+        raise pickle.UnpicklingError("a function's body is not a region")
+    return body
+
 
 #: Globals an entry may name (anything else makes the entry invalid; it is not loaded).
 _ALLOWED_MODULES = frozenset({"lang.core.ir", "grammar.ast", "lang.core.values", "lang.core.lower"})
 _ALLOWED_GLOBALS = frozenset({
-    ("lang.core.frontcache", "_singleton"),
+    ("lang.core.frontcache", "_singleton"), ("lang.core.frontcache", "_lazy_function"),
     ("numpy", "dtype"), ("numpy", "ndarray"),
     ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
     ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
@@ -226,7 +269,7 @@ class _Unpickler(pickle.Unpickler):
 def dumps(fns: list[Function]) -> bytes:
     """The pickled thunks (raises _Uncacheable or a pickling error if they cannot be)."""
     buf = io.BytesIO()
-    _Pickler(buf).dump(fns)
+    _Pickler(buf, thunks=fns).dump(fns)
     return buf.getvalue()
 
 

@@ -115,7 +115,19 @@ class Function(Atomic):
     host_specs: ClassVar[Any] = None  # (interpreter, its specialisations by argument types)
     closure_types: ClassVar[Any] = None  # Julia types of closures of this body, by captures
 
+    def __getattr__(self, name: str) -> Any:
+        # (only for attributes not found: a library function's body kept pickled until
+        # first read, `lang.core.frontcache`; `_lazy_body` is (loader, its argument))
+        if name == "body":
+            lazy = self.__dict__.pop("_lazy_body", None)
+            if lazy is not None:
+                body = self.body = lazy[0](lazy[1])
+                return body
+        raise AttributeError(name)
+
     def __getstate__(self) -> dict[str, Any]:
+        if "_lazy_body" in self.__dict__:
+            self.body  # noqa: B018 (a copy gets the body itself)
         state = dict(self.__dict__)
         for k in _RUN_STATE:
             state.pop(k, None)
