@@ -124,7 +124,13 @@ def _join(a: Any, b: Any) -> Any:
 
 #: ops that call no Zyla code themselves (their regions' ops are written one by one)
 _NO_CALLS = frozenset({"const", "global", "setglobal", "if", "while", "default", "closure"})
-_I64 = f"{_I64_MIN} <= {{r}} <= {_I64_MAX}"
+#: the test that an int result is an Int64: a one-digit range first, because CPython
+#: compares one-digit ints with a specialised instruction and most results are small
+#: (fib(22): 2.6 ms against 2.8-3.1 with the Int64 range alone); the one-sided tests
+#: likewise (a loop of additions: 9.5 ms against 10.4-10.9)
+_I64 = f"(-1073741823 <= {{r}} <= 1073741823 or {_I64_MIN} <= {{r}} <= {_I64_MAX})"
+_ABOVE_I64 = f"{{r}} > 1073741823 and {{r}} > {_I64_MAX}"
+_BELOW_I64 = f"{{r}} < -1073741823 and {{r}} < {_I64_MIN}"
 
 
 def _binary_type(ta: Any, tb: Any, arith: bool) -> Any:
@@ -1167,13 +1173,13 @@ class _Gen:
             self.known[rid] = t
             self.emit(depth, f"{r} = -{vals[0]}")
             if t is int:  # (only -typemin(Int) leaves Int64)
-                self.emit(depth, f"if {r} > {_I64_MAX}: {r} = WRAP({r})")
+                self.emit(depth, f"if {_ABOVE_I64.format(r=r)}: {r} = WRAP({r})")
             return True
         if p.name == "abs" and t in (int, float):
             self.known[rid] = t
             self.emit(depth, f"{r} = abs({vals[0]})")
             if t is int:  # (abs(typemin(Int)) == typemin(Int))
-                self.emit(depth, f"if {r} > {_I64_MAX}: {r} = WRAP({r})")
+                self.emit(depth, f"if {_ABOVE_I64.format(r=r)}: {r} = WRAP({r})")
             return True
         if p.name == "!" and t is bool:
             self.known[rid] = bool
@@ -1451,7 +1457,7 @@ class _Gen:
             edge = hi if up else lo  # (the result's bound on the side it may overflow)
             if edge is not None and _I64_MIN <= edge <= _I64_MAX:
                 return ""  # (the operand's bounds keep the result in Int64)
-            return f"if {r} {'>' if up else '<'} {_I64_MAX if up else _I64_MIN}: {r} = WRAP({r})"
+            return f"if {(_ABOVE_I64 if up else _BELOW_I64).format(r=r)}: {r} = WRAP({r})"
         return f"if not {_I64.format(r=r)}: {r} = WRAP({r})"
 
     def typed_method(self, g: GenericFunction, name: str, op: Op, vals: list[str],
