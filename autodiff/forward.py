@@ -52,6 +52,7 @@ from lang.core import (
     primitives_nest,
     primitives_nn,
 )
+from lang.core import functions as F
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins_random import host_rng_scope
@@ -633,10 +634,7 @@ def _convert_tangent(y: Any, d: Any) -> Any:
 
 def _jvp_struct_call(interp: Interpreter, f: V.StructValue, df: Any, args: list, dargs: list,
                      kwargs: dict | None, dkwargs: dict | None) -> tuple:
-    gf = getattr(f.type.family, "call_gf", None)
-    if gf is None:
-        raise ZylaError("MethodError", f"objects of type {V.type_name(f.type)} are not callable")
-    m = gf.dispatch([typeof(a) for a in [f] + list(args)])
+    m = F.call_methods(f).dispatch([typeof(a) for a in [f] + list(args)])
     return _run_jvp(interp, m.fn, [], [], [f] + list(args), [df] + list(dargs), kwargs, dkwargs)
 
 

@@ -27,6 +27,7 @@ from autodiff.reverse import ADError, forward
 from autodiff.rules import getindex_back
 from grammar.errors import ZylaError
 from lang.core import current
+from lang.core import functions as F
 from lang.core import numeric as N
 from lang.core import values as V
 from lang.core.builtins import _check_broadcast, ref_call, unref_args
@@ -318,11 +319,7 @@ def _pullback_call(interp: Interpreter, st: ADState, f: Any, args: list,
             return y, _make_closure(interp, "Core.nondiff_back", V.type_name(f), len(args) + 1)
         return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
     if isinstance(f, V.StructValue):
-        gf = getattr(f.type.family, "call_gf", None)
-        if gf is None:
-            raise ZylaError("MethodError",
-                            f"objects of type {V.type_name(f.type)} are not callable")
-        m = gf.dispatch([typeof(a) for a in [f] + list(args)])
+        m = F.call_methods(f).dispatch([typeof(a) for a in [f] + list(args)])
         fwd = _forward_fn(m.fn)
         bound = interp.bind_args(m.fn, [], [f] + list(args), kwargs)
         return interp.run_function(fwd, bound)
@@ -481,8 +478,11 @@ def _forward_fn(fn: Any) -> Any:
 def receiver_forward(g: Any, args: list) -> Any:
     """The forward function of the method a callable struct g runs on args (whose first
     parameter is g itself), or None when g is not a callable struct."""
-    gf = getattr(g.type.family, "call_gf", None) if isinstance(g, V.StructValue) else None
-    if gf is None:
+    if not isinstance(g, V.StructValue):
+        return None
+    try:
+        gf = F.call_methods(g)
+    except ZylaError:
         return None
     m = gf.dispatch([typeof(a) for a in [g] + list(args)])
     return _forward_fn(m.fn) if m.fn is not None else None

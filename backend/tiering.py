@@ -44,7 +44,7 @@ import numpy as np
 from backend.compile import _cache, compiled_call, prepare
 from grammar.errors import ZylaError, is_library_file
 from lang.core import values as V
-from lang.core.functions import Closure, GenericFunction, Method, call_label, typeof
+from lang.core.functions import Closure, GenericFunction, Method, call_label, call_methods, typeof
 from lang.core.interp import loop_progress
 from lang.core.ir import Function, Op, Region, Value, walk_ops
 from lang.core.structure import OffloadError
@@ -191,11 +191,8 @@ def _target(f: Any, args: list) -> tuple[Method | None, Function | None, list, l
             m = f.generic.dispatch([typeof(a) for a in args])
             return m, m.fn, list(f.captures), args
         return None, f.fn, list(f.captures), args
-    gf = getattr(f.type.family, "call_gf", None)
-    if gf is None:
-        raise ZylaError("MethodError", f"objects of type {V.type_name(f.type)} are not callable")
     full = [f] + args
-    m = gf.dispatch([typeof(a) for a in full])
+    m = call_methods(f).dispatch([typeof(a) for a in full])
     return m, m.fn, [], full
 
 

@@ -10,9 +10,9 @@ lossgrad(m, x, y) = gradient(m -> loss(m, x, y), m)[1]
 
 # one SGD step as a pure function, so gradient and update are one executable:
 # the new model is built from the old one and its gradient
+# (a layer without parameters, MaxPool or a function, has the gradient `nothing`; a method
+# `sgd(l::MaxPool, g, η)` beside the first would make that call ambiguous, as in Julia)
 sgd(l, g::Nothing, η) = l
-sgd(l::MaxPool, g, η) = l
-sgd(l::Function, g, η) = l
 sgd(d::Dense, g, η) = Dense(d.weight .- η .* g.weight, d.bias .- η .* g.bias, d.σ)
 sgd(c::Conv, g, η) = Conv(c.σ, c.weight .- η .* g.weight, c.bias .- η .* g.bias,
                           c.stride, c.pad, c.dilation, c.groups)

@@ -196,3 +196,39 @@ def test_the_gradient_of_a_collected_tuple_is_a_tuple(t: tuple, s: float) -> Non
         assert type(gt) is tuple, (mode, gt)
         np.testing.assert_allclose(gt, want_s[0], rtol=1e-12)
         np.testing.assert_allclose(gs, want_s[1], rtol=1e-12)
+
+
+_LAYERS = """
+abstract type AbstractLayer end
+struct Affine <: AbstractLayer
+    w::Float64
+    b::Float64
+end
+struct Shifted <: AbstractLayer
+    w::Float64
+    b::Float64
+end
+(l::AbstractLayer)(x) = l.w * x + l.b
+(s::Shifted)(x) = s.w * x - s.b
+"""
+
+
+@settings(SETTINGS, max_examples=6)
+@given(floats, floats, floats)
+def test_a_callable_defined_on_an_abstract_supertype(w: float, b: float, x: float) -> None:
+    """`(l::AbstractLayer)(x)` is the call method of every struct below it (it was "not
+    callable"); a subtype's own method is more specific. Values and gradients on both
+    tiers, against jax.grad."""
+    def ref(p: jnp.ndarray, sign: float) -> jnp.ndarray:
+        return jnp.tanh(p[0] * x + sign * p[1])
+
+    for mode in ("never", "always"):
+        if mode not in _BY_MODE:
+            _gradient_in(mode, "identity", "1.0")
+        _BY_MODE[mode].eval(_LAYERS)
+        for name, sign in (("Affine", 1.0), ("Shifted", -1.0)):
+            want = jax.grad(ref)(jnp.asarray([w, b]), sign)
+            (g,) = _gradient_in(mode, f"l -> tanh(l({x!r}))", f"{name}({w!r}, {b!r})")
+            np.testing.assert_allclose([g["w"], g["b"]], want, rtol=1e-9, atol=1e-300)
+            y = _BY_MODE[mode].eval(f"{name}({w!r}, {b!r})({x!r})")
+            assert y == w * x + sign * b, (mode, name, y)

@@ -38,6 +38,11 @@ CASES = [
     ("f = +; ⊗(a, b) = a * b; g = ⊗; println(f(1, 2), g(2, 3), [1, 2] ∋ 2, 3 ∊ [3], [1] ∌ 1)",
      "36truetruefalse"),
     ("@Base.kwdef struct Kw; a::Int = 1; end; println(Kw(), Kw(a = 2))", "Kw(1)Kw(2)"),
+    # call methods of any type, and of an abstract type for every struct below it
+    ("(a::Float64)(b) = a * b; x = 2.0; h(f, y) = f(y); println(x(3), ' ', h(x, 4), ' ', "
+     "[x(i) for i in 1:2])", "6.0 8.0 [2.0, 4.0]"),
+    ("abstract type L end; struct A <: L; w; end; struct B <: L; w; end; (l::L)(x) = l.w * x; "
+     "(b::B)(x) = -x; println(A(2)(3), ' ', B(2)(3), ' ', map(A(3), [1, 2]))", "6 -3 [3, 6]"),
     ("r = map([1, 2]) do x x + 1 end[2]; println(r)", "3"),
     # more of Base (missing before: UndefVarError)
     ('println(titlecase("the QUICK fox\'s"), ndigits(0), ndigits(-123), ndigits(255; base = 16))',
@@ -205,6 +210,29 @@ def test_max_and_min_of_an_array_are_a_method_error(code: str) -> None:
     with pytest.raises(ZylaError, match="MethodError") as info:
         Zyla().eval(code)
     assert "imum(x)" in (info.value.hint or "")
+
+
+AMBIGUOUS = [
+    # (definitions, an ambiguous call, the method that resolves it, what the call then
+    # gives): neither method is more specific; Julia 1.11 says "MethodError:
+    # f(::Int64, ::Int64) is ambiguous" (Zyla took the first one)
+    ("f(x::Int, y) = 1; f(x, y::Int) = 2", "f(1, 1)", "f(x::Int, y::Int) = 3", 3),
+    ("g(x::Vector, y) = 1; g(x, y::Int) = 2", "g([1.0], 3)", "g(x::Vector, y::Int) = 3", 3),
+    ("abstract type L end; struct D <: L end; (d::D)(x) = 1; (l::L)(x::Float64) = 2",
+     "D()(1.0)", "(d::D)(x::Float64) = 3", 3),
+]
+
+
+@pytest.mark.parametrize("defs, call, resolve, then", AMBIGUOUS)
+def test_an_ambiguous_call_is_a_method_error(defs: str, call: str, resolve: str,
+                                             then: int) -> None:
+    z = Zyla()
+    z.eval(defs)
+    with pytest.raises(ZylaError, match="MethodError") as info:
+        z.eval(call)
+    assert "is ambiguous" in str(info.value)
+    z.eval(resolve)
+    assert z.eval(call) == then
 
 
 def test_test_nowarn(capsys: pytest.CaptureFixture) -> None:

@@ -13,9 +13,10 @@ Both levels hold pickled bytes, never live objects: every call unpickles a fresh
 so IR that one runtime mutates (inferred `Value.type`s, caches hung on functions or ops)
 never leaks into another. Only the thunks are unpickled at once: every other function
 (a method body, a closure) keeps its body pickled on its own until the body is first read
-(`_lazy_function`; most of the library's functions are never run in a session). The built-in type singletons of `lang.core.values` (and
-`lang.core.lower`'s `UNDEF` and `COLON`) are pickled by name, so constants in the IR stay
-identical (`is`) to the runtime's own objects.
+(`_lazy_function`; most of the library's functions are never run in a session). The
+built-in type singletons of `lang.core.values` (and `lang.core.lower`'s `UNDEF` and
+`COLON`) are pickled by name, so constants in the IR stay identical (`is`) to the
+runtime's own objects.
 
 The key can never be stale: it hashes the file's text, its name (spans and error
 messages name it), the module it is lowered into, the text of the whole front end (every

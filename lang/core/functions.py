@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from grammar.errors import ZylaError
+from grammar.errors import ZylaError, is_library_file
 from lang.core import values as V
 from lang.core.complexes import object_array_eltype
 from lang.core.eltypes import recorded
@@ -171,12 +171,21 @@ class GenericFunction(V.Atomic):
         except (KeyError, TypeError):
             pass
         best: Method | None = None
+        found = []
         for m in self.methods:
             if m.applicable(types) is None:
                 continue
-            # (of several equally specific ones, the first: Julia would raise an ambiguity)
+            found.append(m)
             if best is None or m.more_specific_than(best):
                 best = m
+        if best is not None and len(found) > 1:
+            for m in found:
+                if m is not best and not best.more_specific_than(m) and \
+                        _plain_user_method(m) and _plain_user_method(best):
+                    raise ambiguity_error(self.name, types, best, m)
+            # (other equally specific ones: the first; Julia would raise an ambiguity, but
+            # where the library's methods or type parameters are involved the specificity
+            # here is too rough to say so)
         try:
             self._cache[key] = _NO_METHOD if best is None else best
         except TypeError:
@@ -223,6 +232,39 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, V.TypeVar) and isinstance(b, V.TypeVar):
         return _same(a.ub or V.AnyT, b.ub or V.AnyT)
     return a == b
+
+
+def _plain_user_method(m: Method) -> bool:
+    """A method of the program's own with a fixed number of arguments and no type
+    parameters: where `more_specific_than` is Julia's rule, so that two such methods
+    neither of which is more specific make an ambiguous call, as in Julia."""
+    return (m.fn is not None and not m.vararg and not m.typevars and m.nreq == len(m.sig)
+            and all(isinstance(t, V.JType) and not _has_vars(t) for t in m.sig)
+            and not is_library_file(m.fn.file))
+
+
+def _has_vars(t: Any) -> bool:
+    """Whether a type has named type variables among its parameters (an anonymous one,
+    `Vector`'s or `<:Real`'s, is fine: the subtype test decides those exactly)."""
+    if isinstance(t, V.TypeVar):
+        return not t.name.startswith("#")
+    return isinstance(t, V.JType) and any(_has_vars(p) for p in t.params)
+
+
+def ambiguity_error(name: str, types: list[V.JType], a: Method, b: Method) -> ZylaError:
+    """Julia's MethodError for a call that two methods match, neither more specific."""
+    args = ", ".join(f"::{V.type_name(t)}" for t in types)
+    call = f"{name}({args})"
+    if name.startswith("("):  # (a callable object's: Julia writes `(::D)(::Float64)`)
+        call = f"(::{V.type_name(types[0])})({', '.join(f'::{V.type_name(t)}' for t in types[1:])})"
+    def text(m: Method) -> str:
+        if not name.startswith("("):
+            return m.signature_text(name)
+        sig = [f"::{V.type_name(t) if isinstance(t, V.JType) else t}" for t in m.sig]
+        return f"({sig[0]})({', '.join(sig[1:])})"
+
+    return ZylaError("MethodError", f"{call} is ambiguous. Candidates: {text(b)}, "
+                     f"{text(a)}; define {call} to resolve it")
 
 
 def method_error(name: str, types: list[V.JType], methods: list[Method]) -> ZylaError:
@@ -447,6 +489,28 @@ def register_typeof(cls: type, t: V.JType) -> None:
     """Values of the Python class cls (one that a built-in keeps inside a struct, such as
     BigFloat's mpmath number) have the Julia type t; typeof finds it at once."""
     _TYPEOF[cls] = _always(t)
+
+
+def call_methods(f: Any) -> GenericFunction:
+    """The methods calling the object f may run (`(d::D)(x) = ...`): those defined for a
+    receiver of f's type family or of a supertype's (`(l::Layer)(x)` for a struct
+    `D <: Layer`, `(a::Float64)(b)`), as one generic function, so that dispatch picks the
+    most specific (or finds the call ambiguous) across them. Raises Julia's MethodError
+    when there are none."""
+    t = f.type if isinstance(f, V.StructValue) else typeof(f)
+    gfs = []
+    while t is not None:
+        gf = getattr(t.family, "call_gf", None)
+        if gf is not None:
+            gfs.append(gf)
+        t = V.supertype(t)
+    if not gfs:
+        raise ZylaError("MethodError", f"objects of type {V.type_name(typeof(f))} are not callable")
+    if len(gfs) == 1:
+        return gfs[0]
+    merged = GenericFunction(gfs[0].name)  # (rare: rebuilt at each call)
+    merged.methods = [m for gf in gfs for m in gf.methods]
+    return merged
 
 
 def call_label(f: Any, args: list, kwargs: dict | None = None) -> str:

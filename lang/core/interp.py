@@ -20,7 +20,7 @@ import numpy as np
 from grammar.errors import SourceFile, Unwind, ZylaError
 from lang.core import current
 from lang.core import values as V
-from lang.core.functions import Closure, GenericFunction, Method, PyCallable, typeof
+from lang.core.functions import Closure, GenericFunction, Method, PyCallable, call_methods, typeof
 from lang.core.ir import Function, Op, Region
 from lang.core.lower import UNDEF
 from lang.core.primitives import Primitive
@@ -207,13 +207,7 @@ class Interpreter:
             return f.impl(*args, **(kwargs or {}))
         if isinstance(f, V.JType):
             return self.rt.construct(f, args, kwargs, self)
-        if isinstance(f, V.StructValue):
-            gf = getattr(f.type.family, "call_gf", None)
-            if gf is None:
-                raise ZylaError("MethodError",
-                                f"objects of type {V.type_name(f.type)} are not callable")
-            return self.call_value(gf, [f] + args, kwargs)
-        raise ZylaError("MethodError", f"objects of type {V.type_name(typeof(f))} are not callable")
+        return self.call_value(call_methods(f), [f] + args, kwargs)
 
     def call_primitive(self, p: Primitive, args: list, kwargs: dict | None) -> Any:
         """Run a primitive's host implementation (the compiled tier runs its lowering)."""
