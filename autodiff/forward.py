@@ -575,9 +575,8 @@ def jvp_call(interp: Interpreter, f: Any, df: Any, args: list, dargs: list,
             if isinstance(f, cls):
                 handler = h
                 break
-    if handler is None:
-        raise ZylaError("AD error", "forward mode cannot differentiate a call of "
-                        f"{V.type_name(typeof(f))}")
+    if handler is None:  # (any other value with call methods: `(a::Float64)(b) = a * b`)
+        handler = _jvp_struct_call
     return handler(interp, f, df, args, dargs, kwargs, dkwargs)
 
 
@@ -632,7 +631,7 @@ def _convert_tangent(y: Any, d: Any) -> Any:
     return N.cast(d, dt, np) if not hasattr(d, "aval") else d.astype(dt)
 
 
-def _jvp_struct_call(interp: Interpreter, f: V.StructValue, df: Any, args: list, dargs: list,
+def _jvp_struct_call(interp: Interpreter, f: Any, df: Any, args: list, dargs: list,
                      kwargs: dict | None, dkwargs: dict | None) -> tuple:
     m = F.call_methods(f).dispatch([typeof(a) for a in [f] + list(args)])
     return _run_jvp(interp, m.fn, [], [], [f] + list(args), [df] + list(dargs), kwargs, dkwargs)

@@ -318,16 +318,17 @@ def _pullback_call(interp: Interpreter, st: ADState, f: Any, args: list,
         if nondiff_may_drop(f.name, y, args):  # (a conversion without a rule)
             return y, _make_closure(interp, "Core.nondiff_back", V.type_name(f), len(args) + 1)
         return y, _make_closure(interp, "Core.zero_back", len(args) + 1)
-    if isinstance(f, V.StructValue):
-        m = F.call_methods(f).dispatch([typeof(a) for a in [f] + list(args)])
-        fwd = _forward_fn(m.fn)
-        bound = interp.bind_args(m.fn, [], [f] + list(args), kwargs)
-        return interp.run_function(fwd, bound)
     if isinstance(f, PyCallable):
         raise ZylaError("AD error", f"cannot differentiate through `{f.name}` (a host-side "
                         "pullback): nested AD of broadcasting a non-primitive function is not "
                         "supported yet")
-    raise ZylaError("MethodError", f"cannot differentiate a call of {V.type_name(typeof(f))}")
+    # a callable struct, or any value with call methods (`(a::Float64)(b) = a * b`)
+    m = F.call_methods(f).dispatch([typeof(a) for a in [f] + list(args)])
+    if m.fn is None:
+        raise ZylaError("MethodError", f"cannot differentiate a call of {V.type_name(typeof(f))}")
+    fwd = _forward_fn(m.fn)
+    bound = interp.bind_args(m.fn, [], [f] + list(args), kwargs)
+    return interp.run_function(fwd, bound)
 
 
 _BACK = object()

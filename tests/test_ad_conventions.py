@@ -232,3 +232,21 @@ def test_a_callable_defined_on_an_abstract_supertype(w: float, b: float, x: floa
             np.testing.assert_allclose([g["w"], g["b"]], want, rtol=1e-9, atol=1e-300)
             y = _BY_MODE[mode].eval(f"{name}({w!r}, {b!r})({x!r})")
             assert y == w * x + sign * b, (mode, name, y)
+
+
+@settings(SETTINGS, max_examples=6)
+@given(floats, floats)
+def test_the_gradient_through_a_callable_number(a: float, b: float) -> None:
+    """`(a::Float64)(b) = a * sin(b)`: reverse and forward mode through a call of a number
+    (it was "cannot differentiate a call of Float64"), both tiers, against jax.grad."""
+    ga, gb = jax.grad(lambda p, q: p * jnp.sin(q) + p, argnums=(0, 1))(a, b)
+    for mode in ("never", "always"):
+        if mode not in _BY_MODE:
+            _gradient_in(mode, "identity", "1.0")
+        z = _BY_MODE[mode]
+        z.eval("(a::Float64)(b) = a * sin(b)")
+        g = z.eval(f"gradient((p, q) -> p(q) + p, {a!r}, {b!r})")
+        np.testing.assert_allclose(g, (ga, gb), rtol=1e-12, atol=1e-300)
+        (j,) = z.eval(f"jacobian(p -> [p({b!r}), p(2.0)], {a!r})")
+        np.testing.assert_allclose(np.asarray(j).ravel(), [np.sin(b), np.sin(2.0)],
+                                   rtol=1e-12)
