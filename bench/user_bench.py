@@ -154,7 +154,7 @@ def _once(name: str, args: tuple) -> tuple[float, Any]:
     p = subprocess.run([sys.executable, "-c", code, str(BENCH), name, json.dumps(args)],
                        capture_output=True, text=True, timeout=600, check=True)
     t, v = json.loads(p.stdout.strip().splitlines()[-1])
-    return t, v
+    return float(t), v
 
 
 def _alternate(program: str, args: tuple, peers: dict[str, tuple[str, tuple]],

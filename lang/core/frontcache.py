@@ -179,9 +179,9 @@ def _singleton(module: str, attr: str) -> Any:
 
 class _Pickler(pickle.Pickler):
     """Pickles singletons by name through a private dispatch table (a Python callback
-    for those types only, so the rest runs at C speed). With `lazy` (the thunks of a
-    file), every function but the thunks themselves keeps its body as a pickle of its
-    own, unpickled the first time the body is read (`_lazy_function`)."""
+    for those types only, so the rest runs at C speed). Given `thunks` (a file's), every
+    function but the thunks themselves keeps its body as a pickle of its own, unpickled
+    the first time the body is read (`_lazy_function`)."""
 
     def __init__(self, f: io.BytesIO, thunks: list[Function] | None = None) -> None:
         super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -189,7 +189,7 @@ class _Pickler(pickle.Pickler):
         table = copyreg.dispatch_table.copy()
         for cls in (values.JType, lower.ColonT, lower.Undef):
             table[cls] = self._reduce_singleton
-        self._thunks = None if thunks is None else {id(t) for t in thunks}
+        self._thunks = {id(t) for t in thunks or ()}
         if thunks is not None:
             table[Function] = self._reduce_function
         self.dispatch_table = table
@@ -204,7 +204,6 @@ class _Pickler(pickle.Pickler):
         return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
 
     def _reduce_function(self, fn: Function) -> Any:
-        assert self._thunks is not None
         if id(fn) in self._thunks:
             return fn.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
         head = fn.__getstate__()
@@ -230,13 +229,7 @@ def _lazy_function(head: dict[str, Any], blob: bytes) -> Function:
 
 def _load_body(blob: bytes) -> Any:
     """The Region a lazy function's blob holds."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        body = _Unpickler(io.BytesIO(blob)).load()
-    finally:
-        if was:
-            gc.enable()
+    body = _unpickle(blob)
     if not isinstance(body, Region):
         raise pickle.UnpicklingError("a function's body is not a region")
     return body
@@ -276,15 +269,21 @@ def dumps(fns: list[Function]) -> bytes:
     return buf.getvalue()
 
 
-def loads(data: bytes) -> list[Function]:
-    """A fresh copy of the thunks `dumps` stored (raises on a bad payload)."""
+def _unpickle(data: bytes) -> Any:
+    """What `data` holds, through the restricted unpickler, without the collector's
+    passes (many small objects, no cycles to find: collection would only cost)."""
     was = gc.isenabled()
-    gc.disable()  # many small objects, no cycles to find: collection would only cost
+    gc.disable()
     try:
-        fns = _Unpickler(io.BytesIO(data)).load()
+        return _Unpickler(io.BytesIO(data)).load()
     finally:
         if was:
             gc.enable()
+
+
+def loads(data: bytes) -> list[Function]:
+    """A fresh copy of the thunks `dumps` stored (raises on a bad payload)."""
+    fns = _unpickle(data)
     if not isinstance(fns, list) or not all(isinstance(f, Function) for f in fns):
         raise pickle.UnpicklingError("not a list of IR functions")
     return fns

@@ -178,14 +178,13 @@ class GenericFunction(V.Atomic):
             found.append(m)
             if best is None or m.more_specific_than(best):
                 best = m
-        if best is not None and len(found) > 1:
+        if len(found) > 1 and best is not None and _plain_user_method(best):
             for m in found:
-                if m is not best and not best.more_specific_than(m) and \
-                        _plain_user_method(m) and _plain_user_method(best):
+                if m is not best and not best.more_specific_than(m) and _plain_user_method(m):
                     raise ambiguity_error(self.name, types, best, m)
-            # (other equally specific ones: the first; Julia would raise an ambiguity, but
-            # where the library's methods or type parameters are involved the specificity
-            # here is too rough to say so)
+        # (other equally specific ones: the first; Julia would raise an ambiguity, but where
+        # the library's methods or type parameters are involved the specificity here is too
+        # rough to say so)
         try:
             self._cache[key] = _NO_METHOD if best is None else best
         except TypeError:
@@ -253,18 +252,17 @@ def _has_vars(t: Any) -> bool:
 
 def ambiguity_error(name: str, types: list[V.JType], a: Method, b: Method) -> ZylaError:
     """Julia's MethodError for a call that two methods match, neither more specific."""
-    args = ", ".join(f"::{V.type_name(t)}" for t in types)
-    call = f"{name}({args})"
-    if name.startswith("("):  # (a callable object's: Julia writes `(::D)(::Float64)`)
-        call = f"(::{V.type_name(types[0])})({', '.join(f'::{V.type_name(t)}' for t in types[1:])})"
-    def text(m: Method) -> str:
-        if not name.startswith("("):
-            return m.signature_text(name)
-        sig = [f"::{V.type_name(t) if isinstance(t, V.JType) else t}" for t in m.sig]
-        return f"({sig[0]})({', '.join(sig[1:])})"
 
-    return ZylaError("MethodError", f"{call} is ambiguous. Candidates: {text(b)}, "
-                     f"{text(a)}; define {call} to resolve it")
+    def sig(ts: list) -> str:  # `f(::A, ::B)`; a callable object's as Julia writes it,
+        # `(::D)(::B)` (`call_methods` names its generic function `(D)`)
+        parts = [f"::{V.type_name(t) if isinstance(t, V.JType) else t}" for t in ts]
+        if name.startswith("("):
+            return f"({parts[0]})({', '.join(parts[1:])})"
+        return f"{name}({', '.join(parts)})"
+
+    call = sig(types)
+    return ZylaError("MethodError", f"{call} is ambiguous. Candidates: {sig(b.sig)}, "
+                     f"{sig(a.sig)}; define {call} to resolve it")
 
 
 def method_error(name: str, types: list[V.JType], methods: list[Method]) -> ZylaError:
@@ -497,13 +495,14 @@ def call_methods(f: Any) -> GenericFunction:
     `D <: Layer`, `(a::Float64)(b)`), as one generic function, so that dispatch picks the
     most specific (or finds the call ambiguous) across them. Raises Julia's MethodError
     when there are none."""
-    t = f.type if isinstance(f, V.StructValue) else typeof(f)
+    fam = (f.type if isinstance(f, V.StructValue) else typeof(f)).family
     gfs = []
-    while t is not None:
-        gf = getattr(t.family, "call_gf", None)
+    while fam is not None:  # (the families up to Any: a callable struct's hot path, so
+        # by their declared supertypes, not `V.supertype`, which binds parameters)
+        gf = getattr(fam, "call_gf", None)
         if gf is not None:
             gfs.append(gf)
-        t = V.supertype(t)
+        fam = fam.super_.family if fam.super_ is not None else None
     if not gfs:
         raise ZylaError("MethodError", f"objects of type {V.type_name(typeof(f))} are not callable")
     if len(gfs) == 1:

@@ -128,9 +128,10 @@ _NO_CALLS = frozenset({"const", "global", "setglobal", "if", "while", "default",
 #: compares one-digit ints with a specialised instruction and most results are small
 #: (fib(22): 2.6 ms against 2.8-3.1 with the Int64 range alone); the one-sided tests
 #: likewise (a loop of additions: 9.5 ms against 10.4-10.9)
-_I64 = f"(-1073741823 <= {{r}} <= 1073741823 or {_I64_MIN} <= {{r}} <= {_I64_MAX})"
-_ABOVE_I64 = f"{{r}} > 1073741823 and {{r}} > {_I64_MAX}"
-_BELOW_I64 = f"{{r}} < -1073741823 and {{r}} < {_I64_MIN}"
+_DIGIT = 2**30 - 1  # (the largest one-digit int)
+_I64 = f"(-{_DIGIT} <= {{r}} <= {_DIGIT} or {_I64_MIN} <= {{r}} <= {_I64_MAX})"
+_ABOVE_I64 = f"{{r}} > {_DIGIT} and {{r}} > {_I64_MAX}"
+_BELOW_I64 = f"{{r}} < -{_DIGIT} and {{r}} < {_I64_MIN}"
 
 
 def _binary_type(ta: Any, tb: Any, arith: bool) -> Any:
